@@ -1,0 +1,177 @@
+"""One rule's regex -> a minimized byte DFA whose extra edges call other rules."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from extractor.grammar.regex import Alt, Bytes, Node, Ref, Repeat, Seq
+
+ALL_BYTES = (1 << 256) - 1
+
+
+@dataclass(frozen=True, eq=False)
+class RuleDFA:
+    """A minimized DFA over bytes; state 0 starts, calls[s] are (callee, return state) edges."""
+
+    trans: np.ndarray  # (n, 256) int32, -1 where the byte is not allowed
+    accept: np.ndarray  # (n,) bool
+    calls: tuple[tuple[tuple[str, int], ...], ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.accept)
+
+
+class _NFA:
+    """Thompson construction; state 0 starts, state 1 accepts."""
+
+    def __init__(self, node: Node) -> None:
+        self.eps: list[list[int]] = []
+        self.edges: list[list[tuple[int | str, int]]] = []
+        start, end = self.state(), self.state()
+        self.build(node, start, end)
+
+    def state(self) -> int:
+        self.eps.append([])
+        self.edges.append([])
+        return len(self.eps) - 1
+
+    def build(self, node: Node, a: int, b: int) -> None:
+        if isinstance(node, Bytes):
+            self.edges[a].append((node.mask, b))
+        elif isinstance(node, Ref):
+            self.edges[a].append((node.rule, b))
+        elif isinstance(node, Seq):
+            cur = a
+            for item in node.items[:-1]:
+                nxt = self.state()
+                self.build(item, cur, nxt)
+                cur = nxt
+            if node.items:
+                self.build(node.items[-1], cur, b)
+            else:
+                self.eps[a].append(b)
+        elif isinstance(node, Alt):
+            for item in node.items:
+                x, y = self.state(), self.state()
+                self.eps[a].append(x)
+                self.build(item, x, y)
+                self.eps[y].append(b)
+        elif isinstance(node, Repeat):
+            cur = a
+            for _ in range(node.min):
+                nxt = self.state()
+                self.build(node.item, cur, nxt)
+                cur = nxt
+            if node.max is None:
+                hub, back = self.state(), self.state()
+                self.eps[cur].append(hub)
+                self.build(node.item, hub, back)
+                self.eps[back].append(hub)
+                self.eps[hub].append(b)
+            else:
+                for _ in range(node.max - node.min):
+                    self.eps[cur].append(b)
+                    nxt = self.state()
+                    self.build(node.item, cur, nxt)
+                    cur = nxt
+                self.eps[cur].append(b)
+        else:
+            raise TypeError(f"not a regex node: {node!r}")
+
+    def closure(self, states: set[int]) -> frozenset[int]:
+        out, work = set(states), list(states)
+        while work:
+            for t in self.eps[work.pop()]:
+                if t not in out:
+                    out.add(t)
+                    work.append(t)
+        return frozenset(out)
+
+
+def _byte_classes(masks: set[int]) -> list[int]:
+    """Partition 0..255 so that every label mask is a union of classes."""
+    classes = [ALL_BYTES]
+    for m in masks:
+        classes = [part for c in classes for part in (c & m, c & ~m) if part]
+    return classes
+
+
+def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
+    """Subset construction, dead-state pruning, then Moore minimization."""
+    nfa = _NFA(node)
+    masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
+    classes = _byte_classes(masks)
+    reps = [(c & -c).bit_length() - 1 for c in classes]
+    start = nfa.closure({0})
+    index = {start: 0}
+    order = [start]
+    trans: list[list[int]] = []
+    calls: list[dict[str, int]] = []
+    for subset in order:
+        byte_edges = [(lab, t) for n in subset for lab, t in nfa.edges[n] if isinstance(lab, int)]
+        row = []
+        for rep in reps:
+            target = {t for lab, t in byte_edges if lab >> rep & 1}
+            row.append(_intern(nfa.closure(target), index, order) if target else -1)
+        trans.append(row)
+        named: dict[str, set[int]] = {}
+        for n in subset:
+            for lab, t in nfa.edges[n]:
+                if isinstance(lab, str) and (productive is None or lab in productive):
+                    named.setdefault(lab, set()).add(t)
+        calls.append({name: _intern(nfa.closure(ts), index, order) for name, ts in named.items()})
+    accept = [1 in subset for subset in order]
+    return _minimize(trans, accept, calls, classes)
+
+
+def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: list[frozenset[int]]) -> int:
+    if subset not in index:
+        index[subset] = len(order)
+        order.append(subset)
+    return index[subset]
+
+
+def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
+              classes: list[int]) -> RuleDFA:
+    n = len(accept)
+    live = set(i for i in range(n) if accept[i])
+    changed = True
+    while changed:
+        changed = False
+        for s in range(n):
+            if s not in live and (any(t in live for t in trans[s]) or any(t in live for t in calls[s].values())):
+                live.add(s)
+                changed = True
+    if 0 not in live:
+        live.add(0)  # an empty language still needs a start state, with no edges
+    block = {s: (accept[s], tuple(sorted(calls[s]))) for s in live}
+    while True:
+        ids = {sig: i for i, sig in enumerate(dict.fromkeys(block[s] for s in sorted(live)))}
+        cls = {s: ids[block[s]] for s in live}
+        block = {s: (cls[s], tuple(cls.get(t, -1) for t in trans[s]),
+                     tuple(sorted((k, cls.get(t, -1)) for k, t in calls[s].items()))) for s in live}
+        if len(set(block.values())) == len(ids):
+            break
+    order = sorted(live, key=lambda s: (s != 0, s))
+    renum: dict[int, int] = {}
+    for s in order:
+        renum.setdefault(cls[s], len(renum))
+    m = len(renum)
+    table = np.full((m, 256), -1, dtype=np.int32)
+    acc = np.zeros(m, dtype=bool)
+    out_calls: list[tuple[tuple[str, int], ...]] = [()] * m
+    byte_class = np.zeros(256, dtype=np.int64)
+    for ci, c in enumerate(classes):
+        for b in range(256):
+            if c >> b & 1:
+                byte_class[b] = ci
+    for s in order:
+        i = renum[cls[s]]
+        row = np.array([renum[cls[t]] if t in live else -1 for t in trans[s]], dtype=np.int32)
+        table[i] = row[byte_class]
+        acc[i] = accept[s]
+        out_calls[i] = tuple(sorted((k, renum[cls[t]]) for k, t in calls[s].items() if t in live))
+    return RuleDFA(trans=table, accept=acc, calls=tuple(out_calls))

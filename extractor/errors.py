@@ -1,0 +1,79 @@
+"""Typed errors: one root class, each carrying where and why, and nothing lost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class ExtractorError(Exception):
+    """Root of every error this library raises on purpose."""
+
+
+class InvalidSchemaError(ExtractorError):
+    """The schema itself is malformed (bad type, dangling $ref, unsatisfiable)."""
+
+    def __init__(self, message: str, pointer: str = "") -> None:
+        self.pointer = pointer
+        super().__init__(f"{message} (at {pointer or '/'})")
+
+
+class SchemaWarning(UserWarning):
+    """A schema part that does not constrain generation (unknown keyword or format)."""
+
+
+class UnsupportedSchemaError(ExtractorError):
+    """A keyword the compiler cannot enforce exactly; refused rather than ignored."""
+
+    def __init__(self, keyword: str, pointer: str, reason: str = "") -> None:
+        self.keyword = keyword
+        self.pointer = pointer
+        self.reason = reason
+        detail = f": {reason}" if reason else ""
+        super().__init__(f"unsupported keyword {keyword!r} at {pointer or '/'}{detail}")
+
+
+@dataclass
+class Usage:
+    """Token accounting for one generation attempt."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    forward_passes: int = 0
+    seconds: float = 0.0
+
+
+@dataclass
+class Attempt:
+    """One generation attempt, kept whole so a failure loses nothing."""
+
+    text: str
+    usage: Usage
+    errors: list[Any] = field(default_factory=list)
+
+
+class IncompleteOutputError(ExtractorError):
+    """max_tokens ended the output before the object was complete."""
+
+    def __init__(self, partial: str, max_tokens: int, usage: Usage | None = None) -> None:
+        self.partial = partial
+        self.max_tokens = max_tokens
+        self.usage = usage
+        super().__init__(
+            f"output incomplete after max_tokens={max_tokens}; partial text: {partial[:200]!r}"
+            + ("..." if len(partial) > 200 else "")
+        )
+
+
+class ExtractionError(ExtractorError):
+    """Every attempt produced an object that failed validation."""
+
+    def __init__(self, attempts: list[Attempt]) -> None:
+        self.attempts = attempts
+        last = attempts[-1]
+        self.raw = last.text
+        self.errors = last.errors
+        super().__init__(
+            f"validation failed after {len(attempts)} attempt(s); last errors: {last.errors}; "
+            f"last output: {last.text[:200]!r}"
+        )

@@ -1,0 +1,170 @@
+"""Schema IR -> grammar: each composite value a rule, each leaf value a shared rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from extractor.errors import UnsupportedSchemaError
+from extractor.grammar import json_terms as jt
+from extractor.grammar.regex import (
+    EMPTY, NOTHING, Node, Ref, alt, lit, opt, repeat, seq, star,
+)
+from extractor.schema import ir
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """Limits that keep every automaton small; each says what it costs."""
+
+    max_repeat: int = 1000
+    """Largest finite bound (maxLength, maxItems) unrolled; above it the schema is refused."""
+
+
+@dataclass
+class Grammar:
+    """Named rules whose bodies are byte regexes calling other rules; `root` is where output starts."""
+
+    rules: dict[str, Node] = field(default_factory=dict)
+    root: str = "root"
+    leaves: frozenset[str] = frozenset()
+
+
+LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
+
+
+def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
+    """Turn a normalized schema into a grammar."""
+    return _Compiler(schema, options).run()
+
+
+class _Compiler:
+    def __init__(self, schema: ir.Schema, options: CompileOptions) -> None:
+        self.schema = schema
+        self.options = options
+        self.rules: dict[str, Node] = {}
+        self.leaves: set[str] = set()
+        self.names: dict[ir.Node, str] = {}
+
+    def run(self) -> Grammar:
+        self.rules["root"] = NOTHING
+        self.rules["root"] = self.value(self.schema.root)
+        return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves))
+
+    def value(self, node: ir.Node) -> Node:
+        """A regex for one JSON value: small constants inline, everything else a rule call."""
+        if isinstance(node, ir.Nothing):
+            return NOTHING
+        if isinstance(node, ir.Null):
+            return lit("null")
+        if isinstance(node, ir.Boolean):
+            return alt(lit("true"), lit("false"))
+        if isinstance(node, ir.Const):
+            return alt(*(lit(v) for v in node.values))
+        if isinstance(node, ir.Union_):
+            return alt(*(self.value(o) for o in node.options))
+        if isinstance(node, ir.Number):
+            return self.leaf("integer" if node.integer else "number", LEAF_RULES["integer" if node.integer else "number"])
+        if isinstance(node, ir.String):
+            return self.string(node)
+        if isinstance(node, ir.Ref):
+            return self.definition(node.name)
+        if isinstance(node, ir.AnyValue):
+            return self.any_value()
+        name = self.names.get(node)
+        if name is None:
+            name = self.names[node] = f"{type(node).__name__.lower()}#{len(self.names)}"
+            self.rules[name] = NOTHING
+            self.rules[name] = self.body(node)
+        return Ref(name)
+
+    def body(self, node: ir.Node) -> Node:
+        if isinstance(node, ir.Object):
+            return self.object(node)
+        if isinstance(node, ir.Array):
+            return self.array(node)
+        return self.value(node)
+
+    def definition(self, name: str) -> Node:
+        rule = f"def:{name}"
+        if rule not in self.rules:
+            self.rules[rule] = NOTHING
+            self.rules[rule] = self.body(self.schema.defs[name])
+        return Ref(rule)
+
+    def leaf(self, name: str, body: Node) -> Node:
+        self.rules.setdefault(name, body)
+        self.leaves.add(name)
+        return Ref(name)
+
+    def string(self, node: ir.String) -> Node:
+        if node.format is not None:
+            return self.leaf(f"format:{node.format}", jt.string(content=jt.FORMATS[node.format]))
+        if node.min_length == 0 and node.max_length is None:
+            return self.leaf("string", LEAF_RULES["string"])
+        self.bound(node.max_length if node.max_length is not None else node.min_length, "maxLength")
+        hi = "" if node.max_length is None else node.max_length
+        return self.leaf(f"string{{{node.min_length},{hi}}}", jt.string(node.min_length, node.max_length))
+
+    def any_value(self) -> Node:
+        if "value" not in self.rules:
+            value = Ref("value")
+            string = self.leaf("string", LEAF_RULES["string"])
+            number = self.leaf("number", LEAF_RULES["number"])
+            members = seq(string, lit(":"), value)
+            self.rules["value"] = alt(
+                seq(lit("{"), opt(seq(members, star(seq(lit(","), members)))), lit("}")),
+                seq(lit("["), opt(seq(value, star(seq(lit(","), value)))), lit("]")),
+                string, number, lit("true"), lit("false"), lit("null"))
+        return Ref("value")
+
+    def object(self, node: ir.Object) -> Node:
+        if node.additional is not None:
+            member = seq(self.leaf("string", LEAF_RULES["string"]), lit(":"), self.value(node.additional))
+            return seq(lit("{"), opt(seq(member, star(seq(lit(","), member)))), lit("}"))
+        members = [seq(lit(jt.dumps(p.name) + ":"), self.value(p.value)) for p in node.properties]
+        required = [p.required for p in node.properties]
+
+        def rest(i: int) -> Node:
+            """Members i.. after at least one member was written: each with a leading comma."""
+            parts = [seq(lit(","), m) if r else opt(seq(lit(","), m)) for m, r in zip(members[i:], required[i:])]
+            return seq(*parts)
+
+        firsts = []
+        for i, member in enumerate(members):
+            firsts.append(seq(member, rest(i + 1)))
+            if required[i]:
+                break
+        else:
+            firsts.append(EMPTY)
+        return seq(lit("{"), alt(*firsts), lit("}"))
+
+    def array(self, node: ir.Array) -> Node:
+        lo, hi, k = node.min_items, node.max_items, len(node.prefix)
+        self.bound(hi if hi is not None else lo, "maxItems")
+        if node.items is None:
+            if lo > k:
+                return NOTHING
+            hi = k if hi is None else min(hi, k)
+        item = None if node.items is None else self.value(node.items)
+
+        def tail(j: int) -> Node:
+            """Elements j.. given j already written."""
+            if hi is not None and j >= hi:
+                return EMPTY
+            if j >= k:
+                if item is None:
+                    return EMPTY
+                r_lo, r_hi = max(lo - j, 0), None if hi is None else hi - j
+                if j:
+                    return repeat(seq(lit(","), item), r_lo, r_hi)
+                more = repeat(seq(lit(","), item), max(r_lo - 1, 0), None if r_hi is None else r_hi - 1)
+                first = seq(item, more)
+                return first if r_lo else opt(first)
+            step = seq(lit(",") if j else EMPTY, self.value(node.prefix[j]), tail(j + 1))
+            return step if j < lo else opt(step)
+
+        return seq(lit("["), tail(0), lit("]"))
+
+    def bound(self, n: int, keyword: str) -> None:
+        if n > self.options.max_repeat:
+            raise UnsupportedSchemaError(keyword, "", f"bound {n} exceeds max_repeat={self.options.max_repeat}")

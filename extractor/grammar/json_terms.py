@@ -1,0 +1,102 @@
+"""JSON's lexical pieces as byte regexes: strings (UTF-8 exact), numbers, formats."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from extractor.grammar.regex import (
+    Node, alt, byte_set, lit, opt, plus, repeat, seq, star,
+)
+
+DIGIT = byte_set((0x30, 0x39))
+NONZERO = byte_set((0x31, 0x39))
+HEX = byte_set((0x30, 0x39), (0x41, 0x46), (0x61, 0x66))
+CONT = byte_set((0x80, 0xBF))
+
+# One code point of string content, unescaped: ASCII minus `"`, `\` and controls,
+# or a well-formed UTF-8 sequence (no overlongs, no surrogates, <= U+10FFFF).
+_UTF8 = alt(
+    byte_set((0x20, 0x21), (0x23, 0x5B), (0x5D, 0x7F)),
+    seq(byte_set((0xC2, 0xDF)), CONT),
+    seq(byte_set(0xE0), byte_set((0xA0, 0xBF)), CONT),
+    seq(byte_set((0xE1, 0xEC), (0xEE, 0xEF)), CONT, CONT),
+    seq(byte_set(0xED), byte_set((0x80, 0x9F)), CONT),
+    seq(byte_set(0xF0), byte_set((0x90, 0xBF)), CONT, CONT),
+    seq(byte_set((0xF1, 0xF3)), CONT, CONT, CONT),
+    seq(byte_set(0xF4), byte_set((0x80, 0x8F)), CONT, CONT),
+)
+
+# \uXXXX escapes: a non-surrogate, or a high surrogate followed by a low one, so
+# that the decoded string is always valid Unicode (one code point either way).
+_D = byte_set(0x44, 0x64)
+_NOT_D = byte_set((0x30, 0x39), (0x41, 0x43), (0x45, 0x46), (0x61, 0x63), (0x65, 0x66))
+_HI = seq(_D, byte_set((0x38, 0x39), 0x41, 0x42, 0x61, 0x62), HEX, HEX)
+_LO = seq(_D, byte_set((0x43, 0x46), (0x63, 0x66)), HEX, HEX)
+_BMP = alt(seq(_NOT_D, HEX, HEX, HEX), seq(_D, byte_set((0x30, 0x37)), HEX, HEX))
+_ESCAPE = seq(
+    lit("\\"),
+    alt(byte_set(*b'"\\/bfnrt'), seq(lit("u"), alt(_BMP, seq(_HI, lit("\\u"), _LO)))),
+)
+
+CHAR = alt(_UTF8, _ESCAPE)
+"""One code point inside a JSON string, as the schema's length keywords count them."""
+
+INTEGER = seq(opt(lit("-")), alt(lit("0"), seq(NONZERO, star(DIGIT))))
+NUMBER = seq(INTEGER, opt(seq(lit("."), plus(DIGIT))),
+             opt(seq(byte_set(0x45, 0x65), opt(byte_set(0x2B, 0x2D)), plus(DIGIT))))
+
+
+def string(min_len: int = 0, max_len: int | None = None, content: Node | None = None) -> Node:
+    """A quoted JSON string; `content` replaces the free code-point sequence (formats)."""
+    body = content if content is not None else repeat(CHAR, min_len, max_len)
+    return seq(lit('"'), body, lit('"'))
+
+
+def literal(value: Any) -> Node:
+    """One JSON value in its compact serialization."""
+    return lit(dumps(value))
+
+
+def dumps(value: Any) -> str:
+    """The compact serialization generation emits (and the prompt shows)."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _two_digit(lo: int, hi: int) -> Node:
+    return alt(*(lit(f"{n:02d}") for n in range(lo, hi + 1)))
+
+
+def _year() -> Node:
+    """Years 0001-9999 (Python's date has no year 0)."""
+    return alt(seq(DIGIT, DIGIT, DIGIT, NONZERO), seq(DIGIT, DIGIT, NONZERO, lit("0")),
+               seq(DIGIT, NONZERO, lit("00")), seq(NONZERO, lit("000")))
+
+
+def _leap_year() -> Node:
+    """Divisible by 4, and by 400 when it ends in 00."""
+    mult4 = alt(*(lit(f"{n:02d}") for n in range(4, 100, 4)))
+    return alt(seq(DIGIT, DIGIT, mult4), seq(mult4, lit("00")))
+
+
+def _date() -> Node:
+    m31 = alt(*(lit(f"{m:02d}") for m in (1, 3, 5, 7, 8, 10, 12)))
+    m30 = alt(*(lit(f"{m:02d}") for m in (4, 6, 9, 11)))
+    month_day = alt(seq(m31, lit("-"), _two_digit(1, 31)), seq(m30, lit("-"), _two_digit(1, 30)),
+                    seq(lit("02-"), _two_digit(1, 28)))
+    return alt(seq(_year(), lit("-"), month_day), seq(_leap_year(), lit("-02-29")))
+
+
+def _time() -> Node:
+    """RFC 3339 full-time with an explicit offset."""
+    hms = seq(_two_digit(0, 23), lit(":"), _two_digit(0, 59), lit(":"), _two_digit(0, 59))
+    offset = alt(lit("Z"), seq(byte_set(0x2B, 0x2D), _two_digit(0, 23), lit(":"), _two_digit(0, 59)))
+    return seq(hms, opt(seq(lit("."), plus(DIGIT))), offset)
+
+
+FORMATS: dict[str, Node] = {
+    "date": _date(),
+    "time": _time(),
+    "date-time": seq(_date(), lit("T"), _time()),
+}
+"""Formats enforced exactly as string content; others are refused or treated as annotations."""

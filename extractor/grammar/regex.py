@@ -1,0 +1,111 @@
+"""Regular expressions over bytes with rule references: the body of every grammar rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True)
+class Bytes:
+    """One byte from a set, the set as a 256-bit integer mask."""
+
+    mask: int
+
+
+@dataclass(frozen=True)
+class Seq:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Alt:
+    items: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """`item` between `min` and `max` times; `max=None` is unbounded."""
+
+    item: Node
+    min: int
+    max: int | None
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A call to another rule: where recursion and shared tables come from."""
+
+    rule: str
+
+
+Node = Union[Bytes, Seq, Alt, Repeat, Ref]
+
+EMPTY = Seq(())
+NOTHING = Alt(())
+
+
+def byte_set(*spans: int | tuple[int, int]) -> Bytes:
+    """A byte class from single bytes and inclusive (lo, hi) ranges."""
+    mask = 0
+    for span in spans:
+        lo, hi = span if isinstance(span, tuple) else (span, span)
+        mask |= ((1 << (hi - lo + 1)) - 1) << lo
+    return Bytes(mask)
+
+
+def lit(data: bytes | str) -> Node:
+    """The exact byte string."""
+    raw = data.encode() if isinstance(data, str) else data
+    return seq(*(Bytes(1 << b) for b in raw))
+
+
+def seq(*items: Node) -> Node:
+    flat: list[Node] = []
+    for item in items:
+        if isinstance(item, Seq):
+            flat.extend(item.items)
+        else:
+            flat.append(item)
+    if any(item == NOTHING for item in flat):
+        return NOTHING
+    return flat[0] if len(flat) == 1 else Seq(tuple(flat))
+
+
+def alt(*items: Node) -> Node:
+    flat: list[Node] = []
+    for item in items:
+        parts = item.items if isinstance(item, Alt) else (item,)
+        flat.extend(p for p in parts if p not in flat)
+    return flat[0] if len(flat) == 1 else Alt(tuple(flat))
+
+
+def opt(item: Node) -> Node:
+    return Repeat(item, 0, 1)
+
+
+def star(item: Node) -> Node:
+    return Repeat(item, 0, None)
+
+
+def plus(item: Node) -> Node:
+    return Repeat(item, 1, None)
+
+
+def repeat(item: Node, lo: int, hi: int | None) -> Node:
+    if hi is not None and hi < lo:
+        return NOTHING
+    if hi == 0:
+        return EMPTY
+    return item if (lo, hi) == (1, 1) else Repeat(item, lo, hi)
+
+
+def refs(node: Node) -> set[str]:
+    """Names of the rules a body calls."""
+    if isinstance(node, Ref):
+        return {node.rule}
+    if isinstance(node, (Seq, Alt)):
+        return set().union(*(refs(i) for i in node.items)) if node.items else set()
+    if isinstance(node, Repeat):
+        return refs(node.item)
+    return set()

@@ -1,0 +1,37 @@
+"""Stage 1: a Pydantic model or JSON Schema becomes the typed schema IR, refusal branch included."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, TypeAdapter
+
+from extractor.schema import ir
+from extractor.schema.normalize import NormalizeOptions, normalize
+from extractor.schema.refusal import Refusal, with_refusal
+
+__all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "normalize", "target_ir", "with_refusal"]
+
+
+def json_schema(target: type[Any] | dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of a Pydantic model, any type Pydantic can describe, or a schema dict as is."""
+    if isinstance(target, dict):
+        return target
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        return target.model_json_schema()
+    return TypeAdapter(target).json_schema()
+
+
+def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
+              options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
+    """The IR of what generation may emit: the target, or else the refusal model."""
+    schema = normalize(json_schema(target), options)
+    if refusal is None:
+        return schema
+    other = normalize(refusal.model_json_schema(), NormalizeOptions(strict_objects=True))
+    for name, node in other.defs.items():
+        if name in schema.defs:
+            raise ValueError(f"refusal model definition {name!r} clashes with the target's")
+        schema.defs[name] = node
+    schema.root = ir.Union_((schema.root, other.root))
+    return schema

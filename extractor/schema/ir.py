@@ -1,0 +1,94 @@
+"""The typed intermediate form between JSON Schema and grammar: one node per value shape."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class AnyValue:
+    """Any JSON value (the schema `{}` or `true`)."""
+
+
+@dataclass(frozen=True)
+class Nothing:
+    """No value at all (the schema `false`, or an empty enum)."""
+
+
+@dataclass(frozen=True)
+class Null:
+    pass
+
+
+@dataclass(frozen=True)
+class Boolean:
+    pass
+
+
+@dataclass(frozen=True)
+class Const:
+    """A finite set of JSON values (`enum`, `const`), kept as compact JSON text."""
+
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class String:
+    min_length: int = 0
+    max_length: int | None = None
+    format: str | None = None
+
+
+@dataclass(frozen=True)
+class Number:
+    integer: bool = False
+
+
+@dataclass(frozen=True)
+class Property:
+    name: str
+    value: Node
+    required: bool
+
+
+@dataclass(frozen=True)
+class Object:
+    """Declared properties in order; `additional` is the schema of undeclared keys, or None when closed."""
+
+    properties: tuple[Property, ...] = ()
+    additional: Node | None = None
+
+
+@dataclass(frozen=True)
+class Array:
+    items: Node | None = field(default_factory=AnyValue)
+    prefix: tuple[Node, ...] = ()
+    min_items: int = 0
+    max_items: int | None = None
+
+
+@dataclass(frozen=True)
+class Union_:
+    """Any one of the options (anyOf, and oneOf over disjoint options)."""
+
+    options: tuple[Node, ...]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A named definition, resolved through `Schema.defs`; the only way to recurse."""
+
+    name: str
+
+
+Node = Union[AnyValue, Nothing, Null, Boolean, Const, String, Number, Object, Array, Union_, Ref]
+
+
+@dataclass
+class Schema:
+    """A whole normalized schema: the root node plus the definitions its Refs name."""
+
+    root: Node
+    defs: dict[str, Node] = field(default_factory=dict)
+    source: dict[str, Any] = field(default_factory=dict)

@@ -1,0 +1,33 @@
+"""The explicit list of JSON Schema keywords: enforced, annotation, or refused."""
+
+ANNOTATIONS = frozenset({
+    "title", "description", "examples", "default", "$comment", "$schema", "$id", "$anchor",
+    "deprecated", "readOnly", "writeOnly", "discriminator", "contentMediaType",
+    "contentEncoding", "$defs", "definitions", "$vocabulary",
+})
+"""Keywords that never constrain a value: ignored, as the specification says."""
+
+ENFORCED = frozenset({
+    "type", "enum", "const", "anyOf", "oneOf", "allOf", "$ref",
+    "properties", "required", "additionalProperties",
+    "items", "prefixItems", "minItems", "maxItems",
+    "minLength", "maxLength", "format",
+})
+"""Keywords the compiler turns into grammar exactly."""
+
+ASSERTIONS = frozenset({
+    "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
+    "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
+    "uniqueItems", "additionalItems", "pattern", "multipleOf", "minimum", "maximum",
+    "exclusiveMinimum", "exclusiveMaximum", "$dynamicRef", "$recursiveRef",
+    "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
+})
+"""Validation keywords not yet enforced: refused with UnsupportedSchemaError."""
+
+KNOWN_FORMATS = frozenset({
+    "date", "time", "date-time", "duration", "email", "idn-email", "hostname", "idn-hostname",
+    "ipv4", "ipv6", "uri", "uri-reference", "iri", "iri-reference", "uuid", "uri-template",
+    "json-pointer", "relative-json-pointer", "regex",
+})
+"""Formats the specification defines; an unimplemented one of these is refused, not dropped."""

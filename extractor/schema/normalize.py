@@ -1,0 +1,293 @@
+"""JSON Schema dict -> typed IR; every keyword is enforced, ignored as annotation, or refused."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from referencing import Registry, Resource
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
+from extractor.grammar.json_terms import FORMATS, dumps
+from extractor.schema import ir
+from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
+
+_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
+_OBJECT_KEYS = {"properties", "required", "additionalProperties"}
+_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems"}
+_STRING_KEYS = {"minLength", "maxLength", "format"}
+_BASE = "urn:extractor:schema"
+
+
+@dataclass(frozen=True)
+class NormalizeOptions:
+    """How to read a schema where JSON Schema leaves room."""
+
+    strict_objects: bool = True
+    """Treat absent/true `additionalProperties` as closed: generate declared keys only (stricter)."""
+
+
+def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
+    """Read a JSON Schema into the IR, resolving $ref through `referencing`."""
+    if not isinstance(document, (dict, bool)):
+        raise InvalidSchemaError(f"a schema must be an object or a boolean, not {type(document).__name__}")
+    return _Normalizer(document, options).run()
+
+
+class _Normalizer:
+    def __init__(self, document: dict[str, Any] | bool, options: NormalizeOptions) -> None:
+        self.document = document
+        self.options = options
+        resource = Resource.from_contents(document, default_specification=DRAFT202012)
+        self.resolver = Registry().with_resource(_BASE, resource).resolver(base_uri=_BASE)
+        self.defs: dict[str, ir.Node | None] = {}
+        self.names: dict[int, str] = {}
+
+    def run(self) -> ir.Schema:
+        root = self.node(self.document, "")
+        unresolved = [name for name, node in self.defs.items() if node is None]
+        if unresolved:
+            raise InvalidSchemaError(f"definitions never resolved: {unresolved}")
+        return ir.Schema(root=root, defs=dict(self.defs), source=self.document if isinstance(self.document, dict) else {})
+
+    def node(self, schema: Any, ptr: str) -> ir.Node:
+        if schema is True:
+            return ir.AnyValue()
+        if schema is False:
+            return ir.Nothing()
+        if not isinstance(schema, dict):
+            raise InvalidSchemaError(f"a subschema must be an object or a boolean, not {schema!r}", ptr)
+        self.check_keywords(schema, ptr)
+        enforced = {k for k in schema if k in ENFORCED}
+        if "$ref" in schema:
+            self.only(schema, ptr, "$ref", {"$ref"})
+            return self.ref(schema["$ref"], ptr)
+        if "allOf" in schema:
+            subs = schema["allOf"]
+            if len(subs) != 1 or enforced != {"allOf"}:
+                raise UnsupportedSchemaError("allOf", ptr, "merging several subschemas is not yet supported")
+            return self.node(subs[0], f"{ptr}/allOf/0")
+        for key in ("anyOf", "oneOf"):
+            if key in schema:
+                self.only(schema, ptr, key, {key})
+                options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
+                if key == "oneOf" and not self.disjoint(options):
+                    raise UnsupportedSchemaError("oneOf", ptr, "options that may overlap cannot be enforced exactly")
+                return _union(options)
+        types = self.types(schema, ptr)
+        if "enum" in schema or "const" in schema:
+            return self.constants(schema, ptr, types)
+        nodes = [self.typed(t, schema, ptr) for t in types]
+        return _union(tuple(nodes)) if len(nodes) != 1 else nodes[0]
+
+    def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
+        for key in schema:
+            if key in ASSERTIONS:
+                raise UnsupportedSchemaError(key, f"{ptr}/{key}")
+            if key not in ENFORCED and key not in ANNOTATIONS:
+                warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
+                              SchemaWarning, stacklevel=4)
+
+    def only(self, schema: dict[str, Any], ptr: str, key: str, allowed: set[str]) -> None:
+        extra = sorted(k for k in schema if k in ENFORCED and k not in allowed)
+        if extra:
+            raise UnsupportedSchemaError(key, ptr, f"combined with sibling keywords {extra}")
+
+    def ref(self, ref: str, ptr: str) -> ir.Node:
+        try:
+            resolved = self.resolver.lookup(ref)
+        except Unresolvable as exc:
+            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: {exc}", ptr) from exc
+        target = resolved.contents
+        if isinstance(target, bool):
+            return self.node(target, ref)
+        name = self.names.get(id(target))
+        if name is None:
+            name = _unique(ref.rsplit("/", 1)[-1] or "root", self.defs)
+            self.names[id(target)] = name
+            self.defs[name] = None
+            self.defs[name] = self.node(target, ref)
+        return ir.Ref(name)
+
+    def types(self, schema: dict[str, Any], ptr: str) -> list[str]:
+        declared = schema.get("type")
+        if declared is None:
+            keys = set(schema)
+            implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS))
+                       if keys & ks]
+            if len(implied) > 1:
+                raise UnsupportedSchemaError("type", ptr, f"no type, and keywords of several types {implied}")
+            return implied or ["any"]
+        names = [declared] if isinstance(declared, str) else declared
+        if not isinstance(names, list) or not names or any(t not in _TYPES for t in names):
+            raise InvalidSchemaError(f"bad type {declared!r}", f"{ptr}/type")
+        if "integer" in names and "number" in names:
+            names = [t for t in names if t != "integer"]
+        return list(dict.fromkeys(names))
+
+    def constants(self, schema: dict[str, Any], ptr: str, types: list[str]) -> ir.Node:
+        self.only(schema, ptr, "enum", {"enum", "const", "type"})
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        if "const" in schema and "enum" in schema:
+            values = [v for v in values if _same(v, schema["const"]) and any(_same(v, e) for e in schema["enum"])]
+        if not isinstance(values, list):
+            raise InvalidSchemaError("enum must be an array", f"{ptr}/enum")
+        kept = [v for v in values if "any" in types or _type_of(v) in types
+                or (_type_of(v) == "integer" and "number" in types)
+                or (isinstance(v, float) and v.is_integer() and "integer" in types)]
+        texts = tuple(dict.fromkeys(dumps(v) for v in kept))
+        return ir.Const(texts) if texts else ir.Nothing()
+
+    def typed(self, kind: str, schema: dict[str, Any], ptr: str) -> ir.Node:
+        if kind == "any":
+            return ir.AnyValue()
+        if kind == "null":
+            return ir.Null()
+        if kind == "boolean":
+            return ir.Boolean()
+        if kind in ("number", "integer"):
+            return ir.Number(integer=kind == "integer")
+        if kind == "string":
+            return self.string(schema, ptr)
+        if kind == "array":
+            return self.array(schema, ptr)
+        return self.object(schema, ptr)
+
+    def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
+        lo, hi = _count(schema, "minLength", ptr), schema.get("maxLength")
+        hi = None if hi is None else _count(schema, "maxLength", ptr)
+        fmt = schema.get("format")
+        if fmt is not None and fmt not in FORMATS:
+            if fmt in KNOWN_FORMATS:
+                raise UnsupportedSchemaError("format", f"{ptr}/format", f"format {fmt!r} is not yet enforced")
+            warnings.warn(f"unknown format {fmt!r} at {ptr or '/'} treated as a plain string",
+                          SchemaWarning, stacklevel=4)
+            fmt = None
+        if fmt is not None and (lo or hi is not None):
+            raise UnsupportedSchemaError("format", f"{ptr}/format", "format combined with length bounds")
+        if hi is not None and hi < lo:
+            return ir.Nothing()
+        return ir.String(min_length=lo, max_length=hi, format=fmt)
+
+    def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
+        items = schema.get("items", True)
+        prefix_schemas = schema.get("prefixItems", [])
+        if isinstance(items, list):  # drafts 4-2019: tuple form
+            prefix_schemas, items = items, True
+        prefix = tuple(self.node(s, f"{ptr}/prefixItems/{i}") for i, s in enumerate(prefix_schemas))
+        rest = self.node(items, f"{ptr}/items")
+        lo = _count(schema, "minItems", ptr)
+        hi = None if schema.get("maxItems") is None else _count(schema, "maxItems", ptr)
+        return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo, max_items=hi)
+
+    def object(self, schema: dict[str, Any], ptr: str) -> ir.Node:
+        props = schema.get("properties", {})
+        required = schema.get("required", [])
+        if not isinstance(props, dict) or not isinstance(required, list):
+            raise InvalidSchemaError("properties must be an object and required an array", ptr)
+        extra = schema.get("additionalProperties", True)
+        open_ = extra is not False and not (extra is True and self.options.strict_objects)
+        missing = [name for name in required if name not in props]
+        if missing and not open_:
+            raise InvalidSchemaError(f"required properties {missing} are not declared and undeclared keys are closed",
+                                     f"{ptr}/required")
+        if open_ and props:
+            raise UnsupportedSchemaError("additionalProperties", f"{ptr}/additionalProperties",
+                                         "undeclared keys alongside declared properties are not yet supported")
+        properties = tuple(
+            ir.Property(name, self.node(sub, f"{ptr}/properties/{_escape(name)}"), name in required)
+            for name, sub in props.items())
+        additional = self.node(extra, f"{ptr}/additionalProperties") if open_ else None
+        if isinstance(additional, ir.Nothing):
+            additional = None
+        return ir.Object(properties=properties, additional=additional)
+
+    def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
+        """True when no JSON value can match two options (by type, or by a const-valued tag)."""
+        shapes = [self.shape(o) for o in options]
+        for i, a in enumerate(shapes):
+            for b in shapes[i + 1:]:
+                if a is None or b is None:
+                    return False
+                common = a[0] & b[0]
+                if not common or (a[2] and b[2] and not a[2] & b[2]):
+                    continue
+                if common == {"object"} and _tags_disjoint(a[1], b[1]):
+                    continue
+                return False
+        return True
+
+    def shape(self, node: ir.Node) -> tuple[set[str], dict[str, frozenset[str]], frozenset[str]] | None:
+        """(JSON types, const tags of required properties, const values) or None when unknown."""
+        seen = 0
+        while isinstance(node, ir.Ref) and seen < 64:
+            node, seen = self.defs.get(node.name), seen + 1
+        if node is None or isinstance(node, (ir.AnyValue, ir.Ref, ir.Union_)):
+            return None
+        if isinstance(node, ir.Const):
+            return {_type_of(json.loads(v)).replace("integer", "number") for v in node.values}, {}, frozenset(node.values)
+        kind = {ir.Null: "null", ir.Boolean: "boolean", ir.String: "string", ir.Number: "number",
+                ir.Array: "array", ir.Object: "object", ir.Nothing: None}[type(node)]
+        if kind is None:
+            return set(), {}, frozenset()
+        tags = {}
+        if isinstance(node, ir.Object):
+            for prop in node.properties:
+                value = self.defs.get(prop.value.name) if isinstance(prop.value, ir.Ref) else prop.value
+                if prop.required and isinstance(value, ir.Const):
+                    tags[prop.name] = frozenset(value.values)
+        return {kind}, tags, frozenset()
+
+
+def _tags_disjoint(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> bool:
+    return any(not (a[k] & b[k]) for k in a.keys() & b.keys())
+
+
+def _union(options: tuple[ir.Node, ...]) -> ir.Node:
+    kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))
+    if not kept:
+        return ir.Nothing()
+    return kept[0] if len(kept) == 1 else ir.Union_(kept)
+
+
+def _type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _same(a: Any, b: Any) -> bool:
+    return _type_of(a) == _type_of(b) and a == b
+
+
+def _count(schema: dict[str, Any], key: str, ptr: str) -> int:
+    value = schema.get(key, 0)
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise InvalidSchemaError(f"{key} must be a non-negative integer, not {value!r}", f"{ptr}/{key}")
+    return value
+
+
+def _escape(name: str) -> str:
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+def _unique(name: str, taken: dict[str, Any]) -> str:
+    candidate, n = name, 1
+    while candidate in taken:
+        n += 1
+        candidate = f"{name}_{n}"
+    return candidate
