@@ -1,0 +1,12 @@
+"""Structured extraction with local language models: a Pydantic model in, a validated object out."""
+
+from extractor.api import Extractor, compile_schema, extract
+from extractor.errors import (
+    ExtractionError, ExtractorError, IncompleteOutputError, InvalidSchemaError, UnsupportedSchemaError,
+)
+from extractor.schema import Refusal
+
+__all__ = [
+    "ExtractionError", "Extractor", "ExtractorError", "IncompleteOutputError", "InvalidSchemaError",
+    "Refusal", "UnsupportedSchemaError", "compile_schema", "extract",
+]

