@@ -101,11 +101,11 @@ def _parse(target: Any, refusal: type[BaseModel] | None, text: str) -> Any:
         if isinstance(target, dict):
             return data
         if isinstance(target, type) and issubclass(target, BaseModel):
-            return target.model_validate(data)
-        return TypeAdapter(target).validate_python(data)
+            return target.model_validate_json(text)
+        return TypeAdapter(target).validate_json(text)
     except ValidationError:
         if refusal is not None and isinstance(data, dict) and set(data) == set(refusal.model_fields):
-            return refusal.model_validate(data)
+            return refusal.model_validate_json(text)
         raise
 
 

@@ -1,0 +1,74 @@
+"""A random model for property tests: Gumbel-random logits, so greedy picks follow softmax(bias)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from extractor.masks import CompiledGrammar
+from extractor.tokens import Vocabulary
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+TOKENIZERS = SHARED / "tokenizers"
+CLOSE_BONUS = 3.0
+"""Logit bonus for tokens that end something (`"`, `]`, `}`, `,`) and open nothing (`{`, `[`):
+without it a uniform walk writes strings of thousands of tokens, since few of a large
+vocabulary's tokens close one, and recursive schemas branch without end."""
+
+
+@dataclass
+class Walk:
+    text: bytes
+    complete: bool
+    steps: int
+
+
+def closers(vocab: Vocabulary) -> np.ndarray:
+    return np.array([any(c in t for c in b'"]},') and not any(c in t for c in b"{[") for t in vocab.tokens],
+                    dtype=bool)
+
+
+_PREPARED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def sample(allowed: np.ndarray, bonus: np.ndarray, rng: np.random.Generator) -> int:
+    """A draw from softmax(bias) over the allowed tokens, i.e. argmax of bias plus Gumbel noise."""
+    entry = _PREPARED.get(id(allowed))
+    if entry is None or entry[0] is not allowed:  # masks are cached objects: prepare each once
+        ids = np.flatnonzero(allowed)
+        entry = _PREPARED[id(allowed)] = (allowed, ids, np.cumsum(np.where(bonus[ids], np.exp(CLOSE_BONUS), 1.0)))
+    _, ids, cumulative = entry
+    return int(ids[min(np.searchsorted(cumulative, rng.random() * cumulative[-1], side="right"), len(ids) - 1)])
+
+
+def constrained_walk(grammar: CompiledGrammar, rng: np.random.Generator, bonus: np.ndarray,
+                     max_steps: int = 20000) -> Walk:
+    matcher = grammar.matcher()
+    steps = 0
+    while not matcher.finished and steps < max_steps:
+        matcher.advance(sample(matcher.mask(), bonus, rng))
+        steps += 1
+    return Walk(bytes(matcher.output), matcher.finished, steps)
+
+
+def free_walk(vocab: Vocabulary, rng: np.random.Generator, bonus: np.ndarray, length: int) -> Walk:
+    """The same random model with no mask: `length` tokens (the constrained walk's count) or EOS."""
+    allowed = np.array([bool(t) for t in vocab.tokens])
+    allowed[list(vocab.eos_ids)] = True
+    out = bytearray()
+    for step in range(length):
+        token = sample(allowed, bonus, rng)
+        if token in vocab.eos_ids:
+            return Walk(bytes(out), True, step)
+        out += vocab.tokens[token]
+    return Walk(bytes(out), False, length)
+
+
+def parses(data: bytes) -> object | None:
+    try:
+        return json.loads(data.decode("utf-8"))
+    except ValueError:  # bad UTF-8, bad JSON, or an integer past Python's 4,300-digit parse limit
+        return None
