@@ -1,0 +1,80 @@
+"""Masks against brute force: every token's bytes walked through the automaton one by one."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from extractor import Refusal, compile_schema
+from extractor.masks import TableCache
+from extractor.masks.matcher import CompiledGrammar
+from extractor.tokens import Vocabulary
+from tests.models_zoo import ZOO
+from tests.walks import TOKENIZERS, closers, sample
+
+
+def small_vocab(name: str, size: int = 3000, seed: int = 0) -> Vocabulary:
+    """A real vocabulary cut down (every 1-byte token, structural tokens, a random rest) so brute force is quick."""
+    path = TOKENIZERS / name / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    full = Vocabulary.from_tokenizer_file(path)
+    rng = np.random.default_rng(seed)
+    keep = {i for i, t in enumerate(full.tokens) if len(t) == 1 or (t and any(c in t for c in b'"{}[],:'))}
+    keep |= set(rng.choice(full.size, size, replace=False).tolist())
+    keep |= set(full.eos_ids)
+    tokens = tuple(t if i in keep else b"" for i, t in enumerate(full.tokens))
+    digest = hashlib.sha256(b"".join(len(t).to_bytes(2, "big") + t for t in tokens)).hexdigest()
+    return Vocabulary(tokens=tokens, eos_ids=full.eos_ids, fingerprint=digest)
+
+
+def brute_force(grammar: CompiledGrammar, config: frozenset) -> np.ndarray:
+    out = np.zeros(grammar.vocab.size, dtype=bool)
+    for tid, data in enumerate(grammar.vocab.tokens):
+        if data and grammar.walk(config, data):
+            out[tid] = True
+    if grammar.automaton.accepting(config):
+        out[list(grammar.vocab.eos_ids)] = True
+    return out
+
+
+@pytest.mark.parametrize("tokenizer", ["gpt2", "mistral"])
+@pytest.mark.parametrize("model", ZOO, ids=lambda m: m.__name__)
+def test_mask_equals_brute_force(model: type, tokenizer: str) -> None:
+    vocab = small_vocab(tokenizer)
+    grammar = compile_schema(model, vocab, refusal=Refusal)
+    grammar.tables = TableCache()  # fresh: computed here, not reused from other tests
+    rng = np.random.default_rng(7)
+    bonus = closers(vocab)
+    checked = 0
+    for _ in range(3):
+        matcher = grammar.matcher()
+        while not matcher.finished and checked < 60:
+            fast = matcher.mask()
+            slow = brute_force(grammar, matcher.config)
+            diff = np.flatnonzero(fast != slow)
+            assert not len(diff), [(int(t), vocab.tokens[t], bool(fast[t])) for t in diff[:5]]
+            matcher.advance(sample(fast, bonus, rng))
+            checked += 1
+
+
+def test_matcher_rejects_forbidden_tokens_and_early_eos() -> None:
+    vocab = small_vocab("gpt2")
+    grammar = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}, vocab)
+    matcher = grammar.matcher()
+    eos = next(iter(vocab.eos_ids))
+    with pytest.raises(ValueError, match="EOS"):
+        matcher.advance(eos)
+    forbidden = next(i for i, t in enumerate(vocab.tokens) if t == b"[")
+    with pytest.raises(ValueError, match="not allowed"):
+        matcher.advance(forbidden)
+    assert matcher.forced_bytes() == b'{"a":'
+    matcher.advance_bytes(b'{"a":12')
+    assert not matcher.accepting()
+    matcher.advance_bytes(b"}")
+    assert matcher.accepting()
+    assert np.flatnonzero(matcher.mask()).tolist() == [eos]
+    matcher.advance(eos)
+    assert matcher.finished and not matcher.mask().any()
