@@ -41,6 +41,7 @@ class Usage:
     completion_tokens: int = 0
     forward_passes: int = 0
     seconds: float = 0.0
+    prefill_seconds: float = 0.0
 
 
 @dataclass

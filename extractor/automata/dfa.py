@@ -136,29 +136,15 @@ def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: lis
 
 def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
               classes: list[int]) -> RuleDFA:
+    """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft)."""
     n = len(accept)
-    live = set(i for i in range(n) if accept[i])
-    changed = True
-    while changed:
-        changed = False
-        for s in range(n):
-            if s not in live and (any(t in live for t in trans[s]) or any(t in live for t in calls[s].values())):
-                live.add(s)
-                changed = True
-    if 0 not in live:
-        live.add(0)  # an empty language still needs a start state, with no edges
-    block = {s: (accept[s], tuple(sorted(calls[s]))) for s in live}
-    while True:
-        ids = {sig: i for i, sig in enumerate(dict.fromkeys(block[s] for s in sorted(live)))}
-        cls = {s: ids[block[s]] for s in live}
-        block = {s: (cls[s], tuple(cls.get(t, -1) for t in trans[s]),
-                     tuple(sorted((k, cls.get(t, -1)) for k, t in calls[s].items()))) for s in live}
-        if len(set(block.values())) == len(ids):
-            break
+    live = _live(trans, accept, calls)
+    live.add(0)  # an empty language still needs a start state, with no edges
+    block_of = _hopcroft(sorted(live), trans, accept, calls, live)
     order = sorted(live, key=lambda s: (s != 0, s))
     renum: dict[int, int] = {}
     for s in order:
-        renum.setdefault(cls[s], len(renum))
+        renum.setdefault(block_of[s], len(renum))
     m = len(renum)
     table = np.full((m, 256), -1, dtype=np.int32)
     acc = np.zeros(m, dtype=bool)
@@ -168,10 +154,74 @@ def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, 
         for b in range(256):
             if c >> b & 1:
                 byte_class[b] = ci
+    done = set()
     for s in order:
-        i = renum[cls[s]]
-        row = np.array([renum[cls[t]] if t in live else -1 for t in trans[s]], dtype=np.int32)
+        i = renum[block_of[s]]
+        if i in done:
+            continue
+        done.add(i)
+        row = np.array([renum[block_of[t]] if t in live else -1 for t in trans[s]], dtype=np.int32)
         table[i] = row[byte_class]
         acc[i] = accept[s]
-        out_calls[i] = tuple(sorted((k, renum[cls[t]]) for k, t in calls[s].items() if t in live))
+        out_calls[i] = tuple(sorted((k, renum[block_of[t]]) for k, t in calls[s].items() if t in live))
+    assert n >= m
     return RuleDFA(trans=table, accept=acc, calls=tuple(out_calls))
+
+
+def _live(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]]) -> set[int]:
+    """States from which an accepting state is reachable."""
+    back: dict[int, list[int]] = {}
+    for s, row in enumerate(trans):
+        for t in (*row, *calls[s].values()):
+            if t >= 0:
+                back.setdefault(t, []).append(s)
+    live = {s for s, a in enumerate(accept) if a}
+    work = list(live)
+    while work:
+        for s in back.get(work.pop(), ()):
+            if s not in live:
+                live.add(s)
+                work.append(s)
+    return live
+
+
+def _hopcroft(states: list[int], trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
+              live: set[int]) -> dict[int, int]:
+    """Coarsest partition compatible with every byte-class and call edge; missing edges go to a sink."""
+    sink = -1
+    symbols: list[object] = list(range(len(trans[0]) if trans else 0))
+    symbols += sorted({k for s in states for k in calls[s]})
+    inverse: dict[object, dict[int, list[int]]] = {a: {} for a in symbols}
+    for s in states:
+        for a in symbols:
+            t = trans[s][a] if isinstance(a, int) else calls[s].get(a, -1)
+            t = t if t in live else sink
+            inverse[a].setdefault(t, []).append(s)
+    for a in symbols:  # the sink loops to itself
+        inverse[a].setdefault(sink, []).append(sink)
+    everything = [*states, sink]
+    acc = {s for s in states if accept[s]}
+    blocks = [b for b in (acc, set(everything) - acc) if b]
+    block_of = {s: i for i, b in enumerate(blocks) for s in b}
+    work = {(min(range(len(blocks)), key=lambda i: len(blocks[i])), a) for a in symbols}
+    while work:
+        target, a = work.pop()
+        preds = {p for t in blocks[target] for p in inverse[a].get(t, ())}
+        touched: dict[int, set[int]] = {}
+        for p in preds:
+            touched.setdefault(block_of[p], set()).add(p)
+        for b, inside in touched.items():
+            if len(inside) == len(blocks[b]):
+                continue
+            rest = blocks[b] - inside
+            blocks[b] = inside
+            blocks.append(rest)
+            new = len(blocks) - 1
+            for s in rest:
+                block_of[s] = new
+            for sym in symbols:
+                if (b, sym) in work:
+                    work.add((new, sym))
+                else:
+                    work.add((b, sym) if len(inside) <= len(rest) else (new, sym))
+    return block_of

@@ -34,6 +34,7 @@ def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher:
     if sampling.seed is not None:
         generator = torch.Generator(device=device).manual_seed(sampling.seed)
     logits, cache = _forward(lm, torch.tensor([prompt_ids], device=device), None)
+    prefill = time.perf_counter() - start
     passes, tokens, output, complete = 1, [], bytearray(), False
     while len(tokens) < max_tokens:
         row = logits[0, -1]
@@ -59,7 +60,7 @@ def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher:
             logits, cache = _forward(lm, torch.tensor([[token]], device=device), cache)
             passes += 1
     usage = Usage(prompt_tokens=len(prompt_ids), completion_tokens=len(tokens), forward_passes=passes,
-                  seconds=time.perf_counter() - start)
+                  seconds=time.perf_counter() - start, prefill_seconds=prefill)
     return Generation(text=output.decode("utf-8", errors="replace"), token_ids=tokens, complete=complete, usage=usage)
 
 

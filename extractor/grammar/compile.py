@@ -101,7 +101,8 @@ class _Compiler:
             return self.leaf(f"format:{node.format}", jt.string(content=jt.FORMATS[node.format]))
         if node.min_length == 0 and node.max_length is None:
             return self.leaf("string", LEAF_RULES["string"])
-        self.bound(node.max_length if node.max_length is not None else node.min_length, "maxLength")
+        self.bound(node.min_length, "minLength", node.pointer)
+        self.bound(node.max_length or 0, "maxLength", node.pointer)
         hi = "" if node.max_length is None else node.max_length
         return self.leaf(f"string{{{node.min_length},{hi}}}", jt.string(node.min_length, node.max_length))
 
@@ -140,7 +141,10 @@ class _Compiler:
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)
-        self.bound(hi if hi is not None else lo, "maxItems")
+        self.bound(lo, "minItems", node.pointer)
+        self.bound(hi or 0, "maxItems", node.pointer)
+        if hi is not None and hi < lo:
+            return NOTHING
         if node.items is None:
             if lo > k:
                 return NOTHING
@@ -165,6 +169,7 @@ class _Compiler:
 
         return seq(lit("["), tail(0), lit("]"))
 
-    def bound(self, n: int, keyword: str) -> None:
+    def bound(self, n: int, keyword: str, pointer: str) -> None:
         if n > self.options.max_repeat:
-            raise UnsupportedSchemaError(keyword, "", f"bound {n} exceeds max_repeat={self.options.max_repeat}")
+            raise UnsupportedSchemaError(keyword, f"{pointer}/{keyword}",
+                                         f"bound {n} exceeds max_repeat={self.options.max_repeat}")

@@ -59,8 +59,13 @@ def literal(value: Any) -> Node:
 
 
 def dumps(value: Any) -> str:
-    """The compact serialization generation emits (and the prompt shows)."""
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    """The compact serialization generation emits; \\u escapes only where text has lone surrogates."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        text = json.dumps(value, separators=(",", ":"))
+    return text
 
 
 def _two_digit(lo: int, hi: int) -> Node:

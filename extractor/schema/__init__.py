@@ -13,9 +13,9 @@ from extractor.schema.refusal import Refusal, with_refusal
 __all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "normalize", "target_ir", "with_refusal"]
 
 
-def json_schema(target: type[Any] | dict[str, Any]) -> dict[str, Any]:
+def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | bool:
     """The JSON Schema of a Pydantic model, any type Pydantic can describe, or a schema dict as is."""
-    if isinstance(target, dict):
+    if isinstance(target, (dict, bool)):
         return target
     if isinstance(target, type) and issubclass(target, BaseModel):
         return target.model_json_schema()

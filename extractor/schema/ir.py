@@ -38,6 +38,7 @@ class String:
     min_length: int = 0
     max_length: int | None = None
     format: str | None = None
+    pointer: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,7 @@ class Array:
     prefix: tuple[Node, ...] = ()
     min_items: int = 0
     max_items: int | None = None
+    pointer: str = field(default="", compare=False)
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,8 @@ class NormalizeOptions:
     """How to read a schema where JSON Schema leaves room."""
 
     strict_objects: bool = True
-    """Treat absent/true `additionalProperties` as closed: generate declared keys only (stricter)."""
+    """Treat absent/true `additionalProperties` as closed: generate declared keys only, and always
+    write a one-value property whose default is that value (a union tag). Both are stricter."""
 
 
 def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
@@ -43,7 +44,8 @@ class _Normalizer:
         self.document = document
         self.options = options
         resource = Resource.from_contents(document, default_specification=DRAFT202012)
-        self.resolver = Registry().with_resource(_BASE, resource).resolver(base_uri=_BASE)
+        base = document.get("$id") if isinstance(document, dict) and isinstance(document.get("$id"), str) else _BASE
+        self.resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
 
@@ -75,7 +77,7 @@ class _Normalizer:
             if key in schema:
                 self.only(schema, ptr, key, {key})
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
-                if key == "oneOf" and not self.disjoint(options):
+                if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
                     raise UnsupportedSchemaError("oneOf", ptr, "options that may overlap cannot be enforced exactly")
                 return _union(options)
         types = self.types(schema, ptr)
@@ -97,6 +99,17 @@ class _Normalizer:
         if extra:
             raise UnsupportedSchemaError(key, ptr, f"combined with sibling keywords {extra}")
 
+    def explicit(self, schema: Any) -> bool:
+        """True when the IR of `schema` is exactly its language (no type narrowed from other keywords)."""
+        for _ in range(64):
+            if not isinstance(schema, dict) or "$ref" not in schema:
+                break
+            try:
+                schema = self.resolver.lookup(schema["$ref"]).contents
+            except Unresolvable:
+                return False
+        return schema is False or (isinstance(schema, dict) and bool({"type", "enum", "const"} & set(schema)))
+
     def ref(self, ref: str, ptr: str) -> ir.Node:
         try:
             resolved = self.resolver.lookup(ref)
@@ -110,7 +123,7 @@ class _Normalizer:
             name = _unique(ref.rsplit("/", 1)[-1] or "root", self.defs)
             self.names[id(target)] = name
             self.defs[name] = None
-            self.defs[name] = self.node(target, ref)
+            self.defs[name] = self.node(target, ref[1:] if ref.startswith("#") else ref)
         return ir.Ref(name)
 
     def types(self, schema: dict[str, Any], ptr: str) -> list[str]:
@@ -171,18 +184,19 @@ class _Normalizer:
             raise UnsupportedSchemaError("format", f"{ptr}/format", "format combined with length bounds")
         if hi is not None and hi < lo:
             return ir.Nothing()
-        return ir.String(min_length=lo, max_length=hi, format=fmt)
+        return ir.String(min_length=lo, max_length=hi, format=fmt, pointer=ptr)
 
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)
-        prefix_schemas = schema.get("prefixItems", [])
+        prefix_schemas, prefix_key = schema.get("prefixItems", []), "prefixItems"
         if isinstance(items, list):  # drafts 4-2019: tuple form
-            prefix_schemas, items = items, True
-        prefix = tuple(self.node(s, f"{ptr}/prefixItems/{i}") for i, s in enumerate(prefix_schemas))
+            prefix_schemas, prefix_key, items = items, "items", True
+        prefix = tuple(self.node(s, f"{ptr}/{prefix_key}/{i}") for i, s in enumerate(prefix_schemas))
         rest = self.node(items, f"{ptr}/items")
         lo = _count(schema, "minItems", ptr)
         hi = None if schema.get("maxItems") is None else _count(schema, "maxItems", ptr)
-        return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo, max_items=hi)
+        return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo,
+                        max_items=hi, pointer=ptr)
 
     def object(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         props = schema.get("properties", {})
@@ -192,15 +206,19 @@ class _Normalizer:
         extra = schema.get("additionalProperties", True)
         open_ = extra is not False and not (extra is True and self.options.strict_objects)
         missing = [name for name in required if name not in props]
-        if missing and not open_:
+        if missing and extra is False:
             raise InvalidSchemaError(f"required properties {missing} are not declared and undeclared keys are closed",
                                      f"{ptr}/required")
+        if missing:
+            raise UnsupportedSchemaError("required", f"{ptr}/required",
+                                         f"required keys {missing} outside `properties` are not yet enforced")
         if open_ and props:
             raise UnsupportedSchemaError("additionalProperties", f"{ptr}/additionalProperties",
                                          "undeclared keys alongside declared properties are not yet supported")
         properties = tuple(
-            ir.Property(name, self.node(sub, f"{ptr}/properties/{_escape(name)}"), name in required)
-            for name, sub in props.items())
+            ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)))
+            for name, sub in props.items()
+            for value in [self.node(sub, f"{ptr}/properties/{_escape(name)}")])
         additional = self.node(extra, f"{ptr}/additionalProperties") if open_ else None
         if isinstance(additional, ir.Nothing):
             additional = None
@@ -229,7 +247,9 @@ class _Normalizer:
         if node is None or isinstance(node, (ir.AnyValue, ir.Ref, ir.Union_)):
             return None
         if isinstance(node, ir.Const):
-            return {_type_of(json.loads(v)).replace("integer", "number") for v in node.values}, {}, frozenset(node.values)
+            values = [json.loads(v) for v in node.values]
+            return ({_type_of(v).replace("integer", "number") for v in values}, {},
+                    frozenset(_canonical(v) for v in values))
         kind = {ir.Null: "null", ir.Boolean: "boolean", ir.String: "string", ir.Number: "number",
                 ir.Array: "array", ir.Object: "object", ir.Nothing: None}[type(node)]
         if kind is None:
@@ -239,8 +259,14 @@ class _Normalizer:
             for prop in node.properties:
                 value = self.defs.get(prop.value.name) if isinstance(prop.value, ir.Ref) else prop.value
                 if prop.required and isinstance(value, ir.Const):
-                    tags[prop.name] = frozenset(value.values)
+                    tags[prop.name] = frozenset(_canonical(json.loads(v)) for v in value.values)
         return {kind}, tags, frozenset()
+
+
+def _tag(schema: Any, node: ir.Node) -> bool:
+    """A one-value property whose default is that value (a Pydantic union tag): generation always writes it."""
+    return (isinstance(node, ir.Const) and len(node.values) == 1 and isinstance(schema, dict)
+            and "default" in schema and dumps(schema["default"]) == node.values[0])
 
 
 def _tags_disjoint(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> bool:
@@ -252,6 +278,19 @@ def _union(options: tuple[ir.Node, ...]) -> ir.Node:
     if not kept:
         return ir.Nothing()
     return kept[0] if len(kept) == 1 else ir.Union_(kept)
+
+
+def _canonical(value: Any) -> str:
+    """Equal JSON values, equal text: 1 and 1.0 alike, object keys sorted."""
+    def canon(v: Any) -> Any:
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, list):
+            return [canon(x) for x in v]
+        if isinstance(v, dict):
+            return {k: canon(x) for k, x in v.items()}
+        return v
+    return json.dumps(canon(value), sort_keys=True)
 
 
 def _type_of(value: Any) -> str:

@@ -1,0 +1,175 @@
+"""The language of each schema's automaton: rows of (schema, accepted texts, rejected texts)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+import json
+import re
+
+import jsonschema
+import pytest
+
+from extractor.errors import ExtractorError, InvalidSchemaError
+from tests.automata.helpers import accepts, automaton
+
+OBJ = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}},
+       "required": ["b"]}
+OPTIONAL3 = {"type": "object", "properties": {"x": {"type": "null"}, "y": {"type": "null"}, "z": {"type": "null"}}}
+TREE = {"type": "object", "properties": {"v": {"type": "integer"}, "kids": {"type": "array", "items": {"$ref": "#"}}},
+        "required": ["v"]}
+
+
+def _tree(depth: int) -> str:
+    node = {"v": depth}
+    for d in range(depth - 1, 0, -1):
+        node = {"v": d, "kids": [node, {"v": 0}]}
+    return json.dumps(node, separators=(",", ":"))
+
+
+_SUBSETS = [keys for n in range(4) for keys in itertools.combinations("xyz", n)]
+_PERMS = [p for n in (2, 3) for p in itertools.permutations("xyz", n) if list(p) != sorted(p)]
+
+# (id, schema, accepted, rejected)
+ROWS = [
+    ("object-required-optional", OBJ,
+     ['{"b":"x"}', '{"a":1,"b":"x"}', '{"b":"x","c":true}', '{"a":-2,"b":"","c":false}'],
+     ["{}", '{"a":1}', '{"c":true}', '{"a":1,"c":true}', '{"b":"x","a":1}', '{"c":true,"b":"x"}', '{"b":"x","d":1}',
+      '{"d":1,"b":"x"}', '{"b":"x",}', '{,"b":"x"}', '{"b":"x","c":true,}', '{"b":1}', '{"a":1,"a":2,"b":"x"}',
+      '{ "b":"x"}', '{"b": "x"}', '{"b":"x"} ', '{"b":"x"', '{"B":"x"}', "null"]),
+    ("object-all-optional-every-subset", OPTIONAL3,
+     ["{" + ",".join(f'"{k}":null' for k in keys) + "}" for keys in _SUBSETS],
+     ["{" + ",".join(f'"{k}":null' for k in keys) + "}" for keys in _PERMS] + ['{"x":null,"x":null}', '{"w":null}']),
+    ("object-nested", {"type": "object", "properties": {"p": {"type": "object", "properties": {
+        "x": {"type": "number"}, "y": {"type": "array", "items": {"type": "string"}}}, "required": ["x"]}},
+        "required": ["p"]},
+     ['{"p":{"x":1}}', '{"p":{"x":-0.5,"y":[]}}', '{"p":{"x":1e9,"y":["a","b"]}}'],
+     ['{"p":{}}', '{"p":{"y":[]}}', '{"p":{"x":1,"y":[1]}}', '{"p":{"x":1},"q":1}', '{"p":null}', '{"x":1}']),
+    ("object-closed-empty", {"type": "object", "additionalProperties": False}, ["{}"], ['{"a":1}', "[]", "{ }"]),
+    ("array-min-max", {"type": "array", "items": {"type": "integer"}, "minItems": 1, "maxItems": 3},
+     ["[1]", "[1,2]", "[1,2,3]", "[-7,0,7]"], ["[]", "[1,2,3,4]", "[1,]", "[,1]", "[1.5]", "[1 ,2]", "[", "[[1]]"]),
+    ("array-any", {"type": "array"}, ["[]", '[1,"a",null,[],{}]', "[[[[]]]]"], ["[1,,2]", "[", "{}"]),
+    ("array-prefix-closed", {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}],
+                             "items": False},
+     ["[]", '["a"]', '["a",1]'], ['["a",1,2]', "[1]", '["a","b"]', '[1,"a"]']),
+    ("array-prefix-rest-min", {"prefixItems": [{"type": "null"}], "items": {"type": "boolean"}, "minItems": 2},
+     ["[null,true]", "[null,true,false,true]"], ["[]", "[null]", "[true,true]", "[null,null]"]),
+    ("array-prefix-max", {"prefixItems": [{"type": "null"}, {"type": "null"}, {"type": "null"}], "minItems": 1,
+                          "maxItems": 2},
+     ["[null]", "[null,null]"], ["[]", "[null,null,null]"]),
+    ("array-items-list-draft7", {"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "null"}]}, ["[]", "[null]", '[null,{"a":[1]},2]'], ["[1]"]),
+    ("enum-mixed", {"enum": [1, "a", None, True, [1, 2], {"k": "v"}, 2.5, "é"]},
+     ["1", '"a"', "null", "true", "[1,2]", '{"k":"v"}', "2.5", '"é"'],
+     ['"b"', "3", "false", "[1]", '{"k":"w"}', "[1, 2]", "1.0", '"\\u00e9"', "11", '"a"1', ""]),
+    ("null", {"type": "null"}, ["null"], ["nul", "Null", "nulll", "", '"null"']),
+    ("boolean", {"type": "boolean"}, ["true", "false"], ["True", "1", "tru", "truefalse", "null"]),
+    ("integer", {"type": "integer"}, ["0", "-0", "7", "123", "-45", "9007199254740993"],
+     ["01", "-01", "00", "1.5", "1.0", "1e3", "+1", "", "-", "--1", " 1", "1 ", "0x1"]),
+    ("number", {"type": "number"}, ["0", "-0", "-0.0", "1.5", "1.5e-3", "1E+10", "0e0", "10", "-12.34e56"],
+     ["01", ".5", "5.", "+1", "1e", "1.5e+", "--1", "0x1", "Infinity", "NaN", "00", "1.e3", "-", "1.5.2", "1e1.5"]),
+    ("string-escapes", {"type": "string"},
+     ['""', '"a b"', r'"\n"', r'"\u00e9"', r'"\ud83d\ude00"', r'"\uD83D\uDE00"', '"é"', '"😀"', r'"\/\"\\\b\f\r\t"',
+      '"\x7f"', r'"\u0000"', r'"\uffff"'],
+     [r'"\ud800"', r'"\ud800x"', r'"\udc00"', r'"\ude00\ud83d"', r'"\ud800\ud800"', '"a\nb"', '"\x01"', '"\x1f"',
+      r'"\x"', r'"\u12"', r'"\U00e9"', r'"\a"', b'"\xff"', b'"\xc0\xaf"', b'"\xed\xa0\x80"', b'"\xf4\x90\x80\x80"',
+      b'"\xe9"', '"abc', 'abc"', '"a"b"', "'a'"]),
+    ("string-length-code-points", {"type": "string", "minLength": 2, "maxLength": 3},
+     ['"ab"', '"abc"', '"éé"', '"😀😀😀"', r'"\n\n"', r'"\ud83d\ude00a"', r'"a\u00e9"', '"\u4e2d\u6587"'],
+     ['"a"', '"é"', '"abcd"', '"😀"', r'"\ud83d\ude00"', '"éééé"', r'"\n"', '""']),
+    ("string-exact-zero", {"type": "string", "maxLength": 0}, ['""'], ['"a"', r'"\n"']),
+    ("dict", {"type": "object", "additionalProperties": {"type": "integer"}},
+     ["{}", '{"a":1}', '{"a":1,"b":2}', '{"":0}', '{"é\\n":3}'],
+     ['{"a":"x"}', '{"a":1,}', "{a:1}", '{"a":1 }', '{"a":1.5}', "[]"]),
+    ("any-nested", {"type": "object", "properties": {"meta": {}}, "required": ["meta"]},
+     ['{"meta":{"x":[1,{"y":null}],"z":"s"}}', '{"meta":[[[[]]]]}', '{"meta":-1.5e3}', '{"meta":{}}',
+      '{"meta":[{"a":{"b":{"c":[true,false,null,"\\u00e9"]}}}]}'],
+     ['{"meta":}', '{"meta":[1,]}', '{"meta":{"x"}}', '{"meta":{1:2}}', '{"meta":nul}', '{"meta":{"a":1,}}',
+      '{"meta":01}', '{"meta":[1] }']),
+    ("any-top", {}, ['"s"', "0", "null", "[{}]", '{"a":[{"b":[]}]}'], ["", "[", "{,}", "tru", "'a'"]),
+    ("recursive-tree", TREE, ['{"v":1}', '{"v":1,"kids":[]}', _tree(6), _tree(40)],
+     ['{"v":1,"kids":[{"kids":[]}]}', '{"v":1,"kids":[{"v":2,"w":3}]}', _tree(6)[:-1], _tree(6).replace('"v":3', '"v":"3"')]),
+    ("format-date", {"type": "string", "format": "date"},
+     ['"2024-02-29"', '"2000-02-29"', '"0001-01-01"', '"9999-12-31"', '"2023-04-30"', '"2023-12-31"'],
+     ['"2023-02-29"', '"1900-02-29"', '"2024-13-01"', '"2024-00-10"', '"2024-04-31"', '"0000-01-01"', '"2024-1-01"',
+      '"20240101"', '"2024-02-30"', '"2024-01-00"', '"2024-01-32"', "2024-01-01", '"2024-01-01T00:00:00Z"']),
+    ("format-time", {"type": "string", "format": "time"},
+     ['"12:34:56Z"', '"23:59:59.123+05:30"', '"00:00:00-00:00"', '"00:00:00.000001Z"'],
+     ['"24:00:00Z"', '"12:60:00Z"', '"12:00:60Z"', '"12:34:56"', '"12:34Z"', '"12:34:56+5:30"', '"12:34:56.Z"',
+      '"1:02:03Z"', '"12:34:56+24:00"']),
+    ("format-date-time", {"type": "string", "format": "date-time"},
+     ['"2024-01-02T03:04:05Z"', '"2024-01-02T03:04:05.5+01:00"', '"2024-02-29T23:59:59-12:00"'],
+     ['"2024-01-02 03:04:05Z"', '"2024-01-02T03:04:05"', '"2024-01-02"', '"2024-02-30T00:00:00Z"', '"T03:04:05Z"']),
+    ("nullable-union", {"anyOf": [{"type": "integer"}, {"type": "null"}, {"type": "string", "maxLength": 1}]},
+     ["1", "null", '"a"', '""'], ['"ab"', "1.5", "true"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", [r[1:] for r in ROWS], ids=[r[0] for r in ROWS])
+def test_language(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+    for text in bad:
+        assert not accepts(schema, text), text
+
+
+@pytest.mark.parametrize("schema,good", [(r[1], r[2]) for r in ROWS], ids=[r[0] for r in ROWS])
+def test_accepted_texts_are_valid(schema, good):
+    """The oracle agrees with the rows: every accepted text is JSON that the schema validates."""
+    cls = jsonschema.validators.validator_for(schema)
+    for text in good:
+        value = json.loads(text)
+        cls(schema, format_checker=cls.FORMAT_CHECKER).validate(value)
+        if "format" in schema:
+            _check_format(schema["format"], value)
+
+
+def _check_format(fmt: str, text: str) -> None:
+    """RFC 3339 through Python's ISO parser (jsonschema checks `time` only with an optional package)."""
+    text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text.replace("Z", "+00:00"))
+    parsed = {"date": dt.date, "time": dt.time, "date-time": dt.datetime}[fmt].fromisoformat(text)
+    assert fmt == "date" or parsed.tzinfo is not None
+
+
+# (id, schema): no JSON value can be generated, or generation could not terminate
+REFUSED_ROWS = [
+    ("left-recursive", {"$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"type": "null"}]}}, "$ref": "#/$defs/a"}),
+    ("self-alias", {"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"}),
+    ("items-false-min-1", {"type": "array", "items": False, "minItems": 1}),
+    ("prefix-too-short", {"prefixItems": [{}], "items": False, "minItems": 2}),
+    ("empty-enum", {"enum": []}),
+    ("string-min-over-max", {"type": "string", "minLength": 3, "maxLength": 2}),
+    ("required-false", {"type": "object", "properties": {"a": False}, "required": ["a"]}),
+    ("required-nothing-deep", {"type": "object", "properties": {"a": {"type": "array", "items": False,
+                                                                      "minItems": 1}}, "required": ["a"]}),
+    ("min-over-max", {"type": "array", "minItems": 3, "maxItems": 1}),
+]
+
+
+@pytest.mark.parametrize("schema", [r[1] for r in REFUSED_ROWS], ids=[r[0] for r in REFUSED_ROWS])
+def test_refused(schema):
+    with pytest.raises(InvalidSchemaError):
+        automaton(schema)
+
+
+def test_optional_unsatisfiable_property_is_just_omitted():
+    schema = {"type": "object", "properties": {"a": False, "b": {"type": "null"}}}
+    assert accepts(schema, '{"b":null}') and accepts(schema, "{}")
+    assert not accepts(schema, '{"a":null}')
+
+
+# (schema, text the automaton accepts although jsonschema says the value is invalid)
+UNSOUND = [
+    pytest.param({"type": "object", "additionalProperties": {"type": "integer"}, "required": ["a"]}, "{}"),
+    pytest.param({"prefixItems": [{"type": "null"}], "minItems": 2, "maxItems": 1}, "[null]"),
+    pytest.param({"oneOf": [{"minLength": 1}, {"type": "integer"}]}, "5"),
+    pytest.param({"oneOf": [{"const": 1}, {"const": 1.0}]}, "1"),
+]
+
+
+@pytest.mark.parametrize("schema,text", UNSOUND)
+def test_no_invalid_value_accepted(schema, text):
+    try:
+        accepted = accepts(schema, text)
+    except ExtractorError:
+        return  # refusing the schema (unsatisfiable, or not enforceable exactly) is also correct
+    assert not accepted or jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))

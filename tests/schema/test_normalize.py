@@ -1,0 +1,282 @@
+"""Schema -> IR: what each schema becomes, and what is refused, rejected or warned about, and where."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Literal, Optional, Union
+
+import pytest
+from pydantic import BaseModel, Field
+
+from extractor.errors import ExtractorError, InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
+from extractor.grammar import compile_grammar
+from extractor.schema import NormalizeOptions, normalize, target_ir
+from extractor.schema.ir import (
+    AnyValue, Array, Boolean, Const, Nothing, Null, Number, Object, Property, Ref, String, Union_,
+)
+from tests.automata.helpers import accepts, automaton
+
+INT, NUM, STR = Number(integer=True), Number(), String()
+
+
+class Maybe(BaseModel):
+    a: Optional[int] = None
+    b: str
+
+
+class Tree(BaseModel):
+    value: int
+    children: list["Tree"] = []
+
+
+class Cat(BaseModel):
+    kind: Literal["cat"]
+    lives: int
+
+
+class Dog(BaseModel):
+    kind: Literal["dog"]
+    name: str
+
+
+class Owner(BaseModel):
+    pet: Union[Cat, Dog] = Field(discriminator="kind")
+
+
+def ir_of(target):
+    return normalize(target) if isinstance(target, (dict, bool)) else target_ir(target, refusal=None)
+
+
+# (id, schema or model, expected root, expected defs)
+IR_ROWS = [
+    ("pydantic-optional", Maybe, Object((Property("a", Union_((INT, Null())), False), Property("b", STR, True))), {}),
+    ("pydantic-recursive", Tree, Ref("Tree"),
+     {"Tree": Object((Property("value", INT, True), Property("children", Array(items=Ref("Tree")), False)))}),
+    ("enum-type-filter", {"type": "string", "enum": ["a", 1, None, "b"]}, Const(('"a"', '"b"')), {}),
+    ("enum-type-list", {"type": ["integer", "null"], "enum": [1, 1.5, None, "x", True]}, Const(("1", "null")), {}),
+    ("enum-number-keeps-int", {"type": "number", "enum": [1, 2.5, True]}, Const(("1", "2.5")), {}),
+    ("enum-untyped-compact", {"enum": ["é", {"k": [1, 2]}, False]}, Const(('"é"', '{"k":[1,2]}', "false")), {}),
+    ("enum-dedup", {"enum": ["a", "a"]}, Const(('"a"',)), {}),
+    ("enum-empty", {"enum": []}, Nothing(), {}),
+    ("const", {"const": "x"}, Const(('"x"',)), {}),
+    ("const-null", {"const": None}, Const(("null",)), {}),
+    ("const-wrong-type", {"type": "string", "const": 1}, Nothing(), {}),
+    ("const-and-enum", {"const": 1, "enum": [1, 2]}, Const(("1",)), {}),
+    ("const-not-in-enum", {"const": 3, "enum": [1, 2]}, Nothing(), {}),
+    ("ref-defs", {"$defs": {"a": {"type": "string"}}, "$ref": "#/$defs/a"}, Ref("a"), {"a": STR}),
+    ("ref-definitions", {"definitions": {"a": {"type": "null"}}, "properties": {"x": {"$ref": "#/definitions/a"}}},
+     Object((Property("x", Ref("a"), False),)), {"a": Null()}),
+    ("ref-shared-once", {"$defs": {"a": {"type": "boolean"}},
+                         "prefixItems": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]},
+     Array(prefix=(Ref("a"), Ref("a"))), {"a": Boolean()}),
+    ("ref-to-boolean", {"$defs": {"b": True}, "$ref": "#/$defs/b"}, AnyValue(), {}),
+    ("items-list-draft4", {"items": [{"type": "string"}, {"type": "integer"}]}, Array(prefix=(STR, INT)), {}),
+    ("prefix-closed", {"prefixItems": [{"type": "null"}], "items": False, "minItems": 1},
+     Array(items=None, prefix=(Null(),), min_items=1), {}),
+    ("array-bounds", {"type": "array", "items": {"type": "number"}, "minItems": 1, "maxItems": 3.0},
+     Array(items=NUM, min_items=1, max_items=3), {}),
+    ("bool-true", True, AnyValue(), {}),
+    ("bool-false", False, Nothing(), {}),
+    ("bool-subschemas", {"properties": {"a": True, "b": False}},
+     Object((Property("a", AnyValue(), False), Property("b", Nothing(), False))), {}),
+    ("empty", {}, AnyValue(), {}),
+    ("annotations-only", {"title": "t", "description": "d", "examples": [1], "default": 2}, AnyValue(), {}),
+    ("type-list", {"type": ["string", "null"]}, Union_((STR, Null())), {}),
+    ("integer-and-number", {"type": ["integer", "number"]}, NUM, {}),
+    ("implied-string", {"minLength": 2}, String(min_length=2), {}),
+    ("implied-array", {"maxItems": 3}, Array(max_items=3), {}),
+    ("implied-object", {"properties": {}}, Object(), {}),
+    ("string-bounds", {"type": "string", "minLength": 1, "maxLength": 4}, String(1, 4), {}),
+    ("string-empty-range", {"type": "string", "minLength": 3, "maxLength": 2}, Nothing(), {}),
+    ("format", {"type": "string", "format": "date-time"}, String(format="date-time"), {}),
+    ("anyof-dedup", {"anyOf": [{"type": "string"}, {"type": "string"}]}, STR, {}),
+    ("anyof-drops-false", {"anyOf": [False, {"type": "null"}]}, Null(), {}),
+    ("allof-single", {"allOf": [{"type": "null"}], "description": "d"}, Null(), {}),
+    ("dict", {"type": "object", "additionalProperties": {"type": "integer"}}, Object(additional=INT), {}),
+    ("strict-objects-close-true", {"type": "object", "properties": {"a": {}}, "additionalProperties": True},
+     Object((Property("a", AnyValue(), False),)), {}),
+    ("closed-empty", {"type": "object", "additionalProperties": False}, Object(), {}),
+    ("nested-object", {"type": "object", "properties": {"p": {"type": "object", "properties": {
+        "x": {"type": "number"}}, "required": ["x"]}}, "required": ["p"]},
+     Object((Property("p", Object((Property("x", NUM, True),)), True),)), {}),
+]
+
+
+@pytest.mark.parametrize("schema,root,defs", [r[1:] for r in IR_ROWS], ids=[r[0] for r in IR_ROWS])
+def test_ir(schema, root, defs):
+    result = ir_of(schema)
+    assert result.root == root
+    assert result.defs == defs
+
+
+def test_recursion_through_root_ref():
+    result = normalize({"type": "object", "properties": {"next": {"$ref": "#"}, "v": {"type": "null"}}})
+    (name,) = result.defs
+    assert result.root == Object((Property("next", Ref(name), False), Property("v", Null(), False)))
+    assert result.defs[name] == result.root
+
+
+def test_strict_objects_off_leaves_objects_open():
+    loose = NormalizeOptions(strict_objects=False)
+    assert normalize({"type": "object"}, loose).root == Object(additional=AnyValue())
+    with pytest.raises(UnsupportedSchemaError) as err:
+        normalize({"type": "object", "properties": {"a": {}}}, loose)
+    assert (err.value.keyword, err.value.pointer) == ("additionalProperties", "/additionalProperties")
+
+
+def test_refusal_branch_is_a_union_by_default():
+    assert target_ir({"type": "null"}).root == Union_((Null(), Object((Property("error", STR, True),))))
+
+
+# (schema, keyword, pointer)
+UNSUPPORTED_ROWS = [
+    ({"properties": {"a": {"type": "string", "pattern": "x"}}}, "pattern", "/properties/a/pattern"),
+    ({"type": "integer", "minimum": 0}, "minimum", "/minimum"),
+    ({"properties": {"n": {"type": "number", "exclusiveMaximum": 3}}}, "exclusiveMaximum", "/properties/n/exclusiveMaximum"),
+    ({"properties": {"a/b~c": {"maximum": 3}}}, "maximum", "/properties/a~1b~0c/maximum"),
+    ({"anyOf": [{"type": "string"}, {"type": "string", "pattern": "^a"}]}, "pattern", "/anyOf/1/pattern"),
+    ({"prefixItems": [{}, {"multipleOf": 2}]}, "multipleOf", "/prefixItems/1/multipleOf"),
+    ({"not": {"type": "null"}}, "not", "/not"),
+    ({"type": "array", "uniqueItems": True}, "uniqueItems", "/uniqueItems"),
+    ({"type": "object", "patternProperties": {"^x": {}}}, "patternProperties", "/patternProperties"),
+    ({"if": {}, "then": {}}, "if", "/if"),
+    ({"oneOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}, "oneOf", ""),
+    ({"properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}}, "oneOf", "/properties/v"),
+    ({"oneOf": [{}, {"type": "null"}]}, "oneOf", ""),
+    ({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]}, "oneOf", ""),
+    ({"allOf": [{"type": "string"}, {"type": "string"}]}, "allOf", ""),
+    ({"items": {"allOf": [{}, {}]}}, "allOf", "/items"),
+    ({"allOf": [{"type": "string"}], "type": "string"}, "allOf", ""),
+    ({"type": "object", "properties": {"a": {}}, "additionalProperties": {"type": "string"}},
+     "additionalProperties", "/additionalProperties"),
+    ({"type": "string", "format": "email"}, "format", "/format"),
+    ({"properties": {"id": {"type": "string", "format": "uuid"}}}, "format", "/properties/id/format"),
+    ({"type": "string", "format": "date", "minLength": 1}, "format", "/format"),
+    ({"$ref": "#/$defs/a", "type": "string", "$defs": {"a": {}}}, "$ref", ""),
+    ({"properties": {}, "items": {}}, "type", ""),
+    ({"type": "object", "required": ["a"]}, "required", "/required"),
+    ({"type": "object", "additionalProperties": {"type": "integer"}, "required": ["a"]}, "required", "/required"),
+]
+
+
+@pytest.mark.parametrize("schema,keyword,pointer", UNSUPPORTED_ROWS)
+def test_unsupported(schema, keyword, pointer):
+    with pytest.raises(UnsupportedSchemaError) as err:
+        normalize(schema)
+    assert (err.value.keyword, err.value.pointer) == (keyword, pointer)
+
+
+POINTER_BUGS = [
+    pytest.param({"properties": {"x": {"items": [{"format": "uri"}]}}}, "format", "/properties/x/items/0/format"),
+    pytest.param({"$defs": {"x": {"multipleOf": 2}}, "$ref": "#/$defs/x"}, "multipleOf", "/$defs/x/multipleOf"),
+]
+
+
+@pytest.mark.parametrize("schema,keyword,pointer", POINTER_BUGS)
+def test_unsupported_pointer_bugs(schema, keyword, pointer):
+    test_unsupported(schema, keyword, pointer)
+
+
+@pytest.mark.parametrize("schema,keyword,pointer", [
+    ({"type": "string", "maxLength": 1001}, "maxLength", "/maxLength"),
+    pytest.param({"type": "array", "minItems": 5000}, "minItems", "/minItems"),
+])
+def test_unsupported_bounds_at_compile_time(schema, keyword, pointer):
+    with pytest.raises(UnsupportedSchemaError) as err:
+        compile_grammar(normalize(schema))
+    assert (err.value.keyword, err.value.pointer) == (keyword, pointer)
+
+
+# (schema, pointer)
+INVALID_ROWS = [
+    ({"type": "foo"}, "/type"),
+    ({"type": []}, "/type"),
+    ({"type": ["string", "bar"]}, "/type"),
+    ({"properties": {"a": {"type": "str"}}}, "/properties/a/type"),
+    ({"$ref": "#/$defs/missing"}, ""),
+    ({"properties": {"a": {"$ref": "#/$defs/nope"}}}, "/properties/a"),
+    ({"$ref": "other.json"}, ""),
+    ({"properties": {"a": 3}}, "/properties/a"),
+    ({"properties": [1]}, ""),
+    ({"enum": "abc"}, "/enum"),
+    ({"type": "string", "minLength": -1}, "/minLength"),
+    ({"type": "string", "maxLength": 1.5}, "/maxLength"),
+    ({"type": "array", "minItems": "2"}, "/minItems"),
+    ("string", ""),
+    (3, ""),
+    (None, ""),
+    ([{"type": "string"}], ""),
+]
+
+
+@pytest.mark.parametrize("schema,pointer", INVALID_ROWS)
+def test_invalid(schema, pointer):
+    with pytest.raises(InvalidSchemaError) as err:
+        normalize(schema)
+    assert err.value.pointer == pointer
+
+
+def test_relative_ref_against_id():
+    schema = {"$id": "http://example.com/root.json", "$defs": {"a": {"$id": "item.json", "type": "null"}},
+              "$ref": "item.json"}
+    assert normalize(schema).defs == {"item.json": Null()} or accepts(schema, "null")
+
+
+@pytest.mark.parametrize("schema", [{"enum": ["\ud800"]}, {"properties": {"\udc00": {}}}])
+def test_lone_surrogate_in_schema_text(schema):
+    try:
+        automaton(schema)
+    except ExtractorError:
+        pass
+
+
+# (schema, warning text, expected root)
+WARNING_ROWS = [
+    ({"type": "string", "x-foo": 1}, "x-foo", STR),
+    ({"properties": {"a": {"type": "null", "nullable": True}}}, "nullable", Object((Property("a", Null(), False),))),
+    ({"type": "string", "format": "int32"}, "int32", STR),
+    ({"properties": {"p": {"type": "string", "format": "phone"}}}, "phone", Object((Property("p", STR, False),))),
+]
+
+
+@pytest.mark.parametrize("schema,word,root", WARNING_ROWS)
+def test_warning_and_still_compiles(schema, word, root):
+    with pytest.warns(SchemaWarning, match=word):
+        assert normalize(schema).root == root
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)
+        automaton(schema)
+
+
+@pytest.mark.parametrize("schema", [{"type": "integer", "format": "int64"}, {"type": "string", "format": "date"},
+                                    {"title": "t", "$comment": "c", "type": "null"}])
+def test_no_warning(schema):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        normalize(schema)
+
+
+# (schema, accepted text, rejected text): oneOf whose options cannot overlap compiles to a union
+DISJOINT_ROWS = [
+    ({"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}, '"a"', "true"),
+    ({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["c"]}, {"type": "boolean"}]}, '"c"', '"d"'),
+    ({"oneOf": [
+        {"type": "object", "properties": {"t": {"const": "x"}, "v": {"type": "integer"}}, "required": ["t", "v"]},
+        {"type": "object", "properties": {"t": {"const": "y"}, "v": {"type": "string"}}, "required": ["t"]}]},
+     '{"t":"y","v":"s"}', '{"t":"x","v":"s"}'),
+    (Owner, '{"pet":{"kind":"dog","name":"Rex"}}', '{"pet":{"kind":"cat","name":"Rex"}}'),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", DISJOINT_ROWS)
+def test_disjoint_oneof_compiles(schema, good, bad):
+    assert isinstance(ir_of(schema).root, (Union_, Object))
+    assert accepts(schema, good)
+    assert not accepts(schema, bad)
+
+
+def test_discriminated_union_ir():
+    result = target_ir(Owner, refusal=None)
+    assert result.root == Object((Property("pet", Union_((Ref("Cat"), Ref("Dog"))), True),))
+    assert result.defs["Cat"].properties[0] == Property("kind", Const(('"cat"',)), True)
+    assert accepts(Owner, '{"pet":{"kind":"cat","lives":9}}')
