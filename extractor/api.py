@@ -42,7 +42,7 @@ class Extractor:
         else:
             if tokenizer is None:
                 raise ValueError("pass the tokenizer along with a model object")
-            self.lm = LoadedModel(model, tokenizer, type(model).__name__, "past_key_values")
+            self.lm = LoadedModel.wrap(model, tokenizer)
             if device is not None:
                 model.to(device)
         self.template = template
@@ -78,9 +78,10 @@ class Extractor:
                     prompt = encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history))
                     gen = generate(self.lm, self.vocab, prompt, grammar.matcher() if grammar else None,
                                    max_tokens=max_tokens, sampling=sampling)
-                    if constrained and not gen.complete:
-                        raise IncompleteOutputError(gen.text, max_tokens, gen.usage)
                     attempts.append(Attempt(gen.text, gen.usage))
+                    if not gen.complete:
+                        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
+                                                    attempts=attempts)
                     try:
                         return _parse(target, refusal_model, gen.text)
                     except (ValueError, ValidationError) as exc:

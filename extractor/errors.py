@@ -56,10 +56,13 @@ class Attempt:
 class IncompleteOutputError(ExtractorError):
     """max_tokens ended the output before the object was complete."""
 
-    def __init__(self, partial: str, max_tokens: int, usage: Usage | None = None) -> None:
-        self.partial = partial
+    def __init__(self, partial: str, max_tokens: int, usage: Usage | None = None, *, data: bytes = b"",
+                 attempts: list[Attempt] | None = None) -> None:
+        self.partial = partial  # the text, less a character max_tokens cut in half
+        self.data = data  # every byte produced, that half character included
         self.max_tokens = max_tokens
         self.usage = usage
+        self.attempts = attempts or []  # earlier failed attempts too, when this was a retry
         super().__init__(
             f"output incomplete after max_tokens={max_tokens}; partial text: {partial[:200]!r}"
             + ("..." if len(partial) > 200 else "")

@@ -6,10 +6,10 @@ from pydantic import BaseModel, Field
 class Address(BaseModel):
     """A postal address."""
 
-    street: str = Field(description="Street name and house number, e.g. '12 Baker Street'")
+    street: str = Field(description="Street name and house number")
     city: str = Field(description="City or town name")
-    postal_code: str = Field(description="Postal or ZIP code, as written, e.g. '10115'")
-    country: str = Field(description="Country name, e.g. 'Germany'")
+    postal_code: str = Field(description="Postal or ZIP code, as written")
+    country: str = Field(description="Country name")
 
 
 class ContactCard(BaseModel):
@@ -17,7 +17,7 @@ class ContactCard(BaseModel):
 
     name: str = Field(description="Full name of the person")
     title: str | None = Field(
-        default=None, description="The person's job title, e.g. 'Sales Manager'; null if not given"
+        default=None, description="The person's job title; null if not given"
     )
     organization: str | None = Field(
         default=None, description="Company or organization the person works for; null if not given"

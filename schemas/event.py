@@ -11,11 +11,11 @@ EventKind = Literal["conference", "meetup", "webinar", "concert", "other"]
 class Event(BaseModel):
     """An announced event: title, kind, date, time, place and organizer."""
 
-    title: str = Field(description="Name of the event, e.g. 'PyCon Berlin 2025'")
+    title: str = Field(description="Name of the event")
     kind: EventKind = Field(description="Type of event: conference, meetup, webinar, concert or other")
     date: datetime.date = Field(description="Day the event takes place (first day if several), as YYYY-MM-DD")
     start_time: str | None = Field(
-        default=None, description="Start time in 24-hour HH:MM format, e.g. '18:30'; null if not given"
+        default=None, description="Start time in 24-hour HH:MM format; null if not given"
     )
     location: str = Field(description="Venue and city, or 'Online' for a webinar")
     organizer: str | None = Field(

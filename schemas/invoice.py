@@ -20,19 +20,19 @@ class Currency(str, Enum):
 class LineItem(BaseModel):
     """One billed line of the invoice: a product or service with quantity and price."""
 
-    description: str = Field(description="What was sold or done, e.g. 'Website hosting (1 year)'")
-    quantity: int = Field(description="Number of units billed, a whole number, e.g. 3")
-    unit_price: float = Field(description="Price of one unit, without currency symbol, e.g. 49.5")
+    description: str = Field(description="What was sold or done")
+    quantity: int = Field(description="Number of units billed, a whole number")
+    unit_price: float = Field(description="Price of one unit, without currency symbol")
 
 
 class Invoice(BaseModel):
     """An invoice: number, date, seller, buyer, billed items, total and payment status."""
 
-    invoice_number: str = Field(description="Invoice number or ID as printed, e.g. 'INV-2024-0042'")
+    invoice_number: str = Field(description="Invoice number or ID as printed")
     issue_date: datetime.date = Field(description="Date the invoice was issued, as YYYY-MM-DD")
     seller: str = Field(description="Name of the company or person sending the invoice")
     buyer: str = Field(description="Name of the company or person being billed")
-    currency: Currency = Field(description="Three-letter currency code, e.g. 'EUR' for euros")
+    currency: Currency = Field(description="Three-letter currency code")
     line_items: list[LineItem] = Field(description="Every billed line, in the order listed")
-    total: float = Field(description="Total amount due, without currency symbol, e.g. 1250.0")
+    total: float = Field(description="Total amount due, without currency symbol")
     paid: bool = Field(description="true if the invoice says it is already paid, otherwise false")

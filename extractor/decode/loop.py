@@ -19,6 +19,7 @@ class Generation:
     """What one decoding run produced."""
 
     text: str
+    data: bytes = b""
     token_ids: list[int] = field(default_factory=list)
     complete: bool = False
     usage: Usage = field(default_factory=Usage)
@@ -61,7 +62,18 @@ def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher:
             passes += 1
     usage = Usage(prompt_tokens=len(prompt_ids), completion_tokens=len(tokens), forward_passes=passes,
                   seconds=time.perf_counter() - start, prefill_seconds=prefill)
-    return Generation(text=output.decode("utf-8", errors="replace"), token_ids=tokens, complete=complete, usage=usage)
+    return Generation(text=_text(bytes(output)), data=bytes(output), token_ids=tokens, complete=complete,
+                      usage=usage)
+
+
+def _text(data: bytes) -> str:
+    """The output as text: a character cut in half at the end is left out, not replaced."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.end == len(data) and exc.reason == "unexpected end of data":
+            return data[: exc.start].decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="replace")
 
 
 def _forward(lm: LoadedModel, ids: torch.Tensor, cache: object) -> tuple[torch.Tensor, object]:

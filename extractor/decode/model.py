@@ -35,6 +35,12 @@ class LoadedModel:
     name: str
     cache_kwarg: str
 
+    @classmethod
+    def wrap(cls, model: Any, tokenizer: Any, name: str = "") -> "LoadedModel":
+        """A model object the caller already loaded; the KV cache argument read off its forward()."""
+        params = inspect.signature(model.forward).parameters
+        return cls(model, tokenizer, name or type(model).__name__, "cache" if "cache" in params else "past_key_values")
+
     @property
     def device(self) -> Any:
         return next(self.model.parameters()).device
@@ -76,8 +82,7 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
     except (OSError, ValueError, ImportError) as exc:
         raise ModelLoadError(f"cannot load model {name!r}: {exc}") from exc
     model.to(device or default_device()).eval()
-    params = inspect.signature(model.forward).parameters
-    return LoadedModel(model, tok, name, "cache" if "cache" in params else "past_key_values")
+    return LoadedModel.wrap(model, tok, name)
 
 
 def _looks_like_path(name: str) -> bool:

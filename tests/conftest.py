@@ -1,0 +1,22 @@
+"""Shared fixtures: the embedded language model, loaded once per test session."""
+
+from __future__ import annotations
+
+import pytest
+
+MODEL_FIXTURE = "model_extractor"
+
+
+@pytest.fixture(scope="session")
+def model_extractor():
+    """An `Extractor()` on the embedded model (SmolLM2-135M-Instruct), loaded once for the whole session."""
+    from extractor import Extractor
+
+    return Extractor()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that uses the model fixture is marked `model` (deselect with -m "not model")."""
+    for item in items:
+        if MODEL_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.model)
