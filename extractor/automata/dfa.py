@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.grammar.regex import Alt, Bytes, Node, Ref, Repeat, Seq
+from extractor.grammar.regex import Alt, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -30,6 +30,7 @@ class _NFA:
     def __init__(self, node: Node) -> None:
         self.eps: list[list[int]] = []
         self.edges: list[list[tuple[int | str, int]]] = []
+        self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
         start, end = self.state(), self.state()
         self.build(node, start, end)
 
@@ -43,6 +44,12 @@ class _NFA:
             self.edges[a].append((node.mask, b))
         elif isinstance(node, Ref):
             self.edges[a].append((node.rule, b))
+        elif isinstance(node, Suffix):
+            entry = self.suffixes.get(id(node))
+            if entry is None:
+                entry = self.suffixes[id(node)] = (node, self.state())
+                self.build(node.item, entry[1], 1)
+            self.eps[a].append(entry[1])
         elif isinstance(node, Seq):
             cur = a
             for item in node.items[:-1]:
@@ -100,7 +107,9 @@ def _byte_classes(masks: set[int]) -> list[int]:
 
 
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
-    """Subset construction, dead-state pruning, then Moore minimization."""
+    """Subset construction, dead-state pruning, then Hopcroft minimization."""
+    if isinstance(node, Minus):
+        return _subtract(build_dfa(node.item), node.words)
     nfa = _NFA(node)
     masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
     classes = _byte_classes(masks)
@@ -125,6 +134,43 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
         calls.append({name: _intern(nfa.closure(ts), index, order) for name, ts in named.items()})
     accept = [1 in subset for subset in order]
     return _minimize(trans, accept, calls, classes)
+
+
+def _subtract(dfa: RuleDFA, words: frozenset[bytes]) -> RuleDFA:
+    """Product of a call-free DFA with the trie of `words`, refusing to accept at a word's end."""
+    if any(dfa.calls):
+        raise ValueError("Minus applies to rules that call nothing")
+    children: list[dict[int, int]] = [{}]
+    final = [False]
+    for word in words:
+        node = 0
+        for b in word:
+            if b not in children[node]:
+                children[node][b] = len(children)
+                children.append({})
+                final.append(False)
+            node = children[node][b]
+        final[node] = True
+    index: dict[tuple[int, int], int] = {(0, 0): 0}
+    order = [(0, 0)]
+    rows: list[list[int]] = []
+    accept: list[bool] = []
+    for s, t in order:
+        row = [-1] * 256
+        for b in np.flatnonzero(dfa.trans[s] >= 0).tolist():
+            pair = (int(dfa.trans[s, b]), children[t].get(b, -1) if t >= 0 else -1)
+            if pair not in index:
+                index[pair] = len(order)
+                order.append(pair)
+            row[b] = index[pair]
+        rows.append(row)
+        accept.append(bool(dfa.accept[s]) and not (t >= 0 and final[t]))
+    columns = {}
+    byte_class = [columns.setdefault(tuple(r[b] for r in rows), len(columns)) for b in range(256)]
+    classes = [sum(1 << b for b in range(256) if byte_class[b] == c) for c in range(len(columns))]
+    reps = [(c & -c).bit_length() - 1 for c in classes]
+    per_class = [[r[b] for b in reps] for r in rows]
+    return _minimize(per_class, accept, [{} for _ in rows], classes)
 
 
 def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: list[frozenset[int]]) -> int:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Node, Ref, alt, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Minus, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
 )
 from extractor.schema import ir
 
@@ -119,25 +119,36 @@ class _Compiler:
         return Ref("value")
 
     def object(self, node: ir.Object) -> Node:
-        if node.additional is not None:
-            member = seq(self.leaf("string", LEAF_RULES["string"]), lit(":"), self.value(node.additional))
-            return seq(lit("{"), opt(seq(member, star(seq(lit(","), member)))), lit("}"))
+        """Declared members in order (optional ones omissible), undeclared members in any slot.
+
+        Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
+        so the automaton stays linear in the number of properties."""
         members = [seq(lit(jt.dumps(p.name) + ":"), self.value(p.value)) for p in node.properties]
-        required = [p.required for p in node.properties]
+        extra = NOTHING
+        if node.additional is not None:
+            names = frozenset(jt.dumps(p.name).encode() for p in node.properties)
+            key = (self.leaf(f"key-not:{sorted(names)}", Minus(jt.CANONICAL_STRING, names)) if names
+                   else self.leaf("string", LEAF_RULES["string"]))
+            extra = seq(key, lit(":"), self.value(node.additional))
+        n = len(members)
+        slot: dict[tuple[int, bool], Node] = {}
+        decide: dict[tuple[int, bool], Node] = {}
 
-        def rest(i: int) -> Node:
-            """Members i.. after at least one member was written: each with a leading comma."""
-            parts = [seq(lit(","), m) if r else opt(seq(lit(","), m)) for m, r in zip(members[i:], required[i:])]
-            return seq(*parts)
+        def sep(written: bool) -> Node:
+            return lit(",") if written else EMPTY
 
-        firsts = []
-        for i, member in enumerate(members):
-            firsts.append(seq(member, rest(i + 1)))
-            if required[i]:
-                break
-        else:
-            firsts.append(EMPTY)
-        return seq(lit("{"), alt(*firsts), lit("}"))
+        for i in range(n, -1, -1):
+            for written in (True, False):
+                if i == n:
+                    decide[i, written] = lit("}")
+                else:
+                    take = seq(sep(written), members[i], slot[i + 1, True])
+                    skip = slot[i + 1, written]
+                    decide[i, written] = take if node.properties[i].required else alt(take, skip)
+                decide[i, written] = Suffix(decide[i, written])
+                extras = seq(sep(written), extra, star(seq(lit(","), extra)), decide[i, True])
+                slot[i, written] = Suffix(alt(extras, decide[i, written]))
+        return seq(lit("{"), slot[0, False])
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)

@@ -40,6 +40,14 @@ _ESCAPE = seq(
 )
 
 CHAR = alt(_UTF8, _ESCAPE)
+
+_CANONICAL_ESCAPE = seq(lit("\\"), alt(
+    byte_set(*b'"\\bfnrt'),
+    seq(lit("u00"), alt(seq(lit("0"), byte_set((0x30, 0x37), 0x62, 0x65, 0x66)),
+                        seq(lit("1"), byte_set((0x30, 0x39), (0x61, 0x66)))))))
+CANONICAL_STRING = seq(lit('"'), star(alt(_UTF8, _CANONICAL_ESCAPE)), lit('"'))
+"""A string exactly as `json.dumps(..., ensure_ascii=False)` writes it: one spelling per value,
+so that a set of keys can be excluded exactly (undeclared object keys)."""
 """One code point inside a JSON string, as the schema's length keywords count them."""
 
 INTEGER = seq(opt(lit("-")), alt(lit("0"), seq(NONZERO, star(DIGIT))))

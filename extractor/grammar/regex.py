@@ -39,7 +39,25 @@ class Ref:
     rule: str
 
 
-Node = Union[Bytes, Seq, Alt, Repeat, Ref]
+@dataclass(frozen=True, eq=False)
+class Suffix:
+    """`item`, after which the rule ends: built once however often it is referenced.
+
+    Only valid in tail position of a rule body. It lets a body share suffixes as a DAG
+    (objects with optional members would otherwise grow quadratically or worse)."""
+
+    item: Node
+
+
+@dataclass(frozen=True)
+class Minus:
+    """The language of `item` less some exact byte strings; only as a whole rule body, `item` calling nothing."""
+
+    item: Node
+    words: frozenset[bytes]
+
+
+Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus]
 
 EMPTY = Seq(())
 NOTHING = Alt(())
@@ -101,11 +119,19 @@ def repeat(item: Node, lo: int, hi: int | None) -> Node:
 
 
 def refs(node: Node) -> set[str]:
-    """Names of the rules a body calls."""
-    if isinstance(node, Ref):
-        return {node.rule}
-    if isinstance(node, (Seq, Alt)):
-        return set().union(*(refs(i) for i in node.items)) if node.items else set()
-    if isinstance(node, Repeat):
-        return refs(node.item)
-    return set()
+    """Names of the rules a body calls (each shared node visited once)."""
+    out: set[str] = set()
+    seen: set[int] = set()
+    work = [node]
+    while work:
+        n = work.pop()
+        if id(n) in seen:
+            continue
+        seen.add(id(n))
+        if isinstance(n, Ref):
+            out.add(n.rule)
+        elif isinstance(n, (Seq, Alt)):
+            work.extend(n.items)
+        elif isinstance(n, (Repeat, Suffix)):
+            work.append(n.item)
+    return out

@@ -212,9 +212,6 @@ class _Normalizer:
         if missing:
             raise UnsupportedSchemaError("required", f"{ptr}/required",
                                          f"required keys {missing} outside `properties` are not yet enforced")
-        if open_ and props:
-            raise UnsupportedSchemaError("additionalProperties", f"{ptr}/additionalProperties",
-                                         "undeclared keys alongside declared properties are not yet supported")
         properties = tuple(
             ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)))
             for name, sub in props.items()

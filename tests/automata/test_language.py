@@ -10,8 +10,11 @@ import re
 import jsonschema
 import pytest
 
+from extractor.automata import build_automaton
 from extractor.errors import ExtractorError, InvalidSchemaError
-from tests.automata.helpers import accepts, automaton
+from extractor.grammar import compile_grammar
+from extractor.schema import NormalizeOptions, target_ir
+from tests.automata.helpers import accepts, automaton, runs
 
 OBJ = {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}, "c": {"type": "boolean"}},
        "required": ["b"]}
@@ -173,3 +176,24 @@ def test_no_invalid_value_accepted(schema, text):
     except ExtractorError:
         return  # refusing the schema (unsatisfiable, or not enforceable exactly) is also correct
     assert not accepted or jsonschema.Draft202012Validator(schema).is_valid(json.loads(text))
+
+
+OPEN_ROWS = [
+    # undeclared keys: any slot, any value, never a declared name (in any spelling we generate)
+    ({"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}, "required": ["b"]},
+     ['{"b":""}', '{"x":1,"b":""}', '{"a":1,"x":[],"b":"","y":{}}', '{"b":"","z":null}', '{"é\\n":0,"b":""}'],
+     ['{"a":"s","b":""}', '{"x":1}', '{"b":"","a":1}', '{"a":1,"a":2,"b":""}', '{"b":"","b":""}',
+      '{"\\u0061":"s","b":""}', '{"x":1,,"b":""}', '{,"b":""}']),
+    ({"type": "object", "properties": {"a": {"type": "null"}}, "additionalProperties": {"type": "boolean"}},
+     ['{}', '{"a":null}', '{"q":true,"a":null,"r":false}'], ['{"q":null}', '{"a":true}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", OPEN_ROWS)
+def test_open_objects(schema, good, bad):
+    auto = build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    for text in good:
+        assert runs(auto, text), text
+    for text in bad:
+        assert not runs(auto, text), text
+

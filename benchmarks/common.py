@@ -1,0 +1,322 @@
+"""Shared pieces of the correctness benchmarks (maskbench.py, jsts.py) and tests/test_compliance.py.
+
+- `Engine`: the small protocol a constrained-decoding engine implements to be benchmarked
+  (`name`, `compile(schema) -> handle`, `matcher(handle)` with mask/advance/accepting, `classify`).
+  Only `extractor` is implemented; peers (llguidance, xgrammar, outlines-core) register in `ENGINES`.
+- `time_limit`: a per-call wall-clock limit (SIGALRM) raising `Timeout`.
+- `compact`: the serialization every engine is checked on (compact JSON, UTF-8).
+- `Reorderer`: rewrites an instance so that object keys follow `properties` order, walking the
+  instance alongside its schema; used to tell "rejected only for key order" apart from real rejects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import json
+import re
+import signal
+import threading
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+MASKBENCH_DATA = SHARED / "corpora" / "maskbench" / "data"
+JSTS_SUITE = SHARED / "corpora" / "json-schema-test-suite" / "tests" / "draft2020-12"
+LLAMA3 = SHARED / "tokenizers" / "llama3" / "tokenizer.json"
+
+
+# --- time limits -------------------------------------------------------------------------------
+
+class Timeout(BaseException):
+    """A per-call time limit ran out. A BaseException, so an engine's `except Exception` cannot swallow it."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float | None) -> Iterator[None]:
+    """Raise `Timeout` in the body after `seconds` of wall time (main thread only; no limit elsewhere)."""
+    if not seconds or seconds <= 0 or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def _expired(signum: int, frame: Any) -> None:
+        raise Timeout(f"time limit of {seconds:g} s exceeded")
+
+    previous = signal.signal(signal.SIGALRM, _expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@contextlib.contextmanager
+def quiet() -> Iterator[None]:
+    """Suppress warnings (SchemaWarning for unknown keywords/formats) while compiling a corpus."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+# --- serialization -----------------------------------------------------------------------------
+
+def compact_text(data: Any) -> str:
+    """Compact JSON as the generation policy writes it; \\u-escapes only where UTF-8 cannot carry it."""
+    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+    try:
+        text.encode()
+    except UnicodeEncodeError:  # a lone surrogate: only an escape can express it
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=True)
+    return text
+
+
+def compact(data: Any) -> bytes:
+    return compact_text(data).encode()
+
+
+def percentiles(values: list[float], keys: dict[str, float]) -> dict[str, float | None]:
+    """{"p50": 50, ...} -> {"p50": value}; "avg" and "max" are understood too. None when empty."""
+    if not values:
+        return {k: None for k in keys}
+    arr = np.asarray(values, dtype=np.float64)
+    out: dict[str, float | None] = {}
+    for name, q in keys.items():
+        if name == "avg":
+            out[name] = round(float(arr.mean()), 3)
+        elif name == "max":
+            out[name] = round(float(arr.max()), 3)
+        else:
+            out[name] = round(float(np.percentile(arr, q)), 3)
+    return out
+
+
+# --- key re-ordering -----------------------------------------------------------------------------
+
+_COMBINERS = ("$ref", "allOf", "anyOf", "oneOf")
+
+
+class Reorderer:
+    """Instances re-ordered so object keys follow `properties` order, undeclared keys after.
+
+    The instance is walked alongside its schema through `properties`, `patternProperties`,
+    `additionalProperties`, `items` (draft-4 tuple form and `additionalItems` too), `prefixItems`,
+    local `$ref` (`#` and `#/...` pointers) and `allOf`; every `anyOf`/`oneOf` branch gives its own
+    candidate. At most `limit` distinct candidates come back, the first for the first branches.
+    """
+
+    def __init__(self, root: Any, limit: int = 16) -> None:
+        self.root = root
+        self.limit = limit
+        self._conj: dict[int, list[list[dict[str, Any]]]] = {}
+        self._busy: set[int] = set()
+
+    def candidates(self, value: Any, schema: Any = None) -> list[Any]:
+        """Distinct re-orderings of `value` under `schema` (the root by default), original order excluded."""
+        schema = self.root if schema is None else schema
+        original = compact_text(value)
+        out, seen = [], {original}
+        for cand in self._values(value, schema):
+            key = compact_text(cand)
+            if key not in seen:
+                seen.add(key)
+                out.append(cand)
+        return out
+
+    def _values(self, value: Any, schema: Any) -> list[Any]:
+        if not isinstance(value, (dict, list)):
+            return [value]
+        out, seen = [], set()
+        for conj in self.conjunctions(schema):
+            for cand in self._under(value, conj):
+                key = compact_text(cand)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(cand)
+                    if len(out) >= self.limit:
+                        return out
+        return out or [value]
+
+    def _under(self, value: Any, conj: list[dict[str, Any]]) -> Iterator[Any]:
+        if isinstance(value, dict):
+            order: list[str] = []
+            for part in conj:
+                props = part.get("properties")
+                if isinstance(props, dict):
+                    order += [k for k in props if k not in order]
+            declared = set(order)
+            keys = [k for k in order if k in value] + [k for k in value if k not in declared]
+            options = [self._values(value[k], _all_of(self._member(conj, k))) for k in keys]
+            for combo in itertools.islice(itertools.product(*options), self.limit):
+                yield dict(zip(keys, combo))
+        else:
+            options = [self._values(item, _all_of(self._element(conj, i))) for i, item in enumerate(value)]
+            for combo in itertools.islice(itertools.product(*options), self.limit):
+                yield list(combo)
+
+    @staticmethod
+    def _member(conj: list[dict[str, Any]], key: str) -> list[Any]:
+        subs: list[Any] = []
+        for part in conj:
+            props = part.get("properties") if isinstance(part.get("properties"), dict) else {}
+            if key in props:
+                subs.append(props[key])
+                continue
+            matched = False
+            patterns = part.get("patternProperties")
+            if isinstance(patterns, dict):
+                for pattern, sub in patterns.items():
+                    with contextlib.suppress(re.error, TypeError):
+                        if re.search(pattern, key):
+                            subs.append(sub)
+                            matched = True
+            if not matched and isinstance(part.get("additionalProperties"), dict):
+                subs.append(part["additionalProperties"])
+        return subs
+
+    @staticmethod
+    def _element(conj: list[dict[str, Any]], index: int) -> list[Any]:
+        subs: list[Any] = []
+        for part in conj:
+            prefix, items = part.get("prefixItems"), part.get("items")
+            if isinstance(items, list):  # draft-4 tuple form
+                prefix, items = items, part.get("additionalItems")
+            if isinstance(prefix, list) and index < len(prefix):
+                subs.append(prefix[index])
+            elif isinstance(items, dict):
+                subs.append(items)
+        return subs
+
+    def conjunctions(self, schema: Any) -> list[list[dict[str, Any]]]:
+        """The schema as alternatives, each a list of plain subschemas that all apply (refs and allOf inlined)."""
+        if not isinstance(schema, dict):
+            return [[]]
+        key = id(schema)
+        if key in self._conj:
+            return self._conj[key]
+        if key in self._busy:  # a $ref cycle that reads no value: contributes nothing more
+            return [[]]
+        self._busy.add(key)
+        try:
+            out: list[list[dict[str, Any]]] = [[{k: v for k, v in schema.items() if k not in _COMBINERS}]]
+            ref = schema.get("$ref")
+            if isinstance(ref, str):
+                target = self.resolve(ref)
+                if target is not None:
+                    out = self._product(out, self.conjunctions(target))
+            if isinstance(schema.get("allOf"), list):
+                for branch in schema["allOf"]:
+                    out = self._product(out, self.conjunctions(branch))
+            for word in ("anyOf", "oneOf"):
+                if isinstance(schema.get(word), list) and schema[word]:
+                    alts = [c for branch in schema[word] for c in self.conjunctions(branch)]
+                    out = self._product(out, alts[: self.limit])
+        finally:
+            self._busy.discard(key)
+        self._conj[key] = out
+        return out
+
+    def _product(self, left: list[list[dict[str, Any]]], right: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+        return [a + b for a, b in itertools.islice(itertools.product(left, right), self.limit)]
+
+    def resolve(self, ref: str) -> Any:
+        """A local `#` / `#/json/pointer` reference into the root; None for anything else."""
+        if not ref.startswith("#"):
+            return None
+        node = self.root
+        pointer = ref[1:]
+        if not pointer:
+            return node
+        if not pointer.startswith("/"):
+            return None  # an anchor: not followed
+        from urllib.parse import unquote
+        for token in pointer[1:].split("/"):
+            token = unquote(token).replace("~1", "/").replace("~0", "~")
+            if isinstance(node, dict) and token in node:
+                node = node[token]
+            elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
+                node = node[int(token)]
+            else:
+                return None
+        return node
+
+
+def _all_of(subs: list[Any]) -> Any:
+    if not subs:
+        return True
+    return subs[0] if len(subs) == 1 else {"allOf": subs}
+
+
+# --- engines -----------------------------------------------------------------------------------
+
+class Matcher(Protocol):
+    def mask(self) -> np.ndarray:
+        """Bool vector over token ids: the tokens allowed next (EOS only where the value may end)."""
+
+    def advance(self, token: int) -> None:
+        """Consume one token; ValueError when it is forbidden."""
+
+    def accepting(self) -> bool:
+        """True when the output so far is a complete value."""
+
+
+class Engine(Protocol):
+    """What a constrained-decoding engine implements to be benchmarked here.
+
+    Constructed as `ENGINES[name](tokenizer_path, vocab)`, `vocab` being the extractor Vocabulary of the
+    same file (token bytes and EOS ids, shared by every engine so instances are tokenized once)."""
+
+    name: str
+    eos_ids: list[int]
+
+    def compile(self, schema: Any) -> Any:
+        """A compiled handle for one JSON Schema; raises on unsupported/invalid schemas."""
+
+    def matcher(self, handle: Any) -> Matcher:
+        """A fresh matcher at the start of a value."""
+
+    def classify(self, exc: Exception) -> tuple[str, str]:
+        """("unsupported", keyword) | ("invalid", message) | ("error", message) for a compile exception."""
+
+
+class ExtractorEngine:
+    """This project's engine: compile_schema(refusal=None, strict_objects=False)."""
+
+    name = "extractor"
+
+    def __init__(self, tokenizer: str | Path, vocab: Any = None) -> None:
+        from extractor.schema import NormalizeOptions
+        from extractor.tokens import Vocabulary
+
+        self.vocab = vocab if vocab is not None else Vocabulary.from_tokenizer_file(tokenizer)
+        self.eos_ids = sorted(self.vocab.eos_ids)
+        self.options = NormalizeOptions(strict_objects=False)
+        self.matcher(self.compile({"type": "null"})).mask()  # builds the token trie once, outside any timing
+
+    def compile(self, schema: Any) -> Any:
+        from extractor import compile_schema
+
+        return compile_schema(schema, self.vocab, refusal=None, normalize=self.options)
+
+    def matcher(self, handle: Any) -> Matcher:
+        return handle.matcher()
+
+    def classify(self, exc: Exception) -> tuple[str, str]:
+        from extractor.errors import ExtractorError, InvalidSchemaError, UnsupportedSchemaError
+
+        if isinstance(exc, UnsupportedSchemaError):
+            return "unsupported", exc.keyword
+        if isinstance(exc, InvalidSchemaError):
+            return "invalid", str(exc)
+        if isinstance(exc, ExtractorError):
+            return "invalid", f"{type(exc).__name__}: {exc}"
+        return "error", f"{type(exc).__name__}: {exc}"
+
+
+ENGINES: dict[str, Any] = {"extractor": ExtractorEngine}
+"""Engine name -> constructor `(tokenizer_path, vocab)`. Peers (llguidance, xgrammar, outlines-core) register here."""

@@ -1,0 +1,147 @@
+"""The official JSON Schema Test Suite (draft 2020-12) run against the compiler's byte automaton.
+
+usage: python benchmarks/jsts.py [--suite DIR] [--timeout SECONDS] [--json OUT] [--md OUT.md]
+
+Every group's schema is compiled (refusal=None, strict_objects=False) to the byte-level pushdown
+automaton; each case's compact JSON is stepped byte by byte. Outcomes per case: pass (valid
+accepted / invalid rejected), fail-accept (an invalid instance accepted: a soundness bug),
+fail-reject, order-only (valid, rejected, accepted once its keys follow `properties` order),
+unsupported, invalid-schema, timeout, error. Files: DIR/*.json and DIR/optional/format/*.json,
+every one treated the same (the formats the compiler knows are enforced, in core files too).
+
+Refresh the stored baseline used by tests/test_compliance.py with
+    python benchmarks/jsts.py --json benchmarks/results/jsts_baseline.json --md benchmarks/results/jsts_baseline.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import JSTS_SUITE, Reorderer, Timeout, compact, quiet, time_limit  # noqa: E402
+
+OUTCOMES = ("pass", "fail-accept", "fail-reject", "order-only", "unsupported", "invalid-schema", "timeout", "error")
+COUNTS = {o: o.replace("-schema", "_schema").replace("-", "_") for o in OUTCOMES}
+"""Outcome -> its counter name in the per-file table (fail-accept -> fail_accept, ...)."""
+
+
+def suite_files(suite: Path) -> list[Path]:
+    return sorted(suite.glob("*.json")) + sorted((suite / "optional" / "format").glob("*.json"))
+
+
+def compile_automaton(schema: Any) -> Any:
+    """The byte-level pushdown automaton of a schema, as compile_schema builds it (no vocabulary)."""
+    from extractor.automata import build_automaton
+    from extractor.grammar import compile_grammar
+    from extractor.schema import NormalizeOptions, target_ir
+
+    return build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+
+
+def accepts(automaton: Any, data: bytes) -> bool:
+    config = automaton.start()
+    for byte in data:
+        config = automaton.step(config, byte)
+        if not config:
+            return False
+    return bool(automaton.accepting(config))
+
+
+def _compile_outcome(exc: Exception) -> tuple[str, str]:
+    from extractor.errors import ExtractorError, UnsupportedSchemaError
+
+    if isinstance(exc, UnsupportedSchemaError):
+        return "unsupported", exc.keyword
+    if isinstance(exc, ExtractorError):
+        return "invalid-schema", str(exc)
+    return "error", f"{type(exc).__name__}: {exc}"
+
+
+def run_group(group: dict[str, Any], timeout: float) -> tuple[list[str], str | None]:
+    """Outcomes of one group's cases, and a note (the refused keyword or the error) where not compiled."""
+    schema, tests = group["schema"], group["tests"]
+    try:
+        with quiet(), time_limit(timeout):
+            automaton = compile_automaton(schema)
+    except Timeout as exc:
+        return ["timeout"] * len(tests), str(exc)
+    except Exception as exc:  # noqa: BLE001 - every compiler failure is an outcome
+        outcome, note = _compile_outcome(exc)
+        return [outcome] * len(tests), note
+    reorder = Reorderer(schema)
+    outcomes = []
+    for test in tests:
+        try:
+            with time_limit(timeout):
+                ok = accepts(automaton, compact(test["data"]))
+                if ok:
+                    outcome = "pass" if test["valid"] else "fail-accept"
+                elif not test["valid"]:
+                    outcome = "pass"
+                elif any(accepts(automaton, compact(c)) for c in reorder.candidates(test["data"])):
+                    outcome = "order-only"
+                else:
+                    outcome = "fail-reject"
+        except Timeout:
+            outcome = "timeout"
+        except Exception:  # noqa: BLE001
+            outcome = "error"
+        outcomes.append(outcome)
+    return outcomes, None
+
+
+def run(suite: Path = JSTS_SUITE, timeout: float = 10.0) -> dict[str, Any]:
+    """The whole suite: {"files": {relpath: counts}, "cases": {"relpath#g#c": outcome}, "total", "notes"}."""
+    files: dict[str, dict[str, int]] = {}
+    cases: dict[str, str] = {}
+    notes: dict[str, str] = {}
+    for path in suite_files(suite):
+        rel = path.relative_to(suite).as_posix()
+        counts = Counter()
+        for g, group in enumerate(json.loads(path.read_text())):
+            outcomes, note = run_group(group, timeout)
+            if note:
+                notes[f"{rel}#{g}"] = note
+            for c, outcome in enumerate(outcomes):
+                cases[f"{rel}#{g}#{c}"] = outcome
+                counts[outcome] += 1
+        files[rel] = {"cases": sum(counts.values()), **{COUNTS[o]: counts[o] for o in OUTCOMES}}
+    total = Counter()
+    for row in files.values():
+        total.update(row)
+    return {"config": {"suite": str(suite), "timeout": timeout}, "total": dict(total), "files": files,
+            "cases": cases, "notes": notes}
+
+
+def markdown(result: dict[str, Any]) -> str:
+    cols = ["cases", *COUNTS.values()]
+    lines = ["| file | " + " | ".join(cols) + " |", "|---|" + "---:|" * len(cols)]
+    for rel, row in [*result["files"].items(), ("**total**", result["total"])]:
+        lines.append(f"| {rel} | " + " | ".join(str(row.get(c, 0)) for c in cols) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--suite", type=Path, default=JSTS_SUITE)
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per group compile and per case")
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args()
+    result = run(args.suite, args.timeout)
+    table = markdown(result)
+    print(table)
+    for path, text in ((args.json, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (args.md, table)):
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+
+
+if __name__ == "__main__":
+    main()

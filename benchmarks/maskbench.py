@@ -1,0 +1,333 @@
+"""MaskBench (JSONSchemaBench's mask benchmark): compile time, mask time per token, and correctness.
+
+usage: python benchmarks/maskbench.py [--data DIR] [--tokenizer tokenizer.json] [--sample N] [--seed S]
+                                      [--engines extractor ...] [--timeout SECONDS] [--json OUT] [--md OUT.md]
+
+For every schema file (or a seeded sample: `random.Random(seed).sample(sorted(files), N)`, N = 0 for all):
+compile under a time limit (compile time = compile + the first mask), then teacher-force every test
+instance token by token: its compact JSON, tokenized with the tokenizer, must be allowed by each
+mask (and EOS at the end) when valid, and refused at some token or at the end when invalid.
+A valid instance rejected only because its keys are not in `properties` order (it is accepted once
+re-ordered) counts as `order_only_reject`, not as a wrong reject. A schema passes when it compiles
+and has no wrong accept and no wrong reject. Writes JSON and prints a Markdown table.
+
+Refresh the stored baseline used by tests/test_compliance.py with
+    python benchmarks/maskbench.py --sample 60 --seed 7 --json benchmarks/results/maskbench_baseline.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import (  # noqa: E402
+    ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, compact_text, percentiles, quiet, time_limit,
+)
+
+STATUSES = ("pass", "fail", "unsupported", "invalid", "timeout", "check-timeout", "error")
+
+
+class TokenizerMismatch(Exception):
+    """The tokenizer does not spell compact JSON byte for byte (e.g. a SentencePiece prefix space)."""
+
+
+def subset_of(name: str) -> str:
+    """`Github_easy---o1.json` -> Github_easy; `BFCL_java_12.json` -> BFCL_java; `JME_3.json` -> JME."""
+    if "---" in name:
+        return name.split("---")[0]
+    return re.sub(r"_\d+\.json$", "", name)
+
+
+def select_files(data: Path, sample: int, seed: int) -> list[Path]:
+    files = sorted(data.glob("*.json"))
+    if sample and sample < len(files):
+        files = random.Random(seed).sample(files, sample)
+    return files
+
+
+class Tokenize:
+    """Text -> token ids with the real tokenizer, checked to spell the text's bytes exactly."""
+
+    def __init__(self, path: Path, token_bytes: tuple[bytes, ...]) -> None:
+        from tokenizers import Tokenizer
+
+        self.tokenizer = Tokenizer.from_file(str(path))
+        self.token_bytes = token_bytes
+        for probe in ('{"a":"b c"}', '"x"', "[1,2]"):
+            if self(probe) is None:
+                ids = self.tokenizer.encode(probe, add_special_tokens=False).ids
+                raise TokenizerMismatch(
+                    f"{path}: tokens of {probe!r} spell {b''.join(token_bytes[i] for i in ids)!r}, not the text "
+                    f"(a SentencePiece prefix space?); skipping this tokenizer")
+
+    def __call__(self, text: str) -> list[int] | None:
+        ids = self.tokenizer.encode(text, add_special_tokens=False).ids
+        if b"".join(self.token_bytes[i] for i in ids) != text.encode():
+            return None
+        return ids
+
+
+def force(matcher: Any, tokens: list[int], eos_ids: list[int], timings: list[float] | None,
+          token_bytes: tuple[bytes, ...]) -> dict[str, Any]:
+    """Teacher-force `tokens`, checking each against the mask; {"accepted": bool, ...where it stopped}."""
+    consumed = 0
+    mismatches = []
+    for i, tok in enumerate(tokens):
+        t0 = time.perf_counter_ns()
+        mask = matcher.mask()
+        if timings is not None:
+            timings.append((time.perf_counter_ns() - t0) / 1e3)
+        allowed = bool(mask[tok]) if tok < len(mask) else False
+        try:
+            matcher.advance(tok)
+            advanced, why = True, ""
+        except ValueError as exc:
+            advanced, why = False, str(exc)
+        if allowed != advanced:
+            mismatches.append(f"token {i} ({token_bytes[tok]!r}): mask says {allowed}, advance "
+                              f"{'succeeded' if advanced else 'raised: ' + why}")
+        if not (allowed and advanced):
+            return {"accepted": False, "at_token": i, "at_byte": consumed, "token": token_bytes[tok].decode("utf-8", "replace"),
+                    "reason": why or "mask forbids the token", "mismatches": mismatches}
+        consumed += len(token_bytes[tok])
+    t0 = time.perf_counter_ns()
+    mask = matcher.mask()
+    if timings is not None:
+        timings.append((time.perf_counter_ns() - t0) / 1e3)
+    eos = any(bool(mask[e]) for e in eos_ids if e < len(mask))
+    accepting = bool(matcher.accepting())
+    if eos != accepting:
+        mismatches.append(f"at the end: mask allows EOS {eos}, accepting() {accepting}")
+    out: dict[str, Any] = {"accepted": eos, "mismatches": mismatches}
+    if not eos:
+        out.update(at_token=len(tokens), at_byte=consumed, token="<eos>", reason="EOS not allowed at the end")
+    return out
+
+
+def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timings: list[float]) -> dict[str, Any]:
+    """One schema file on one engine: the per-schema record."""
+    doc = json.loads(path.read_text())
+    schema, tests = doc.get("schema"), doc.get("tests", [])
+    entry: dict[str, Any] = {
+        "engine": engine.name, "file": path.name, "subset": subset_of(path.name), "status": "pass",
+        "error": None, "keyword": None, "compile_ms": None, "instances": len(tests),
+        "valid": sum(bool(t.get("valid")) for t in tests), "tokens": 0, "wrong_accept": 0, "wrong_reject": 0,
+        "order_only_reject": 0, "mask_mismatch": 0, "skipped": 0, "failures": [],
+    }
+    try:
+        with quiet(), time_limit(timeout):
+            t0 = time.perf_counter()
+            handle = engine.compile(schema)
+            engine.matcher(handle).mask()
+            entry["compile_ms"] = round((time.perf_counter() - t0) * 1e3, 3)
+    except Timeout as exc:
+        entry.update(status="timeout", error=str(exc))
+        return entry
+    except Exception as exc:  # noqa: BLE001 - every engine failure is counted, never raised
+        kind, detail = engine.classify(exc)
+        entry.update(status=kind, error=str(exc) if kind != "error" else detail,
+                     keyword=detail if kind == "unsupported" else None)
+        return entry
+
+    reorder = Reorderer(schema)
+    for index, test in enumerate(tests):
+        valid = bool(test.get("valid"))
+        text = compact_text(test.get("data"))
+        tokens = tokenize(text)
+        if tokens is None:
+            entry["skipped"] += 1
+            entry["failures"].append({"test": index, "kind": "tokenization", "text": text[:200]})
+            continue
+        entry["tokens"] += len(tokens)
+        try:
+            with time_limit(timeout):
+                result = force(engine.matcher(handle), tokens, engine.eos_ids, timings, tokenize.token_bytes)
+                kind = None
+                if result["accepted"] and not valid:
+                    kind = "wrong_accept"
+                elif not result["accepted"] and valid:
+                    kind = "wrong_reject"
+                    for cand in reorder.candidates(test.get("data")):
+                        ctoks = tokenize(compact_text(cand))
+                        if ctoks is not None and force(engine.matcher(handle), ctoks, engine.eos_ids, None,
+                                                       tokenize.token_bytes)["accepted"]:
+                            kind = "order_only_reject"
+                            break
+        except Timeout as exc:
+            entry.update(status="check-timeout", error=f"instance {index}: {exc}")
+            return entry
+        except Exception as exc:  # noqa: BLE001
+            entry.update(status="error", error=f"instance {index}: {type(exc).__name__}: {exc}")
+            return entry
+        if result["mismatches"]:
+            entry["mask_mismatch"] += 1
+        if kind or result["mismatches"]:
+            failure = {"test": index, "valid": valid, "kind": kind or "mask_mismatch",
+                       "description": test.get("description", "")[:200], "text": text[:2000]}
+            if not result["accepted"]:
+                at = result["at_byte"]
+                failure.update(at_token=result["at_token"], at_byte=at, token=result["token"],
+                               before=text.encode()[max(0, at - 80):at].decode("utf-8", "replace"),
+                               reason=result["reason"][:300])
+            if result["mismatches"]:
+                failure["mismatches"] = result["mismatches"][:5]
+            if kind == "wrong_accept" and test.get("python_error"):
+                failure["python_error"] = str(test["python_error"])[:300]
+            entry["failures"].append(failure)
+        if kind:
+            entry[kind] += 1
+    if entry["wrong_accept"] or entry["wrong_reject"]:
+        entry["status"] = "fail"
+    return entry
+
+
+def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, Any]:
+    """The per-engine summary over its schema records and every mask timing (µs)."""
+    count = Counter(e["status"] for e in entries)
+    compiled = [e for e in entries if e["compile_ms"] is not None]
+    by_subset: dict[str, dict[str, int]] = {}
+    for e in entries:
+        row = by_subset.setdefault(e["subset"], dict.fromkeys(
+            ("schemas", "compiled", "passing", "wrong_accept", "wrong_reject", "order_only_reject"), 0))
+        row["schemas"] += 1
+        row["compiled"] += e["compile_ms"] is not None
+        row["passing"] += e["status"] == "pass"
+        for k in ("wrong_accept", "wrong_reject", "order_only_reject"):
+            row[k] += e[k]
+    keywords = Counter(e["keyword"] for e in entries if e["status"] == "unsupported")
+    return {
+        "schemas": len(entries), "compiled": len(compiled), "unsupported": count["unsupported"],
+        "invalid": count["invalid"], "compile_timeouts": count["timeout"], "check_timeouts": count["check-timeout"],
+        "errors": count["error"], "passing": count["pass"],
+        "wrong_accept": sum(e["wrong_accept"] for e in entries),
+        "wrong_reject": sum(e["wrong_reject"] for e in entries),
+        "order_only_reject": sum(e["order_only_reject"] for e in entries),
+        "mask_mismatch": sum(e["mask_mismatch"] for e in entries),
+        "instances": sum(e["instances"] for e in compiled), "tokens": sum(e["tokens"] for e in entries),
+        "compile_ms": percentiles([e["compile_ms"] for e in compiled], {"p50": 50, "avg": 0, "p99": 99}),
+        "mask_us": percentiles(timings, {"avg": 0, "p50": 50, "p99": 99, "max": 0}),
+        "by_subset": dict(sorted(by_subset.items())),
+        "unsupported_keywords": dict(keywords.most_common()),
+    }
+
+
+def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, seed: int = 0,
+        engines: tuple[str, ...] = ("extractor",), timeout: float = 10.0, progress: bool = True) -> dict[str, Any]:
+    """The whole benchmark; the dict written as JSON."""
+    from extractor.tokens import Vocabulary
+
+    files = select_files(Path(data), sample, seed)
+    vocab = Vocabulary.from_tokenizer_file(tokenizer)
+    tokenize = Tokenize(Path(tokenizer), vocab.tokens)
+    result: dict[str, Any] = {
+        "config": {"data": str(data), "tokenizer": str(tokenizer), "sample": sample, "seed": seed,
+                   "engines": list(engines), "timeout": timeout, "files": len(files)},
+        "engines": {}, "schemas": [],
+    }
+    for name in engines:
+        engine = ENGINES[name](tokenizer, vocab)
+        timings: list[float] = []
+        entries = []
+        for path in _progress(files, name, progress):
+            entries.append(run_schema(engine, path, tokenize, timeout, timings))
+        result["engines"][name] = summarize(entries, timings)
+        result["schemas"] += entries
+    return result
+
+
+def _progress(items: list[Path], name: str, enabled: bool) -> Any:
+    if not enabled:
+        return items
+    try:
+        from tqdm import tqdm
+
+        return tqdm(items, desc=name, file=sys.stderr, unit="schema")
+    except ImportError:
+        return _counter(items, name)
+
+
+def _counter(items: list[Path], name: str) -> Any:
+    for i, item in enumerate(items, 1):
+        print(f"\r{name}: {i}/{len(items)}", end="", file=sys.stderr, flush=True)
+        yield item
+    print(file=sys.stderr)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    cfg = result["config"]
+    lines = [f"MaskBench: {cfg['files']} schemas (sample {cfg['sample']}, seed {cfg['seed']}), "
+             f"tokenizer `{Path(cfg['tokenizer']).parent.name}`, compile limit {cfg['timeout']:g} s", "",
+             "| engine | schemas | compiled | unsupported | invalid | timeouts | errors | passing | wrong accept "
+             "| wrong reject | order-only reject | compile ms p50 / avg / p99 | mask µs avg / p50 / p99 / max |",
+             "|---|" + "---:|" * 12]
+    for name, s in result["engines"].items():
+        c, m = s["compile_ms"], s["mask_us"]
+        lines.append(
+            f"| {name} | {s['schemas']} | {s['compiled']} | {s['unsupported']} | {s['invalid']} "
+            f"| {s['compile_timeouts']}+{s['check_timeouts']} | {s['errors']} | {s['passing']} | {s['wrong_accept']} "
+            f"| {s['wrong_reject']} | {s['order_only_reject']} | {_f(c['p50'])} / {_f(c['avg'])} / {_f(c['p99'])} "
+            f"| {_f(m['avg'])} / {_f(m['p50'])} / {_f(m['p99'])} / {_f(m['max'])} |")
+    lines += ["", "timeouts: compile + instance checks. passing: compiled, no wrong accept, no wrong reject "
+              "(order-only rejects allowed)."]
+    for name, s in result["engines"].items():
+        lines += ["", f"### {name} by subset", "",
+                  "| subset | schemas | compiled | passing | wrong accept | wrong reject | order-only reject |",
+                  "|---|---:|---:|---:|---:|---:|---:|"]
+        for subset, row in s["by_subset"].items():
+            lines.append(f"| {subset} | {row['schemas']} | {row['compiled']} | {row['passing']} "
+                         f"| {row['wrong_accept']} | {row['wrong_reject']} | {row['order_only_reject']} |")
+        top = list(s["unsupported_keywords"].items())[:15]
+        if top:
+            lines += ["", f"{name} unsupported keywords (schemas refused, first refusal each): "
+                      + ", ".join(f"`{k}` {v}" for k, v in top)]
+    return "\n".join(lines) + "\n"
+
+
+def _f(x: float | None) -> str:
+    if x is None:
+        return "–"
+    return f"{x:.0f}" if x >= 100 else f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=MASKBENCH_DATA)
+    parser.add_argument("--tokenizer", type=Path, default=LLAMA3)
+    parser.add_argument("--sample", type=int, default=0, help="number of schema files; 0 = all")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--engines", nargs="+", default=["extractor"], help=f"among {sorted(ENGINES)}")
+    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per schema compile and per instance")
+    parser.add_argument("--json", type=Path, help="write the full results here")
+    parser.add_argument("--md", type=Path, help="write the Markdown table here")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args()
+    engines = tuple(e for arg in args.engines for e in arg.split(",") if e)
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown:
+        parser.error(f"unknown engine(s) {unknown}; known: {sorted(ENGINES)}")
+    try:
+        result = run(args.data, args.tokenizer, args.sample, args.seed, engines, args.timeout, not args.quiet)
+    except TokenizerMismatch as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
+    table = markdown(result)
+    print(table)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
+    if args.md:
+        args.md.parent.mkdir(parents=True, exist_ok=True)
+        args.md.write_text(table)
+
+
+if __name__ == "__main__":
+    main()
