@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import re
 import signal
 import threading
@@ -107,7 +108,8 @@ class Reorderer:
     The instance is walked alongside its schema through `properties`, `patternProperties`,
     `additionalProperties`, `items` (draft-4 tuple form and `additionalItems` too), `prefixItems`,
     local `$ref` (`#` and `#/...` pointers) and `allOf`; every `anyOf`/`oneOf` branch gives its own
-    candidate. At most `limit` distinct candidates come back, the first for the first branches.
+    candidate. An object or array equal to a `const`/`enum` value up to key order also gets that value's
+    order (generation writes literals as the schema spells them). At most `limit` distinct candidates come back, the first for the first branches.
     """
 
     def __init__(self, root: Any, limit: int = 16) -> None:
@@ -133,7 +135,7 @@ class Reorderer:
             return [value]
         out, seen = [], set()
         for conj in self.conjunctions(schema):
-            for cand in self._under(value, conj):
+            for cand in [*_literals(value, conj), *self._under(value, conj)]:
                 key = compact_text(cand)
                 if key not in seen:
                     seen.add(key)
@@ -244,6 +246,33 @@ class Reorderer:
             else:
                 return None
         return node
+
+
+def _literals(value: Any, conj: list[dict[str, Any]]) -> list[Any]:
+    """`const`/`enum` values equal to `value` up to key order: the order generation writes them in."""
+    out = []
+    for part in conj:
+        options = ([part["const"]] if "const" in part else []) + (part["enum"] if isinstance(part.get("enum"), list) else [])
+        out += [lit for lit in options if _same(value, lit)]
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Deep equality ignoring key order only: no 1 == True == 1.0 across JSON types or spellings."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def shown(path: Path | str) -> str:
+    """A path as recorded in results: relative to the repository root when it lies beside it."""
+    path = Path(path).resolve()
+    try:
+        return os.path.relpath(path, REPO) if path.is_relative_to(REPO.parent) else str(path)
+    except ValueError:
+        return str(path)
 
 
 def _all_of(subs: list[Any]) -> Any:

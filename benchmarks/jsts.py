@@ -24,7 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import JSTS_SUITE, Reorderer, Timeout, compact, quiet, time_limit  # noqa: E402
+from benchmarks.common import JSTS_SUITE, Reorderer, Timeout, compact, quiet, shown, time_limit  # noqa: E402
 
 OUTCOMES = ("pass", "fail-accept", "fail-reject", "order-only", "unsupported", "invalid-schema", "timeout", "error")
 COUNTS = {o: o.replace("-schema", "_schema").replace("-", "_") for o in OUTCOMES}
@@ -115,7 +115,7 @@ def run(suite: Path = JSTS_SUITE, timeout: float = 10.0) -> dict[str, Any]:
     total = Counter()
     for row in files.values():
         total.update(row)
-    return {"config": {"suite": str(suite), "timeout": timeout}, "total": dict(total), "files": files,
+    return {"config": {"suite": shown(suite), "timeout": timeout}, "total": dict(total), "files": files,
             "cases": cases, "notes": notes}
 
 
@@ -136,11 +136,11 @@ def main() -> None:
     args = parser.parse_args()
     result = run(args.suite, args.timeout)
     table = markdown(result)
-    print(table)
     for path, text in ((args.json, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (args.md, table)):
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text)
+    print(table)
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (  # noqa: E402
-    ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, compact_text, percentiles, quiet, time_limit,
+    ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, compact_text, percentiles, quiet, shown, time_limit,
 )
 
 STATUSES = ("pass", "fail", "unsupported", "invalid", "timeout", "check-timeout", "error")
@@ -229,7 +229,7 @@ def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, 
     vocab = Vocabulary.from_tokenizer_file(tokenizer)
     tokenize = Tokenize(Path(tokenizer), vocab.tokens)
     result: dict[str, Any] = {
-        "config": {"data": str(data), "tokenizer": str(tokenizer), "sample": sample, "seed": seed,
+        "config": {"data": shown(data), "tokenizer": shown(tokenizer), "sample": sample, "seed": seed,
                    "engines": list(engines), "timeout": timeout, "files": len(files)},
         "engines": {}, "schemas": [],
     }
@@ -320,13 +320,11 @@ def main() -> None:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
     table = markdown(result)
+    for path, text in ((args.json, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (args.md, table)):
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
     print(table)
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
-    if args.md:
-        args.md.parent.mkdir(parents=True, exist_ok=True)
-        args.md.write_text(table)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
+from extractor.grammar import numbers
 from extractor.grammar.regex import (
     EMPTY, NOTHING, Minus, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
 )
@@ -63,7 +64,7 @@ class _Compiler:
         if isinstance(node, ir.Union_):
             return alt(*(self.value(o) for o in node.options))
         if isinstance(node, ir.Number):
-            return self.leaf("integer" if node.integer else "number", LEAF_RULES["integer" if node.integer else "number"])
+            return self.number(node)
         if isinstance(node, ir.String):
             return self.string(node)
         if isinstance(node, ir.Ref):
@@ -95,6 +96,18 @@ class _Compiler:
         self.rules.setdefault(name, body)
         self.leaves.add(name)
         return Ref(name)
+
+    def number(self, node: ir.Number) -> Node:
+        kind = "integer" if node.integer else "number"
+        if node.minimum is None and node.maximum is None:
+            return self.leaf(kind, LEAF_RULES[kind])
+        lo, hi = node.minimum, node.maximum
+        name = f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"
+        if node.integer:
+            body = numbers.integer_range(None if lo is None else int(lo), None if hi is None else int(hi))
+        else:
+            body = numbers.number_range(lo, node.exclusive_minimum, hi, node.exclusive_maximum)
+        return self.leaf(name, body)
 
     def string(self, node: ir.String) -> Node:
         if node.format is not None:

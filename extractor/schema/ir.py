@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Union
 
 
@@ -43,7 +44,13 @@ class String:
 
 @dataclass(frozen=True)
 class Number:
+    """A number, or an integer; bounds are exact decimals (None: unbounded), exclusive where flagged."""
+
     integer: bool = False
+    minimum: Decimal | None = None
+    exclusive_minimum: bool = False
+    maximum: Decimal | None = None
+    exclusive_maximum: bool = False
 
 
 @dataclass(frozen=True)

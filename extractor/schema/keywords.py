@@ -12,6 +12,7 @@ ENFORCED = frozenset({
     "properties", "required", "additionalProperties",
     "items", "prefixItems", "minItems", "maxItems",
     "minLength", "maxLength", "format",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
 })
 """Keywords the compiler turns into grammar exactly."""
 
@@ -19,8 +20,7 @@ ASSERTIONS = frozenset({
     "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
     "patternProperties", "propertyNames", "minProperties", "maxProperties",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
-    "uniqueItems", "additionalItems", "pattern", "multipleOf", "minimum", "maximum",
-    "exclusiveMinimum", "exclusiveMaximum", "$dynamicRef", "$recursiveRef",
+    "uniqueItems", "additionalItems", "pattern", "multipleOf", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
 })
 """Validation keywords not yet enforced: refused with UnsupportedSchemaError."""

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from referencing import Registry, Resource
@@ -163,12 +165,24 @@ class _Normalizer:
         if kind == "boolean":
             return ir.Boolean()
         if kind in ("number", "integer"):
-            return ir.Number(integer=kind == "integer")
+            return self.number(kind == "integer", schema, ptr)
         if kind == "string":
             return self.string(schema, ptr)
         if kind == "array":
             return self.array(schema, ptr)
         return self.object(schema, ptr)
+
+    def number(self, integer: bool, schema: dict[str, Any], ptr: str) -> ir.Node:
+        lo, lo_x = _bound(schema, "minimum", "exclusiveMinimum", max, ptr)
+        hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
+        if integer:  # integers: exclusive and fractional bounds become inclusive integral ones
+            if lo is not None:
+                lo, lo_x = Decimal(math.floor(lo) + 1 if lo_x or lo != int(lo) else lo), False
+            if hi is not None:
+                hi, hi_x = Decimal(math.ceil(hi) - 1 if hi_x or hi != int(hi) else hi), False
+        if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
+            return ir.Nothing()
+        return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x)
 
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         lo, hi = _count(schema, "minLength", ptr), schema.get("maxLength")
@@ -275,6 +289,28 @@ def _union(options: tuple[ir.Node, ...]) -> ir.Node:
     if not kept:
         return ir.Nothing()
     return kept[0] if len(kept) == 1 else ir.Union_(kept)
+
+
+def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
+           ptr: str) -> tuple[Decimal | None, bool]:
+    """The tighter of an inclusive and an exclusive bound, as (exact value, exclusive?)."""
+    found: list[tuple[Decimal, bool]] = []
+    for key, excl in ((inclusive, False), (exclusive, True)):
+        value = schema.get(key)
+        if value is None or value is False:
+            continue
+        if value is True:  # draft 4: exclusiveMinimum: true qualifies minimum
+            if not isinstance(schema.get(inclusive), (int, float)):
+                raise InvalidSchemaError(f"{key}: true needs {inclusive}", f"{ptr}/{key}")
+            continue
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+            raise InvalidSchemaError(f"{key} must be a number, not {value!r}", f"{ptr}/{key}")
+        found.append((Decimal(repr(value)) if isinstance(value, float) else Decimal(value),
+                      excl or (key == inclusive and schema.get(exclusive) is True)))
+    if not found:
+        return None, False
+    best = tighter(v for v, _ in found)
+    return best, any(x for v, x in found if v == best)
 
 
 def _canonical(value: Any) -> str:

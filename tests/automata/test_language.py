@@ -197,3 +197,30 @@ def test_open_objects(schema, good, bad):
     for text in bad:
         assert not runs(auto, text), text
 
+
+
+BOUNDED_ROWS = [
+    ({"type": "integer", "minimum": 0}, ["0", "7", "120"], ["-1", "-0", "1.0", "01"]),
+    ({"type": "integer", "exclusiveMinimum": -3, "maximum": 12}, ["-2", "0", "12"], ["-3", "13", "-10"]),
+    ({"type": "integer", "minimum": 1.5, "exclusiveMaximum": 4.0}, ["2", "3"], ["1", "4"]),
+    ({"type": "number", "minimum": 0, "maximum": 1}, ["0", "0.5", "1", "1.0", "0.999"], ["1.01", "-0.1", "2"]),
+    ({"type": "number", "exclusiveMinimum": 0.5, "exclusiveMaximum": 0.75},
+     ["0.51", "0.7499", "0.6"], ["0.5", "0.50", "0.75", "0.750", "0.4"]),
+    ({"type": "number", "minimum": -2.5}, ["-2.5", "-2.49", "0", "1"], ["-2.51", "-3", "1e9"]),
+    ({"type": "number", "minimum": 3, "exclusiveMinimum": True}, ["3.0001", "4"], ["3", "3.0"]),  # draft 4
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", BOUNDED_ROWS)
+def test_numeric_bounds(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+        if "exclusiveMinimum" not in schema or schema["exclusiveMinimum"] is not True:
+            jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not accepts(schema, text), text
+
+
+def test_empty_numeric_range_is_refused():
+    with pytest.raises(InvalidSchemaError):
+        automaton({"type": "integer", "minimum": 5, "maximum": 4})

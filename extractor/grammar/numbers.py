@@ -1,0 +1,138 @@
+"""Numeric bounds and multipleOf as exact digit-string automata (no floating point involved)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from functools import lru_cache
+
+from extractor.grammar.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, plus, repeat, seq, star
+
+DIGIT = byte_set((0x30, 0x39))
+
+
+def _digits(lo: int, hi: int) -> Node:
+    return byte_set((0x30 + lo, 0x30 + hi)) if lo <= hi else NOTHING
+
+
+def _same_length(a: str, b: str) -> Node:
+    """Digit strings of len(a) between a and b (a <= b, equal lengths)."""
+    if not a:
+        return EMPTY
+    if a[0] == b[0]:
+        return seq(lit(a[0]), _same_length(a[1:], b[1:]))
+    n = len(a) - 1
+    return alt(seq(lit(a[0]), _same_length(a[1:], "9" * n)),
+               seq(_digits(int(a[0]) + 1, int(b[0]) - 1), repeat(DIGIT, n, n)),
+               seq(lit(b[0]), _same_length("0" * n, b[1:])))
+
+
+def natural_range(lo: int, hi: int | None) -> Node:
+    """Canonical decimal integers n with lo <= n <= hi (0 <= lo; hi None is unbounded)."""
+    if hi is not None and hi < lo:
+        return NOTHING
+    parts = []
+    if lo == 0:
+        parts.append(lit("0"))
+        lo = 1
+    top = len(str(hi)) if hi is not None else len(str(lo))
+    for k in range(len(str(lo)), top + 1):
+        a = max(lo, 10 ** (k - 1))
+        b = 10 ** k - 1 if hi is None else min(hi, 10 ** k - 1)
+        if a <= b:
+            parts.append(_same_length(str(a), str(b)))
+    if hi is None:
+        parts.append(seq(byte_set((0x31, 0x39)), repeat(DIGIT, top, top), star(DIGIT)))
+    return alt(*parts) if parts else NOTHING
+
+
+def integer_range(lo: int | None, hi: int | None) -> Node:
+    """Canonical JSON integers in [lo, hi] (None: unbounded); zero is written `0`, never `-0`."""
+    parts = []
+    if hi is None or hi >= 0:
+        parts.append(natural_range(max(lo, 0) if lo is not None else 0, hi))
+    if lo is None or lo < 0:
+        parts.append(seq(lit("-"), natural_range(max(-hi, 1) if hi is not None else 1,
+                                                 -lo if lo is not None else None)))
+    return alt(*parts) if parts else NOTHING
+
+
+@lru_cache(maxsize=4096)
+def _fraction(lo: str | None, lo_excl: bool, hi: str | None, hi_excl: bool) -> tuple[bool, Node]:
+    """Digit strings D (as in 0.D) within the bounds: (whether D may be empty, regex of non-empty D).
+
+    `lo`/`hi` are the remaining digits of each bound (no trailing zeros), or None once settled."""
+    if lo == "" and not lo_excl:
+        lo = None
+    if hi == "":  # what is left of D must be zero (or, exclusive, below zero: impossible)
+        if hi_excl or lo:
+            return False, NOTHING
+        return (False, NOTHING) if lo == "" else (True, plus(lit("0")))
+    if lo is None and hi is None:
+        return True, plus(DIGIT)
+    if lo == "" and hi is None:  # strictly positive: some non-zero digit
+        return False, seq(star(lit("0")), byte_set((0x31, 0x39)), star(DIGIT))
+    empty_ok = lo is None  # an empty rest is zero: below any remaining lower bound, under any upper one
+    groups: dict[tuple, list[int]] = {}
+    for d in range(10):
+        if lo is None:
+            nlo: str | None = None
+        elif lo == "":  # exclusive: once a non-zero digit is read, the bound is met
+            nlo = "" if d == 0 else None
+        elif d < int(lo[0]):
+            continue
+        else:
+            nlo = lo[1:] if d == int(lo[0]) else None
+        if hi is None:
+            nhi: str | None = None
+        elif d > int(hi[0]):
+            continue
+        else:
+            nhi = hi[1:] if d == int(hi[0]) else None
+        groups.setdefault((nlo, nhi), []).append(d)
+    parts = []
+    for (nlo, nhi), ds in groups.items():
+        eps, rest = _fraction(nlo, lo_excl, nhi, hi_excl)
+        tail = alt(EMPTY, rest) if eps else rest
+        parts.append(seq(byte_set(*((0x30 + d, 0x30 + d) for d in ds)), tail))
+    return empty_ok, alt(*parts) if parts else NOTHING
+
+
+def _split(value: Decimal) -> tuple[int, str]:
+    """A non-negative decimal as (integer part, fraction digits without trailing zeros)."""
+    text = format(value, "f")
+    whole, _, frac = text.partition(".")
+    return int(whole), frac.rstrip("0")
+
+
+def _frac(lo: str | None, lo_excl: bool, hi: str | None, hi_excl: bool) -> Node:
+    eps, rest = _fraction(lo, lo_excl, hi, hi_excl)
+    return alt(EMPTY if eps else NOTHING, seq(lit("."), rest))
+
+
+def magnitude(lo: Decimal, lo_excl: bool, hi: Decimal | None, hi_excl: bool) -> Node:
+    """Plain decimals (`I` or `I.F`, no exponent) whose value lies within the bounds (0 <= lo)."""
+    li, lf = _split(lo)
+    if hi is None:
+        return alt(seq(natural_range(li, li), _frac(lf, lo_excl, None, False)),
+                   seq(natural_range(li + 1, None), _frac(None, False, None, False)))
+    hi_i, hf = _split(hi)
+    if li > hi_i:
+        return NOTHING
+    if li == hi_i:
+        return seq(natural_range(li, li), _frac(lf, lo_excl, hf, hi_excl))
+    return alt(seq(natural_range(li, li), _frac(lf, lo_excl, None, False)),
+               seq(natural_range(li + 1, hi_i - 1), _frac(None, False, None, False)),
+               seq(natural_range(hi_i, hi_i), _frac(None, False, hf, hi_excl)))
+
+
+def number_range(lo: Decimal | None, lo_excl: bool, hi: Decimal | None, hi_excl: bool) -> Node:
+    """JSON numbers within bounds, written without exponent (stricter: bounded numbers are plain decimals)."""
+    parts = []
+    if hi is None or hi > 0 or (hi == 0 and not hi_excl):
+        low = (lo, lo_excl) if lo is not None and lo >= 0 else (Decimal(0), False)
+        parts.append(magnitude(low[0], low[1], hi, hi_excl))
+    if lo is None or lo < 0:
+        # negative values: magnitude in (max(-hi, 0), -lo], zero excluded (it is written as 0)
+        mlo, mlo_excl = (-hi, hi_excl) if hi is not None and hi < 0 else (Decimal(0), True)
+        parts.append(seq(lit("-"), magnitude(mlo, mlo_excl, -lo if lo is not None else None, lo_excl)))
+    return alt(*parts) if parts else NOTHING
