@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.grammar.regex import Alt, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix
+from extractor.grammar.regex import Alt, Both, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix, alt, lit
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -109,7 +109,12 @@ def _byte_classes(masks: set[int]) -> list[int]:
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     """Subset construction, dead-state pruning, then Hopcroft minimization."""
     if isinstance(node, Minus):
-        return _subtract(build_dfa(node.item), node.words)
+        return _product(build_dfa(node.item), build_dfa(alt(*(lit(w) for w in node.words))), minus=True)
+    if isinstance(node, Both):
+        result = build_dfa(node.items[0])
+        for item in node.items[1:]:
+            result = _product(result, build_dfa(item), minus=False)
+        return result
     nfa = _NFA(node)
     masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
     classes = _byte_classes(masks)
@@ -136,41 +141,35 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     return _minimize(trans, accept, calls, classes)
 
 
-def _subtract(dfa: RuleDFA, words: frozenset[bytes]) -> RuleDFA:
-    """Product of a call-free DFA with the trie of `words`, refusing to accept at a word's end."""
-    if any(dfa.calls):
-        raise ValueError("Minus applies to rules that call nothing")
-    children: list[dict[int, int]] = [{}]
-    final = [False]
-    for word in words:
-        node = 0
-        for b in word:
-            if b not in children[node]:
-                children[node][b] = len(children)
-                children.append({})
-                final.append(False)
-            node = children[node][b]
-        final[node] = True
+def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
+    """Pairs of states of two call-free DFAs: both accept (`and`), or `a` accepts and `b` does not (`minus`)."""
+    if any(a.calls) or any(b.calls):
+        raise ValueError("products apply to rules that call nothing")
     index: dict[tuple[int, int], int] = {(0, 0): 0}
     order = [(0, 0)]
-    rows: list[list[int]] = []
+    rows: list[np.ndarray] = []
     accept: list[bool] = []
     for s, t in order:
-        row = [-1] * 256
-        for b in np.flatnonzero(dfa.trans[s] >= 0).tolist():
-            pair = (int(dfa.trans[s, b]), children[t].get(b, -1) if t >= 0 else -1)
+        ra = a.trans[s]
+        rb = b.trans[t] if t >= 0 else np.full(256, -1, dtype=np.int32)
+        live = ra >= 0 if minus else (ra >= 0) & (rb >= 0)
+        keys = ra.astype(np.int64) * (b.size + 1) + (rb + 1)
+        row = np.full(256, -1, dtype=np.int32)
+        for key in np.unique(keys[live]).tolist():
+            pair = (key // (b.size + 1), key % (b.size + 1) - 1)
             if pair not in index:
                 index[pair] = len(order)
                 order.append(pair)
-            row[b] = index[pair]
+            row[live & (keys == key)] = index[pair]
         rows.append(row)
-        accept.append(bool(dfa.accept[s]) and not (t >= 0 and final[t]))
-    columns = {}
-    byte_class = [columns.setdefault(tuple(r[b] for r in rows), len(columns)) for b in range(256)]
-    classes = [sum(1 << b for b in range(256) if byte_class[b] == c) for c in range(len(columns))]
+        in_b = t >= 0 and bool(b.accept[t])
+        accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
+    table = np.array(rows, dtype=np.int32)
+    columns: dict[bytes, int] = {}
+    byte_class = [columns.setdefault(table[:, c].tobytes(), len(columns)) for c in range(256)]
+    classes = [sum(1 << c for c in range(256) if byte_class[c] == k) for k in range(len(columns))]
     reps = [(c & -c).bit_length() - 1 for c in classes]
-    per_class = [[r[b] for b in reps] for r in rows]
-    return _minimize(per_class, accept, [{} for _ in rows], classes)
+    return _minimize(table[:, reps].tolist(), accept, [{} for _ in rows], classes)
 
 
 def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: list[frozenset[int]]) -> int:

@@ -8,8 +8,9 @@ from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar import numbers
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Minus, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Both, Minus, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
 )
+from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
 
 
@@ -110,14 +111,22 @@ class _Compiler:
         return self.leaf(name, body)
 
     def string(self, node: ir.String) -> Node:
-        if node.format is not None:
-            return self.leaf(f"format:{node.format}", jt.string(content=jt.FORMATS[node.format]))
-        if node.min_length == 0 and node.max_length is None:
+        """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule."""
+        if node.min_length == 0 and node.max_length is None and node.format is None and node.pattern is None:
             return self.leaf("string", LEAF_RULES["string"])
-        self.bound(node.min_length, "minLength", node.pointer)
-        self.bound(node.max_length or 0, "maxLength", node.pointer)
-        hi = "" if node.max_length is None else node.max_length
-        return self.leaf(f"string{{{node.min_length},{hi}}}", jt.string(node.min_length, node.max_length))
+        parts, name = [], []
+        if node.min_length or node.max_length is not None:
+            self.bound(node.min_length, "minLength", node.pointer)
+            self.bound(node.max_length or 0, "maxLength", node.pointer)
+            parts.append(jt.string(node.min_length, node.max_length))
+            name.append(f"{{{node.min_length},{'' if node.max_length is None else node.max_length}}}")
+        if node.format is not None:
+            parts.append(jt.string(content=jt.FORMATS[node.format]))
+            name.append(f"format:{node.format}")
+        if node.pattern is not None:
+            parts.append(jt.string(content=compile_pattern(node.pattern, self.options.max_repeat)))
+            name.append(f"pattern:{node.pattern}")
+        return self.leaf("string " + " ".join(name), parts[0] if len(parts) == 1 else Both(tuple(parts)))
 
     def any_value(self) -> Node:
         if "value" not in self.rules:

@@ -57,7 +57,14 @@ class Minus:
     words: frozenset[bytes]
 
 
-Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus]
+@dataclass(frozen=True)
+class Both:
+    """Strings every item matches (intersection); only as a whole rule body, items calling nothing."""
+
+    items: tuple[Node, ...]
+
+
+Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both]
 
 EMPTY = Seq(())
 NOTHING = Alt(())

@@ -39,6 +39,7 @@ class String:
     min_length: int = 0
     max_length: int | None = None
     format: str | None = None
+    pattern: str | None = None
     pointer: str = field(default="", compare=False)
 
 

@@ -12,7 +12,7 @@ ENFORCED = frozenset({
     "properties", "required", "additionalProperties",
     "items", "prefixItems", "minItems", "maxItems",
     "minLength", "maxLength", "format",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
 })
 """Keywords the compiler turns into grammar exactly."""
 
@@ -20,7 +20,7 @@ ASSERTIONS = frozenset({
     "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
     "patternProperties", "propertyNames", "minProperties", "maxProperties",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
-    "uniqueItems", "additionalItems", "pattern", "multipleOf", "$dynamicRef", "$recursiveRef",
+    "uniqueItems", "additionalItems", "multipleOf", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
 })
 """Validation keywords not yet enforced: refused with UnsupportedSchemaError."""

@@ -15,13 +15,14 @@ from referencing.jsonschema import DRAFT202012
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.grammar.json_terms import FORMATS, dumps
+from extractor.grammar.pattern import PatternError, compile_pattern
 from extractor.schema import ir
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _OBJECT_KEYS = {"properties", "required", "additionalProperties"}
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems"}
-_STRING_KEYS = {"minLength", "maxLength", "format"}
+_STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _BASE = "urn:extractor:schema"
 
 
@@ -194,11 +195,17 @@ class _Normalizer:
             warnings.warn(f"unknown format {fmt!r} at {ptr or '/'} treated as a plain string",
                           SchemaWarning, stacklevel=4)
             fmt = None
-        if fmt is not None and (lo or hi is not None):
-            raise UnsupportedSchemaError("format", f"{ptr}/format", "format combined with length bounds")
+        pattern = schema.get("pattern")
+        if pattern is not None:
+            if not isinstance(pattern, str):
+                raise InvalidSchemaError("pattern must be a string", f"{ptr}/pattern")
+            try:
+                compile_pattern(pattern)
+            except PatternError as exc:
+                raise UnsupportedSchemaError("pattern", f"{ptr}/pattern", str(exc)) from exc
         if hi is not None and hi < lo:
             return ir.Nothing()
-        return ir.String(min_length=lo, max_length=hi, format=fmt, pointer=ptr)
+        return ir.String(min_length=lo, max_length=hi, format=fmt, pattern=pattern, pointer=ptr)
 
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)

@@ -224,3 +224,26 @@ def test_numeric_bounds(schema, good, bad):
 def test_empty_numeric_range_is_refused():
     with pytest.raises(InvalidSchemaError):
         automaton({"type": "integer", "minimum": 5, "maximum": 4})
+
+
+PATTERN_ROWS = [
+    # (schema, accepted JSON texts, rejected JSON texts): ECMA semantics, search unless anchored
+    ({"type": "string", "pattern": "^[a-z]{1,3}$"}, ['"a"', '"abc"'], ['""', '"abcd"', '"A"']),
+    ({"type": "string", "pattern": "b+"}, ['"b"', '"abba"', '"\\nb"'], ['""', '"a"']),
+    ({"type": "string", "pattern": "^\\d{3}-\\d{4}$"}, ['"555-0192"'], ['"555-019"', '"５５５-0192"']),
+    ({"type": "string", "pattern": "^\\w+$"}, ['"a_1"'], ['"é"', '"a b"']),
+    ({"type": "string", "pattern": "^[^\"]*$"}, ['"ab"', '"\\n"'], ['"\\""']),
+    ({"type": "string", "pattern": "^a.c$"}, ['"abc"', '"a\\"c"', '"aéc"'], ['"a\\nc"', '"ac"']),
+    ({"type": "string", "pattern": "^[a-z]+$", "minLength": 2, "maxLength": 3}, ['"ab"', '"abc"'],
+     ['"a"', '"abcd"', '"A1"']),
+    ({"type": "string", "format": "date", "pattern": "^2024-"}, ['"2024-02-29"'], ['"2023-02-28"', '"2024-02-30"']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", PATTERN_ROWS)
+def test_patterns(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+        jsonschema.validate(json.loads(text), schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    for text in bad:
+        assert not accepts(schema, text), text
