@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from extractor.grammar.pattern import negate, chars
 from extractor.grammar.regex import (
-    Node, alt, byte_set, lit, opt, plus, repeat, seq, star,
+    EMPTY, Node, alt, byte_set, lit, opt, plus, repeat, seq, star,
 )
 
 DIGIT = byte_set((0x30, 0x39))
@@ -107,9 +108,82 @@ def _time() -> Node:
     return seq(hms, opt(seq(lit("."), plus(DIGIT))), offset)
 
 
+def _ipv4() -> Node:
+    octet = alt(seq(lit("25"), byte_set((0x30, 0x35))), seq(lit("2"), byte_set((0x30, 0x34)), DIGIT),
+                seq(lit("1"), DIGIT, DIGIT), seq(NONZERO, DIGIT), DIGIT)
+    return seq(octet, repeat(seq(lit("."), octet), 3, 3))
+
+
+def _ipv6() -> Node:
+    """RFC 3986 IPv6address: eight groups, `::` compression anywhere, an IPv4 tail (no zone ids)."""
+    h16 = repeat(HEX, 1, 4)
+    ls32 = alt(seq(h16, lit(":"), h16), _ipv4())
+
+    def groups(n: int) -> Node:
+        return repeat(seq(h16, lit(":")), n, n)
+
+    def head(k: int) -> Node:
+        return opt(seq(repeat(seq(h16, lit(":")), 0, k), h16))
+
+    tails = [seq(groups(4), ls32), seq(groups(3), ls32), seq(groups(2), ls32), seq(groups(1), ls32),
+             ls32, h16, EMPTY]
+    return alt(seq(groups(6), ls32), seq(lit("::"), groups(5), ls32),
+               *(seq(head(k), lit("::"), tail) for k, tail in enumerate(tails)))
+
+
+def _label(max_len: int) -> Node:
+    alnum = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A))
+    inner = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), 0x2D)
+    return seq(alnum, opt(seq(repeat(inner, 0, max_len - 2), alnum)))
+
+
+def _hostname() -> Node:
+    """RFC 1123 names; at most four labels of at most 62 bytes (stricter: stays under 253 in all)."""
+    return seq(_label(62), repeat(seq(lit("."), _label(62)), 0, 3))
+
+
+def _email() -> Node:
+    """Dot-atom local part @ a hostname with a letter TLD (stricter: no quoted local parts, no IP literals)."""
+    atext = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), *b"!#$%&'*+/=?^_`{|}~-")
+    local = seq(plus(atext), star(seq(lit("."), plus(atext))))
+    tld = repeat(byte_set((0x41, 0x5A), (0x61, 0x7A)), 2, 24)
+    return seq(local, lit("@"), _label(62), repeat(seq(lit("."), _label(62)), 0, 2), lit("."), tld)
+
+
+def _duration() -> Node:
+    """RFC 3339 Appendix A: P(date [time] | time | week)."""
+    n = plus(DIGIT)
+    second = seq(n, lit("S"))
+    minute = seq(n, lit("M"), opt(second))
+    hour = seq(n, lit("H"), opt(minute))
+    dur_time = seq(lit("T"), alt(hour, minute, second))
+    day = seq(n, lit("D"))
+    month = seq(n, lit("M"), opt(day))
+    year = seq(n, lit("Y"), opt(month))
+    return seq(lit("P"), alt(seq(alt(day, month, year), opt(dur_time)), dur_time, seq(n, lit("W"))))
+
+
+def _json_pointer() -> Node:
+    """RFC 6901: `/`-prefixed tokens, `~` only as `~0` or `~1`."""
+    plain = chars(negate(((0x2F, 0x2F), (0x7E, 0x7E))))
+    return star(seq(lit("/"), star(alt(plain, lit("~0"), lit("~1")))))
+
+
+def _uuid() -> Node:
+    return seq(*(seq(repeat(HEX, k, k), lit("-")) for k in (8, 4, 4, 4)), repeat(HEX, 12, 12))
+
+
 FORMATS: dict[str, Node] = {
     "date": _date(),
     "time": _time(),
     "date-time": seq(_date(), lit("T"), _time()),
+    "ipv4": _ipv4(),
+    "ipv6": _ipv6(),
+    "hostname": _hostname(),
+    "email": _email(),
+    "duration": _duration(),
+    "uuid": _uuid(),
+    "json-pointer": _json_pointer(),
+    "relative-json-pointer": seq(alt(lit("0"), seq(NONZERO, star(DIGIT))), alt(lit("#"), _json_pointer())),
 }
 """Formats enforced exactly as string content; others are refused or treated as annotations."""

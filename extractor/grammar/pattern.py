@@ -23,7 +23,7 @@ def _norm(ranges: list[tuple[int, int]]) -> Ranges:
     return tuple(out)
 
 
-def _negate(ranges: Ranges) -> Ranges:
+def negate(ranges: Ranges) -> Ranges:
     out, start = [], 0
     for lo, hi in ranges:
         if lo > start:
@@ -40,8 +40,8 @@ SPACE: Ranges = _norm([(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680
                        (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)])
 LINE_TERMINATORS: Ranges = _norm([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
 ANY: Ranges = ((0, MAX_CP),)
-_CLASS_ESCAPES = {"d": DIGITS, "D": _negate(DIGITS), "w": WORD, "W": _negate(WORD),
-                  "s": SPACE, "S": _negate(SPACE)}
+_CLASS_ESCAPES = {"d": DIGITS, "D": negate(DIGITS), "w": WORD, "W": negate(WORD),
+                  "s": SPACE, "S": negate(SPACE)}
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D, "0": 0x00}
 _JSON_SHORT = {0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
 
@@ -177,7 +177,7 @@ class _Parser:
             return chars(self.char_class())
         if c == ".":
             self.i += 1
-            return chars(_negate(LINE_TERMINATORS))
+            return chars(negate(LINE_TERMINATORS))
         if c == "\\":
             return self.escape_atom()
         if c in "*+?":
@@ -260,7 +260,7 @@ class _Parser:
 
     def char_class(self) -> Ranges:
         self.i += 1
-        negate = self.eat("^")
+        inverted = self.eat("^")
         ranges: list[tuple[int, int]] = []
         first = True
         while first or self.peek() != "]":
@@ -280,7 +280,7 @@ class _Parser:
                 ranges.extend(lo)
         self.i += 1
         result = _norm(ranges)
-        return _negate(result) if negate else result
+        return negate(result) if inverted else result
 
     def _class_atom(self) -> Ranges:
         c = self.peek()
