@@ -152,25 +152,37 @@ class _Compiler:
             key = (self.leaf(f"key-not:{sorted(names)}", Minus(jt.CANONICAL_STRING, names)) if names
                    else self.leaf("string", LEAF_RULES["string"]))
             extra = seq(key, lit(":"), self.value(node.additional))
-        n = len(members)
-        slot: dict[tuple[int, bool], Node] = {}
-        decide: dict[tuple[int, bool], Node] = {}
+        n, lo, hi = len(members), node.min_properties, node.max_properties
+        self.bound(max(lo, hi or 0), "maxProperties", "")
+        cap_all = 1 if hi is None else hi  # members written, counted up to what matters
+        slot: dict[tuple[int, int, int], Node] = {}
+        decide: dict[tuple[int, int, int], Node] = {}
 
-        def sep(written: bool) -> Node:
+        def sep(written: int) -> Node:
             return lit(",") if written else EMPTY
 
+        def more(a: int) -> int | None:
+            """The count after one more member, or None when maxProperties forbids it."""
+            return min(a + 1, cap_all) if hi is None or a < hi else None
+
         for i in range(n, -1, -1):
-            for written in (True, False):
-                if i == n:
-                    decide[i, written] = lit("}")
-                else:
-                    take = seq(sep(written), members[i], slot[i + 1, True])
-                    skip = slot[i + 1, written]
-                    decide[i, written] = take if node.properties[i].required else alt(take, skip)
-                decide[i, written] = Suffix(decide[i, written])
-                extras = seq(sep(written), extra, star(seq(lit(","), extra)), decide[i, True])
-                slot[i, written] = Suffix(alt(extras, decide[i, written]))
-        return seq(lit("{"), slot[0, False])
+            for a in range(cap_all, -1, -1):
+                for d in range(lo, -1, -1):  # declared members written, for minProperties
+                    if i == n:
+                        body = lit("}") if d >= lo else NOTHING
+                    else:
+                        take = NOTHING if more(a) is None else seq(sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo)])
+                        skip = slot[i + 1, a, d]
+                        body = take if node.properties[i].required else alt(take, skip)
+                    decide[i, a, d] = Suffix(body)
+                    if more(a) is None or extra == NOTHING:
+                        step = NOTHING
+                    elif hi is None and a == cap_all:  # saturated: any number of undeclared members
+                        step = seq(sep(a), extra, star(seq(lit(","), extra)), decide[i, a, d])
+                    else:
+                        step = seq(sep(a), extra, slot[i, more(a), d])
+                    slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
+        return seq(lit("{"), slot[0, 0, 0])
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)

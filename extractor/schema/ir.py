@@ -67,6 +67,8 @@ class Object:
 
     properties: tuple[Property, ...] = ()
     additional: Node | None = None
+    min_properties: int = 0
+    max_properties: int | None = None
 
 
 @dataclass(frozen=True)

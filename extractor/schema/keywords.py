@@ -13,14 +13,15 @@ ENFORCED = frozenset({
     "items", "prefixItems", "minItems", "maxItems",
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
+    "minProperties", "maxProperties", "additionalItems",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
     "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
-    "patternProperties", "propertyNames", "minProperties", "maxProperties",
+    "patternProperties", "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
-    "uniqueItems", "additionalItems", "multipleOf", "$dynamicRef", "$recursiveRef",
+    "uniqueItems", "multipleOf", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
 })
 """Validation keywords not yet enforced: refused with UnsupportedSchemaError."""

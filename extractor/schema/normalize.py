@@ -20,8 +20,8 @@ from extractor.schema import ir
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
-_OBJECT_KEYS = {"properties", "required", "additionalProperties"}
-_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems"}
+_OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties"}
+_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _BASE = "urn:extractor:schema"
 
@@ -210,10 +210,10 @@ class _Normalizer:
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)
         prefix_schemas, prefix_key = schema.get("prefixItems", []), "prefixItems"
-        if isinstance(items, list):  # drafts 4-2019: tuple form
-            prefix_schemas, prefix_key, items = items, "items", True
+        if isinstance(items, list):  # drafts 4-2019: tuple form, the rest under additionalItems
+            prefix_schemas, prefix_key, items = items, "items", schema.get("additionalItems", True)
         prefix = tuple(self.node(s, f"{ptr}/{prefix_key}/{i}") for i, s in enumerate(prefix_schemas))
-        rest = self.node(items, f"{ptr}/items")
+        rest = self.node(items, f"{ptr}/{'additionalItems' if prefix_key == 'items' else 'items'}")
         lo = _count(schema, "minItems", ptr)
         hi = None if schema.get("maxItems") is None else _count(schema, "maxItems", ptr)
         return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo,
@@ -240,7 +240,14 @@ class _Normalizer:
         additional = self.node(extra, f"{ptr}/additionalProperties") if open_ else None
         if isinstance(additional, ir.Nothing):
             additional = None
-        return ir.Object(properties=properties, additional=additional)
+        lo = _count(schema, "minProperties", ptr)
+        hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
+        if lo > len(properties) and additional is not None:
+            raise UnsupportedSchemaError("minProperties", f"{ptr}/minProperties",
+                                         "undeclared keys cannot be counted toward a minimum (duplicates)")
+        if lo > len(properties) or (hi is not None and hi < sum(p.required for p in properties)):
+            return ir.Nothing()
+        return ir.Object(properties=properties, additional=additional, min_properties=lo, max_properties=hi)
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
         """True when no JSON value can match two options (by type, or by a const-valued tag)."""

@@ -247,3 +247,32 @@ def test_patterns(schema, good, bad):
         jsonschema.validate(json.loads(text), schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     for text in bad:
         assert not accepts(schema, text), text
+
+
+COUNT_ROWS = [
+    ({"type": "object", "properties": {"a": {}, "b": {}, "c": {}}, "minProperties": 2, "maxProperties": 2},
+     ['{"a":1,"b":2}', '{"a":1,"c":3}', '{"b":2,"c":3}'], ['{}', '{"a":1}', '{"a":1,"b":2,"c":3}']),
+    ({"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 2},
+     ['{}', '{"x":1}', '{"x":1,"y":2}'], ['{"x":1,"y":2,"z":3}']),
+    ({"type": "object", "properties": {"a": {}}, "additionalProperties": True, "minProperties": 1,
+      "maxProperties": 3}, ['{"a":1}', '{"x":0,"a":1,"y":2}'], ['{}', '{"x":1}', '{"a":1,"x":1,"y":2,"z":3}']),
+    ({"items": [{"type": "integer"}], "additionalItems": {"type": "string"}},  # draft 2019 tuple form
+     ['[]', '[1]', '[1,"a","b"]'], ['["a"]', '[1,2]']),
+    ({"items": [{"type": "integer"}], "additionalItems": False}, ['[1]'], ['[1,2]']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", COUNT_ROWS)
+def test_property_counts_and_additional_items(schema, good, bad):
+    auto = build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    for text in good:
+        assert runs(auto, text), text
+    for text in bad:
+        assert not runs(auto, text), text
+
+
+def test_min_properties_needing_undeclared_keys_is_refused():
+    from extractor.errors import UnsupportedSchemaError
+    with pytest.raises(UnsupportedSchemaError, match="minProperties"):
+        target_ir({"type": "object", "additionalProperties": {}, "minProperties": 1}, None,
+                  NormalizeOptions(strict_objects=False))
