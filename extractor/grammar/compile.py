@@ -112,7 +112,7 @@ class _Compiler:
 
     def string(self, node: ir.String) -> Node:
         """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule."""
-        if node.min_length == 0 and node.max_length is None and node.format is None and node.pattern is None:
+        if node.min_length == 0 and node.max_length is None and node.format is None and not node.patterns:
             return self.leaf("string", LEAF_RULES["string"])
         parts, name = [], []
         if node.min_length or node.max_length is not None:
@@ -123,9 +123,9 @@ class _Compiler:
         if node.format is not None:
             parts.append(jt.string(content=jt.FORMATS[node.format]))
             name.append(f"format:{node.format}")
-        if node.pattern is not None:
-            parts.append(jt.string(content=compile_pattern(node.pattern, self.options.max_repeat)))
-            name.append(f"pattern:{node.pattern}")
+        for pattern in node.patterns:
+            parts.append(jt.string(content=compile_pattern(pattern, self.options.max_repeat)))
+            name.append(f"pattern:{pattern}")
         return self.leaf("string " + " ".join(name), parts[0] if len(parts) == 1 else Both(tuple(parts)))
 
     def any_value(self) -> Node:
@@ -154,6 +154,9 @@ class _Compiler:
             extra = seq(key, lit(":"), self.value(node.additional))
         n, lo, hi = len(members), node.min_properties, node.max_properties
         self.bound(max(lo, hi or 0), "maxProperties", "")
+        if lo > n and node.additional is not None:
+            raise UnsupportedSchemaError("minProperties", "", "undeclared keys are not counted toward a minimum "
+                                         "(a repeated key would count twice)")
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
         slot: dict[tuple[int, int, int], Node] = {}
         decide: dict[tuple[int, int, int], Node] = {}

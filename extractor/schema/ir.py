@@ -39,7 +39,7 @@ class String:
     min_length: int = 0
     max_length: int | None = None
     format: str | None = None
-    pattern: str | None = None
+    patterns: tuple[str, ...] = ()
     pointer: str = field(default="", compare=False)
 
 
@@ -69,6 +69,8 @@ class Object:
     additional: Node | None = None
     min_properties: int = 0
     max_properties: int | None = None
+    policy_closed: bool = field(default=False, compare=False)
+    """`additional` came from an absent or `true` additionalProperties: strict_objects closes it at the end."""
 
 
 @dataclass(frozen=True)

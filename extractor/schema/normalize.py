@@ -17,13 +17,16 @@ from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchem
 from extractor.grammar.json_terms import FORMATS, dumps
 from extractor.grammar.pattern import PatternError, compile_pattern
 from extractor.schema import ir
+from extractor.schema.merge import Merger, close_objects
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties"}
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
+_NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 _BASE = "urn:extractor:schema"
+_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf"}
 
 
 @dataclass(frozen=True)
@@ -51,13 +54,17 @@ class _Normalizer:
         self.resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
+        self.merger = Merger(self.defs)
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
         unresolved = [name for name, node in self.defs.items() if node is None]
         if unresolved:
             raise InvalidSchemaError(f"definitions never resolved: {unresolved}")
-        return ir.Schema(root=root, defs=dict(self.defs), source=self.document if isinstance(self.document, dict) else {})
+        defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
+        if self.options.strict_objects:
+            root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
+        return ir.Schema(root=root, defs=defs, source=self.document if isinstance(self.document, dict) else {})
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
         if schema is True:
@@ -67,22 +74,27 @@ class _Normalizer:
         if not isinstance(schema, dict):
             raise InvalidSchemaError(f"a subschema must be an object or a boolean, not {schema!r}", ptr)
         self.check_keywords(schema, ptr)
-        enforced = {k for k in schema if k in ENFORCED}
+        parts: list[ir.Node] = []
         if "$ref" in schema:
-            self.only(schema, ptr, "$ref", {"$ref"})
-            return self.ref(schema["$ref"], ptr)
-        if "allOf" in schema:
-            subs = schema["allOf"]
-            if len(subs) != 1 or enforced != {"allOf"}:
-                raise UnsupportedSchemaError("allOf", ptr, "merging several subschemas is not yet supported")
-            return self.node(subs[0], f"{ptr}/allOf/0")
+            parts.append(self.ref(schema["$ref"], ptr))
+        for i, sub in enumerate(schema.get("allOf", [])):
+            parts.append(self.node(sub, f"{ptr}/allOf/{i}"))
         for key in ("anyOf", "oneOf"):
             if key in schema:
-                self.only(schema, ptr, key, {key})
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
                 if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
                     raise UnsupportedSchemaError("oneOf", ptr, "options that may overlap cannot be enforced exactly")
-                return _union(options)
+                parts.append(_union(options))
+        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
+        if any(k in ENFORCED for k in rest) or not parts:
+            parts.append(self.base(rest, ptr))
+        node = parts[0]
+        for part in parts[1:]:
+            node = self.merger.both(node, part, ptr)
+        return node
+
+    def base(self, schema: dict[str, Any], ptr: str) -> ir.Node:
+        """The node of a schema's own keywords (no applicators)."""
         types = self.types(schema, ptr)
         if "enum" in schema or "const" in schema:
             return self.constants(schema, ptr, types)
@@ -96,11 +108,6 @@ class _Normalizer:
             if key not in ENFORCED and key not in ANNOTATIONS:
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
                               SchemaWarning, stacklevel=4)
-
-    def only(self, schema: dict[str, Any], ptr: str, key: str, allowed: set[str]) -> None:
-        extra = sorted(k for k in schema if k in ENFORCED and k not in allowed)
-        if extra:
-            raise UnsupportedSchemaError(key, ptr, f"combined with sibling keywords {extra}")
 
     def explicit(self, schema: Any) -> bool:
         """True when the IR of `schema` is exactly its language (no type narrowed from other keywords)."""
@@ -133,8 +140,8 @@ class _Normalizer:
         declared = schema.get("type")
         if declared is None:
             keys = set(schema)
-            implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS))
-                       if keys & ks]
+            implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS),
+                                       ("number", _NUMBER_KEYS)) if keys & ks]
             if len(implied) > 1:
                 raise UnsupportedSchemaError("type", ptr, f"no type, and keywords of several types {implied}")
             return implied or ["any"]
@@ -146,7 +153,6 @@ class _Normalizer:
         return list(dict.fromkeys(names))
 
     def constants(self, schema: dict[str, Any], ptr: str, types: list[str]) -> ir.Node:
-        self.only(schema, ptr, "enum", {"enum", "const", "type"})
         values = [schema["const"]] if "const" in schema else schema["enum"]
         if "const" in schema and "enum" in schema:
             values = [v for v in values if _same(v, schema["const"]) and any(_same(v, e) for e in schema["enum"])]
@@ -156,7 +162,11 @@ class _Normalizer:
                 or (_type_of(v) == "integer" and "number" in types)
                 or (isinstance(v, float) and v.is_integer() and "integer" in types)]
         texts = tuple(dict.fromkeys(dumps(v) for v in kept))
-        return ir.Const(texts) if texts else ir.Nothing()
+        node: ir.Node = ir.Const(texts) if texts else ir.Nothing()
+        others = {k: v for k, v in schema.items() if k not in ("enum", "const")}
+        if any(k in ENFORCED and k != "type" for k in others):  # enum beside other keywords: filter
+            node = self.merger.both(node, self.base(others, ptr), ptr)
+        return node
 
     def typed(self, kind: str, schema: dict[str, Any], ptr: str) -> ir.Node:
         if kind == "any":
@@ -205,7 +215,8 @@ class _Normalizer:
                 raise UnsupportedSchemaError("pattern", f"{ptr}/pattern", str(exc)) from exc
         if hi is not None and hi < lo:
             return ir.Nothing()
-        return ir.String(min_length=lo, max_length=hi, format=fmt, pattern=pattern, pointer=ptr)
+        return ir.String(min_length=lo, max_length=hi, format=fmt, patterns=(pattern,) if pattern else (),
+                         pointer=ptr)
 
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)
@@ -224,30 +235,19 @@ class _Normalizer:
         required = schema.get("required", [])
         if not isinstance(props, dict) or not isinstance(required, list):
             raise InvalidSchemaError("properties must be an object and required an array", ptr)
-        extra = schema.get("additionalProperties", True)
-        open_ = extra is not False and not (extra is True and self.options.strict_objects)
-        missing = [name for name in required if name not in props]
-        if missing and extra is False:
-            raise InvalidSchemaError(f"required properties {missing} are not declared and undeclared keys are closed",
-                                     f"{ptr}/required")
-        if missing:
-            raise UnsupportedSchemaError("required", f"{ptr}/required",
-                                         f"required keys {missing} outside `properties` are not yet enforced")
-        properties = tuple(
+        extra = self.node(schema.get("additionalProperties", True), f"{ptr}/additionalProperties")
+        additional = None if isinstance(extra, ir.Nothing) else extra
+        properties = [
             ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)))
             for name, sub in props.items()
-            for value in [self.node(sub, f"{ptr}/properties/{_escape(name)}")])
-        additional = self.node(extra, f"{ptr}/additionalProperties") if open_ else None
-        if isinstance(additional, ir.Nothing):
-            additional = None
+            for value in [self.node(sub, f"{ptr}/properties/{_escape(name)}")]]
+        for name in dict.fromkeys(required):  # required but undeclared: a member valued by additionalProperties
+            if name not in props:
+                properties.append(ir.Property(name, extra, True))
         lo = _count(schema, "minProperties", ptr)
         hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
-        if lo > len(properties) and additional is not None:
-            raise UnsupportedSchemaError("minProperties", f"{ptr}/minProperties",
-                                         "undeclared keys cannot be counted toward a minimum (duplicates)")
-        if lo > len(properties) or (hi is not None and hi < sum(p.required for p in properties)):
-            return ir.Nothing()
-        return ir.Object(properties=properties, additional=additional, min_properties=lo, max_properties=hi)
+        return ir.Object(properties=tuple(properties), additional=additional, min_properties=lo, max_properties=hi,
+                         policy_closed=schema.get("additionalProperties", True) is True)
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
         """True when no JSON value can match two options (by type, or by a const-valued tag)."""

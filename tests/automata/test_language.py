@@ -274,5 +274,33 @@ def test_property_counts_and_additional_items(schema, good, bad):
 def test_min_properties_needing_undeclared_keys_is_refused():
     from extractor.errors import UnsupportedSchemaError
     with pytest.raises(UnsupportedSchemaError, match="minProperties"):
-        target_ir({"type": "object", "additionalProperties": {}, "minProperties": 1}, None,
-                  NormalizeOptions(strict_objects=False))
+        compile_grammar(target_ir({"type": "object", "additionalProperties": {}, "minProperties": 1}, None,
+                                  NormalizeOptions(strict_objects=False)))
+
+
+MERGE_ROWS = [
+    # allOf and keywords beside $ref / anyOf / enum are intersected
+    ({"allOf": [{"type": "string"}, {"type": "string", "maxLength": 2}]}, ['"ab"'], ['"abc"', "1"]),
+    ({"allOf": [{"type": "integer", "minimum": 0}, {"maximum": 5}]}, ["0", "5"], ["6", "-1"]),
+    ({"$defs": {"p": {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}},
+      "allOf": [{"$ref": "#/$defs/p"}, {"properties": {"b": {"type": "string"}}, "required": ["b"]}]},
+     ['{"a":1,"b":""}'], ['{"a":1}', '{"b":""}', '{"a":"x","b":""}']),
+    ({"allOf": [{"properties": {"a": {}}, "additionalProperties": False}, {"properties": {"b": {}}}]},
+     ['{"a":1}', "{}"], ['{"b":1}', '{"a":1,"b":1}']),
+    ({"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "minLength": 2}, ['"ab"'], ['"a"']),
+    ({"enum": ["a", "bb", 3], "type": "string", "minLength": 2}, ['"bb"'], ['"a"', "3"]),
+    ({"anyOf": [{"type": "string"}, {"type": "integer"}], "minimum": 2}, ["2"], ["1"]),  # implied type: number
+    ({"type": "object", "required": ["a"]}, ['{"a":[1]}'], ["{}", '{"b":1}']),
+    ({"$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}},
+      "allOf": [{"$ref": "#/$defs/n"}, {"properties": {"next": {"required": ["v"]}, "v": {}}}]},
+     ['{}', '{"next":{"v":1}}', '{"next":{"next":{},"v":1},"v":2}'], ['{"next":{}}', '{"next":{"next":{}}}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", MERGE_ROWS)
+def test_intersections(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not accepts(schema, text), text

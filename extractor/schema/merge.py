@@ -1,0 +1,182 @@
+"""Intersection of IR nodes: how allOf, and keywords beside $ref/anyOf/oneOf, become one node."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from decimal import Decimal
+
+from extractor.errors import UnsupportedSchemaError
+from extractor.schema import ir
+
+
+class Merger:
+    """Intersects nodes; a Ref meeting anything becomes a new named definition, so recursion terminates."""
+
+    def __init__(self, defs: dict[str, ir.Node | None]) -> None:
+        self.defs = defs
+        self.made: dict[tuple[ir.Node, ir.Node], str] = {}
+
+    def both(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
+        if isinstance(a, ir.AnyValue) or a == b:
+            return b
+        if isinstance(b, ir.AnyValue):
+            return a
+        if isinstance(a, ir.Nothing) or isinstance(b, ir.Nothing):
+            return ir.Nothing()
+        if isinstance(a, ir.Ref) or isinstance(b, ir.Ref):
+            return self.ref(a, b, ptr)
+        if isinstance(b, ir.Union_):
+            a, b = b, a
+        if isinstance(a, ir.Union_):
+            kept = [n for n in (self.both(o, b, ptr) for o in a.options) if not isinstance(n, ir.Nothing)]
+            return ir.Nothing() if not kept else kept[0] if len(kept) == 1 else ir.Union_(tuple(dict.fromkeys(kept)))
+        if isinstance(b, ir.Const):
+            a, b = b, a
+        if isinstance(a, ir.Const):
+            kept = tuple(v for v in a.values if self.admits(b, json.loads(v), ptr))
+            return ir.Const(kept) if kept else ir.Nothing()
+        if type(a) is not type(b):
+            return ir.Nothing()
+        if isinstance(a, ir.Number):
+            return self.number(a, b)  # type: ignore[arg-type]
+        if isinstance(a, ir.String):
+            return self.string(a, b, ptr)  # type: ignore[arg-type]
+        if isinstance(a, ir.Array):
+            return self.array(a, b, ptr)  # type: ignore[arg-type]
+        if isinstance(a, ir.Object):
+            return self.object(a, b, ptr)  # type: ignore[arg-type]
+        return a  # Null, Boolean
+
+    def ref(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
+        key = (a, b)
+        if key not in self.made:
+            name = self.made[key] = f"{_name(a)}&{_name(b)}#{len(self.made)}"
+            self.defs[name] = None
+            left, right = self.resolve(a, ptr), self.resolve(b, ptr)
+            self.defs[name] = self.both(left, right, ptr)
+        return ir.Ref(self.made[key])
+
+    def resolve(self, node: ir.Node, ptr: str) -> ir.Node:
+        while isinstance(node, ir.Ref):
+            target = self.defs.get(node.name)
+            if target is None:
+                raise UnsupportedSchemaError("allOf", ptr, f"intersecting {node.name!r} inside its own definition")
+            node = target
+        return node
+
+    def number(self, a: ir.Number, b: ir.Number) -> ir.Node:
+        lo, lo_x = _tighter(a.minimum, a.exclusive_minimum, b.minimum, b.exclusive_minimum, max)
+        hi, hi_x = _tighter(a.maximum, a.exclusive_maximum, b.maximum, b.exclusive_maximum, min)
+        if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
+            return ir.Nothing()
+        return ir.Number(integer=a.integer or b.integer, minimum=lo, exclusive_minimum=lo_x,
+                         maximum=hi, exclusive_maximum=hi_x)
+
+    def string(self, a: ir.String, b: ir.String, ptr: str) -> ir.Node:
+        if a.format and b.format and a.format != b.format:
+            raise UnsupportedSchemaError("format", ptr, f"two formats {a.format!r} and {b.format!r} at once")
+        hi = b.max_length if a.max_length is None else a.max_length if b.max_length is None else min(
+            a.max_length, b.max_length)
+        lo = max(a.min_length, b.min_length)
+        if hi is not None and hi < lo:
+            return ir.Nothing()
+        return ir.String(min_length=lo, max_length=hi, format=a.format or b.format,
+                         patterns=tuple(dict.fromkeys(a.patterns + b.patterns)), pointer=a.pointer)
+
+    def array(self, a: ir.Array, b: ir.Array, ptr: str) -> ir.Node:
+        n = max(len(a.prefix), len(b.prefix))
+        prefix = tuple(self.both(_at(a, i), _at(b, i), ptr) for i in range(n))
+        items = None if a.items is None or b.items is None else self.both(a.items, b.items, ptr)
+        hi = b.max_items if a.max_items is None else a.max_items if b.max_items is None else min(
+            a.max_items, b.max_items)
+        return ir.Array(items=items, prefix=prefix, min_items=max(a.min_items, b.min_items), max_items=hi,
+                        pointer=a.pointer)
+
+    def object(self, a: ir.Object, b: ir.Object, ptr: str) -> ir.Node:
+        names = list(dict.fromkeys([p.name for p in a.properties] + [p.name for p in b.properties]))
+        pa, pb = {p.name: p for p in a.properties}, {p.name: p for p in b.properties}
+        props = []
+        for name in names:
+            value = self.both(_member(a, pa, name), _member(b, pb, name), f"{ptr}/properties/{name}")
+            required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
+            props.append(ir.Property(name, value, required))
+        additional = None if a.additional is None or b.additional is None else self.both(
+            a.additional, b.additional, ptr)
+        hi = b.max_properties if a.max_properties is None else a.max_properties if b.max_properties is None else min(
+            a.max_properties, b.max_properties)
+        return ir.Object(properties=tuple(props), additional=additional,
+                         min_properties=max(a.min_properties, b.min_properties), max_properties=hi,
+                         policy_closed=a.policy_closed and b.policy_closed)
+
+    def admits(self, node: ir.Node, value: object, ptr: str) -> bool:
+        """Whether a constant satisfies a node (what enum beside other keywords needs)."""
+        node = self.resolve(node, ptr)
+        if isinstance(node, ir.AnyValue):
+            return True
+        if isinstance(node, ir.Union_):
+            return any(self.admits(o, value, ptr) for o in node.options)
+        if isinstance(node, ir.Const):
+            return any(json.loads(v) == value and type(json.loads(v)) is type(value) for v in node.values)
+        if isinstance(node, ir.Null):
+            return value is None
+        if isinstance(node, ir.Boolean):
+            return isinstance(value, bool)
+        if isinstance(node, ir.Number):
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return False
+            if node.integer and not float(value).is_integer():
+                return False
+            d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+            return ((node.minimum is None or d > node.minimum or (d == node.minimum and not node.exclusive_minimum))
+                    and (node.maximum is None or d < node.maximum
+                         or (d == node.maximum and not node.exclusive_maximum)))
+        if isinstance(node, ir.String) and isinstance(value, str):
+            if node.format or node.patterns:
+                raise UnsupportedSchemaError("enum", ptr, "enum beside format or pattern")
+            return node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
+        if isinstance(node, (ir.Array, ir.Object, ir.String, ir.Nothing)):
+            if isinstance(node, (ir.Array, ir.Object)) and isinstance(value, (list, dict)):
+                raise UnsupportedSchemaError("enum", ptr, "structured enum values beside other keywords")
+            return False
+        return False
+
+
+def _tighter(a: Decimal | None, ax: bool, b: Decimal | None, bx: bool, pick) -> tuple[Decimal | None, bool]:
+    if a is None:
+        return b, bx
+    if b is None:
+        return a, ax
+    best = pick(a, b)
+    return best, (ax and a == best) or (bx and b == best)
+
+
+def _at(node: ir.Array, i: int) -> ir.Node:
+    if i < len(node.prefix):
+        return node.prefix[i]
+    return node.items if node.items is not None else ir.Nothing()
+
+
+def _member(node: ir.Object, props: dict[str, ir.Property], name: str) -> ir.Node:
+    """What `node` says about key `name`: its property schema, else its undeclared-key schema."""
+    if name in props:
+        return props[name].value
+    return node.additional if node.additional is not None else ir.Nothing()
+
+
+def _name(node: ir.Node) -> str:
+    return node.name if isinstance(node, ir.Ref) else type(node).__name__.lower()
+
+
+def close_objects(node: ir.Node) -> ir.Node:
+    """The strict-objects policy: undeclared keys only where `additionalProperties` is a schema (not absent/true)."""
+    if isinstance(node, ir.Object):
+        props = tuple(replace(p, value=close_objects(p.value)) for p in node.properties)
+        extra = None if node.additional is None or node.policy_closed else close_objects(node.additional)
+        return replace(node, properties=props, additional=extra, policy_closed=False)
+    if isinstance(node, ir.Array):
+        return replace(node, items=None if node.items is None else close_objects(node.items),
+                       prefix=tuple(close_objects(p) for p in node.prefix))
+    if isinstance(node, ir.Union_):
+        return ir.Union_(tuple(close_objects(o) for o in node.options))
+    return node
