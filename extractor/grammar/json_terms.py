@@ -132,9 +132,11 @@ def _ipv6() -> Node:
 
 
 def _label(max_len: int) -> Node:
-    alnum = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A))
-    inner = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), 0x2D)
-    return seq(alnum, opt(seq(repeat(inner, 0, max_len - 2), alnum)))
+    """An LDH label; `--` in positions 3-4 (reserved, as in IDNA A-labels) is refused (stricter)."""
+    a = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A))
+    i = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), 0x2D)
+    pair = alt(seq(a, i), seq(lit("-"), a))  # positions 3 and 4, not both hyphens
+    return alt(a, seq(a, a), seq(a, i, a), seq(a, i, i, a), seq(a, i, pair, repeat(i, 0, max_len - 5), a))
 
 
 def _hostname() -> Node:
