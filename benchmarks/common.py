@@ -100,6 +100,8 @@ def percentiles(values: list[float], keys: dict[str, float]) -> dict[str, float 
 # --- key re-ordering -----------------------------------------------------------------------------
 
 _COMBINERS = ("$ref", "allOf", "anyOf", "oneOf")
+Conj = list[list[dict[str, Any]]]
+"""Alternatives, each a list of subschemas that all apply."""
 
 
 class Reorderer:
@@ -107,16 +109,18 @@ class Reorderer:
 
     The instance is walked alongside its schema through `properties`, `patternProperties`,
     `additionalProperties`, `items` (draft-4 tuple form and `additionalItems` too), `prefixItems`,
-    local `$ref` (`#` and `#/...` pointers) and `allOf`; every `anyOf`/`oneOf` branch gives its own
-    candidate. An object or array equal to a `const`/`enum` value up to key order also gets that value's
-    order (generation writes literals as the schema spells them). At most `limit` distinct candidates come back, the first for the first branches.
+    local `$ref` (`#` and `#/...` pointers) and `allOf` (their `properties` after the schema's own, or
+    before them); every `anyOf`/`oneOf` branch gives its own candidate. An object or array equal to a
+    `const`/`enum` value up to key order also gets that value's order (generation writes literals as the
+    schema spells them). At most `limit` distinct candidates come back, the first for the first branches.
     """
 
     def __init__(self, root: Any, limit: int = 16) -> None:
         self.root = root
         self.limit = limit
-        self._conj: dict[int, list[list[dict[str, Any]]]] = {}
-        self._busy: set[int] = set()
+        # (id, base_last) -> (schema, conjunctions): holding the schema keeps its id from being reused
+        self._conj: dict[tuple[int, bool], tuple[Any, Conj]] = {}
+        self._busy: set[tuple[int, bool]] = set()
 
     def candidates(self, value: Any, schema: Any = None) -> list[Any]:
         """Distinct re-orderings of `value` under `schema` (the root by default), original order excluded."""
@@ -134,7 +138,7 @@ class Reorderer:
         if not isinstance(value, (dict, list)):
             return [value]
         out, seen = [], set()
-        for conj in self.conjunctions(schema):
+        for conj in [*self.conjunctions(schema), *self.conjunctions(schema, base_last=True)]:
             for cand in [*_literals(value, conj), *self._under(value, conj)]:
                 key = compact_text(cand)
                 if key not in seen:
@@ -194,36 +198,42 @@ class Reorderer:
                 subs.append(items)
         return subs
 
-    def conjunctions(self, schema: Any) -> list[list[dict[str, Any]]]:
-        """The schema as alternatives, each a list of plain subschemas that all apply (refs and allOf inlined)."""
+    def conjunctions(self, schema: Any, base_last: bool = False) -> Conj:
+        """The schema as alternatives, each a list of plain subschemas that all apply (refs and allOf inlined).
+
+        A schema's own keywords come before those of its `$ref` and `allOf` parts, or after them with
+        `base_last` (the two orders a compiler may merge `properties` in)."""
         if not isinstance(schema, dict):
             return [[]]
-        key = id(schema)
+        key = (id(schema), base_last)
         if key in self._conj:
-            return self._conj[key]
+            return self._conj[key][1]
         if key in self._busy:  # a $ref cycle that reads no value: contributes nothing more
             return [[]]
         self._busy.add(key)
         try:
-            out: list[list[dict[str, Any]]] = [[{k: v for k, v in schema.items() if k not in _COMBINERS}]]
+            base: Conj = [[{k: v for k, v in schema.items() if k not in _COMBINERS}]]
+            out: Conj = [[]] if base_last else base
             ref = schema.get("$ref")
             if isinstance(ref, str):
                 target = self.resolve(ref)
                 if target is not None:
-                    out = self._product(out, self.conjunctions(target))
+                    out = self._product(out, self.conjunctions(target, base_last))
             if isinstance(schema.get("allOf"), list):
                 for branch in schema["allOf"]:
-                    out = self._product(out, self.conjunctions(branch))
+                    out = self._product(out, self.conjunctions(branch, base_last))
+            if base_last:
+                out = self._product(out, base)
             for word in ("anyOf", "oneOf"):
                 if isinstance(schema.get(word), list) and schema[word]:
-                    alts = [c for branch in schema[word] for c in self.conjunctions(branch)]
+                    alts = [c for branch in schema[word] for c in self.conjunctions(branch, base_last)]
                     out = self._product(out, alts[: self.limit])
         finally:
             self._busy.discard(key)
-        self._conj[key] = out
+        self._conj[key] = (schema, out)
         return out
 
-    def _product(self, left: list[list[dict[str, Any]]], right: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    def _product(self, left: Conj, right: Conj) -> Conj:
         return [a + b for a, b in itertools.islice(itertools.product(left, right), self.limit)]
 
     def resolve(self, ref: str) -> Any:
@@ -252,7 +262,8 @@ def _literals(value: Any, conj: list[dict[str, Any]]) -> list[Any]:
     """`const`/`enum` values equal to `value` up to key order: the order generation writes them in."""
     out = []
     for part in conj:
-        options = ([part["const"]] if "const" in part else []) + (part["enum"] if isinstance(part.get("enum"), list) else [])
+        options = [part["const"]] if "const" in part else []
+        options += part["enum"] if isinstance(part.get("enum"), list) else []
         out += [lit for lit in options if _same(value, lit)]
     return out
 

@@ -96,8 +96,9 @@ def force(matcher: Any, tokens: list[int], eos_ids: list[int], timings: list[flo
             mismatches.append(f"token {i} ({token_bytes[tok]!r}): mask says {allowed}, advance "
                               f"{'succeeded' if advanced else 'raised: ' + why}")
         if not (allowed and advanced):
-            return {"accepted": False, "at_token": i, "at_byte": consumed, "token": token_bytes[tok].decode("utf-8", "replace"),
-                    "reason": why or "mask forbids the token", "mismatches": mismatches}
+            return {"accepted": False, "at_token": i, "at_byte": consumed,
+                    "token": token_bytes[tok].decode("utf-8", "replace"), "reason": why or "mask forbids the token",
+                    "mismatches": mismatches}
         consumed += len(token_bytes[tok])
     t0 = time.perf_counter_ns()
     mask = matcher.mask()
@@ -238,7 +239,12 @@ def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, 
         timings: list[float] = []
         entries = []
         for path in _progress(files, name, progress):
-            entries.append(run_schema(engine, path, tokenize, timeout, timings))
+            start = len(timings)
+            entry = run_schema(engine, path, tokenize, timeout, timings)
+            steps = timings[start:]
+            entry.update(mask_calls=len(steps), mask_us_max=round(max(steps), 1) if steps else None,
+                         mask_ms_total=round(sum(steps) / 1e3, 3))
+            entries.append(entry)
         result["engines"][name] = summarize(entries, timings)
         result["schemas"] += entries
     return result

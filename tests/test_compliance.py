@@ -23,8 +23,10 @@ from benchmarks.common import JSTS_SUITE, LLAMA3, MASKBENCH_DATA
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 JSTS_BASELINE = RESULTS / "jsts_baseline.json"
 MASKBENCH_BASELINE = RESULTS / "maskbench_baseline.json"
-REFRESH_JSTS = "python benchmarks/jsts.py --json benchmarks/results/jsts_baseline.json --md benchmarks/results/jsts_baseline.md"
-REFRESH_MASKBENCH = "python benchmarks/maskbench.py --sample 60 --seed 7 --json benchmarks/results/maskbench_baseline.json"
+REFRESH_JSTS = ("python benchmarks/jsts.py --json benchmarks/results/jsts_baseline.json "
+                "--md benchmarks/results/jsts_baseline.md")
+REFRESH_MASKBENCH = ("python benchmarks/maskbench.py --sample 60 --seed 7 "
+                     "--json benchmarks/results/maskbench_baseline.json")
 
 FAIL_ACCEPT_ALLOWED: dict[str, str] = {
     # "relpath#group#case": "why this wrong accept is tolerated, and the issue that removes it",
@@ -53,7 +55,8 @@ def test_json_schema_test_suite_never_regresses() -> None:
 
     wrong_accepts = sorted(k for k, v in now.items() if v == "fail-accept" and k not in FAIL_ACCEPT_ALLOWED)
     assert not wrong_accepts, "invalid instances accepted (soundness):\n" + "\n".join(wrong_accepts)
-    lost = [f"{k}: pass -> {now.get(k, 'missing')}" for k, v in baseline.items() if v == "pass" and now.get(k) != "pass"]
+    lost = [f"{k}: pass -> {now.get(k, 'missing')}" for k, v in baseline.items()
+            if v == "pass" and now.get(k) != "pass"]
     gained = [k for k, v in now.items() if v == "pass" and baseline.get(k) != "pass"]
     _report(lost, gained, REFRESH_JSTS)
 

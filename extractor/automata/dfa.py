@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.grammar.regex import Alt, Both, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix, alt, lit
+from extractor.grammar.regex import Alt, Both, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -109,7 +109,7 @@ def _byte_classes(masks: set[int]) -> list[int]:
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     """Subset construction, dead-state pruning, then Hopcroft minimization."""
     if isinstance(node, Minus):
-        return _product(build_dfa(node.item), build_dfa(alt(*(lit(w) for w in node.words))), minus=True)
+        return _product(build_dfa(node.item), build_dfa(node.other), minus=True)
     if isinstance(node, Both):
         result = build_dfa(node.items[0])
         for item in node.items[1:]:

@@ -146,15 +146,10 @@ class _Compiler:
         Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
         so the automaton stays linear in the number of properties."""
         members = [seq(lit(jt.dumps(p.name) + ":"), self.value(p.value)) for p in node.properties]
-        extra = NOTHING
-        if node.additional is not None:
-            names = frozenset(jt.dumps(p.name).encode() for p in node.properties)
-            key = (self.leaf(f"key-not:{sorted(names)}", Minus(jt.CANONICAL_STRING, names)) if names
-                   else self.leaf("string", LEAF_RULES["string"]))
-            extra = seq(key, lit(":"), self.value(node.additional))
+        extra = self.undeclared(node)
         n, lo, hi = len(members), node.min_properties, node.max_properties
         self.bound(max(lo, hi or 0), "maxProperties", "")
-        if lo > n and node.additional is not None:
+        if lo > n and extra != NOTHING:
             raise UnsupportedSchemaError("minProperties", "", "undeclared keys are not counted toward a minimum "
                                          "(a repeated key would count twice)")
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
@@ -186,6 +181,27 @@ class _Compiler:
                         step = seq(sep(a), extra, slot[i, more(a), d])
                     slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
         return seq(lit("{"), slot[0, 0, 0])
+
+    def undeclared(self, node: ir.Object) -> Node:
+        """One undeclared member: a key in canonical spelling, never a declared name, valued by the
+        schema of the patterns it matches (`additional` where it matches none)."""
+        names = tuple(sorted(jt.dumps(p.name) for p in node.properties))
+        patterns = {p: jt.string(content=compile_pattern(p, self.options.max_repeat))
+                    for group, _ in node.pattern_groups for p in group}
+        groups = [(g, v) for g, v in node.pattern_groups if not isinstance(v, ir.Nothing)]
+        if node.additional is not None:
+            groups.append(((), node.additional))
+        members = []
+        for group, value in groups:
+            base = jt.CANONICAL_STRING if names or patterns else LEAF_RULES["string"]
+            parts = [base, *(patterns[p] for p in group)]
+            exclude = [lit(n) for n in names] + [patterns[p] for p in patterns if p not in group]
+            body = parts[0] if len(parts) == 1 else Both(tuple(parts))
+            if exclude:
+                body = Minus(body, alt(*exclude))
+            name = "string" if body is LEAF_RULES["string"] else f"key{list(group)}-not{list(names)}/{sorted(patterns)}"
+            members.append(seq(self.leaf(name, body), lit(":"), self.value(value)))
+        return alt(*members) if members else NOTHING
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)

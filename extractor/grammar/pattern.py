@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from extractor.grammar.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
 
 MAX_CP = 0x10FFFF
@@ -84,6 +86,19 @@ def _same_length(a: bytes, b: bytes) -> Node:
         parts.append(seq(byte_set((a[0] + 1, b[0] - 1)), *[byte_set((0x80, 0xBF))] * n))
     parts.append(seq(byte_set(b[0]), _same_length(low, b[1:])))
     return alt(*parts)
+
+
+def pattern_matches(pattern: str, text: str) -> bool:
+    """Whether the pattern matches `text` (ECMA semantics), through the same automaton generation uses."""
+    from extractor.automata.dfa import build_dfa  # the automata stage, only for this check
+
+    dfa = build_dfa(seq(lit('"'), compile_pattern(pattern), lit('"')))
+    state = 0
+    for byte in json.dumps(text, ensure_ascii=False).encode(errors="surrogatepass"):
+        state = int(dfa.trans[state, byte])
+        if state < 0:
+            return False
+    return bool(dfa.accept[state])
 
 
 def compile_pattern(pattern: str, max_repeat: int = 1000) -> Node:

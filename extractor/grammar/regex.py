@@ -51,10 +51,10 @@ class Suffix:
 
 @dataclass(frozen=True)
 class Minus:
-    """The language of `item` less some exact byte strings; only as a whole rule body, `item` calling nothing."""
+    """The language of `item` less that of `other`; only as a whole rule body, neither calling anything."""
 
     item: Node
-    words: frozenset[bytes]
+    other: Node
 
 
 @dataclass(frozen=True)

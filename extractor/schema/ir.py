@@ -67,6 +67,9 @@ class Object:
 
     properties: tuple[Property, ...] = ()
     additional: Node | None = None
+    pattern_groups: tuple[tuple[tuple[str, ...], Node], ...] = ()
+    """patternProperties: for each non-empty set of patterns, the schema of undeclared keys matching
+    exactly those; `additional` covers keys matching none."""
     min_properties: int = 0
     max_properties: int | None = None
     policy_closed: bool = field(default=False, compare=False)

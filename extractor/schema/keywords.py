@@ -13,13 +13,13 @@ ENFORCED = frozenset({
     "items", "prefixItems", "minItems", "maxItems",
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
-    "minProperties", "maxProperties", "additionalItems",
+    "minProperties", "maxProperties", "additionalItems", "patternProperties",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
     "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
-    "patternProperties", "propertyNames",
+    "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
     "uniqueItems", "multipleOf", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",

@@ -94,6 +94,8 @@ class Merger:
                         pointer=a.pointer)
 
     def object(self, a: ir.Object, b: ir.Object, ptr: str) -> ir.Node:
+        if a.pattern_groups or b.pattern_groups:
+            raise UnsupportedSchemaError("patternProperties", ptr, "intersecting objects with patternProperties")
         names = list(dict.fromkeys([p.name for p in a.properties] + [p.name for p in b.properties]))
         pa, pb = {p.name: p for p in a.properties}, {p.name: p for p in b.properties}
         props = []
@@ -173,7 +175,8 @@ def close_objects(node: ir.Node) -> ir.Node:
     if isinstance(node, ir.Object):
         props = tuple(replace(p, value=close_objects(p.value)) for p in node.properties)
         extra = None if node.additional is None or node.policy_closed else close_objects(node.additional)
-        return replace(node, properties=props, additional=extra, policy_closed=False)
+        groups = tuple((g, close_objects(v)) for g, v in node.pattern_groups)
+        return replace(node, properties=props, additional=extra, pattern_groups=groups, policy_closed=False)
     if isinstance(node, ir.Array):
         return replace(node, items=None if node.items is None else close_objects(node.items),
                        prefix=tuple(close_objects(p) for p in node.prefix))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import warnings
@@ -15,13 +16,16 @@ from referencing.jsonschema import DRAFT202012
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.grammar.json_terms import FORMATS, dumps
-from extractor.grammar.pattern import PatternError, compile_pattern
+from extractor.grammar.pattern import PatternError, compile_pattern, pattern_matches
 from extractor.schema import ir
 from extractor.schema.merge import Merger, close_objects
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
-_OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties"}
+_OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties",
+                "patternProperties"}
+MAX_PATTERN_PROPERTIES = 3
+"""Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
@@ -237,17 +241,46 @@ class _Normalizer:
             raise InvalidSchemaError("properties must be an object and required an array", ptr)
         extra = self.node(schema.get("additionalProperties", True), f"{ptr}/additionalProperties")
         additional = None if isinstance(extra, ir.Nothing) else extra
-        properties = [
-            ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)))
-            for name, sub in props.items()
-            for value in [self.node(sub, f"{ptr}/properties/{_escape(name)}")]]
+        patterned = self.pattern_properties(schema, ptr)
+        properties = []
+        for name, sub in props.items():
+            value = self.node(sub, f"{ptr}/properties/{_escape(name)}")
+            for pattern, schema_ in patterned:  # a declared key matching a pattern obeys both
+                if pattern_matches(pattern, name):
+                    value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
+            properties.append(
+                ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value))))
         for name in dict.fromkeys(required):  # required but undeclared: a member valued by additionalProperties
             if name not in props:
                 properties.append(ir.Property(name, extra, True))
         lo = _count(schema, "minProperties", ptr)
         hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
-        return ir.Object(properties=tuple(properties), additional=additional, min_properties=lo, max_properties=hi,
+        groups = []
+        for size in range(1, len(patterned) + 1):
+            for subset in itertools.combinations(patterned, size):
+                value: ir.Node = ir.AnyValue()
+                for _, schema_ in subset:
+                    value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
+                groups.append((tuple(p for p, _ in subset), value))
+        return ir.Object(properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
+                         min_properties=lo, max_properties=hi,
                          policy_closed=schema.get("additionalProperties", True) is True)
+
+    def pattern_properties(self, schema: dict[str, Any], ptr: str) -> list[tuple[str, ir.Node]]:
+        found = schema.get("patternProperties", {})
+        if not isinstance(found, dict):
+            raise InvalidSchemaError("patternProperties must be an object", f"{ptr}/patternProperties")
+        if len(found) > MAX_PATTERN_PROPERTIES:
+            raise UnsupportedSchemaError("patternProperties", f"{ptr}/patternProperties",
+                                         f"more than {MAX_PATTERN_PROPERTIES} patterns")
+        out = []
+        for pattern, sub in found.items():
+            try:
+                compile_pattern(pattern)
+            except PatternError as exc:
+                raise UnsupportedSchemaError("patternProperties", f"{ptr}/patternProperties", str(exc)) from exc
+            out.append((pattern, self.node(sub, f"{ptr}/patternProperties/{_escape(pattern)}")))
+        return out
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
         """True when no JSON value can match two options (by type, or by a const-valued tag)."""

@@ -304,3 +304,25 @@ def test_intersections(schema, good, bad):
         jsonschema.validate(json.loads(text), schema)
     for text in bad:
         assert not accepts(schema, text), text
+
+
+PATTERN_PROPERTY_ROWS = [
+    ({"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False},
+     ['{}', '{"x-a":1,"x-b":2}'], ['{"y":1}', '{"x-a":"s"}']),
+    ({"type": "object", "properties": {"x-id": {"type": "string"}},
+      "patternProperties": {"^x-": {"minLength": 2}}, "additionalProperties": {"type": "null"}},
+     ['{"x-id":"ab"}', '{"x-id":"ab","x-q":"cd","z":null}'], ['{"x-id":"a"}', '{"z":1}', '{"x-q":"c"}']),
+    ({"type": "object", "patternProperties": {"a": {"type": "integer"}, "b": {"minimum": 5}},
+      "additionalProperties": False},
+     ['{"a":1}', '{"b":7.5}', '{"ab":6}'], ['{"ab":4}', '{"ab":5.5}', '{"c":1}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", PATTERN_PROPERTY_ROWS)
+def test_pattern_properties(schema, good, bad):
+    auto = build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    for text in good:
+        assert runs(auto, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not runs(auto, text), text
