@@ -111,8 +111,9 @@ class _Compiler:
         return self.leaf(name, body)
 
     def string(self, node: ir.String) -> Node:
-        """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule."""
-        if node.min_length == 0 and node.max_length is None and node.format is None and not node.patterns:
+        """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule,
+        and exclusions (`not`) subtract from the canonical spelling, where one value has one spelling."""
+        if node == ir.String():
             return self.leaf("string", LEAF_RULES["string"])
         parts, name = [], []
         if node.min_length or node.max_length is not None:
@@ -126,7 +127,13 @@ class _Compiler:
         for pattern in node.patterns:
             parts.append(jt.string(content=compile_pattern(pattern, self.options.max_repeat)))
             name.append(f"pattern:{pattern}")
-        return self.leaf("string " + " ".join(name), parts[0] if len(parts) == 1 else Both(tuple(parts)))
+        exclude = [lit(v) for v in node.excluded]
+        exclude += [jt.string(content=compile_pattern(p, self.options.max_repeat)) for p in node.anti_patterns]
+        if exclude:
+            parts.append(jt.CANONICAL_STRING)
+            name.append(f"not:{list(node.excluded)}/{list(node.anti_patterns)}")
+        body = parts[0] if len(parts) == 1 else Both(tuple(parts))
+        return self.leaf("string " + " ".join(name), Minus(body, alt(*exclude)) if exclude else body)
 
     def any_value(self) -> Node:
         if "value" not in self.rules:

@@ -40,6 +40,8 @@ class String:
     max_length: int | None = None
     format: str | None = None
     patterns: tuple[str, ...] = ()
+    anti_patterns: tuple[str, ...] = ()  # from `not: {pattern}`: none of these may match
+    excluded: tuple[str, ...] = ()  # from `not: {enum}`: these values (compact JSON) are not allowed
     pointer: str = field(default="", compare=False)
 
 

@@ -13,12 +13,12 @@ ENFORCED = frozenset({
     "items", "prefixItems", "minItems", "maxItems",
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
-    "minProperties", "maxProperties", "additionalItems", "patternProperties",
+    "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
-    "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
+    "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
     "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
     "uniqueItems", "multipleOf", "$dynamicRef", "$recursiveRef",

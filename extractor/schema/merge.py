@@ -82,7 +82,9 @@ class Merger:
         if hi is not None and hi < lo:
             return ir.Nothing()
         return ir.String(min_length=lo, max_length=hi, format=a.format or b.format,
-                         patterns=tuple(dict.fromkeys(a.patterns + b.patterns)), pointer=a.pointer)
+                         patterns=tuple(dict.fromkeys(a.patterns + b.patterns)),
+                         anti_patterns=tuple(dict.fromkeys(a.anti_patterns + b.anti_patterns)),
+                         excluded=tuple(dict.fromkeys(a.excluded + b.excluded)), pointer=a.pointer)
 
     def array(self, a: ir.Array, b: ir.Array, ptr: str) -> ir.Node:
         n = max(len(a.prefix), len(b.prefix))
@@ -134,9 +136,10 @@ class Merger:
                     and (node.maximum is None or d < node.maximum
                          or (d == node.maximum and not node.exclusive_maximum)))
         if isinstance(node, ir.String) and isinstance(value, str):
-            if node.format or node.patterns:
+            if node.format or node.patterns or node.anti_patterns:
                 raise UnsupportedSchemaError("enum", ptr, "enum beside format or pattern")
-            return node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
+            return json.dumps(value, ensure_ascii=False, separators=(",", ":")) not in node.excluded and \
+                node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
         if isinstance(node, (ir.Array, ir.Object, ir.String, ir.Nothing)):
             if isinstance(node, (ir.Array, ir.Object)) and isinstance(value, (list, dict)):
                 raise UnsupportedSchemaError("enum", ptr, "structured enum values beside other keywords")

@@ -30,7 +30,7 @@ _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 _BASE = "urn:extractor:schema"
-_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf"}
+_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not"}
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,8 @@ class _Normalizer:
                 if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
                     raise UnsupportedSchemaError("oneOf", ptr, "options that may overlap cannot be enforced exactly")
                 parts.append(_union(options))
+        if "not" in schema:
+            parts.append(self.negation(schema["not"], f"{ptr}/not"))
         rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
         if any(k in ENFORCED for k in rest) or not parts:
             parts.append(self.base(rest, ptr))
@@ -96,6 +98,46 @@ class _Normalizer:
         for part in parts[1:]:
             node = self.merger.both(node, part, ptr)
         return node
+
+    def negation(self, schema: Any, ptr: str) -> ir.Node:
+        """The complement of a subschema, for the shapes whose complement stays regular and exact."""
+        if isinstance(schema, bool):
+            return ir.Nothing() if schema else ir.AnyValue()
+        if not isinstance(schema, dict):
+            raise InvalidSchemaError("`not` takes a schema", ptr)
+        keys = {k for k in schema if k in ENFORCED}
+        if not keys:
+            return ir.Nothing()
+        if keys == {"not"}:
+            return self.node(schema["not"], f"{ptr}/not")
+        if keys == {"anyOf"}:  # De Morgan: none of them
+            node: ir.Node = ir.AnyValue()
+            for i, sub in enumerate(schema["anyOf"]):
+                node = self.merger.both(node, self.negation(sub, f"{ptr}/anyOf/{i}"), ptr)
+            return node
+        if keys == {"allOf"}:
+            return _union(tuple(self.negation(sub, f"{ptr}/allOf/{i}") for i, sub in enumerate(schema["allOf"])))
+        if keys == {"type"}:
+            kept = [t for t in _TYPES if t not in self.types(schema, ptr) and t != "integer"]
+            if "integer" in self.types(schema, ptr) and "number" not in self.types(schema, ptr):
+                raise UnsupportedSchemaError("not", ptr, "numbers that are not integers")
+            return _union(tuple(self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT for t in kept))
+        if keys <= {"enum", "const", "type"} and ("enum" in keys or "const" in keys):
+            excluded = self.constants(schema, ptr, self.types(schema, ptr))
+            values = [json.loads(v) for v in excluded.values] if isinstance(excluded, ir.Const) else []
+            if any(isinstance(v, (int, float, list, dict)) and not isinstance(v, bool) for v in values):
+                raise UnsupportedSchemaError("not", ptr, "excluding numbers, arrays or objects")
+            bools = tuple(dumps(b) for b in (True, False) if not any(v is b for v in values))
+            options: list[ir.Node] = [ir.Number(), ir.Array(), _ANY_OBJECT]
+            options += [ir.Null()] if None not in values else []
+            options += [ir.Const(bools)] if bools else []
+            options.append(ir.String(excluded=tuple(dumps(v) for v in values if isinstance(v, str))))
+            return _union(tuple(options))
+        if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
+            self.string(schema, ptr)  # refuses patterns it cannot compile
+            return _union((ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT,
+                           ir.String(anti_patterns=(schema["pattern"],))))
+        raise UnsupportedSchemaError("not", ptr, f"the complement of {sorted(keys)} is not yet enforced")
 
     def base(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         """The node of a schema's own keywords (no applicators)."""
@@ -319,6 +361,10 @@ class _Normalizer:
                 if prop.required and isinstance(value, ir.Const):
                     tags[prop.name] = frozenset(_canonical(json.loads(v)) for v in value.values)
         return {kind}, tags, frozenset()
+
+
+_ANY_OBJECT = ir.Object(additional=ir.AnyValue())
+"""Any object at all (explicitly: never closed by the strict-objects policy)."""
 
 
 def _tag(schema: Any, node: ir.Node) -> bool:

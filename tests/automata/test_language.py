@@ -326,3 +326,28 @@ def test_pattern_properties(schema, good, bad):
         jsonschema.validate(json.loads(text), schema)
     for text in bad:
         assert not runs(auto, text), text
+
+
+NOT_ROWS = [
+    ({"not": {"type": "string"}}, ["1", "null", "[]", '{"a":1}', "true"], ['"s"']),
+    ({"not": {}}, [], []),
+    ({"not": {"not": {"type": "null"}}}, ["null"], ["1"]),
+    ({"type": "string", "not": {"enum": ["a", "b"]}}, ['"c"', '"ab"', '""'], ['"a"', '"b"', '"\\u0061"']),
+    ({"not": {"enum": [None, True, "x"]}}, ["false", "0", '"y"'], ["null", "true", '"x"']),
+    ({"type": "string", "not": {"pattern": "^x"}}, ['"ax"', '""'], ['"x"', '"xyz"', '"\\u0078"']),
+    ({"not": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, ["1", "[]"], ['"s"', "null"]),
+    ({"allOf": [{"enum": [1, "a"]}, {"not": {"type": "string"}}]}, ["1"], ['"a"']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", NOT_ROWS)
+def test_not(schema, good, bad):
+    if not good:
+        with pytest.raises(InvalidSchemaError):
+            automaton(schema)
+        return
+    for text in good:
+        assert accepts(schema, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not accepts(schema, text), text

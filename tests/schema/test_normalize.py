@@ -135,7 +135,7 @@ UNSUPPORTED_ROWS = [
     ({"anyOf": [{"type": "string"}, {"type": "string", "pattern": "(a)\\1"}]}, "pattern", "/anyOf/1/pattern"),
     ({"type": "string", "pattern": "a\\b"}, "pattern", "/pattern"),
     ({"prefixItems": [{}, {"multipleOf": 2}]}, "multipleOf", "/prefixItems/1/multipleOf"),
-    ({"not": {"type": "null"}}, "not", "/not"),
+    ({"not": {"required": ["a"]}}, "not", "/not"),
     ({"type": "array", "uniqueItems": True}, "uniqueItems", "/uniqueItems"),
     ({"type": "object", "propertyNames": {"maxLength": 3}}, "propertyNames", "/propertyNames"),
     ({"if": {}, "then": {}}, "if", "/if"),
