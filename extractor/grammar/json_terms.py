@@ -171,6 +171,32 @@ def _json_pointer() -> Node:
     return star(seq(lit("/"), star(alt(plain, lit("~0"), lit("~1")))))
 
 
+def _uri(reference: bool) -> Node:
+    """RFC 3986 `URI` (or `URI-reference`), ASCII only, as written (no escapes needed in JSON)."""
+    alpha = byte_set((0x41, 0x5A), (0x61, 0x7A))
+    unreserved = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), *b"-._~")
+    sub_delims = byte_set(*b"!$&'()*+,;=")
+    pct = seq(lit("%"), HEX, HEX)
+    pchar = alt(unreserved, pct, sub_delims, byte_set(*b":@"))
+    segment, segment_nz = star(pchar), plus(pchar)
+    ip_future = seq(lit("v"), plus(HEX), lit("."), plus(alt(unreserved, sub_delims, lit(":"))))
+    host = alt(seq(lit("["), alt(_ipv6(), ip_future), lit("]")), star(alt(unreserved, pct, sub_delims)))
+    userinfo = star(alt(unreserved, pct, sub_delims, lit(":")))
+    authority = seq(opt(seq(userinfo, lit("@"))), host, opt(seq(lit(":"), star(DIGIT))))
+    abempty = star(seq(lit("/"), segment))
+    absolute = seq(lit("/"), opt(seq(segment_nz, abempty)))
+    rootless = seq(segment_nz, abempty)
+    tail = seq(opt(seq(lit("?"), star(alt(pchar, byte_set(*b"/?"))))),
+               opt(seq(lit("#"), star(alt(pchar, byte_set(*b"/?"))))))
+    scheme = seq(alpha, star(alt(alpha, DIGIT, byte_set(*b"+-."))))
+    uri = seq(scheme, lit(":"), alt(seq(lit("//"), authority, abempty), absolute, rootless, EMPTY), tail)
+    if not reference:
+        return uri
+    noscheme = seq(plus(alt(unreserved, pct, sub_delims, lit("@"))), abempty)
+    relative = seq(alt(seq(lit("//"), authority, abempty), absolute, noscheme, EMPTY), tail)
+    return alt(uri, relative)
+
+
 def _uuid() -> Node:
     return seq(*(seq(repeat(HEX, k, k), lit("-")) for k in (8, 4, 4, 4)), repeat(HEX, 12, 12))
 
@@ -185,6 +211,8 @@ FORMATS: dict[str, Node] = {
     "email": _email(),
     "duration": _duration(),
     "uuid": _uuid(),
+    "uri": _uri(reference=False),
+    "uri-reference": _uri(reference=True),
     "json-pointer": _json_pointer(),
     "relative-json-pointer": seq(alt(lit("0"), seq(NONZERO, star(DIGIT))), alt(lit("#"), _json_pointer())),
 }
