@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.grammar.regex import Alt, Both, Bytes, Minus, Node, Ref, Repeat, Seq, Suffix
+from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Suffix
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -110,6 +110,8 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     """Subset construction, dead-state pruning, then Hopcroft minimization."""
     if isinstance(node, Minus):
         return _product(build_dfa(node.item), build_dfa(node.other), minus=True)
+    if isinstance(node, Multiple):
+        return _multiple(node.m)
     if isinstance(node, Both):
         result = build_dfa(node.items[0])
         for item in node.items[1:]:
@@ -141,6 +143,32 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     return _minimize(trans, accept, calls, classes)
 
 
+def _multiple(m: int) -> RuleDFA:
+    """States: start, after '-', the number 0, then one per remainder mod m."""
+    digits = [b"0123456789"[d] for d in range(10)]
+    rows = [[-1] * 256 for _ in range(3 + m)]
+    rows[0][ord("-")] = 1
+    for s in (0, 1):
+        rows[s][ord("0")] = 2
+        for d in range(1, 10):
+            rows[s][digits[d]] = 3 + d % m
+    for r in range(m):
+        for d in range(10):
+            rows[3 + r][digits[d]] = 3 + (10 * r + d) % m
+    table = np.array(rows, dtype=np.int32)
+    accept = [False, False, True, True] + [False] * (m - 1)
+    return _from_table(table, accept)
+
+
+def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
+    """Minimize a full (n, 256) call-free table, grouping bytes into classes first."""
+    columns: dict[bytes, int] = {}
+    byte_class = [columns.setdefault(table[:, c].tobytes(), len(columns)) for c in range(256)]
+    classes = [sum(1 << c for c in range(256) if byte_class[c] == k) for k in range(len(columns))]
+    reps = [(c & -c).bit_length() - 1 for c in classes]
+    return _minimize(table[:, reps].tolist(), accept, [{} for _ in range(len(accept))], classes)
+
+
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     """Pairs of states of two call-free DFAs: both accept (`and`), or `a` accepts and `b` does not (`minus`)."""
     if any(a.calls) or any(b.calls):
@@ -164,12 +192,7 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         rows.append(row)
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
-    table = np.array(rows, dtype=np.int32)
-    columns: dict[bytes, int] = {}
-    byte_class = [columns.setdefault(table[:, c].tobytes(), len(columns)) for c in range(256)]
-    classes = [sum(1 << c for c in range(256) if byte_class[c] == k) for k in range(len(columns))]
-    reps = [(c & -c).bit_length() - 1 for c in classes]
-    return _minimize(table[:, reps].tolist(), accept, [{} for _ in rows], classes)
+    return _from_table(np.array(rows, dtype=np.int32), accept)
 
 
 def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: list[frozenset[int]]) -> int:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar import numbers
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Both, Minus, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Both, Minus, Multiple, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
 )
 from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
@@ -32,6 +33,16 @@ class Grammar:
 
 
 LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
+
+
+def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
+    """Integer bounds equivalent to a number's (possibly fractional, possibly exclusive) bounds."""
+    lo = hi = None
+    if node.minimum is not None:
+        lo = math.floor(node.minimum) + 1 if node.exclusive_minimum or node.minimum % 1 else int(node.minimum)
+    if node.maximum is not None:
+        hi = math.ceil(node.maximum) - 1 if node.exclusive_maximum or node.maximum % 1 else int(node.maximum)
+    return lo, hi
 
 
 def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
@@ -99,16 +110,29 @@ class _Compiler:
         return Ref(name)
 
     def number(self, node: ir.Number) -> Node:
+        """Bounds as digit automata; an integral multipleOf as a remainder automaton (integers only,
+        stricter for numbers); a step of 10**-k as at most k decimal places, no exponent (stricter)."""
         kind = "integer" if node.integer else "number"
-        if node.minimum is None and node.maximum is None:
+        lo, hi, step = node.minimum, node.maximum, node.multiple_of
+        if lo is None and hi is None and step is None:
             return self.leaf(kind, LEAF_RULES[kind])
-        lo, hi = node.minimum, node.maximum
-        name = f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"
-        if node.integer:
-            body = numbers.integer_range(None if lo is None else int(lo), None if hi is None else int(hi))
-        else:
+        integral = node.integer or (step is not None and step == step.to_integral_value())
+        if integral:
+            body = numbers.integer_range(*_integral_bounds(node)) if lo is not None or hi is not None else jt.INTEGER
+        elif lo is not None or hi is not None:
             body = numbers.number_range(lo, node.exclusive_minimum, hi, node.exclusive_maximum)
-        return self.leaf(name, body)
+        else:
+            body = jt.NUMBER
+        parts = [body]
+        if step is not None and integral:
+            if step != 1:
+                parts.append(Multiple(int(step)))
+        elif step is not None:
+            places = -step.normalize().as_tuple().exponent
+            parts.append(seq(jt.INTEGER, opt(seq(lit("."), repeat(jt.DIGIT, 1, places)))))
+        name = (f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"
+                f"%{step}")
+        return self.leaf(name, parts[0] if len(parts) == 1 else Both(tuple(parts)))
 
     def string(self, node: ir.String) -> Node:
         """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule,

@@ -64,7 +64,14 @@ class Both:
     items: tuple[Node, ...]
 
 
-Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both]
+@dataclass(frozen=True)
+class Multiple:
+    """Canonical decimal integers divisible by `m` (a remainder automaton); only inside a rule body's `Both`."""
+
+    m: int
+
+
+Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple]
 
 EMPTY = Seq(())
 NOTHING = Alt(())

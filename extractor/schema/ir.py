@@ -54,6 +54,7 @@ class Number:
     exclusive_minimum: bool = False
     maximum: Decimal | None = None
     exclusive_maximum: bool = False
+    multiple_of: Decimal | None = None
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ ENFORCED = frozenset({
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
+    "multipleOf",
 })
 """Keywords the compiler turns into grammar exactly."""
 
@@ -21,7 +22,7 @@ ASSERTIONS = frozenset({
     "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
     "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
-    "uniqueItems", "multipleOf", "$dynamicRef", "$recursiveRef",
+    "uniqueItems", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
 })
 """Validation keywords not yet enforced: refused with UnsupportedSchemaError."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import replace
 from decimal import Decimal
 
@@ -70,8 +71,18 @@ class Merger:
         hi, hi_x = _tighter(a.maximum, a.exclusive_maximum, b.maximum, b.exclusive_maximum, min)
         if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
             return ir.Nothing()
+        step = a.multiple_of if b.multiple_of is None else b.multiple_of if a.multiple_of is None else None
+        if a.multiple_of is not None and b.multiple_of is not None:
+            if a.multiple_of == b.multiple_of or (a.multiple_of % b.multiple_of == 0):
+                step = a.multiple_of
+            elif b.multiple_of % a.multiple_of == 0:
+                step = b.multiple_of
+            elif a.multiple_of == int(a.multiple_of) and b.multiple_of == int(b.multiple_of):
+                step = Decimal(math.lcm(int(a.multiple_of), int(b.multiple_of)))
+            else:
+                raise UnsupportedSchemaError("multipleOf", "", "two fractional steps at once")
         return ir.Number(integer=a.integer or b.integer, minimum=lo, exclusive_minimum=lo_x,
-                         maximum=hi, exclusive_maximum=hi_x)
+                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step)
 
     def string(self, a: ir.String, b: ir.String, ptr: str) -> ir.Node:
         if a.format and b.format and a.format != b.format:

@@ -28,7 +28,7 @@ MAX_PATTERN_PROPERTIES = 3
 """Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
-_NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
+_NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
 _APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not"}
 
@@ -239,7 +239,14 @@ class _Normalizer:
                 hi, hi_x = Decimal(math.ceil(hi) - 1 if hi_x or hi != int(hi) else hi), False
         if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
             return ir.Nothing()
-        return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x)
+        step = schema.get("multipleOf")
+        if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0):
+            raise InvalidSchemaError("multipleOf must be a positive number", f"{ptr}/multipleOf")
+        multiple = None if step is None else Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
+        if multiple is not None:
+            _check_multiple(multiple, f"{ptr}/multipleOf")
+        return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x,
+                         multiple_of=multiple)
 
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         lo, hi = _count(schema, "minLength", ptr), schema.get("maxLength")
@@ -404,6 +411,19 @@ def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
         return None, False
     best = tighter(v for v, _ in found)
     return best, any(x for v, x in found if v == best)
+
+
+MAX_MULTIPLE = 10_000
+"""Largest integral multipleOf: its automaton has one state per remainder."""
+
+
+def _check_multiple(step: Decimal, ptr: str) -> None:
+    """Integral steps up to MAX_MULTIPLE, or powers of ten below one (a cap on decimal places)."""
+    if step == step.to_integral_value():
+        if step > MAX_MULTIPLE:
+            raise UnsupportedSchemaError("multipleOf", ptr, f"above {MAX_MULTIPLE}")
+    elif step.normalize().as_tuple().digits != (1,):
+        raise UnsupportedSchemaError("multipleOf", ptr, "fractional steps other than 0.1, 0.01, ...")
 
 
 def _canonical(value: Any) -> str:

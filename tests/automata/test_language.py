@@ -351,3 +351,21 @@ def test_not(schema, good, bad):
         jsonschema.validate(json.loads(text), schema)
     for text in bad:
         assert not accepts(schema, text), text
+
+
+MULTIPLE_ROWS = [
+    ({"type": "integer", "multipleOf": 3}, ["0", "-3", "3", "333"], ["1", "10", "3.0"]),
+    ({"type": "integer", "multipleOf": 5, "minimum": 7, "maximum": 21}, ["10", "20"], ["5", "25", "12"]),
+    ({"type": "number", "multipleOf": 2, "minimum": 0.5}, ["2", "4"], ["0", "3", "2.5"]),
+    ({"type": "number", "multipleOf": 0.01}, ["1", "1.5", "-0.25"], ["0.001", "1e2"]),
+    ({"allOf": [{"type": "integer", "multipleOf": 4}, {"multipleOf": 6}]}, ["12", "24"], ["4", "6", "18"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", MULTIPLE_ROWS)
+def test_multiple_of(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not accepts(schema, text), text
