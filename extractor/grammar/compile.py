@@ -9,7 +9,7 @@ from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar import numbers
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Both, Minus, Multiple, Node, Ref, Suffix, alt, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Both, Minus, Multiple, Node, Ref, Suffix, alt, byte_set, lit, opt, repeat, seq, star,
 )
 from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
@@ -21,6 +21,10 @@ class CompileOptions:
 
     max_repeat: int = 1000
     """Largest finite bound (maxLength, maxItems) unrolled; above it the schema is refused."""
+    whitespace: int | None = None
+    """None: compact JSON, no whitespace (fastest: structure is forced). An int n: up to n bytes of
+    JSON whitespace around every `{ } [ ] , :` and the whole value; the bound stops a model from
+    filling the gap forever, and every byte of freedom costs a sampled token."""
 
 
 @dataclass
@@ -60,7 +64,7 @@ class _Compiler:
 
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
-        self.rules["root"] = self.value(self.schema.root)
+        self.rules["root"] = seq(self.space(), self.value(self.schema.root), self.space())
         return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves))
 
     def value(self, node: ir.Node) -> Node:
@@ -164,10 +168,10 @@ class _Compiler:
             value = Ref("value")
             string = self.leaf("string", LEAF_RULES["string"])
             number = self.leaf("number", LEAF_RULES["number"])
-            members = seq(string, lit(":"), value)
+            members = seq(string, self.p(":"), value)
             self.rules["value"] = alt(
-                seq(lit("{"), opt(seq(members, star(seq(lit(","), members)))), lit("}")),
-                seq(lit("["), opt(seq(value, star(seq(lit(","), value)))), lit("]")),
+                seq(self.p("{"), opt(seq(members, star(seq(self.p(","), members)))), self.p("}")),
+                seq(self.p("["), opt(seq(value, star(seq(self.p(","), value)))), self.p("]")),
                 string, number, lit("true"), lit("false"), lit("null"))
         return Ref("value")
 
@@ -176,7 +180,7 @@ class _Compiler:
 
         Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
         so the automaton stays linear in the number of properties."""
-        members = [seq(lit(jt.dumps(p.name) + ":"), self.value(p.value)) for p in node.properties]
+        members = [seq(lit(jt.dumps(p.name)), self.p(":"), self.value(p.value)) for p in node.properties]
         extra = self.undeclared(node)
         n, lo, hi = len(members), node.min_properties, node.max_properties
         self.bound(max(lo, hi or 0), "maxProperties", "")
@@ -188,7 +192,7 @@ class _Compiler:
         decide: dict[tuple[int, int, int], Node] = {}
 
         def sep(written: int) -> Node:
-            return lit(",") if written else EMPTY
+            return self.p(",") if written else EMPTY
 
         def more(a: int) -> int | None:
             """The count after one more member, or None when maxProperties forbids it."""
@@ -198,7 +202,7 @@ class _Compiler:
             for a in range(cap_all, -1, -1):
                 for d in range(lo, -1, -1):  # declared members written, for minProperties
                     if i == n:
-                        body = lit("}") if d >= lo else NOTHING
+                        body = self.p("}") if d >= lo else NOTHING
                     else:
                         take = NOTHING if more(a) is None else seq(sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo)])
                         skip = slot[i + 1, a, d]
@@ -207,11 +211,11 @@ class _Compiler:
                     if more(a) is None or extra == NOTHING:
                         step = NOTHING
                     elif hi is None and a == cap_all:  # saturated: any number of undeclared members
-                        step = seq(sep(a), extra, star(seq(lit(","), extra)), decide[i, a, d])
+                        step = seq(sep(a), extra, star(seq(self.p(","), extra)), decide[i, a, d])
                     else:
                         step = seq(sep(a), extra, slot[i, more(a), d])
                     slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
-        return seq(lit("{"), slot[0, 0, 0])
+        return seq(self.p("{"), slot[0, 0, 0])
 
     def undeclared(self, node: ir.Object) -> Node:
         """One undeclared member: a key in canonical spelling, never a declared name, valued by the
@@ -231,7 +235,7 @@ class _Compiler:
             if exclude:
                 body = Minus(body, alt(*exclude))
             name = "string" if body is LEAF_RULES["string"] else f"key{list(group)}-not{list(names)}/{sorted(patterns)}"
-            members.append(seq(self.leaf(name, body), lit(":"), self.value(value)))
+            members.append(seq(self.leaf(name, body), self.p(":"), self.value(value)))
         return alt(*members) if members else NOTHING
 
     def array(self, node: ir.Array) -> Node:
@@ -255,14 +259,26 @@ class _Compiler:
                     return EMPTY
                 r_lo, r_hi = max(lo - j, 0), None if hi is None else hi - j
                 if j:
-                    return repeat(seq(lit(","), item), r_lo, r_hi)
-                more = repeat(seq(lit(","), item), max(r_lo - 1, 0), None if r_hi is None else r_hi - 1)
+                    return repeat(seq(self.p(","), item), r_lo, r_hi)
+                more = repeat(seq(self.p(","), item), max(r_lo - 1, 0), None if r_hi is None else r_hi - 1)
                 first = seq(item, more)
                 return first if r_lo else opt(first)
-            step = seq(lit(",") if j else EMPTY, self.value(node.prefix[j]), tail(j + 1))
+            step = seq(self.p(",") if j else EMPTY, self.value(node.prefix[j]), tail(j + 1))
             return step if j < lo else opt(step)
 
-        return seq(lit("["), tail(0), lit("]"))
+        return seq(self.p("["), tail(0), self.p("]"))
+
+    def space(self) -> Node:
+        n = self.options.whitespace
+        return EMPTY if not n else repeat(byte_set(0x20, 0x09, 0x0A, 0x0D), 0, n)
+
+    def p(self, char: str) -> Node:
+        """Structural punctuation, with the whitespace the options allow around it."""
+        if char in "{[":
+            return seq(lit(char), self.space())
+        if char in "}]":
+            return seq(self.space(), lit(char))
+        return seq(self.space(), lit(char), self.space())
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:
         if n > self.options.max_repeat:
