@@ -63,20 +63,21 @@ def _compile_outcome(exc: Exception) -> tuple[str, str]:
     return "error", f"{type(exc).__name__}: {exc}"
 
 
-def run_group(group: dict[str, Any], timeout: float) -> tuple[list[str], str | None]:
-    """Outcomes of one group's cases, and a note (the refused keyword or the error) where not compiled."""
+def run_group(group: dict[str, Any], timeout: float) -> tuple[list[str], str | None, dict[int, str]]:
+    """Outcomes of one group's cases; a note (the refused keyword or the error) where not compiled; and
+    the message of every case that raised (an engine bug) or timed out, by case index."""
     schema, tests = group["schema"], group["tests"]
     try:
         with quiet(), time_limit(timeout):
             automaton = compile_automaton(schema)
     except Timeout as exc:
-        return ["timeout"] * len(tests), str(exc)
+        return ["timeout"] * len(tests), str(exc), {}
     except Exception as exc:  # noqa: BLE001 - every compiler failure is an outcome
         outcome, note = _compile_outcome(exc)
-        return [outcome] * len(tests), note
+        return [outcome] * len(tests), note, {}
     reorder = Reorderer(schema)
-    outcomes = []
-    for test in tests:
+    outcomes, raised = [], {}
+    for index, test in enumerate(tests):
         try:
             with time_limit(timeout):
                 ok = accepts(automaton, compact(test["data"]))
@@ -88,16 +89,18 @@ def run_group(group: dict[str, Any], timeout: float) -> tuple[list[str], str | N
                     outcome = "order-only"
                 else:
                     outcome = "fail-reject"
-        except Timeout:
-            outcome = "timeout"
-        except Exception:  # noqa: BLE001
-            outcome = "error"
+        except Timeout as exc:
+            outcome, raised[index] = "timeout", str(exc)
+        except Exception as exc:  # noqa: BLE001
+            outcome, raised[index] = "error", f"{type(exc).__name__}: {exc}"
         outcomes.append(outcome)
-    return outcomes, None
+    return outcomes, None, raised
 
 
 def run(suite: Path = JSTS_SUITE, timeout: float = 10.0) -> dict[str, Any]:
-    """The whole suite: {"files": {relpath: counts}, "cases": {"relpath#g#c": outcome}, "total", "notes"}."""
+    """The whole suite: {"files": {relpath: counts}, "cases": {"relpath#g#c": outcome}, "total", "notes"}.
+
+    `notes` holds, by "relpath#g", why a group did not compile, and by "relpath#g#c" what a case raised."""
     files: dict[str, dict[str, int]] = {}
     cases: dict[str, str] = {}
     notes: dict[str, str] = {}
@@ -105,9 +108,10 @@ def run(suite: Path = JSTS_SUITE, timeout: float = 10.0) -> dict[str, Any]:
         rel = path.relative_to(suite).as_posix()
         counts = Counter()
         for g, group in enumerate(json.loads(path.read_text())):
-            outcomes, note = run_group(group, timeout)
+            outcomes, note, raised = run_group(group, timeout)
             if note:
                 notes[f"{rel}#{g}"] = note
+            notes.update({f"{rel}#{g}#{c}": message for c, message in raised.items()})
             for c, outcome in enumerate(outcomes):
                 cases[f"{rel}#{g}#{c}"] = outcome
                 counts[outcome] += 1

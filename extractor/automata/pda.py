@@ -69,11 +69,14 @@ class Automaton:
 def build_automaton(grammar: Grammar) -> Automaton:
     """Compile every rule reachable from the root, refusing grammars that cannot run."""
     reachable = _reachable(grammar)
-    productive = _productive(grammar, reachable)
+    dfas = {n: build_dfa(grammar.rules[n]) for n in reachable}
+    productive = _productive(dfas)
     if grammar.root not in productive:
         raise InvalidSchemaError("the schema admits no JSON value at all")
     names = tuple(n for n in reachable if n in productive)
-    dfas = {n: build_dfa(grammar.rules[n], productive) for n in names}
+    for n in names:  # rebuild only rules that call a rule that can never finish
+        if any(c not in productive for state in dfas[n].calls for c, _ in state):
+            dfas[n] = build_dfa(grammar.rules[n], productive)
     index = {n: i for i, n in enumerate(names)}
     _check_left_recursion(names, dfas)
     calls = tuple(tuple(tuple((index[c], ret) for c, ret in state) for state in dfas[n].calls) for n in names)
@@ -96,18 +99,29 @@ def _reachable(grammar: Grammar) -> list[str]:
     return seen
 
 
-def _productive(grammar: Grammar, names: list[str]) -> set[str]:
-    """Rules that can finish: a fixpoint, since a rule may need its callees to finish first."""
+def _productive(dfas: dict[str, RuleDFA]) -> set[str]:
+    """Rules that can finish: accepting states reachable through bytes and calls to rules that can."""
     productive: set[str] = set()
     while True:
-        grown = {n for n in names if n not in productive and _nonempty(build_dfa(grammar.rules[n], productive))}
+        grown = {n for n, d in dfas.items() if n not in productive and _can_finish(d, productive)}
         if not grown:
             return productive
         productive |= grown
 
 
-def _nonempty(dfa: RuleDFA) -> bool:
-    return bool(dfa.accept.any())
+def _can_finish(dfa: RuleDFA, productive: set[str]) -> bool:
+    seen, work = {0}, [0]
+    while work:
+        s = work.pop()
+        if dfa.accept[s]:
+            return True
+        nxt = [int(t) for t in np.unique(dfa.trans[s]) if t >= 0]
+        nxt += [ret for callee, ret in dfa.calls[s] if callee in productive]
+        for t in nxt:
+            if t not in seen:
+                seen.add(t)
+                work.append(t)
+    return False
 
 
 def _check_left_recursion(names: tuple[str, ...], dfas: dict[str, RuleDFA]) -> None:

@@ -128,10 +128,10 @@ class _Compiler:
         else:
             body = jt.NUMBER
         parts = [body]
-        if step is not None and integral:
+        if step is not None and step == step.to_integral_value():
             if step != 1:
                 parts.append(Multiple(int(step)))
-        elif step is not None:
+        elif step is not None and not node.integer:  # a 10**-k step: every integer already is a multiple
             places = -step.normalize().as_tuple().exponent
             parts.append(seq(jt.INTEGER, opt(seq(lit("."), repeat(jt.DIGIT, 1, places)))))
         name = (f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"

@@ -140,8 +140,9 @@ def _label(max_len: int) -> Node:
 
 
 def _hostname() -> Node:
-    """RFC 1123 names; at most four labels of at most 62 bytes (stricter: stays under 253 in all)."""
-    return seq(_label(62), repeat(seq(lit("."), _label(62)), 0, 3))
+    """RFC 1123 names of at most four labels, the first up to 63 bytes and the rest up to 62
+    (stricter: the whole stays under 253 bytes without counting)."""
+    return seq(_label(63), repeat(seq(lit("."), _label(62)), 0, 3))
 
 
 def _email() -> Node:

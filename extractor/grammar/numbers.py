@@ -14,10 +14,13 @@ def _digits(lo: int, hi: int) -> Node:
     return byte_set((0x30 + lo, 0x30 + hi)) if lo <= hi else NOTHING
 
 
+@lru_cache(maxsize=4096)
 def _same_length(a: str, b: str) -> Node:
     """Digit strings of len(a) between a and b (a <= b, equal lengths)."""
     if not a:
         return EMPTY
+    if a == "0" * len(a) and b == "9" * len(b):
+        return repeat(DIGIT, len(a), len(a))
     if a[0] == b[0]:
         return seq(lit(a[0]), _same_length(a[1:], b[1:]))
     n = len(a) - 1

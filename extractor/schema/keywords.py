@@ -14,12 +14,12 @@ ENFORCED = frozenset({
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
-    "multipleOf",
+    "multipleOf", "dependencies", "dependentRequired", "dependentSchemas",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
-    "if", "then", "else", "dependentSchemas", "dependentRequired", "dependencies",
+    "if", "then", "else",
     "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
     "uniqueItems", "$dynamicRef", "$recursiveRef",

@@ -27,10 +27,9 @@ class Merger:
             return ir.Nothing()
         if isinstance(a, ir.Ref) or isinstance(b, ir.Ref):
             return self.ref(a, b, ptr)
-        if isinstance(b, ir.Union_):
-            a, b = b, a
-        if isinstance(a, ir.Union_):
-            kept = [n for n in (self.both(o, b, ptr) for o in a.options) if not isinstance(n, ir.Nothing)]
+        if isinstance(a, ir.Union_) or isinstance(b, ir.Union_):  # distribute; `a` stays first (its key order)
+            pairs = [(o, b) for o in a.options] if isinstance(a, ir.Union_) else [(a, o) for o in b.options]
+            kept = [n for n in (self.both(x, y, ptr) for x, y in pairs) if not isinstance(n, ir.Nothing)]
             return ir.Nothing() if not kept else kept[0] if len(kept) == 1 else ir.Union_(tuple(dict.fromkeys(kept)))
         if isinstance(b, ir.Const):
             a, b = b, a

@@ -30,7 +30,7 @@ _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
-_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not"}
+_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas"}
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,9 @@ class _Normalizer:
             parts.append(self.ref(schema["$ref"], ptr))
         for i, sub in enumerate(schema.get("allOf", [])):
             parts.append(self.node(sub, f"{ptr}/allOf/{i}"))
+        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
+        if any(k in ENFORCED for k in rest):
+            parts.append(self.base(rest, ptr))  # own keywords before the rest: their property order wins
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
@@ -91,8 +94,8 @@ class _Normalizer:
                 parts.append(_union(options))
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
-        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
-        if any(k in ENFORCED for k in rest) or not parts:
+        parts.extend(self.dependencies(schema, ptr))
+        if not parts:
             parts.append(self.base(rest, ptr))
         node = parts[0]
         for part in parts[1:]:
@@ -105,6 +108,7 @@ class _Normalizer:
             return ir.Nothing() if schema else ir.AnyValue()
         if not isinstance(schema, dict):
             raise InvalidSchemaError("`not` takes a schema", ptr)
+        self.check_keywords(schema, ptr)
         keys = {k for k in schema if k in ENFORCED}
         if not keys:
             return ir.Nothing()
@@ -133,17 +137,40 @@ class _Normalizer:
             options += [ir.Const(bools)] if bools else []
             options.append(ir.String(excluded=tuple(dumps(v) for v in values if isinstance(v, str))))
             return _union(tuple(options))
+        if keys <= {"required", "type"} and "required" in keys and schema.get("type", "object") == "object":
+            absent = tuple(_absent(name) for name in dict.fromkeys(schema["required"]))
+            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
+            return _union((*others, *absent))
         if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
             self.string(schema, ptr)  # refuses patterns it cannot compile
-            return _union((ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT,
-                           ir.String(anti_patterns=(schema["pattern"],))))
+            others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()
+            return _union((*others, ir.String(anti_patterns=(schema["pattern"],))))
         raise UnsupportedSchemaError("not", ptr, f"the complement of {sorted(keys)} is not yet enforced")
+
+    def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
+        """Each dependency as a union: the trigger key absent, or present with what it demands."""
+        found = {**schema.get("dependencies", {}), **schema.get("dependentRequired", {}),
+                 **schema.get("dependentSchemas", {})}
+        if len(found) > MAX_DEPENDENCIES:
+            raise UnsupportedSchemaError("dependencies", ptr, f"more than {MAX_DEPENDENCIES} dependencies")
+        out = []
+        for key, needs in found.items():
+            where = f"{ptr}/dependencies/{_escape(key)}"
+            present = ir.Object(properties=(ir.Property(key, ir.AnyValue(), True),), additional=ir.AnyValue())
+            if isinstance(needs, list):
+                demand: ir.Node = ir.Object(properties=tuple(ir.Property(n, ir.AnyValue(), True) for n in needs),
+                                            additional=ir.AnyValue())
+            else:
+                demand = self.node(needs, where)
+            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer")]
+            out.append(_union((*others, _absent(key), self.merger.both(present, demand, where))))
+        return out
 
     def base(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         """The node of a schema's own keywords (no applicators)."""
+        if "enum" in schema or "const" in schema:  # the values decide the type; no implied one
+            return self.constants(schema, ptr, self.types(schema, ptr) if "type" in schema else ["any"])
         types = self.types(schema, ptr)
-        if "enum" in schema or "const" in schema:
-            return self.constants(schema, ptr, types)
         nodes = [self.typed(t, schema, ptr) for t in types]
         return _union(tuple(nodes)) if len(nodes) != 1 else nodes[0]
 
@@ -208,11 +235,17 @@ class _Normalizer:
                 or (_type_of(v) == "integer" and "number" in types)
                 or (isinstance(v, float) and v.is_integer() and "integer" in types)]
         texts = tuple(dict.fromkeys(dumps(v) for v in kept))
-        node: ir.Node = ir.Const(texts) if texts else ir.Nothing()
-        others = {k: v for k, v in schema.items() if k not in ("enum", "const")}
-        if any(k in ENFORCED and k != "type" for k in others):  # enum beside other keywords: filter
-            node = self.merger.both(node, self.base(others, ptr), ptr)
-        return node
+        others = {k: v for k, v in schema.items() if k not in ("enum", "const", "type")}
+        if any(k in ENFORCED for k in others):  # enum beside other keywords: keep the values they admit
+            rule, implied = self.base(others, ptr), self.types(others, ptr)
+            kept_texts = []
+            for text in texts:
+                value = json.loads(text)
+                kind = _type_of(value).replace("integer", "number")
+                if kind not in implied or self.merger.admits(rule, value, ptr):
+                    kept_texts.append(text)  # keywords of another type do not apply to this value
+            texts = tuple(kept_texts)
+        return ir.Const(texts) if texts else ir.Nothing()
 
     def typed(self, kind: str, schema: dict[str, Any], ptr: str) -> ir.Node:
         if kind == "any":
@@ -372,6 +405,13 @@ class _Normalizer:
 
 _ANY_OBJECT = ir.Object(additional=ir.AnyValue())
 """Any object at all (explicitly: never closed by the strict-objects policy)."""
+MAX_DEPENDENCIES = 3
+"""Each dependency doubles the object alternatives the automaton carries."""
+
+
+def _absent(name: str) -> ir.Node:
+    """Objects without the key `name`."""
+    return ir.Object(properties=(ir.Property(name, ir.Nothing(), False),), additional=ir.AnyValue())
 
 
 def _tag(schema: Any, node: ir.Node) -> bool:

@@ -382,3 +382,25 @@ def test_flexible_whitespace_is_bounded_and_off_by_default():
     assert runs(flexible, '{"a":[1,2]}') and accepts(schema, '{"a":[1,2]}')
     assert not runs(flexible, "{" + " " * 9 + "\"a\":[]}")  # nine spaces: past the bound
     assert not runs(flexible, '{"a":[1, 2]} x') and not runs(flexible, '{"a":[1,2 ]}x')
+
+
+DEPENDENCY_ROWS = [
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "dependencies": {"a": ["b"]}},
+     ['{}', '{"b":1}', '{"a":1,"b":2}'], ['{"a":1}']),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "dependentRequired": {"b": ["a"]}},
+     ['{"a":1}', '{"a":1,"b":2}'], ['{"b":2}']),
+    ({"type": "object", "properties": {"a": {}, "b": {"type": "integer"}},
+      "dependentSchemas": {"a": {"properties": {"b": {"minimum": 3}}, "required": ["b"]}}},
+     ['{"b":1}', '{"a":0,"b":3}'], ['{"a":0}', '{"a":0,"b":2}']),
+    ({"not": {"required": ["x", "y"]}}, ['{}', '{"x":1}', '{"y":1}'], ['{"x":1,"y":2}', "3"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", DEPENDENCY_ROWS)
+def test_dependencies_and_absent_keys(schema, good, bad):
+    auto = build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    for text in good:
+        assert runs(auto, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not runs(auto, text), text
