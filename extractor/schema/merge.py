@@ -8,6 +8,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from extractor.errors import UnsupportedSchemaError
+from extractor.grammar.pattern import pattern_matches
 from extractor.schema import ir
 
 
@@ -146,10 +147,12 @@ class Merger:
                     and (node.maximum is None or d < node.maximum
                          or (d == node.maximum and not node.exclusive_maximum)))
         if isinstance(node, ir.String) and isinstance(value, str):
-            if node.format or node.patterns or node.anti_patterns:
-                raise UnsupportedSchemaError("enum", ptr, "enum beside format or pattern")
-            return json.dumps(value, ensure_ascii=False, separators=(",", ":")) not in node.excluded and \
-                node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
+            if node.format:
+                raise UnsupportedSchemaError("enum", ptr, "enum beside format")
+            return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) not in node.excluded
+                    and all(pattern_matches(p, value) for p in node.patterns)
+                    and not any(pattern_matches(p, value) for p in node.anti_patterns)
+                    and node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
         if isinstance(node, (ir.Array, ir.Object, ir.String, ir.Nothing)):
             if isinstance(node, (ir.Array, ir.Object)) and isinstance(value, (list, dict)):
                 raise UnsupportedSchemaError("enum", ptr, "structured enum values beside other keywords")
