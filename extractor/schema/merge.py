@@ -152,7 +152,7 @@ class Merger:
             return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) not in node.excluded
                     and all(pattern_matches(p, value) for p in node.patterns)
                     and not any(pattern_matches(p, value) for p in node.anti_patterns)
-                    and node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length)
+                    and node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length))
         if isinstance(node, (ir.Array, ir.Object, ir.String, ir.Nothing)):
             if isinstance(node, (ir.Array, ir.Object)) and isinstance(value, (list, dict)):
                 raise UnsupportedSchemaError("enum", ptr, "structured enum values beside other keywords")
