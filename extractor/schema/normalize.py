@@ -182,7 +182,7 @@ class _Normalizer:
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
                               SchemaWarning, stacklevel=4)
 
-    def explicit(self, schema: Any) -> bool:
+    def explicit(self, schema: Any, depth: int = 0) -> bool:
         """True when the IR of `schema` is exactly its language (no type narrowed from other keywords)."""
         for _ in range(64):
             if not isinstance(schema, dict) or "$ref" not in schema:
@@ -191,7 +191,13 @@ class _Normalizer:
                 schema = self.resolver.lookup(schema["$ref"]).contents
             except Unresolvable:
                 return False
-        return schema is False or (isinstance(schema, dict) and bool({"type", "enum", "const"} & set(schema)))
+        if schema is False or (isinstance(schema, dict) and {"type", "enum", "const"} & set(schema)):
+            return True
+        if not isinstance(schema, dict) or depth > 16:
+            return False
+        if {k for k in schema if k in ENFORCED} <= {"anyOf", "oneOf"} and ({"anyOf", "oneOf"} & set(schema)):
+            return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf") for s in schema.get(k, []))
+        return False
 
     def ref(self, ref: str, ptr: str) -> ir.Node:
         try:
@@ -365,42 +371,67 @@ class _Normalizer:
         return out
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
-        """True when no JSON value can match two options (by type, or by a const-valued tag)."""
-        shapes = [self.shape(o) for o in options]
-        for i, a in enumerate(shapes):
-            for b in shapes[i + 1:]:
-                if a is None or b is None:
-                    return False
-                common = a[0] & b[0]
-                if not common or (a[2] and b[2] and not a[2] & b[2]):
-                    continue
-                if common == {"object"} and _tags_disjoint(a[1], b[1]):
-                    continue
-                return False
-        return True
+        """True when no JSON value can match two options."""
+        return all(self.apart(a, b) for i, a in enumerate(options) for b in options[i + 1:])
 
-    def shape(self, node: ir.Node) -> tuple[set[str], dict[str, frozenset[str]], frozenset[str]] | None:
-        """(JSON types, const tags of required properties, const values) or None when unknown."""
-        seen = 0
-        while isinstance(node, ir.Ref) and seen < 64:
-            node, seen = self.defs.get(node.name), seen + 1
-        if node is None or isinstance(node, (ir.AnyValue, ir.Ref, ir.Union_)):
-            return None
-        if isinstance(node, ir.Const):
-            values = [json.loads(v) for v in node.values]
-            return ({_type_of(v).replace("integer", "number") for v in values}, {},
-                    frozenset(_canonical(v) for v in values))
-        kind = {ir.Null: "null", ir.Boolean: "boolean", ir.String: "string", ir.Number: "number",
-                ir.Array: "array", ir.Object: "object", ir.Nothing: None}[type(node)]
-        if kind is None:
-            return set(), {}, frozenset()
-        tags = {}
-        if isinstance(node, ir.Object):
-            for prop in node.properties:
-                value = self.defs.get(prop.value.name) if isinstance(prop.value, ir.Ref) else prop.value
-                if prop.required and isinstance(value, ir.Const):
-                    tags[prop.name] = frozenset(_canonical(json.loads(v)) for v in value.values)
-        return {kind}, tags, frozenset()
+    def apart(self, a: ir.Node, b: ir.Node, depth: int = 0) -> bool:
+        """No value matches both: by type, by constants, by a const tag, or by a required key the other forbids.
+        Conservative: False whenever unsure (then oneOf is refused)."""
+        a, b = self.resolved(a), self.resolved(b)
+        if a is None or b is None or depth > 8:
+            return False
+        if isinstance(a, ir.Nothing) or isinstance(b, ir.Nothing):
+            return True
+        for x, y in ((a, b), (b, a)):
+            if isinstance(x, ir.Union_):
+                return all(self.apart(o, y, depth + 1) for o in x.options)
+        if isinstance(a, ir.AnyValue) or isinstance(b, ir.AnyValue):
+            return False
+        if not _kinds(a) & _kinds(b):
+            return True
+        if isinstance(a, ir.Const) and isinstance(b, ir.Const):
+            return not {_canonical(json.loads(v)) for v in a.values} & {_canonical(json.loads(v)) for v in b.values}
+        if isinstance(a, ir.Object) and isinstance(b, ir.Object):
+            return _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a)
+        return False
+
+    def resolved(self, node: ir.Node | None) -> ir.Node | None:
+        for _ in range(64):
+            if not isinstance(node, ir.Ref):
+                return node
+            node = self.defs.get(node.name)
+        return None
+
+
+def _kinds(node: ir.Node) -> set[str]:
+    if isinstance(node, ir.Const):
+        return {_type_of(json.loads(v)).replace("integer", "number") for v in node.values}
+    return {{ir.Null: "null", ir.Boolean: "boolean", ir.String: "string", ir.Number: "number",
+             ir.Array: "array", ir.Object: "object"}[type(node)]}
+
+
+def _tags(node: ir.Object, resolve: Any) -> dict[str, frozenset[str]]:
+    """Required properties whose value is a constant set (discriminator tags)."""
+    tags = {}
+    for prop in node.properties:
+        value = resolve(prop.value)
+        if prop.required and isinstance(value, ir.Const):
+            tags[prop.name] = frozenset(_canonical(json.loads(v)) for v in value.values)
+    return tags
+
+
+def _forbids(a: ir.Object, b: ir.Object) -> bool:
+    """`a` requires a key that `b` does not allow (explicitly closed, or its schema `false`)."""
+    declared = {p.name: p for p in b.properties}
+    for prop in a.properties:
+        if not prop.required:
+            continue
+        other = declared.get(prop.name)
+        if other is not None and isinstance(other.value, ir.Nothing):
+            return True
+        if other is None and b.additional is None and not b.pattern_groups:
+            return True
+    return False
 
 
 _ANY_OBJECT = ir.Object(additional=ir.AnyValue())

@@ -404,3 +404,41 @@ def test_dependencies_and_absent_keys(schema, good, bad):
         jsonschema.validate(json.loads(text), schema)
     for text in bad:
         assert not runs(auto, text), text
+
+
+ONE_OF_ROWS = [
+    # disjoint by a required key the other option forbids (closed objects)
+    ({"oneOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": False},
+                {"type": "object", "properties": {"b": {}}, "required": ["b"], "additionalProperties": False}]},
+     ['{"a":1}', '{"b":2}'], ['{}', '{"a":1,"b":2}']),
+    # an option that is itself a union, against another type
+    ({"oneOf": [{"oneOf": [{"type": "null"}, {"enum": ["L", "R"], "type": "string"}]},
+                {"type": "array", "items": {"type": "null"}}]}, ["null", '"L"', "[null]"], ['"X"', "[1]"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", ONE_OF_ROWS)
+def test_one_of_disjoint(schema, good, bad):
+    for text in good:
+        assert accepts(schema, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not accepts(schema, text), text
+
+
+@pytest.mark.parametrize("schema", [
+    {"oneOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"]},
+               {"type": "object", "properties": {"b": {}}, "required": ["b"]}]},  # open: {"a":1,"b":2} matches both
+    {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+])
+def test_one_of_overlapping_is_refused(schema):
+    from extractor.errors import UnsupportedSchemaError
+    with pytest.raises(UnsupportedSchemaError, match="oneOf"):
+        target_ir(schema, None, NormalizeOptions(strict_objects=False))
+
+
+def test_one_of_never_trusts_a_type_narrowed_by_sibling_keywords():
+    from extractor.errors import UnsupportedSchemaError
+    schema = {"oneOf": [{"anyOf": [{"type": "integer"}], "minLength": 3}, {"type": "integer"}]}
+    with pytest.raises(UnsupportedSchemaError, match="oneOf"):  # 5 matches both: minLength ignores integers
+        target_ir(schema, None, NormalizeOptions(strict_objects=False))
