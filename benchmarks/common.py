@@ -81,6 +81,15 @@ def compact(data: Any) -> bytes:
     return compact_text(data).encode()
 
 
+def write_results(result: dict[str, Any], table: str, json_path: Path | None, md_path: Path | None) -> None:
+    """Write the JSON and Markdown results where asked, and print the table."""
+    for path, text in ((json_path, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (md_path, table)):
+        if path:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    print(table)
+
+
 def percentiles(values: list[float], keys: dict[str, float]) -> dict[str, float | None]:
     """{"p50": 50, ...} -> {"p50": value}; "avg" and "max" are understood too. None when empty."""
     if not values:

@@ -24,7 +24,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import JSTS_SUITE, Reorderer, Timeout, compact, quiet, shown, time_limit  # noqa: E402
+from benchmarks.common import (  # noqa: E402
+    JSTS_SUITE, Reorderer, Timeout, compact, quiet, shown, time_limit, write_results,
+)
 
 OUTCOMES = ("pass", "fail-accept", "fail-reject", "order-only", "unsupported", "invalid-schema", "timeout", "error")
 COUNTS = {o: o.replace("-schema", "_schema").replace("-", "_") for o in OUTCOMES}
@@ -139,12 +141,7 @@ def main() -> None:
     parser.add_argument("--md", type=Path)
     args = parser.parse_args()
     result = run(args.suite, args.timeout)
-    table = markdown(result)
-    for path, text in ((args.json, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (args.md, table)):
-        if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    print(table)
+    write_results(result, markdown(result), args.json, args.md)
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (  # noqa: E402
     ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, compact_text, percentiles, quiet, shown, time_limit,
+    write_results,
 )
 
 STATUSES = ("pass", "fail", "unsupported", "invalid", "timeout", "check-timeout", "error")
@@ -325,12 +326,7 @@ def main() -> None:
     except TokenizerMismatch as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
-    table = markdown(result)
-    for path, text in ((args.json, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (args.md, table)):
-        if path:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    print(table)
+    write_results(result, markdown(result), args.json, args.md)
 
 
 if __name__ == "__main__":

@@ -176,7 +176,7 @@ class _Normalizer:
 
     def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
         for key in schema:
-            if key in ASSERTIONS:
+            if key in ASSERTIONS and not (key == "uniqueItems" and schema[key] is False):  # false asks nothing
                 raise UnsupportedSchemaError(key, f"{ptr}/{key}")
             if key not in ENFORCED and key not in ANNOTATIONS:
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
