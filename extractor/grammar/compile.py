@@ -139,11 +139,16 @@ class _Compiler:
         return self.leaf(name, parts[0] if len(parts) == 1 else Both(tuple(parts)))
 
     def string(self, node: ir.String) -> Node:
-        """Free strings share one rule; constraints (length, format, pattern) intersect in a leaf rule,
-        and exclusions (`not`) subtract from the canonical spelling, where one value has one spelling."""
+        """Free strings share one rule; constrained ones get a leaf rule of their own."""
         if node == ir.String():
             return self.leaf("string", LEAF_RULES["string"])
-        parts, name = [], []
+        body, name = self.string_body(node)
+        return self.leaf("string " + name, body)
+
+    def string_body(self, node: ir.String) -> tuple[Node, str]:
+        """Constraints (length, format, pattern) intersect; exclusions (`not`) subtract from the
+        canonical spelling, where one value has one spelling. Returns the body and a rule name."""
+        parts, name = [LEAF_RULES["string"]], []
         if node.min_length or node.max_length is not None:
             self.bound(node.min_length, "minLength", node.pointer)
             self.bound(node.max_length or 0, "maxLength", node.pointer)
@@ -160,8 +165,9 @@ class _Compiler:
         if exclude:
             parts.append(jt.CANONICAL_STRING)
             name.append(f"not:{list(node.excluded)}/{list(node.anti_patterns)}")
+        parts = parts[1:] or parts
         body = parts[0] if len(parts) == 1 else Both(tuple(parts))
-        return self.leaf("string " + " ".join(name), Minus(body, alt(*exclude)) if exclude else body)
+        return (Minus(body, alt(*exclude)) if exclude else body), " ".join(name)
 
     def any_value(self) -> Node:
         if "value" not in self.rules:
@@ -227,16 +233,26 @@ class _Compiler:
         if node.additional is not None:
             groups.append(((), node.additional))
         members = []
+        key_rule, key_name = self.key_language(node.key_schema)
         for group, value in groups:
-            base = jt.CANONICAL_STRING if names or patterns else LEAF_RULES["string"]
-            parts = [base, *(patterns[p] for p in group)]
+            base = jt.CANONICAL_STRING if names or patterns or key_rule is not None else LEAF_RULES["string"]
+            parts = [base, *(patterns[p] for p in group), *([key_rule] if key_rule is not None else [])]
             exclude = [lit(n) for n in names] + [patterns[p] for p in patterns if p not in group]
             body = parts[0] if len(parts) == 1 else Both(tuple(parts))
             if exclude:
                 body = Minus(body, alt(*exclude))
-            name = "string" if body is LEAF_RULES["string"] else f"key{list(group)}-not{list(names)}/{sorted(patterns)}"
+            name = ("string" if body is LEAF_RULES["string"]
+                    else f"key{list(group)}-not{list(names)}/{sorted(patterns)}/{key_name}")
             members.append(seq(self.leaf(name, body), self.p(":"), self.value(value)))
         return alt(*members) if members else NOTHING
+
+    def key_language(self, key: ir.Node | None) -> tuple[Node | None, str]:
+        """What propertyNames allows of an undeclared key, as a string regex (None: anything)."""
+        if key is None:
+            return None, ""
+        if isinstance(key, ir.Const):
+            return alt(*(lit(v) for v in key.values)), f"in{list(key.values)}"
+        return self.string_body(key)  # type: ignore[arg-type]
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)

@@ -73,6 +73,8 @@ class Object:
     pattern_groups: tuple[tuple[tuple[str, ...], Node], ...] = ()
     """patternProperties: for each non-empty set of patterns, the schema of undeclared keys matching
     exactly those; `additional` covers keys matching none."""
+    key_schema: Node | None = None
+    """propertyNames for undeclared keys: a String or a Const of strings (None: any key)."""
     min_properties: int = 0
     max_properties: int | None = None
     policy_closed: bool = field(default=False, compare=False)

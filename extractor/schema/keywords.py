@@ -14,13 +14,12 @@ ENFORCED = frozenset({
     "minLength", "maxLength", "format",
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
-    "multipleOf", "dependencies", "dependentRequired", "dependentSchemas",
+    "multipleOf", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
     "if", "then", "else",
-    "propertyNames",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
     "uniqueItems", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",

@@ -107,8 +107,9 @@ class Merger:
                         pointer=a.pointer)
 
     def object(self, a: ir.Object, b: ir.Object, ptr: str) -> ir.Node:
-        if a.pattern_groups or b.pattern_groups:
-            raise UnsupportedSchemaError("patternProperties", ptr, "intersecting objects with patternProperties")
+        if a.pattern_groups or b.pattern_groups or a.key_schema is not None or b.key_schema is not None:
+            raise UnsupportedSchemaError("patternProperties", ptr,
+                                         "intersecting objects with patternProperties or propertyNames")
         names = list(dict.fromkeys([p.name for p in a.properties] + [p.name for p in b.properties]))
         pa, pb = {p.name: p for p in a.properties}, {p.name: p for p in b.properties}
         props = []

@@ -23,7 +23,7 @@ from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_F
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties",
-                "patternProperties"}
+                "patternProperties", "propertyNames"}
 MAX_PATTERN_PROPERTIES = 3
 """Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
@@ -330,9 +330,12 @@ class _Normalizer:
         extra = self.node(schema.get("additionalProperties", True), f"{ptr}/additionalProperties")
         additional = None if isinstance(extra, ir.Nothing) else extra
         patterned = self.pattern_properties(schema, ptr)
+        keys = self.property_names(schema, ptr)
         properties = []
         for name, sub in props.items():
             value = self.node(sub, f"{ptr}/properties/{_escape(name)}")
+            if keys is not None and not self.merger.admits(keys, name, f"{ptr}/propertyNames"):
+                value = ir.Nothing()  # a declared key propertyNames refuses cannot appear
             for pattern, schema_ in patterned:  # a declared key matching a pattern obeys both
                 if pattern_matches(pattern, name):
                     value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
@@ -340,7 +343,8 @@ class _Normalizer:
                 ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value))))
         for name in dict.fromkeys(required):  # required but undeclared: a member valued by additionalProperties
             if name not in props:
-                properties.append(ir.Property(name, extra, True))
+                allowed = keys is None or self.merger.admits(keys, name, f"{ptr}/propertyNames")
+                properties.append(ir.Property(name, extra if allowed else ir.Nothing(), True))
         lo = _count(schema, "minProperties", ptr)
         hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
         groups = []
@@ -350,9 +354,34 @@ class _Normalizer:
                 for _, schema_ in subset:
                     value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
                 groups.append((tuple(p for p, _ in subset), value))
+        if isinstance(keys, ir.Nothing):  # no key at all is allowed: only undeclared keys matter here
+            additional, groups = None, []
         return ir.Object(properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
+                         key_schema=None if isinstance(keys, (ir.Nothing, type(None))) else keys,
                          min_properties=lo, max_properties=hi,
                          policy_closed=schema.get("additionalProperties", True) is True)
+
+    def property_names(self, schema: dict[str, Any], ptr: str) -> ir.Node | None:
+        """The propertyNames schema as it applies to keys (strings): a String, a Const, Nothing or None."""
+        if "propertyNames" not in schema:
+            return None
+        where = f"{ptr}/propertyNames"
+        node = self.merger.resolve(self.node(schema["propertyNames"], where), where)
+        if isinstance(node, ir.AnyValue) or node == ir.String():
+            return None
+        if isinstance(node, ir.Union_):
+            strings = [o for o in node.options if isinstance(o, (ir.String, ir.Const))]
+            if len(strings) != 1:
+                raise UnsupportedSchemaError("propertyNames", where, "a union of key languages")
+            node = strings[0]  # the other options admit no string
+        if isinstance(node, ir.Const):
+            texts = tuple(v for v in node.values if isinstance(json.loads(v), str))
+            return ir.Const(texts) if texts else ir.Nothing()
+        if isinstance(node, ir.String):
+            if node.format is not None:
+                raise UnsupportedSchemaError("propertyNames", where, "a format for keys")
+            return node
+        return ir.Nothing()  # only non-string values: no key qualifies
 
     def pattern_properties(self, schema: dict[str, Any], ptr: str) -> list[tuple[str, ir.Node]]:
         found = schema.get("patternProperties", {})

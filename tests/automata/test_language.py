@@ -414,3 +414,18 @@ def _check(schema, good, bad, *, loose=False, validate=True):
             jsonschema.validate(json.loads(text), schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
     for text in bad:
         assert not runs(auto, text), text
+
+
+PROPERTY_NAME_ROWS = [
+    ({"type": "object", "propertyNames": {"maxLength": 2}}, ['{}', '{"ab":1,"c":[]}'], ['{"abc":1}']),
+    ({"type": "object", "properties": {"long": {}}, "propertyNames": {"pattern": "^[a-z]{1,3}$"}},
+     ['{"ab":1}'], ['{"long":1}', '{"AB":1}']),
+    ({"type": "object", "propertyNames": {"enum": ["x", "y"]}}, ['{"x":1,"y":2}'], ['{"z":1}']),
+    ({"type": "object", "propertyNames": False}, ['{}'], ['{"a":1}']),
+    ({"type": "object", "propertyNames": {"not": {"pattern": "^_"}}}, ['{"a":1}'], ['{"_a":1}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", PROPERTY_NAME_ROWS)
+def test_property_names(schema, good, bad):
+    _check(schema, good, bad, loose=True)
