@@ -15,11 +15,11 @@ ENFORCED = frozenset({
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
     "multipleOf", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
+    "if", "then", "else",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
-    "if", "then", "else",
     "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
     "uniqueItems", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",

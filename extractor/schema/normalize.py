@@ -30,7 +30,8 @@ _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
-_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas"}
+_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas",
+                "if", "then", "else"}
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,15 @@ class _Normalizer:
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
         parts.extend(self.dependencies(schema, ptr))
+        if "if" in schema:  # (if and then) or (not if and else), where `if` has an exact complement
+            cond = self.node(schema["if"], f"{ptr}/if")
+            then = self.node(schema.get("then", True), f"{ptr}/then")
+            other = self.node(schema.get("else", True), f"{ptr}/else")
+            try:
+                otherwise = self.negation(schema["if"], f"{ptr}/if")
+            except UnsupportedSchemaError as exc:
+                raise UnsupportedSchemaError("if", f"{ptr}/if", f"`else` needs its complement: {exc.reason}") from exc
+            parts.append(_union((self.merger.both(cond, then, ptr), self.merger.both(otherwise, other, ptr))))
         if not parts:
             parts.append(self.base(rest, ptr))
         node = parts[0]
@@ -137,10 +147,14 @@ class _Normalizer:
             options += [ir.Const(bools)] if bools else []
             options.append(ir.String(excluded=tuple(dumps(v) for v in values if isinstance(v, str))))
             return _union(tuple(options))
-        if keys <= {"required", "type"} and "required" in keys and schema.get("type", "object") == "object":
-            absent = tuple(_absent(name) for name in dict.fromkeys(schema["required"]))
+        if keys <= {"required", "properties", "type"} and keys - {"type"} and schema.get("type", "object") == "object":
+            # an object fails when a required key is absent or a present key's value fails its schema
+            absent = [_absent(name) for name in dict.fromkeys(schema.get("required", []))]
+            wrong = [ir.Object(properties=(ir.Property(name, self.negation(sub, f"{ptr}/properties/{_escape(name)}"),
+                                                       True),), additional=ir.AnyValue())
+                     for name, sub in schema.get("properties", {}).items()]
             others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
-            return _union((*others, *absent))
+            return _union((*others, *absent, *wrong))
         if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
             self.string(schema, ptr)  # refuses patterns it cannot compile
             others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()

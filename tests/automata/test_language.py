@@ -429,3 +429,17 @@ PROPERTY_NAME_ROWS = [
 @pytest.mark.parametrize("schema,good,bad", PROPERTY_NAME_ROWS)
 def test_property_names(schema, good, bad):
     _check(schema, good, bad, loose=True)
+
+
+IF_ROWS = [
+    ({"if": {"type": "string"}, "then": {"minLength": 2}, "else": {"type": "integer"}},
+     ['"ab"', "3"], ['"a"', "null", "1.5"]),
+    ({"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "n": {"type": "integer"}},
+      "if": {"properties": {"kind": {"const": "a"}}, "required": ["kind"]}, "then": {"required": ["n"]}},
+     ['{"kind":"a","n":1}', '{"kind":"b"}', "{}"], ['{"kind":"a"}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", IF_ROWS)
+def test_if_then_else(schema, good, bad):
+    _check(schema, good, bad, loose=True)

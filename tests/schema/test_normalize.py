@@ -138,7 +138,7 @@ UNSUPPORTED_ROWS = [
     ({"not": {"minProperties": 1}}, "not", "/not"),
     ({"type": "array", "uniqueItems": True}, "uniqueItems", "/uniqueItems"),
     ({"type": "object", "propertyNames": {"format": "email"}}, "propertyNames", "/propertyNames"),
-    ({"if": {}, "then": {}}, "if", "/if"),
+    ({"if": {"minProperties": 1}, "then": {}}, "if", "/if"),
     ({"oneOf": [{"type": "string"}, {"type": "string", "minLength": 1}]}, "oneOf", ""),
     ({"properties": {"v": {"oneOf": [{"type": "integer"}, {"type": "number"}]}}}, "oneOf", "/properties/v"),
     ({"oneOf": [{}, {"type": "null"}]}, "oneOf", ""),
