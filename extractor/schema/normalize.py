@@ -80,13 +80,13 @@ class _Normalizer:
             raise InvalidSchemaError(f"a subschema must be an object or a boolean, not {schema!r}", ptr)
         self.check_keywords(schema, ptr)
         parts: list[ir.Node] = []
+        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
+        if any(k in ENFORCED for k in rest):
+            parts.append(self.base(rest, ptr))  # own keywords first: their property order wins
         if "$ref" in schema:
             parts.append(self.ref(schema["$ref"], ptr))
         for i, sub in enumerate(schema.get("allOf", [])):
             parts.append(self.node(sub, f"{ptr}/allOf/{i}"))
-        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
-        if any(k in ENFORCED for k in rest):
-            parts.append(self.base(rest, ptr))  # own keywords before the rest: their property order wins
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
