@@ -62,11 +62,6 @@ def string(min_len: int = 0, max_len: int | None = None, content: Node | None = 
     return seq(lit('"'), body, lit('"'))
 
 
-def literal(value: Any) -> Node:
-    """One JSON value in its compact serialization."""
-    return lit(dumps(value))
-
-
 def dumps(value: Any) -> str:
     """The compact serialization generation emits; \\u escapes only where text has lone surrogates."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any, Union
+from typing import Union
 
 
 @dataclass(frozen=True)
@@ -113,4 +113,3 @@ class Schema:
 
     root: Node
     defs: dict[str, Node] = field(default_factory=dict)
-    source: dict[str, Any] = field(default_factory=dict)

@@ -69,7 +69,7 @@ class _Normalizer:
         defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
         if self.options.strict_objects:
             root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
-        return ir.Schema(root=root, defs=defs, source=self.document if isinstance(self.document, dict) else {})
+        return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
         if schema is True:
