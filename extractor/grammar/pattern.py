@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 
 from extractor.grammar.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
 
@@ -90,15 +91,21 @@ def _same_length(a: bytes, b: bytes) -> Node:
 
 def pattern_matches(pattern: str, text: str) -> bool:
     """Whether the pattern matches `text` (ECMA semantics), through the same automaton generation uses."""
-    from extractor.automata.dfa import build_dfa  # the automata stage, only for this check
-
-    dfa = build_dfa(seq(lit('"'), compile_pattern(pattern), lit('"')))
+    dfa = _pattern_dfa(pattern)
     state = 0
     for byte in json.dumps(text, ensure_ascii=False).encode(errors="surrogatepass"):
         state = int(dfa.trans[state, byte])
         if state < 0:
             return False
     return bool(dfa.accept[state])
+
+
+@lru_cache(maxsize=256)
+def _pattern_dfa(pattern: str):  # noqa: ANN202 - a RuleDFA; typed lazily to keep stages apart
+    """Built once per pattern: declared names and enum values are checked against it repeatedly."""
+    from extractor.automata.dfa import build_dfa  # the automata stage, only for this check
+
+    return build_dfa(seq(lit('"'), compile_pattern(pattern), lit('"')))
 
 
 def compile_pattern(pattern: str, max_repeat: int = 1000) -> Node:

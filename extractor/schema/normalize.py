@@ -72,6 +72,17 @@ class _Normalizer:
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
+        if isinstance(schema, dict) and isinstance(schema.get("$id"), str) and schema is not self.document:
+            # a nested $id is a new base URI: $refs below it resolve against it
+            outer = self.resolver
+            self.resolver = outer.in_subresource(Resource.from_contents(schema, default_specification=DRAFT202012))
+            try:
+                return self.subschema(schema, ptr)
+            finally:
+                self.resolver = outer
+        return self.subschema(schema, ptr)
+
+    def subschema(self, schema: Any, ptr: str) -> ir.Node:
         if schema is True:
             return ir.AnyValue()
         if schema is False:
@@ -226,7 +237,11 @@ class _Normalizer:
             name = _unique(ref.rsplit("/", 1)[-1] or "root", self.defs)
             self.names[id(target)] = name
             self.defs[name] = None
-            self.defs[name] = self.node(target, ref[1:] if ref.startswith("#") else ref)
+            outer, self.resolver = self.resolver, resolved.resolver  # the target's own base URI
+            try:
+                self.defs[name] = self.node(target, ref[1:] if ref.startswith("#") else ref)
+            finally:
+                self.resolver = outer
         return ir.Ref(name)
 
     def types(self, schema: dict[str, Any], ptr: str) -> list[str]:

@@ -443,3 +443,11 @@ IF_ROWS = [
 @pytest.mark.parametrize("schema,good,bad", IF_ROWS)
 def test_if_then_else(schema, good, bad):
     _check(schema, good, bad, loose=True)
+
+
+def test_nested_id_is_the_base_of_refs_below_it():
+    # before: "#/$defs/x" resolved against the root document, silently picking the string definition
+    schema = {"$id": "http://example.com/root.json", "$defs": {"x": {"type": "string"}},
+              "properties": {"a": {"$id": "http://example.com/sub/item.json", "$defs": {"x": {"type": "integer"}},
+                                   "properties": {"b": {"$ref": "#/$defs/x"}}}}}
+    _check(schema, ['{"a":{"b":1}}'], ['{"a":{"b":"s"}}'], loose=True)
