@@ -2,11 +2,12 @@
 
 from extractor.api import Extractor, compile_schema, extract
 from extractor.errors import (
-    ExtractionError, ExtractorError, IncompleteOutputError, InvalidSchemaError, UnsupportedSchemaError,
+    ExtractionError, ExtractorError, IncompleteOutputError, InvalidSchemaError, UnsatisfiableSchemaError,
+    UnsupportedSchemaError,
 )
 from extractor.schema import Refusal
 
 __all__ = [
     "ExtractionError", "Extractor", "ExtractorError", "IncompleteOutputError", "InvalidSchemaError",
-    "Refusal", "UnsupportedSchemaError", "compile_schema", "extract",
+    "Refusal", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "compile_schema", "extract",
 ]

@@ -18,6 +18,10 @@ class InvalidSchemaError(ExtractorError):
         super().__init__(f"{message} (at {pointer or '/'})")
 
 
+class UnsatisfiableSchemaError(InvalidSchemaError):
+    """No JSON value satisfies the schema, so nothing could ever be generated for it."""
+
+
 class SchemaWarning(UserWarning):
     """A schema part that does not constrain generation (unknown keyword or format)."""
 

@@ -206,7 +206,7 @@ def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, 
               classes: list[int]) -> RuleDFA:
     """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft)."""
     n = len(accept)
-    live = _live(trans, accept, calls)
+    live = live_states(trans, accept, calls)
     live.add(0)  # an empty language still needs a start state, with no edges
     block_of = _hopcroft(sorted(live), trans, accept, calls, live)
     order = sorted(live, key=lambda s: (s != 0, s))
@@ -236,7 +236,7 @@ def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, 
     return RuleDFA(trans=table, accept=acc, calls=tuple(out_calls))
 
 
-def _live(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]]) -> set[int]:
+def live_states(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]]) -> set[int]:
     """States from which an accepting state is reachable."""
     back: dict[int, list[int]] = {}
     for s, row in enumerate(trans):

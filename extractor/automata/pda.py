@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
 
+from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
 from extractor.automata.dfa import RuleDFA, build_dfa
-from extractor.errors import InvalidSchemaError
+from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
 from extractor.grammar import Grammar
-from extractor.grammar.regex import refs
+from extractor.grammar.regex import Counted, Node, refs
 
 Frame = tuple[int, int]
 """(rule index, DFA state): one level of the stack."""
@@ -24,9 +26,9 @@ class Automaton:
     """Rules as DFAs plus call edges: the whole grammar, ready to run over bytes."""
 
     names: tuple[str, ...]
-    dfas: tuple[RuleDFA, ...]
-    rows: tuple[tuple[tuple[int, ...], ...], ...]  # rows[r][s][b]: the DFA as Python ints, for scalar stepping
-    calls: tuple[tuple[tuple[Frame, ...], ...], ...]  # calls[r][s]: ((callee, return state), ...)
+    dfas: tuple[RuleDFA | CountedDFA, ...]
+    rows: tuple  # rows[r][s][b]: the DFA as Python ints, for scalar stepping
+    calls: tuple  # calls[r][s]: ((callee, return state), ...)
     leaves: frozenset[int]  # rules that call nothing: their tables come from a vectorized walk
     fingerprints: tuple[str, ...]  # content hash of each rule together with everything it calls
     root: int
@@ -65,26 +67,69 @@ class Automaton:
         """True when the output may end here."""
         return any(len(st) == 1 and self.dfas[st[0][0]].accept[st[0][1]] for st in stacks)
 
+    def table_state(self, rule: int, state: int, window: int) -> int:
+        """A state with the same token table as `state` for tokens of up to `window` bytes."""
+        dfa = self.dfas[rule]
+        return dfa.canonical(state, window) if isinstance(dfa, CountedDFA) else state
+
 
 def build_automaton(grammar: Grammar) -> Automaton:
     """Compile every rule reachable from the root, refusing grammars that cannot run."""
     reachable = _reachable(grammar)
-    dfas = {n: build_dfa(grammar.rules[n]) for n in reachable}
-    productive = _productive(dfas)
+    dfas = {n: _build(n, grammar.rules[n]) for n in reachable}
+    while True:  # rebuild rules that call a rule that can never finish, until nothing changes
+        productive = _productive(dfas)
+        stale = [n for n in reachable if n in productive
+                 and any(c not in productive for state in _shape(dfas[n]).calls for c, _ in state)]
+        if not stale:
+            break
+        for n in stale:
+            dfas[n] = _build(n, grammar.rules[n], productive)
     if grammar.root not in productive:
-        raise InvalidSchemaError("the schema admits no JSON value at all")
+        raise UnsatisfiableSchemaError("the schema admits no JSON value at all")
     names = tuple(n for n in reachable if n in productive)
-    for n in names:  # rebuild only rules that call a rule that can never finish
-        if any(c not in productive for state in dfas[n].calls for c, _ in state):
-            dfas[n] = build_dfa(grammar.rules[n], productive)
     index = {n: i for i, n in enumerate(names)}
     _check_left_recursion(names, dfas)
-    calls = tuple(tuple(tuple((index[c], ret) for c, ret in state) for state in dfas[n].calls) for n in names)
-    rows = tuple(tuple(tuple(int(x) for x in row) for row in dfas[n].trans.tolist()) for n in names)
+    calls = tuple(CountedCalls(d, index) if isinstance(d, CountedDFA)
+                  else tuple(tuple((index[c], ret) for c, ret in state) for state in d.calls)
+                  for d in (dfas[n] for n in names))
+    rows = tuple(CountedRows(d) if isinstance(d, CountedDFA)
+                 else tuple(tuple(int(x) for x in row) for row in d.trans.tolist())
+                 for d in (dfas[n] for n in names))
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
-        leaves=frozenset(index[n] for n in names if not any(dfas[n].calls)),
+        leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
         fingerprints=_fingerprints(names, dfas), root=index[grammar.root])
+
+
+_LEAF_DFAS: OrderedDict[Node, RuleDFA | CountedDFA] = OrderedDict()
+LEAF_DFA_CACHE_SIZE = 512
+"""Rules that call nothing (strings, formats, numbers, keys) recur across schemas: built once per process."""
+
+
+def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA | CountedDFA:
+    leaf = not refs(node)
+    if leaf and node in _LEAF_DFAS:
+        _LEAF_DFAS.move_to_end(node)
+        return _LEAF_DFAS[node]
+    if not isinstance(node, Counted):
+        dfa: RuleDFA | CountedDFA = build_dfa(node, productive)
+    else:
+        try:
+            dfa = build_counted(node, productive)
+        except CountedTooComplex as exc:
+            raise UnsupportedSchemaError("maxLength" if node.unit is not None else "maxItems", "",
+                                         f"rule {name!r}: {exc}") from None
+    if leaf:
+        _LEAF_DFAS[node] = dfa
+        if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
+            _LEAF_DFAS.popitem(last=False)
+    return dfa
+
+
+def _shape(dfa: RuleDFA | CountedDFA) -> RuleDFA:
+    """The states and calls of a rule with any counter left out."""
+    return dfa.base if isinstance(dfa, CountedDFA) else dfa
 
 
 def _reachable(grammar: Grammar) -> list[str]:
@@ -99,11 +144,14 @@ def _reachable(grammar: Grammar) -> list[str]:
     return seen
 
 
-def _productive(dfas: dict[str, RuleDFA]) -> set[str]:
-    """Rules that can finish: accepting states reachable through bytes and calls to rules that can."""
+def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
+    """Rules that can finish: accepting states reachable through bytes and calls to rules that can.
+    A counted rule also needs its count satisfiable (assuming its callees finish, which the rebuild
+    loop in `build_automaton` makes true)."""
     productive: set[str] = set()
     while True:
-        grown = {n for n, d in dfas.items() if n not in productive and _can_finish(d, productive)}
+        grown = {n for n, d in dfas.items() if n not in productive and _can_finish(_shape(d), productive)
+                 and (not isinstance(d, CountedDFA) or bool(d.reach(np.array([0]), np.array([0]))[0]))}
         if not grown:
             return productive
         productive |= grown
@@ -124,8 +172,9 @@ def _can_finish(dfa: RuleDFA, productive: set[str]) -> bool:
     return False
 
 
-def _check_left_recursion(names: tuple[str, ...], dfas: dict[str, RuleDFA]) -> None:
+def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:
     """A rule that can call itself before reading a byte would loop forever: refuse it."""
+    dfas = {n: _shape(d) for n, d in counted_dfas.items()}
     nullable = {n for n in names if dfas[n].accept[0]}
     changed = True
     while changed:
@@ -163,13 +212,13 @@ def _entry_states(dfa: RuleDFA, nullable: set[str]) -> set[int]:
     return seen
 
 
-def _fingerprints(names: tuple[str, ...], dfas: dict[str, RuleDFA]) -> tuple[str, ...]:
+def _fingerprints(names: tuple[str, ...], dfas: dict[str, RuleDFA | CountedDFA]) -> tuple[str, ...]:
     """Hash each rule with its callees, renamed by discovery order, so equal rules share caches."""
     out = []
     for name in names:
         order, work = [name], [name]
         while work:
-            for state in dfas[work.pop(0)].calls:
+            for state in _shape(dfas[work.pop(0)]).calls:
                 for callee, _ in state:
                     if callee not in order:
                         order.append(callee)
@@ -177,6 +226,9 @@ def _fingerprints(names: tuple[str, ...], dfas: dict[str, RuleDFA]) -> tuple[str
         h = hashlib.sha256()
         for n in order:
             d = dfas[n]
+            if isinstance(d, CountedDFA):
+                h.update(d.digest())
+                d = d.base
             h.update(d.trans.tobytes() + d.accept.tobytes())
             h.update(repr([[(order.index(c), t) for c, t in st] for st in d.calls]).encode())
         out.append(h.hexdigest()[:32])

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar import numbers
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Both, Minus, Multiple, Node, Ref, Suffix, alt, byte_set, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Suffix, alt, byte_set, lit, opt, repeat, seq, star,
 )
 from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
+from extractor.schema.merge import canonical
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,11 @@ class CompileOptions:
     """Limits that keep every automaton small; each says what it costs."""
 
     max_repeat: int = 1000
-    """Largest finite bound (maxLength, maxItems) unrolled; above it the schema is refused."""
+    """Largest bound unrolled into automaton states (pattern quantifiers, property counts, lengths of
+    object keys); above it the schema is refused."""
+    count_from: int = 64
+    """String lengths and item counts with a bound above this are counted beside the automaton
+    state instead of unrolled (a few states and a small table, whatever the bound)."""
     whitespace: int | None = None
     """None: compact JSON, no whitespace (fastest: structure is forced). An int n: up to n bytes of
     JSON whitespace around every `{ } [ ] , :` and the whole value; the bound stops a model from
@@ -35,6 +41,9 @@ class Grammar:
     root: str = "root"
     leaves: frozenset[str] = frozenset()
 
+
+MAX_UNIQUE_VALUES = 12
+"""uniqueItems over more distinct constants is refused: the automaton has a state per subset used."""
 
 LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
 
@@ -118,7 +127,7 @@ class _Compiler:
         stricter for numbers); a step of 10**-k as at most k decimal places, no exponent (stricter)."""
         kind = "integer" if node.integer else "number"
         lo, hi, step = node.minimum, node.maximum, node.multiple_of
-        if lo is None and hi is None and step is None:
+        if lo is None and hi is None and step is None and not node.fraction:
             return self.leaf(kind, LEAF_RULES[kind])
         integral = node.integer or (step is not None and step == step.to_integral_value())
         if integral:
@@ -134,22 +143,32 @@ class _Compiler:
         elif step is not None and not node.integer:  # a 10**-k step: every integer already is a multiple
             places = -step.normalize().as_tuple().exponent
             parts.append(seq(jt.INTEGER, opt(seq(lit("."), repeat(jt.DIGIT, 1, places)))))
+        if node.fraction:
+            parts.append(jt.FRACTION)
         name = (f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"
-                f"%{step}")
+                f"%{step}{' fraction' if node.fraction else ''}")
         return self.leaf(name, parts[0] if len(parts) == 1 else Both(tuple(parts)))
 
     def string(self, node: ir.String) -> Node:
         """Free strings share one rule; constrained ones get a leaf rule of their own."""
         if node == ir.String():
             return self.leaf("string", LEAF_RULES["string"])
+        lo, hi = node.min_length, node.max_length
+        if self.counted(lo, hi):
+            body, name = self.string_body(replace(node, min_length=0, max_length=None))
+            return self.leaf(f"string {name} #{lo},{'' if hi is None else hi}", Counted(body, lo, hi, jt.CHAR))
         body, name = self.string_body(node)
         return self.leaf("string " + name, body)
+
+    def counted(self, lo: int, hi: int | None) -> bool:
+        """Whether a length or item bound is large enough to count rather than unroll."""
+        return max(lo, hi or 0) > self.options.count_from
 
     def string_body(self, node: ir.String) -> tuple[Node, str]:
         """Constraints (length, format, pattern) intersect; exclusions (`not`) subtract from the
         canonical spelling, where one value has one spelling. Returns the body and a rule name."""
         parts, name = [LEAF_RULES["string"]], []
-        if node.min_length or node.max_length is not None:
+        if node.min_length or node.max_length is not None:  # unrolled: small bounds, or inside object keys
             self.bound(node.min_length, "minLength", node.pointer)
             self.bound(node.max_length or 0, "maxLength", node.pointer)
             parts.append(jt.string(node.min_length, node.max_length))
@@ -256,15 +275,30 @@ class _Compiler:
 
     def array(self, node: ir.Array) -> Node:
         lo, hi, k = node.min_items, node.max_items, len(node.prefix)
-        self.bound(lo, "minItems", node.pointer)
-        self.bound(hi or 0, "maxItems", node.pointer)
         if hi is not None and hi < lo:
             return NOTHING
         if node.items is None:
             if lo > k:
                 return NOTHING
             hi = k if hi is None else min(hi, k)
+        c = node.contains
+        if node.unique and (hi is None or hi > 1):
+            if c is not None and (c.min or c.max is not None):
+                raise UnsupportedSchemaError("uniqueItems", f"{node.pointer}/uniqueItems", "beside `contains`")
+            return self.unique_array(node, lo, hi)
+        if c is not None and (c.min or c.max is not None):
+            return self.contains_array(node, c, lo, hi)
+        prefix = [self.value(p) for p in node.prefix]
         item = None if node.items is None else self.value(node.items)
+        if item is not None and self.counted(lo, hi):
+            return self.counted_array(prefix, item, lo, hi)
+        self.bound(lo, "minItems", node.pointer)
+        self.bound(hi or 0, "maxItems", node.pointer)
+        return self.elements(prefix, item, lo, hi)
+
+    def elements(self, prefix: list[Node], item: Node | None, lo: int, hi: int | None) -> Node:
+        """`[` prefix elements in order, then items, `]`, with between lo and hi elements (unrolled)."""
+        k = len(prefix)
 
         def tail(j: int) -> Node:
             """Elements j.. given j already written."""
@@ -279,10 +313,100 @@ class _Compiler:
                 more = repeat(seq(self.p(","), item), max(r_lo - 1, 0), None if r_hi is None else r_hi - 1)
                 first = seq(item, more)
                 return first if r_lo else opt(first)
-            step = seq(self.p(",") if j else EMPTY, self.value(node.prefix[j]), tail(j + 1))
+            step = seq(self.p(",") if j else EMPTY, prefix[j], tail(j + 1))
             return step if j < lo else opt(step)
 
         return seq(self.p("["), tail(0), self.p("]"))
+
+    def counted_array(self, prefix: list[Node], item: Node, lo: int, hi: int | None) -> Node:
+        """Elements as calls, counted: `[` prefix items in order, then any number of items `]`."""
+        each = self.element(item)
+        body = rest = star(seq(self.p(","), each))
+        for j in range(len(prefix) - 1, -1, -1):
+            body = opt(seq(self.p(",") if j else EMPTY, self.element(prefix[j]), body))
+        if not prefix:
+            body = opt(seq(each, rest))
+        name = f"array#{len(self.rules)}[{lo},{'' if hi is None else hi}]"
+        self.rules[name] = Counted(seq(self.p("["), body, self.p("]")), lo, hi)
+        return Ref(name)
+
+    def contains_array(self, node: ir.Array, c: ir.Contains, lo: int, hi: int | None) -> Node:
+        """Each element either matches `contains` (a call that is counted) or misses it."""
+        if c.max is not None and c.max < c.min:
+            return NOTHING
+        if self.counted(lo, hi):
+            raise UnsupportedSchemaError("contains", f"{node.pointer}/contains",
+                                         "beside an item count above count_from (two counters)")
+        self.bound(lo, "minItems", node.pointer)
+        self.bound(hi or 0, "maxItems", node.pointer)
+        hits: set[str] = set()
+        choices = []
+        for hit, miss in c.split:
+            options = []
+            if not isinstance(hit, ir.Nothing):
+                ref = self.element(self.value(hit), fresh=True)
+                hits.add(ref.rule)
+                options.append(ref)
+            if not isinstance(miss, ir.Nothing):
+                options.append(self.value(miss))
+            choices.append(alt(*options) if options else NOTHING)
+        k = len(node.prefix)
+        body = self.elements(choices[:k], choices[k] if node.items is not None else None, lo, hi)
+        name = f"contains#{len(self.rules)}[{c.min},{'' if c.max is None else c.max}]"
+        self.rules[name] = Counted(body, c.min, c.max, callees=frozenset(hits))
+        return Ref(name)
+
+    def unique_array(self, node: ir.Array, lo: int, hi: int | None) -> Node:
+        """Distinct elements drawn from finite sets: the automaton remembers which values were used."""
+        where = f"{node.pointer}/uniqueItems"
+        sets = [self.finite(p) for p in node.prefix] + ([self.finite(node.items)] if node.items is not None else [])
+        if any(v is None for v in sets):
+            raise UnsupportedSchemaError("uniqueItems", where, "elements not drawn from a finite set of constants")
+        classes = sorted({c for values in sets for c, _ in values})  # type: ignore[union-attr]
+        if len(classes) > MAX_UNIQUE_VALUES:
+            raise UnsupportedSchemaError("uniqueItems", where, f"more than {MAX_UNIQUE_VALUES} distinct values")
+        k, has_items = len(node.prefix), node.items is not None
+        memo: dict[tuple[int, frozenset[str]], Node] = {}
+
+        def tail(j: int, used: frozenset[str]) -> Node:
+            key = (min(j, k), used)
+            if key not in memo:
+                options = [self.p("]")] if len(used) >= lo else []
+                position = j if j < k else (k if has_items else None)
+                if position is not None and (hi is None or len(used) < hi):
+                    for cls, text in sets[position]:  # type: ignore[union-attr]
+                        if cls not in used:
+                            options.append(seq(self.p(",") if j else EMPTY, lit(text), tail(j + 1, used | {cls})))
+                memo[key] = Suffix(alt(*options))
+            return memo[key]
+
+        return seq(self.p("["), tail(0, frozenset()))
+
+    def finite(self, node: ir.Node, depth: int = 0) -> list[tuple[str, str]] | None:
+        """(value class, compact text) for every value of a node with finitely many, else None."""
+        if isinstance(node, ir.Ref) and depth < 32:
+            return self.finite(self.schema.defs[node.name], depth + 1)
+        if isinstance(node, ir.Const):
+            return [(canonical(json.loads(v)), v) for v in node.values]
+        if isinstance(node, ir.Boolean):
+            return [("true", "true"), ("false", "false")]
+        if isinstance(node, ir.Null):
+            return [("null", "null")]
+        if isinstance(node, ir.Nothing):
+            return []
+        if isinstance(node, ir.Union_):
+            parts = [self.finite(o, depth + 1) for o in node.options]
+            return None if any(p is None for p in parts) else [x for p in parts for x in p]  # type: ignore[union-attr]
+        return None
+
+    def element(self, node: Node, fresh: bool = False) -> Ref:
+        """One array element as a call of its own, so that counting calls counts elements
+        (`fresh`: a rule of its own even when `node` already is a call)."""
+        if isinstance(node, Ref) and not fresh:
+            return node
+        name = f"element#{len(self.rules)}"
+        self.rules[name] = node
+        return Ref(name)
 
     def space(self) -> Node:
         n = self.options.whitespace

@@ -55,6 +55,15 @@ INTEGER = seq(opt(lit("-")), alt(lit("0"), seq(NONZERO, star(DIGIT))))
 NUMBER = seq(INTEGER, opt(seq(lit("."), plus(DIGIT))),
              opt(seq(byte_set(0x45, 0x65), opt(byte_set(0x2B, 0x2D)), plus(DIGIT))))
 
+FRACTION = alt(
+    seq(INTEGER, lit("."), star(DIGIT), NONZERO, star(DIGIT)),
+    seq(opt(lit("-")), NONZERO, opt(seq(lit("."), plus(DIGIT))), byte_set(0x45, 0x65), lit("-"), star(lit("0")),
+        NONZERO, star(DIGIT)),
+)
+"""Numbers that are surely not integers (a subset: exact where it accepts, stricter than JSON Schema):
+a nonzero digit after the point and no exponent, or one leading digit with a negative exponent
+(below 1 in magnitude, as Python writes small floats)."""
+
 
 def string(min_len: int = 0, max_len: int | None = None, content: Node | None = None) -> Node:
     """A quoted JSON string; `content` replaces the free code-point sequence (formats)."""
@@ -97,10 +106,14 @@ def _date() -> Node:
 
 
 def _time() -> Node:
-    """RFC 3339 full-time with an explicit offset."""
+    """RFC 3339 full-time with an explicit offset (`Z` or `z`). Second 60 (a leap second) only as
+    23:59:60 in UTC: leap seconds written with another offset are refused (stricter), since
+    checking that the offset maps the time to 23:59 UTC takes thousands of automaton states."""
+    frac = opt(seq(lit("."), plus(DIGIT)))
     hms = seq(_two_digit(0, 23), lit(":"), _two_digit(0, 59), lit(":"), _two_digit(0, 59))
-    offset = alt(lit("Z"), seq(byte_set(0x2B, 0x2D), _two_digit(0, 23), lit(":"), _two_digit(0, 59)))
-    return seq(hms, opt(seq(lit("."), plus(DIGIT))), offset)
+    offset = alt(byte_set(0x5A, 0x7A), seq(byte_set(0x2B, 0x2D), _two_digit(0, 23), lit(":"), _two_digit(0, 59)))
+    utc = alt(byte_set(0x5A, 0x7A), lit("+00:00"), lit("-00:00"))
+    return alt(seq(hms, frac, offset), seq(lit("23:59:60"), frac, utc))
 
 
 def _ipv4() -> Node:
@@ -200,7 +213,7 @@ def _uuid() -> Node:
 FORMATS: dict[str, Node] = {
     "date": _date(),
     "time": _time(),
-    "date-time": seq(_date(), lit("T"), _time()),
+    "date-time": seq(_date(), byte_set(0x54, 0x74), _time()),
     "ipv4": _ipv4(),
     "ipv6": _ipv6(),
     "hostname": _hostname(),

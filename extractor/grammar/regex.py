@@ -71,7 +71,23 @@ class Multiple:
     m: int
 
 
-Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple]
+@dataclass(frozen=True)
+class Counted:
+    """`body` restricted to between `lo` and `hi` counted units, the count kept beside the DFA state
+    instead of unrolled into it; only as a whole rule body.
+
+    With `unit` None, each call `body` makes (to `callees`, when given) is one unit: array elements,
+    or the elements that match `contains`. Otherwise `body` is a JSON string and each `unit` between
+    its quotes is one (code points: `unit` is one character)."""
+
+    body: Node
+    lo: int
+    hi: int | None
+    unit: Node | None = None
+    callees: frozenset[str] | None = None
+
+
+Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted]
 
 EMPTY = Seq(())
 NOTHING = Alt(())
@@ -148,4 +164,6 @@ def refs(node: Node) -> set[str]:
             work.extend(n.items)
         elif isinstance(n, (Repeat, Suffix)):
             work.append(n.item)
+        elif isinstance(n, Counted):
+            work.append(n.body)
     return out

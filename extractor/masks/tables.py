@@ -28,6 +28,7 @@ class TableCache:
         self.entries: OrderedDict[tuple[str, str, int], Table] = OrderedDict()
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+        state = automaton.table_state(rule, state, trie.matrix.shape[1])
         key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
         table = self.entries.get(key)
         if table is None:
@@ -49,7 +50,7 @@ def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     dfa = automaton.dfas[rule]
     allowed = np.zeros(trie.vocab.size, dtype=bool)
     rows = np.arange(len(trie.ids))
-    states = np.full(len(rows), state, dtype=np.int32)
+    states = np.full(len(rows), state, dtype=np.int64)
     exit_ids, exit_offsets = [], []
     for i in range(trie.matrix.shape[1]):
         if not len(rows):

@@ -55,6 +55,8 @@ class Number:
     maximum: Decimal | None = None
     exclusive_maximum: bool = False
     multiple_of: Decimal | None = None
+    fraction: bool = False
+    """The value must not be an integer (the complement of `integer` among numbers)."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,27 @@ class Object:
 
 
 @dataclass(frozen=True)
+class Contains:
+    """Between `min` and `max` elements match `match`; `miss` is the exact complement of `match`.
+
+    `split` is filled by normalization's last pass: for each prefix position and then for
+    `items`, the element schema intersected with `match` and with `miss`."""
+
+    match: Node
+    miss: Node
+    min: int = 1
+    max: int | None = None
+    split: tuple[tuple[Node, Node], ...] = field(default=(), compare=False)
+
+
+@dataclass(frozen=True)
 class Array:
     items: Node | None = field(default_factory=AnyValue)
     prefix: tuple[Node, ...] = ()
     min_items: int = 0
     max_items: int | None = None
+    contains: Contains | None = None
+    unique: bool = False
     pointer: str = field(default="", compare=False)
 
 

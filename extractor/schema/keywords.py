@@ -15,13 +15,12 @@ ENFORCED = frozenset({
     "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "pattern",
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
     "multipleOf", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
-    "if", "then", "else",
+    "if", "then", "else", "contains", "minContains", "maxContains", "uniqueItems",
 })
 """Keywords the compiler turns into grammar exactly."""
 
 ASSERTIONS = frozenset({
-    "unevaluatedProperties", "unevaluatedItems", "contains", "minContains", "maxContains",
-    "uniqueItems", "$dynamicRef", "$recursiveRef",
+    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
     "$dynamicAnchor", "$recursiveAnchor", "contentSchema",
 })
 """Validation keywords not yet enforced: refused with UnsupportedSchemaError."""

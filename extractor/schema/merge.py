@@ -81,8 +81,11 @@ class Merger:
                 step = Decimal(math.lcm(int(a.multiple_of), int(b.multiple_of)))
             else:
                 raise UnsupportedSchemaError("multipleOf", "", "two fractional steps at once")
+        fraction = a.fraction or b.fraction
+        if fraction and (a.integer or b.integer or (step is not None and step == step.to_integral_value())):
+            return ir.Nothing()
         return ir.Number(integer=a.integer or b.integer, minimum=lo, exclusive_minimum=lo_x,
-                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step)
+                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step, fraction=fraction)
 
     def string(self, a: ir.String, b: ir.String, ptr: str) -> ir.Node:
         if a.format and b.format and a.format != b.format:
@@ -103,8 +106,10 @@ class Merger:
         items = None if a.items is None or b.items is None else self.both(a.items, b.items, ptr)
         hi = b.max_items if a.max_items is None else a.max_items if b.max_items is None else min(
             a.max_items, b.max_items)
+        if a.contains is not None and b.contains is not None and a.contains != b.contains:
+            raise UnsupportedSchemaError("contains", ptr, "two different `contains` on one array (two counters)")
         return ir.Array(items=items, prefix=prefix, min_items=max(a.min_items, b.min_items), max_items=hi,
-                        pointer=a.pointer)
+                        contains=a.contains or b.contains, unique=a.unique or b.unique, pointer=a.pointer)
 
     def object(self, a: ir.Object, b: ir.Object, ptr: str) -> ir.Node:
         if a.pattern_groups or b.pattern_groups or a.key_schema is not None or b.key_schema is not None:
@@ -143,6 +148,8 @@ class Merger:
                 return False
             if node.integer and not float(value).is_integer():
                 return False
+            if node.fraction and float(value).is_integer():
+                return False
             d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
             return ((node.minimum is None or d > node.minimum or (d == node.minimum and not node.exclusive_minimum))
                     and (node.maximum is None or d < node.maximum
@@ -154,11 +161,51 @@ class Merger:
                     and all(pattern_matches(p, value) for p in node.patterns)
                     and not any(pattern_matches(p, value) for p in node.anti_patterns)
                     and node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length))
-        if isinstance(node, (ir.Array, ir.Object, ir.String, ir.Nothing)):
-            if isinstance(node, (ir.Array, ir.Object)) and isinstance(value, (list, dict)):
-                raise UnsupportedSchemaError("enum", ptr, "structured enum values beside other keywords")
-            return False
+        if isinstance(node, ir.Array) and isinstance(value, list):
+            if node.contains is not None:
+                raise UnsupportedSchemaError("enum", ptr, "array constants beside `contains`")
+            return (node.min_items <= len(value) and (node.max_items is None or len(value) <= node.max_items)
+                    and (not node.unique or len({canonical(v) for v in value}) == len(value))
+                    and all(self.admits(_at(node, i), v, ptr) for i, v in enumerate(value)))
+        if isinstance(node, ir.Object) and isinstance(value, dict):
+            return self.admits_object(node, value, ptr)
         return False
+
+    def admits_object(self, node: ir.Object, value: dict[str, object], ptr: str) -> bool:
+        props = {p.name: p for p in node.properties}
+        if any(p.required and p.name not in value for p in node.properties):
+            return False
+        if len(value) < node.min_properties or (node.max_properties is not None and len(value) > node.max_properties):
+            return False
+        patterns = [p for group, _ in node.pattern_groups for p in group]
+        for key, item in value.items():
+            if key in props:
+                if not self.admits(props[key].value, item, ptr):
+                    return False
+                continue
+            if node.key_schema is not None and not self.admits(node.key_schema, key, ptr):
+                return False
+            matched = {p for p in patterns if pattern_matches(p, key)}
+            schema = next((v for group, v in node.pattern_groups if set(group) == matched), None) if matched \
+                else node.additional
+            if matched and schema is None:
+                raise UnsupportedSchemaError("enum", ptr, f"key {key!r} matches patterns no group covers")
+            if schema is None or not self.admits(schema, item, ptr):
+                return False
+        return True
+
+
+def canonical(value: object) -> str:
+    """Equal JSON values, equal text: 1 and 1.0 alike, object keys sorted."""
+    def canon(v: object) -> object:
+        if isinstance(v, float) and v.is_integer():
+            return int(v)
+        if isinstance(v, list):
+            return [canon(x) for x in v]
+        if isinstance(v, dict):
+            return {k: canon(x) for k, x in v.items()}
+        return v
+    return json.dumps(canon(value), sort_keys=True)
 
 
 def _tighter(a: Decimal | None, ax: bool, b: Decimal | None, bx: bool, pick) -> tuple[Decimal | None, bool]:
@@ -200,3 +247,42 @@ def close_objects(node: ir.Node) -> ir.Node:
     if isinstance(node, ir.Union_):
         return ir.Union_(tuple(close_objects(o) for o in node.options))
     return node
+
+
+def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, strict: bool
+                   ) -> tuple[ir.Node, dict[str, ir.Node]]:
+    """Normalization's last pass: every element schema of an array with `contains` is split into the
+    part matching it and the part missing it (new intersections may add definitions: those too)."""
+
+    def finish(node: ir.Node) -> ir.Node:
+        return visit(close_objects(node) if strict else node)
+
+    def visit(node: ir.Node) -> ir.Node:
+        if isinstance(node, ir.Object):
+            return replace(node, properties=tuple(replace(p, value=visit(p.value)) for p in node.properties),
+                           additional=None if node.additional is None else visit(node.additional),
+                           pattern_groups=tuple((g, visit(v)) for g, v in node.pattern_groups))
+        if isinstance(node, ir.Union_):
+            return ir.Union_(tuple(visit(o) for o in node.options))
+        if not isinstance(node, ir.Array):
+            return node
+        items = None if node.items is None else visit(node.items)
+        prefix = tuple(visit(p) for p in node.prefix)
+        c = node.contains
+        if c is None:
+            return replace(node, items=items, prefix=prefix)
+        ptr = f"{node.pointer}/contains"
+        elements = [*prefix, *([items] if items is not None else [])]
+        split = tuple((finish(merger.both(e, c.match, ptr)), finish(merger.both(e, c.miss, ptr))) for e in elements)
+        return replace(node, items=items, prefix=prefix, contains=replace(c, split=split))
+
+    root = visit(root)
+    out: dict[str, ir.Node] = {}
+    while pending := [k for k in merger.defs if k not in out] + [k for k in defs if k not in out]:
+        for name in pending:
+            node = defs.get(name)
+            if node is None:  # made while merging: from unclosed originals
+                node = merger.defs[name]
+                node = close_objects(node) if strict and node is not None else node
+            out[name] = visit(node) if node is not None else ir.Nothing()
+    return root, out

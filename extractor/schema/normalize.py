@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -18,7 +20,7 @@ from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchem
 from extractor.grammar.json_terms import FORMATS, dumps
 from extractor.grammar.pattern import PatternError, compile_pattern, pattern_matches
 from extractor.schema import ir
-from extractor.schema.merge import Merger, close_objects
+from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 
 _TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
@@ -26,10 +28,12 @@ _OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties
                 "patternProperties", "propertyNames"}
 MAX_PATTERN_PROPERTIES = 3
 """Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
-_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"}
+_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems", "contains", "minContains",
+               "maxContains", "uniqueItems"}
 _STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
+_NUMBER_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 _APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas",
                 "if", "then", "else"}
 
@@ -60,6 +64,7 @@ class _Normalizer:
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
         self.merger = Merger(self.defs)
+        self.negating = 0  # depth of complements taken through $ref (recursion guard)
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
@@ -69,6 +74,7 @@ class _Normalizer:
         defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
         if self.options.strict_objects:
             root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
+        root, defs = split_contains(root, defs, self.merger, self.options.strict_objects)
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
@@ -102,7 +108,7 @@ class _Normalizer:
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
                 if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
-                    raise UnsupportedSchemaError("oneOf", ptr, "options that may overlap cannot be enforced exactly")
+                    options = self.exclusive(schema[key], options, ptr)
                 parts.append(_union(options))
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
@@ -123,6 +129,23 @@ class _Normalizer:
             node = self.merger.both(node, part, ptr)
         return node
 
+    def exclusive(self, schemas: list[Any], options: tuple[ir.Node, ...], ptr: str) -> tuple[ir.Node, ...]:
+        """Overlapping oneOf options as "this one and none of the others", each other option by its
+        exact complement (skipped where the two provably share no value)."""
+        out = []
+        for i, node in enumerate(options):
+            for j, sub in enumerate(schemas):
+                if j == i or (self.explicit(sub) and self.apart(node, options[j])):
+                    continue
+                try:
+                    other = self.negation(sub, f"{ptr}/oneOf/{j}")
+                except UnsupportedSchemaError as exc:
+                    raise UnsupportedSchemaError("oneOf", ptr, f"options {i} and {j} may overlap, and option {j} "
+                                                 f"has no exact complement ({exc.reason})") from None
+                node = self.merger.both(node, other, ptr)
+            out.append(node)
+        return tuple(out)
+
     def negation(self, schema: Any, ptr: str) -> ir.Node:
         """The complement of a subschema, for the shapes whose complement stays regular and exact."""
         if isinstance(schema, bool):
@@ -135,6 +158,15 @@ class _Normalizer:
             return ir.Nothing()
         if keys == {"not"}:
             return self.node(schema["not"], f"{ptr}/not")
+        if keys == {"$ref"}:
+            if self.negating > 32:
+                raise UnsupportedSchemaError("not", ptr, "the complement of a recursive $ref")
+            self.negating += 1
+            try:
+                with self.resolved_at(schema["$ref"], ptr) as target:
+                    return self.negation(target, ptr)
+            finally:
+                self.negating -= 1
         if keys == {"anyOf"}:  # De Morgan: none of them
             node: ir.Node = ir.AnyValue()
             for i, sub in enumerate(schema["anyOf"]):
@@ -144,16 +176,16 @@ class _Normalizer:
             return _union(tuple(self.negation(sub, f"{ptr}/allOf/{i}") for i, sub in enumerate(schema["allOf"])))
         if keys == {"type"}:
             kept = [t for t in _TYPES if t not in self.types(schema, ptr) and t != "integer"]
-            if "integer" in self.types(schema, ptr) and "number" not in self.types(schema, ptr):
-                raise UnsupportedSchemaError("not", ptr, "numbers that are not integers")
-            return _union(tuple(self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT for t in kept))
+            fractions = [ir.Number(fraction=True)] if "integer" in self.types(schema, ptr) and "number" in kept else []
+            kept = [t for t in kept if not fractions or t != "number"]
+            return _union((*(self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT for t in kept), *fractions))
         if keys <= {"enum", "const", "type"} and ("enum" in keys or "const" in keys):
             excluded = self.constants(schema, ptr, self.types(schema, ptr))
             values = [json.loads(v) for v in excluded.values] if isinstance(excluded, ir.Const) else []
-            if any(isinstance(v, (int, float, list, dict)) and not isinstance(v, bool) for v in values):
-                raise UnsupportedSchemaError("not", ptr, "excluding numbers, arrays or objects")
+            if any(isinstance(v, (list, dict)) for v in values):
+                raise UnsupportedSchemaError("not", ptr, "excluding arrays or objects")
             bools = tuple(dumps(b) for b in (True, False) if not any(v is b for v in values))
-            options: list[ir.Node] = [ir.Number(), ir.Array(), _ANY_OBJECT]
+            options: list[ir.Node] = [*_numbers_except(values), ir.Array(), _ANY_OBJECT]
             options += [ir.Null()] if None not in values else []
             options += [ir.Const(bools)] if bools else []
             options.append(ir.String(excluded=tuple(dumps(v) for v in values if isinstance(v, str))))
@@ -166,6 +198,14 @@ class _Normalizer:
                      for name, sub in schema.get("properties", {}).items()]
             others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
             return _union((*others, *absent, *wrong))
+        if keys - {"type"} and keys - {"type"} <= _NUMBER_BOUNDS and schema.get("type", "number") == "number":
+            lo, lo_x = _bound(schema, "minimum", "exclusiveMinimum", max, ptr)
+            hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
+            below = [ir.Number(maximum=lo, exclusive_maximum=not lo_x)] if lo is not None else []
+            above = [ir.Number(minimum=hi, exclusive_minimum=not hi_x)] if hi is not None else []
+            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                      for t in _TYPES if t not in ("number", "integer") and "type" in keys]
+            return _union((*others, *below, *above))
         if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
             self.string(schema, ptr)  # refuses patterns it cannot compile
             others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()
@@ -201,7 +241,7 @@ class _Normalizer:
 
     def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
         for key in schema:
-            if key in ASSERTIONS and not (key == "uniqueItems" and schema[key] is False):  # false asks nothing
+            if key in ASSERTIONS:
                 raise UnsupportedSchemaError(key, f"{ptr}/{key}")
             if key not in ENFORCED and key not in ANNOTATIONS:
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
@@ -223,6 +263,19 @@ class _Normalizer:
         if {k for k in schema if k in ENFORCED} <= {"anyOf", "oneOf"} and ({"anyOf", "oneOf"} & set(schema)):
             return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf") for s in schema.get(k, []))
         return False
+
+    @contextlib.contextmanager
+    def resolved_at(self, ref: str, ptr: str) -> Iterator[Any]:
+        """The target of a $ref, with $refs inside it resolved against its own base URI."""
+        try:
+            resolved = self.resolver.lookup(ref)
+        except Unresolvable as exc:
+            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: {exc}", ptr) from exc
+        outer, self.resolver = self.resolver, resolved.resolver
+        try:
+            yield resolved.contents
+        finally:
+            self.resolver = outer
 
     def ref(self, ref: str, ptr: str) -> ir.Node:
         try:
@@ -349,7 +402,21 @@ class _Normalizer:
         lo = _count(schema, "minItems", ptr)
         hi = None if schema.get("maxItems") is None else _count(schema, "maxItems", ptr)
         return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo,
-                        max_items=hi, pointer=ptr)
+                        max_items=hi, contains=self.contains(schema, ptr), unique=schema.get("uniqueItems") is True,
+                        pointer=ptr)
+
+    def contains(self, schema: dict[str, Any], ptr: str) -> ir.Contains | None:
+        """`contains` needs the exact complement of its schema: elements either match or miss."""
+        if "contains" not in schema:
+            return None
+        where = f"{ptr}/contains"
+        try:
+            miss = self.negation(schema["contains"], where)
+        except UnsupportedSchemaError as exc:
+            raise UnsupportedSchemaError("contains", where, f"its schema has no exact complement ({exc.reason})") from None
+        lo = _count(schema, "minContains", ptr) if "minContains" in schema else 1
+        hi = _count(schema, "maxContains", ptr) if "maxContains" in schema else None
+        return ir.Contains(self.node(schema["contains"], where), miss, lo, hi)
 
     def object(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         props = schema.get("properties", {})
@@ -448,7 +515,7 @@ class _Normalizer:
         if not _kinds(a) & _kinds(b):
             return True
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
-            return not {_canonical(json.loads(v)) for v in a.values} & {_canonical(json.loads(v)) for v in b.values}
+            return not {canonical(json.loads(v)) for v in a.values} & {canonical(json.loads(v)) for v in b.values}
         if isinstance(a, ir.Object) and isinstance(b, ir.Object):
             return _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a)
         return False
@@ -474,7 +541,7 @@ def _tags(node: ir.Object, resolve: Any) -> dict[str, frozenset[str]]:
     for prop in node.properties:
         value = resolve(prop.value)
         if prop.required and isinstance(value, ir.Const):
-            tags[prop.name] = frozenset(_canonical(json.loads(v)) for v in value.values)
+            tags[prop.name] = frozenset(canonical(json.loads(v)) for v in value.values)
     return tags
 
 
@@ -496,6 +563,15 @@ _ANY_OBJECT = ir.Object(additional=ir.AnyValue())
 """Any object at all (explicitly: never closed by the strict-objects policy)."""
 MAX_DEPENDENCIES = 3
 """Each dependency doubles the object alternatives the automaton carries."""
+
+
+def _numbers_except(values: list[Any]) -> list[ir.Node]:
+    """Every number but the given ones: the open intervals between them."""
+    cuts = sorted({Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
+                   for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)})
+    bounds = [None, *cuts, None]
+    return [ir.Number(minimum=lo, exclusive_minimum=lo is not None, maximum=hi, exclusive_maximum=hi is not None)
+            for lo, hi in zip(bounds, bounds[1:])]
 
 
 def _absent(name: str) -> ir.Node:
@@ -553,19 +629,6 @@ def _check_multiple(step: Decimal, ptr: str) -> None:
             raise UnsupportedSchemaError("multipleOf", ptr, f"above {MAX_MULTIPLE}")
     elif step.normalize().as_tuple().digits != (1,):
         raise UnsupportedSchemaError("multipleOf", ptr, "fractional steps other than 0.1, 0.01, ...")
-
-
-def _canonical(value: Any) -> str:
-    """Equal JSON values, equal text: 1 and 1.0 alike, object keys sorted."""
-    def canon(v: Any) -> Any:
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, list):
-            return [canon(x) for x in v]
-        if isinstance(v, dict):
-            return {k: canon(x) for k, x in v.items()}
-        return v
-    return json.dumps(canon(value), sort_keys=True)
 
 
 def _type_of(value: Any) -> str:

@@ -96,7 +96,8 @@ ROWS = [
      ['"2023-02-29"', '"1900-02-29"', '"2024-13-01"', '"2024-00-10"', '"2024-04-31"', '"0000-01-01"', '"2024-1-01"',
       '"20240101"', '"2024-02-30"', '"2024-01-00"', '"2024-01-32"', "2024-01-01", '"2024-01-01T00:00:00Z"']),
     ("format-time", {"type": "string", "format": "time"},
-     ['"12:34:56Z"', '"23:59:59.123+05:30"', '"00:00:00-00:00"', '"00:00:00.000001Z"'],
+     ['"12:34:56Z"', '"23:59:59.123+05:30"', '"00:00:00-00:00"', '"00:00:00.000001Z"', '"12:34:56z"',
+      '"23:59:60Z"', '"23:59:60.5+00:00"'],
      ['"24:00:00Z"', '"12:60:00Z"', '"12:00:60Z"', '"12:34:56"', '"12:34Z"', '"12:34:56+5:30"', '"12:34:56.Z"',
       '"1:02:03Z"', '"12:34:56+24:00"']),
     ("format-date-time", {"type": "string", "format": "date-time"},
@@ -127,7 +128,9 @@ def test_accepted_texts_are_valid(schema, good):
 
 
 def _check_format(fmt: str, text: str) -> None:
-    """RFC 3339 through Python's ISO parser (jsonschema checks `time` only with an optional package)."""
+    """RFC 3339 through Python's ISO parser (jsonschema checks `time` only with an optional package).
+    Python has no leap seconds: 23:59:60 UTC is checked as 23:59:59."""
+    text = text.replace("z", "Z").replace("t", "T").replace("23:59:60", "23:59:59")
     text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text.replace("Z", "+00:00"))
     parsed = {"date": dt.date, "time": dt.time, "date-time": dt.datetime}[fmt].fromisoformat(text)
     assert fmt == "date" or parsed.tzinfo is not None
@@ -145,6 +148,8 @@ REFUSED_ROWS = [
     ("required-nothing-deep", {"type": "object", "properties": {"a": {"type": "array", "items": False,
                                                                       "minItems": 1}}, "required": ["a"]}),
     ("min-over-max", {"type": "array", "minItems": 3, "maxItems": 1}),
+    ("one-of-every-value-matches-both-or-neither",
+     {"oneOf": [{"not": {"required": ["error"]}}, {"properties": {"error": False}}]}),
 ]
 
 
@@ -311,6 +316,10 @@ NOT_ROWS = [
     ({"type": "string", "not": {"pattern": "^x"}}, ['"ax"', '""'], ['"x"', '"xyz"', '"\\u0078"']),
     ({"not": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, ["1", "[]"], ['"s"', "null"]),
     ({"allOf": [{"enum": [1, "a"]}, {"not": {"type": "string"}}]}, ["1"], ['"a"']),
+    ({"type": "number", "not": {"type": "integer"}}, ["1.5", "-0.01", "1e-05", "2.5E-3"],
+     ["1", "1.0", "0", "15e-1", "1e5", "1.5e1"]),
+    ({"type": "number", "not": {"enum": [1, 2.5, -3]}}, ["0", "1.5", "2.6", "-3.5", "100"],
+     ["1", "1.0", "2.5", "2.50", "-3", "-3e0", "10e-1"]),
 ]
 
 
@@ -387,12 +396,34 @@ def test_one_of_disjoint(schema, good, bad):
     _check(schema, good, bad, loose=False, validate=True)
 
 
+# overlapping options: "this one and none of the others", through exact complements
+ONE_OF_OVERLAP_ROWS = [
+    ({"oneOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"]},
+                {"type": "object", "properties": {"b": {}}, "required": ["b"]}]},
+     ['{"a":1}', '{"b":2}', '{"a":1,"c":3}'], ['{"a":1,"b":2}', "{}", '{"c":1}']),
+    ({"type": "string", "oneOf": [{"pattern": "^[0-9a-f]{2}$"}, {"pattern": "^[0-9A-F]{2}$"}]},
+     ['"af"', '"AF"'], ['"12"', '"aF"', '"abc"']),
+    ({"type": "string", "oneOf": [{"pattern": "^2"}, {"enum": ["latest", "2024"]}]},
+     ['"latest"', '"2023"'], ['"2024"', '"x"']),
+    ({"oneOf": [{"type": "integer"}, {"type": "number"}]}, ["1.5"], ["1", "1.0", '"a"']),
+    ({"oneOf": [{}, {"type": "null"}]}, ["1", '"a"'], ["null"]),
+    ({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["b", "c"]}]}, ['"a"', '"c"'], ['"b"']),
+    ({"$defs": {"n": {"type": "number", "maximum": 10}}, "oneOf": [{"$ref": "#/$defs/n"}, {"type": "number", "minimum": 5}]},
+     ["3", "-1", "4.5", "10.5"], ["5", "7", "10", '"a"']),
+    ({"oneOf": [{"type": "number", "exclusiveMaximum": 3}, {"minimum": 1}]},
+     ["0", "-2.5", "3", "100"], ["1", "2.9"]),  # strings: implied-type policy
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", ONE_OF_OVERLAP_ROWS)
+def test_one_of_overlapping(schema, good, bad):
+    _check(schema, good, bad, loose=True, validate=True)
+
+
 @pytest.mark.parametrize("schema", [
-    {"oneOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"]},
-               {"type": "object", "properties": {"b": {}}, "required": ["b"]}]},  # open: {"a":1,"b":2} matches both
-    {"oneOf": [{"type": "integer"}, {"type": "number"}]},
+    {"oneOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "array", "maxItems": 2}]},
 ])
-def test_one_of_overlapping_is_refused(schema):
+def test_one_of_overlapping_without_complement_is_refused(schema):
     from extractor.errors import UnsupportedSchemaError
     with pytest.raises(UnsupportedSchemaError, match="oneOf"):
         target_ir(schema, None, NormalizeOptions(strict_objects=False))
@@ -451,3 +482,66 @@ def test_nested_id_is_the_base_of_refs_below_it():
               "properties": {"a": {"$id": "http://example.com/sub/item.json", "$defs": {"x": {"type": "integer"}},
                                    "properties": {"b": {"$ref": "#/$defs/x"}}}}}
     _check(schema, ['{"a":{"b":1}}'], ['{"a":{"b":"s"}}'], loose=True)
+
+
+ENUM_BESIDE_ROWS = [  # structured constants filtered by the keywords beside them
+    ({"allOf": [{"enum": [{"foo": 1}, {"foo": "x"}, {"bar": 1}]},
+                {"properties": {"foo": {"type": "integer"}}, "required": ["foo"]}]},
+     ['{"foo":1}'], ['{"foo":"x"}', '{"bar":1}']),
+    ({"enum": [[1, 2], [1, 2, 3], ["a"]], "items": {"type": "integer"}, "maxItems": 2},
+     ["[1,2]"], ["[1,2,3]", '["a"]']),
+    ({"enum": [{"a": 1, "b": 2}, {"a": 1}], "additionalProperties": False, "properties": {"a": {}}},
+     ['{"a":1}'], ['{"a":1,"b":2}']),
+    ({"enum": [{"x1": 1}, {"y": 1}, {}], "patternProperties": {"^x": {"type": "integer"}}, "minProperties": 1,
+      "additionalProperties": False}, ['{"x1":1}'], ['{"y":1}', "{}"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", ENUM_BESIDE_ROWS)
+def test_structured_enum_beside_keywords(schema, good, bad):
+    _check(schema, good, bad, loose=True, validate=True)
+
+
+CONTAINS_ROWS = [
+    ({"type": "array", "contains": {"type": "integer"}}, ["[1]", '["a",1]', "[1,2]"], ["[]", '["a"]', "[1.5]"]),
+    ({"type": "array", "contains": {"type": "integer"}, "minContains": 2, "maxContains": 3},
+     ["[1,2]", '[1,"a",2,3]'], ["[1]", "[1,2,3,4]", '["a"]']),
+    ({"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}}, ["[5]", "[1,7]"], ["[1,2]", "[]"]),
+    ({"type": "array", "prefixItems": [{"type": "string"}], "contains": {"type": "string"}, "maxContains": 1},
+     ['["a"]', '["a",1]'], ['["a","b"]']),
+    ({"type": "array", "contains": {"const": 1}, "minContains": 0, "maxContains": 1}, ["[]", "[1]", "[2,1]"],
+     ["[1,1]"]),
+    ({"type": "array", "contains": {"type": "integer"}, "maxItems": 3}, ["[1]", "[1,2,3]"], ["[1,2,3,4]", "[]"]),
+    ({"type": "array", "contains": {"type": "object", "properties": {"k": {"const": 1}}, "required": ["k"]}},
+     ['[{"k":1}]', '[{"k":2},{"k":1}]'], ['[{"k":2}]', "[{}]"]),
+    ({"type": "array", "contains": {"type": "null"}, "maxContains": 1, "allOf": [{"contains": {"type": "null"},
+      "maxContains": 1}]}, ["[null]"], ["[null,null]"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", CONTAINS_ROWS)
+def test_contains(schema, good, bad):
+    _check(schema, good, bad, loose=True, validate=True)
+
+
+UNIQUE_ROWS = [
+    ({"type": "array", "items": {"enum": ["a", "b", "c"]}, "uniqueItems": True},
+     ["[]", '["a"]', '["c","a"]', '["b","c","a"]'], ['["a","a"]', '["a","b","a"]', '["d"]']),
+    ({"type": "array", "items": {"type": "boolean"}, "uniqueItems": True, "minItems": 2},
+     ["[true,false]", "[false,true]"], ["[true]", "[true,true]", "[true,false,true]"]),
+    ({"type": "array", "items": {"enum": [1, 1.0, 2, None]}, "uniqueItems": True, "maxItems": 2},
+     ["[1,2]", "[1.0,null]"], ["[1,1.0]", "[1,2,null]"]),
+    ({"type": "array", "prefixItems": [{"const": "x"}], "items": {"enum": ["x", "y"]}, "uniqueItems": True},
+     ['["x"]', '["x","y"]'], ['["x","x"]', '["y"]']),
+    ({"type": "array", "uniqueItems": True, "maxItems": 1}, ["[]", "[[1,1]]"], ["[1,2]"]),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", UNIQUE_ROWS)
+def test_unique_items_over_finite_sets(schema, good, bad):
+    _check(schema, good, bad, loose=True, validate=True)
+
+
+def test_unique_items_over_open_sets_is_refused():
+    with pytest.raises(ExtractorError, match="uniqueItems"):
+        automaton({"type": "array", "items": {"type": "integer"}, "uniqueItems": True})

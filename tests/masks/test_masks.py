@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from extractor import Refusal, compile_schema
+from extractor.grammar import CompileOptions
 from extractor.masks import TableCache
 from extractor.masks.matcher import CompiledGrammar
 from extractor.tokens import Vocabulary
@@ -78,3 +79,26 @@ def test_matcher_rejects_forbidden_tokens_and_early_eos() -> None:
     assert np.flatnonzero(matcher.mask()).tolist() == [eos]
     matcher.advance(eos)
     assert matcher.finished and not matcher.mask().any()
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "maxLength": 90},
+    {"type": "string", "minLength": 70, "maxLength": 75},
+    {"type": "array", "items": {"type": "integer"}, "minItems": 30, "maxItems": 40},
+])
+def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
+    """Tables are shared between counts far from the bounds; near them each count gets its own."""
+    vocab = small_vocab("gpt2")
+    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=16))
+    grammar.tables = TableCache()
+    matcher = grammar.matcher()
+    unit = b"a" if schema["type"] == "string" else b"7,"
+    matcher.advance_bytes(b'"' if schema["type"] == "string" else b"[")
+    steps = 0
+    while grammar.walk(matcher.config, unit):
+        fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
+        diff = np.flatnonzero(fast != slow)
+        assert not len(diff), (bytes(matcher.output[-12:]), [(vocab.tokens[t], bool(fast[t])) for t in diff[:5]])
+        matcher.advance_bytes(unit)
+        steps += 1
+    assert steps == schema.get("maxLength", schema.get("maxItems", 0) - 1)

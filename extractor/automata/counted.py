@@ -1,0 +1,288 @@
+"""Counted repetition: a DFA with a counter kept beside its state, so that `maxLength: 10000` or
+`maxItems: 1000` costs a few states and a small table instead of ten thousand unrolled copies.
+
+A state is the integer `count * n + s` (`s` a state of the base DFA, `n` its size). Each byte
+or call either adds one to the count or not. A step is allowed only if the count can still end
+inside [lo, hi] from where it lands, so a masked walk never paints itself into a corner: that is
+what `reach` decides, from the exact set of counts each base state can still add on its way to
+acceptance (eventually periodic, so stored as a prefix plus one period).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from extractor.automata.dfa import RuleDFA, build_dfa, live_states
+from extractor.grammar.regex import Counted, lit, refs, seq, star
+
+MAX_TABLE_CELLS = 1 << 22
+"""Most (count, state) cells a feasibility table may hold (16 MiB) before the rule is refused."""
+
+
+class CountedTooComplex(ValueError):
+    """The feasibility table would exceed MAX_TABLE_CELLS before its periodic tail shows."""
+
+
+@dataclass(frozen=True, eq=False)
+class CountedDFA:
+    """A base DFA whose byte steps (`inc`) or calls (to `callees`) are counted into [lo, hi]."""
+
+    base: RuleDFA
+    inc: np.ndarray  # (n, 256) bool: the byte starts a counted unit
+    callees: frozenset[str]  # a call to one of these is one counted unit (array elements)
+    lo: int
+    hi: int | None  # None: no upper bound; the count then saturates at lo
+    cum: np.ndarray  # (K + 1, n) int32: cumulative feasibility table, see `_tables`
+    start: int  # first count of the periodic tail (0 when there is none)
+    period: int  # 0: no periodic tail was needed (the table covers every count up to hi)
+
+    @property
+    def n(self) -> int:
+        return self.base.size
+
+    @property
+    def trans(self) -> _Trans:
+        return _Trans(self)
+
+    @property
+    def accept(self) -> _Accept:
+        return _Accept(self)
+
+    @property
+    def calls(self) -> _Calls:
+        return _Calls(self)
+
+    def digest(self) -> bytes:
+        """Content hash: equal digests mean equal languages (given equal callees)."""
+        h = hashlib.sha256(self.base.trans.tobytes() + self.base.accept.tobytes() + self.inc.tobytes())
+        h.update(repr((sorted(self.callees), self.lo, self.hi, self.base.calls)).encode())
+        return h.digest()
+
+    def split(self, state: np.ndarray | int) -> tuple:
+        return state % self.n, state // self.n
+
+    def after(self, counts: np.ndarray | int, inc: np.ndarray | int) -> np.ndarray | int:
+        """The count after a step; without an upper bound it saturates at lo."""
+        out = counts + inc
+        return out if self.hi is not None else np.minimum(out, self.lo)
+
+    def reach(self, states: np.ndarray, counts: np.ndarray) -> np.ndarray:
+        """Whether base state `s` holding count `c` can still reach acceptance with lo <= count <= hi."""
+        states, counts = np.asarray(states, dtype=np.int64), np.asarray(counts, dtype=np.int64)
+        a = np.maximum(self.lo - counts, 0)
+        b = (self.hi - counts) if self.hi is not None else np.full_like(counts, 1 << 40)
+        ok = b >= a
+        last = self.cum.shape[0] - 2  # the largest count the table holds
+        if self.period:
+            j, p = self.start, self.period
+            shift = np.where(a > j, a - (j + (a - j) % p), 0)
+            a, b = a - shift, b - shift
+            b = np.minimum(b, np.maximum(a, j) + p - 1)
+        b = np.minimum(b, last)
+        a = np.minimum(a, last + 1)
+        hits = self.cum[np.maximum(b + 1, a), states] - self.cum[a, states]
+        return ok & (hits > 0)
+
+    def row(self, state: int) -> np.ndarray:
+        """Successor states for all 256 bytes (-1: not allowed)."""
+        s, c = self.split(state)
+        t = self.base.trans[s].astype(np.int64)
+        c2 = self.after(c, self.inc[s].astype(np.int64))
+        live = t >= 0
+        ok = np.zeros(256, dtype=bool)
+        ok[live] = self.reach(t[live], c2[live])
+        return np.where(ok, c2 * self.n + t, -1)
+
+    def call_edges(self, state: int) -> tuple[tuple[str, int], ...]:
+        s, c = self.split(state)
+        out = []
+        for callee, ret in self.base.calls[s]:
+            c2 = int(self.after(c, int(callee in self.callees)))
+            if self.reach(np.array([ret]), np.array([c2]))[0]:
+                out.append((callee, c2 * self.n + ret))
+        return tuple(out)
+
+    def accepts(self, state: np.ndarray | int) -> np.ndarray | bool:
+        s, c = self.split(state)
+        inside = (c >= self.lo) if self.hi is None else (c >= self.lo) & (c <= self.hi)
+        return self.base.accept[s] & inside
+
+    def canonical(self, state: int, window: int) -> int:
+        """A representative state with the same token table, for tables keyed by state.
+
+        Within one token the count grows by at most `window`; past lo, and with more than the
+        table's span left below hi, every count behaves alike for that many steps."""
+        s, c = self.split(state)
+        if c < self.lo:
+            return state
+        if self.hi is None:
+            return self.lo * self.n + s
+        if self.period and self.hi - c - window >= self.start + self.period:
+            return self.lo * self.n + s if self.hi - self.lo - window >= self.start + self.period else state
+        return state
+
+
+class _Trans:
+    """`trans[s]` (one row) and `trans[states, bytes]` (vectorized), as on a RuleDFA."""
+
+    def __init__(self, dfa: CountedDFA) -> None:
+        self.dfa = dfa
+
+    def __getitem__(self, key: int | tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+        d = self.dfa
+        if not isinstance(key, tuple):
+            return d.row(int(key))
+        states, data = key
+        s, c = d.split(np.asarray(states, dtype=np.int64))
+        t = d.base.trans[s, data].astype(np.int64)
+        c2 = d.after(c, d.inc[s, data].astype(np.int64))
+        live = t >= 0
+        out = np.full(len(t), -1, dtype=np.int64)
+        ok = np.zeros(len(t), dtype=bool)
+        ok[live] = d.reach(t[live], c2[live])
+        out[ok] = (c2 * d.n + t)[ok]
+        return out
+
+
+class _Accept:
+    def __init__(self, dfa: CountedDFA) -> None:
+        self.dfa = dfa
+
+    def __getitem__(self, state: np.ndarray | int) -> np.ndarray | bool:
+        if isinstance(state, (int, np.integer)):
+            return bool(self.dfa.accepts(int(state)))
+        return self.dfa.accepts(np.asarray(state, dtype=np.int64))
+
+
+class _Calls:
+    def __init__(self, dfa: CountedDFA) -> None:
+        self.dfa = dfa
+
+    def __getitem__(self, state: int) -> tuple[tuple[str, int], ...]:
+        return self.dfa.call_edges(int(state))
+
+
+class CountedRows:
+    """`rows[s][byte]` for the automaton's scalar stepping, built per visited state (bounded cache)."""
+
+    def __init__(self, dfa: CountedDFA) -> None:
+        self.row = lru_cache(maxsize=4096)(lambda s: tuple(dfa.row(s).tolist()))
+
+    def __getitem__(self, state: int) -> tuple[int, ...]:
+        return self.row(state)
+
+
+class CountedCalls:
+    """`calls[s]` as (callee index, return state) pairs, for the automaton."""
+
+    def __init__(self, dfa: CountedDFA, index: dict[str, int]) -> None:
+        self.calls = lru_cache(maxsize=4096)(
+            lambda s: tuple((index[c], ret) for c, ret in dfa.call_edges(s) if c in index))
+
+    def __getitem__(self, state: int) -> tuple[tuple[int, int], ...]:
+        return self.calls(state)
+
+
+def counted(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi: int | None) -> CountedDFA:
+    """Attach a counter to `base` (trimmed: every state reaches acceptance)."""
+    cum, start, period = _tables(base, inc, callees, lo, hi)
+    return CountedDFA(base=base, inc=inc, callees=callees, lo=lo, hi=hi, cum=cum, start=start, period=period)
+
+
+def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi: int | None
+            ) -> tuple[np.ndarray, int, int]:
+    """R[k][s]: from base state s, acceptance is reachable adding exactly k to the count.
+
+    R[0] = Z acc and R[k+1] = Z E1 R[k], with Z the closure of uncounted edges and E1 the counted
+    ones. The sequence is eventually periodic; it is stored up to hi, or as prefix + period
+    (extended by one more period so that any range query maps into the table)."""
+    n = base.size
+    e0 = np.zeros((n, n), dtype=bool)
+    e1 = np.zeros((n, n), dtype=bool)
+    src = np.repeat(np.arange(n), 256)
+    dst = base.trans.reshape(-1)
+    flag = inc.reshape(-1)
+    live = dst >= 0
+    e0[src[live & ~flag], dst[live & ~flag]] = True
+    e1[src[live & flag], dst[live & flag]] = True
+    for s, edges in enumerate(base.calls):
+        for callee, ret in edges:
+            (e1 if callee in callees else e0)[s, ret] = True
+    z = _closure(e0)
+    step = (z.astype(np.int32) @ e1.astype(np.int32)) > 0
+    r = (z.astype(np.int32) @ base.accept.astype(np.int32)) > 0
+    limit = (hi + 1) if hi is not None else None
+    rows, seen = [r], {r.tobytes(): 0}
+    start = period = 0
+    while limit is None or len(rows) < limit:
+        if len(rows) * n > MAX_TABLE_CELLS:
+            raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
+                                    f"{len(rows)} steps")
+        r = (step.astype(np.int32) @ r.astype(np.int32)) > 0
+        key = r.tobytes()
+        if key in seen:
+            start, period = seen[key], len(rows) - seen[key]
+            rows += rows[start:start + period]
+            break
+        seen[key] = len(rows)
+        rows.append(r)
+    table = np.array(rows, dtype=np.int32)
+    cum = np.zeros((len(rows) + 1, n), dtype=np.int32)
+    np.cumsum(table, axis=0, out=cum[1:])
+    return cum, start, period
+
+
+def _closure(edges: np.ndarray) -> np.ndarray:
+    """Reflexive-transitive closure by repeated squaring."""
+    reach = edges | np.eye(len(edges), dtype=bool)
+    while True:
+        nxt = (reach.astype(np.int32) @ reach.astype(np.int32)) > 0
+        if (nxt == reach).all():
+            return reach
+        reach = nxt
+
+
+def build_counted(node: Counted, productive: set[str] | None = None) -> CountedDFA:
+    """The body's DFA with its units marked: calls, or characters between a string's quotes."""
+    body = build_dfa(node.body, productive)
+    if node.unit is None:
+        callees = node.callees if node.callees is not None else frozenset(refs(node.body))
+        return counted(body, np.zeros(body.trans.shape, dtype=bool), callees, node.lo, node.hi)
+    frame = build_dfa(seq(lit('"'), star(node.unit), lit('"')))
+    base, inc = _mark_units(body, frame, boundary=int(frame.trans[0][ord('"')]))
+    return counted(base, inc, frozenset(), node.lo, node.hi)
+
+
+def _mark_units(body: RuleDFA, frame: RuleDFA, boundary: int) -> tuple[RuleDFA, np.ndarray]:
+    """Product of a call-free string DFA with the unit framing; a byte leaving the framing's
+    boundary state (other than the closing quote) starts a unit."""
+    if any(body.calls):
+        raise ValueError("counted strings call nothing")
+    index = {(0, 0): 0}
+    order = [(0, 0)]
+    rows, marks = [], []
+    quote = np.arange(256) == ord('"')
+    for s, q in order:
+        t, u = body.trans[s], frame.trans[q]
+        live = (t >= 0) & (u >= 0)
+        row = np.full(256, -1, dtype=np.int32)
+        for b in np.flatnonzero(live).tolist():
+            pair = (int(t[b]), int(u[b]))
+            if pair not in index:
+                index[pair] = len(order)
+                order.append(pair)
+            row[b] = index[pair]
+        rows.append(row)
+        marks.append(live & ~quote if q == boundary else np.zeros(256, dtype=bool))
+    accept = [bool(body.accept[s] and frame.accept[q]) for s, q in order]
+    trans = np.array(rows, dtype=np.int32)
+    keep = sorted(live_states(trans.tolist(), accept, [{} for _ in order]) | {0})
+    renum = np.full(len(order) + 1, -1, dtype=np.int32)
+    renum[keep] = np.arange(len(keep), dtype=np.int32)
+    trimmed = renum[trans[keep]]  # -1 indexes the trailing -1
+    dfa = RuleDFA(trans=trimmed, accept=np.array([accept[k] for k in keep]), calls=((),) * len(keep))
+    return dfa, np.array(marks)[keep] & (trimmed >= 0)

@@ -1,0 +1,118 @@
+"""Counted repetition (lengths and item counts kept beside the state) against the unrolled automaton,
+jsonschema, and the no-dead-end property; and large bounds stay exact with small tables."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor.automata import build_automaton
+from extractor.automata.counted import CountedDFA
+from extractor.errors import InvalidSchemaError
+from extractor.grammar import CompileOptions, compile_grammar
+from extractor.schema import target_ir
+from tests.automata.helpers import runs
+
+COUNTED = CompileOptions(count_from=0)
+UNROLLED = CompileOptions(count_from=10**9)
+
+
+def build(schema: dict, options: CompileOptions):
+    return build_automaton(compile_grammar(target_ir(schema, refusal=None), options))
+
+
+SCHEMAS = [
+    {"type": "string", "maxLength": 3},
+    {"type": "string", "minLength": 2},
+    {"type": "string", "minLength": 1, "maxLength": 2},
+    {"type": "string", "minLength": 2, "maxLength": 4, "pattern": "^(ab)*$"},
+    {"type": "string", "minLength": 4, "maxLength": 5, "pattern": "^(abc)+$"},  # empty: 3 and 6 only
+    {"type": "string", "maxLength": 12, "format": "date"},
+    {"type": "string", "minLength": 11, "format": "date"},  # empty
+    {"type": "string", "maxLength": 2, "not": {"enum": ["a"]}},
+    {"type": "array", "items": {"type": "integer"}, "maxItems": 2},
+    {"type": "array", "items": {"type": "null"}, "minItems": 2, "maxItems": 3},
+    {"type": "array", "prefixItems": [{"type": "boolean"}], "items": {"type": "null"}, "minItems": 2, "maxItems": 3},
+    {"type": "array", "items": {"type": "array", "items": {"type": "null"}, "maxItems": 1}, "minItems": 1,
+     "maxItems": 2},
+    {"type": "array", "items": {"enum": [1, "x"]}, "minItems": 1},
+]
+
+TEXTS = ['""', '"a"', '"ab"', '"abc"', '"abcd"', '"ababab"', '"abcabc"', '"é"', '"😀😀"', r'"\ud83d\ude00a"',
+         r'"\n\n\n"', '"2024-01-01"', "[]", "[1]", "[1,2]", "[1,2,3]", "[null]", "[null,null]", "[null,null,null]",
+         "[null,null,null,null]", "[true,null]", "[true,null,null]", "[false]", "[[]]", "[[null],[]]",
+         '[[null,null]]', '[1,"x"]', '["x"]', "[1,]", "[,1]"]
+
+
+def _safe_name(schema: dict) -> str:
+    return json.dumps(schema, separators=(",", ":"))[:60]
+
+
+def _satisfiable(schema: dict) -> bool:
+    try:
+        build(schema, UNROLLED)
+        return True
+    except InvalidSchemaError:
+        return False
+
+
+@pytest.mark.parametrize("schema", [s for s in SCHEMAS if _satisfiable(s)], ids=_safe_name)
+def test_counted_language_equals_unrolled_and_jsonschema(schema):
+    counted, unrolled = build(schema, COUNTED), build(schema, UNROLLED)
+    assert any(isinstance(d, CountedDFA) for d in counted.dfas)
+    for text in TEXTS:
+        got = runs(counted, text)
+        assert got == runs(unrolled, text), text
+        if got:
+            jsonschema.validate(json.loads(text), schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+@pytest.mark.parametrize("schema", [s for s in SCHEMAS if not _satisfiable(s)], ids=_safe_name)
+def test_empty_counted_languages_are_refused_like_unrolled(schema):
+    with pytest.raises(InvalidSchemaError, match="no JSON value"):
+        build(schema, COUNTED)
+
+
+@settings(max_examples=60, deadline=None)
+@given(index=st.integers(0, len(SCHEMAS) - 1), seed=st.integers(0, 2**32 - 1))
+def test_random_byte_walks_never_dead_end(index, seed):
+    """Any byte the automaton allows leads on to a complete value: the count never strands a walk."""
+    schema = SCHEMAS[index]
+    if not _satisfiable(schema):
+        return
+    auto = build(schema, COUNTED)
+    rng = np.random.default_rng(seed)
+    config, out = auto.start(), bytearray()
+    for _ in range(200):
+        options = [b for b in range(256) if auto.step(config, b)]
+        if auto.accepting(config) and (not options or rng.random() < 0.2):
+            jsonschema.validate(json.loads(bytes(out)), schema,
+                                format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+            return
+        assert options, f"dead end after {bytes(out)!r}"
+        byte = int(rng.choice(options))
+        config = auto.step(config, byte)
+        out.append(byte)
+
+
+@pytest.mark.parametrize("schema,good,bad", [
+    ({"type": "string", "maxLength": 10000}, ['"' + "é" * 10000 + '"'], ['"' + "a" * 10001 + '"']),
+    ({"type": "string", "minLength": 5000}, ['"' + "a" * 5000 + '"'], ['"' + "a" * 4999 + '"']),
+    ({"type": "array", "items": {"type": "integer"}, "maxItems": 1000},
+     ["[" + ",".join(["7"] * 1000) + "]"], ["[" + ",".join(["7"] * 1001) + "]"]),
+    ({"type": "string", "pattern": "^[a-z]{1,500}$"}, ['"' + "a" * 500 + '"'], ['"' + "a" * 501 + '"', '""']),
+    ({"type": "string", "format": "uri", "maxLength": 2048}, ['"https://example.com/' + "a" * 2000 + '"'],
+     ['"https://example.com/' + "a" * 2048 + '"', '"not a uri"']),
+])
+def test_large_bounds_are_exact_and_small(schema, good, bad):
+    auto = build(schema, CompileOptions())  # compile time is measured in benchmarks/bounds.py, not here
+    assert sum(d.base.trans.nbytes if isinstance(d, CountedDFA) else d.trans.nbytes for d in auto.dfas) < 2**22
+    for text in good:
+        assert runs(auto, text)
+    for text in bad:
+        assert not runs(auto, text)
