@@ -38,15 +38,22 @@ def suite_files(suite: Path) -> list[Path]:
 
 
 def compile_automaton(schema: Any) -> Any:
-    """The byte-level pushdown automaton of a schema, as compile_schema builds it (no vocabulary)."""
+    """The byte-level pushdown automaton of a schema, as compile_schema builds it (no vocabulary);
+    None for a schema that no value satisfies (it then rejects everything)."""
     from extractor.automata import build_automaton
+    from extractor.errors import UnsatisfiableSchemaError
     from extractor.grammar import compile_grammar
     from extractor.schema import NormalizeOptions, target_ir
 
-    return build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    try:
+        return build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+    except UnsatisfiableSchemaError:
+        return None
 
 
 def accepts(automaton: Any, data: bytes) -> bool:
+    if automaton is None:
+        return False
     config = automaton.start()
     for byte in data:
         config = automaton.step(config, byte)

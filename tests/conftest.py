@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
+
+# token tables persist on disk between processes: a test session gets a fresh directory of its own
+os.environ.setdefault("EXTRACTOR_CACHE_DIR", tempfile.mkdtemp(prefix="extractor-test-cache-"))
 
 MODEL_FIXTURE = "model_extractor"
 

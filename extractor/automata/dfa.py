@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,6 +32,7 @@ class _NFA:
         self.eps: list[list[int]] = []
         self.edges: list[list[tuple[int | str, int]]] = []
         self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
+        self.memo: dict[int, frozenset[int]] = {}
         start, end = self.state(), self.state()
         self.build(node, start, end)
 
@@ -88,14 +90,25 @@ class _NFA:
         else:
             raise TypeError(f"not a regex node: {node!r}")
 
-    def closure(self, states: set[int]) -> frozenset[int]:
-        out, work = set(states), list(states)
-        while work:
-            for t in self.eps[work.pop()]:
-                if t not in out:
-                    out.add(t)
-                    work.append(t)
-        return frozenset(out)
+    def kernel_closure(self, state: int) -> frozenset[int]:
+        """States reachable by empty moves that read something or accept (memoized per state):
+        subsets made of these alone are smaller and collapse more often."""
+        memo = self.memo.get(state)
+        if memo is None:
+            seen, work, out = {state}, [state], []
+            while work:
+                n = work.pop()
+                if self.edges[n] or n == 1:
+                    out.append(n)
+                for t in self.eps[n]:
+                    if t not in seen:
+                        seen.add(t)
+                        work.append(t)
+            memo = self.memo[state] = frozenset(out)
+        return memo
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        return frozenset().union(*(self.kernel_closure(s) for s in states))
 
 
 def _byte_classes(masks: set[int]) -> list[int]:
@@ -120,24 +133,23 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     nfa = _NFA(node)
     masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
     classes = _byte_classes(masks)
-    reps = [(c & -c).bit_length() - 1 for c in classes]
+    covers = {m: [ci for ci, c in enumerate(classes) if c & m] for m in masks}  # classes are atoms of the masks
     start = nfa.closure({0})
     index = {start: 0}
     order = [start]
     trans: list[list[int]] = []
     calls: list[dict[str, int]] = []
     for subset in order:
-        byte_edges = [(lab, t) for n in subset for lab, t in nfa.edges[n] if isinstance(lab, int)]
-        row = []
-        for rep in reps:
-            target = {t for lab, t in byte_edges if lab >> rep & 1}
-            row.append(_intern(nfa.closure(target), index, order) if target else -1)
-        trans.append(row)
-        named: dict[str, set[int]] = {}
+        targets: list[list[int]] = [[] for _ in classes]
+        named: dict[str, list[int]] = {}
         for n in subset:
             for lab, t in nfa.edges[n]:
-                if isinstance(lab, str) and (productive is None or lab in productive):
-                    named.setdefault(lab, set()).add(t)
+                if isinstance(lab, int):
+                    for ci in covers[lab]:
+                        targets[ci].append(t)
+                elif productive is None or lab in productive:
+                    named.setdefault(lab, []).append(t)
+        trans.append([_intern(nfa.closure(ts), index, order) if ts else -1 for ts in targets])
         calls.append({name: _intern(nfa.closure(ts), index, order) for name, ts in named.items()})
     accept = [1 in subset for subset in order]
     return _minimize(trans, accept, calls, classes)

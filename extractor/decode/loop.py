@@ -1,14 +1,24 @@
-"""The generation loop: one forward pass per token on a kept KV cache, logits masked by the Matcher."""
+"""The generation loop: the prompt once, then one forward pass per free token on a kept KV cache.
+
+Each pass feeds a row's chosen token together with the span the grammar forces after it (jump-forward),
+so forced tokens cost no pass of their own. Many rows decode as one batch: prompts left-padded, a
+step's tokens left-padded per row (pads are masked out of attention and skipped by position ids), rows
+leaving the batch (and the KV cache) as they finish.
+"""
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import torch
 
+from extractor.decode.forced import SpanTokenizer
+from extractor.decode.guards import NO_GUARDS, Guards
 from extractor.decode.model import LoadedModel
-from extractor.decode.sampling import SamplingOptions, choose, masked, penalize
+from extractor.decode.rows import DecodeOptions, DeviceMasks, Row
+from extractor.decode.sampling import SamplingOptions
 from extractor.errors import Usage
 from extractor.masks import Matcher
 from extractor.tokens import Vocabulary
@@ -23,47 +33,146 @@ class Generation:
     token_ids: list[int] = field(default_factory=list)
     complete: bool = False
     usage: Usage = field(default_factory=Usage)
+    forced_tokens: int = 0
+    """Output tokens fed by jump-forward, without a sampling decision (included in token_ids)."""
+    guard_steps: int = 0
+    """Steps where a guard removed tokens from the mask."""
+
+
+def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
+             max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool = True,
+             guards: Guards = NO_GUARDS, merge: bool = False) -> Generation:
+    """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens."""
+    options = DecodeOptions(max_tokens=max_tokens, sampling=sampling, jump_forward=jump_forward, guards=guards,
+                            merge=merge)
+    return generate_many(lm, vocab, [prompt_ids], [matcher], options)[0]
+
+
+def generate_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]],
+                  matchers: Sequence[Matcher | None], options: DecodeOptions, *,
+                  on_done: Callable[[int], None] | None = None) -> list[Generation]:
+    """Decode every prompt as one batch, each with its own matcher; `on_done(i)` as row i finishes."""
+    return _decode(lm, vocab, prompts, matchers, options, on_done)
 
 
 @torch.inference_mode()
-def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
-             max_tokens: int, sampling: SamplingOptions = SamplingOptions()) -> Generation:
-    """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens."""
+def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
+            options: DecodeOptions, on_done: Callable[[int], None] | None) -> list[Generation]:
     start = time.perf_counter()
     device = lm.device
-    generator = None
-    if sampling.seed is not None:
-        generator = torch.Generator(device=device).manual_seed(sampling.seed)
-    logits, cache = _forward(lm, torch.tensor([prompt_ids], device=device), None)
-    prefill = time.perf_counter() - start
-    passes, tokens, output, complete = 1, [], bytearray(), False
-    while len(tokens) < max_tokens:
-        row = logits[0, -1]
-        if tokens and sampling.repetition_penalty != 1.0:
-            row = penalize(row, torch.tensor(sorted(set(tokens)), device=device), sampling.repetition_penalty)
-        if matcher is not None:
-            allowed = torch.from_numpy(matcher.mask()).to(device, non_blocking=True)
-            row = masked(row, allowed)
-        token = choose(row, sampling, generator)
-        if token in vocab.eos_ids:
-            if matcher is not None:
-                matcher.advance(token)
-            complete = True
-            break
-        if matcher is not None:
-            matcher.advance(token)
-        tokens.append(token)
-        output += vocab.tokens[token]
-        if matcher is not None and matcher.accepting() and not matcher.grammar.allowed_bytes(matcher.config):
-            complete = True  # nothing may follow but EOS: skip the pass that would only choose it
-            break
-        if len(tokens) < max_tokens:
-            logits, cache = _forward(lm, torch.tensor([[token]], device=device), cache)
-            passes += 1
-    usage = Usage(prompt_tokens=len(prompt_ids), completion_tokens=len(tokens), forward_passes=passes,
-                  seconds=time.perf_counter() - start, prefill_seconds=prefill)
-    return Generation(text=_text(bytes(output)), data=bytes(output), token_ids=tokens, complete=complete,
-                      usage=usage)
+    spans = {}
+    rows = []
+    for prompt, matcher in zip(prompts, matchers):
+        span = None
+        if matcher is not None and options.jump_forward:
+            span = spans.get(id(matcher.grammar)) or spans.setdefault(id(matcher.grammar),
+                                                                    SpanTokenizer(lm.tokenizer, matcher.grammar))
+        generator = None
+        if options.sampling.seed is not None:
+            generator = torch.Generator(device=device).manual_seed(options.sampling.seed)
+        rows.append(Row(list(prompt), matcher, vocab, options, span, generator))
+    finished: dict[int, float] = {}
+    batch = _Batch(lm, device, pad=_pad_id(lm, vocab))
+    inputs = [row.start() for row in rows]
+    active = list(range(len(rows)))
+    prefill = 0.0
+    for i in [i for i in active if rows[i].done]:
+        finished[i] = time.perf_counter() - start
+        if on_done is not None:
+            on_done(i)
+    active = [i for i in active if not rows[i].done]
+    first = True
+    while active:
+        logits = batch.forward([inputs[i] for i in active])
+        masks = _device_masks(device, logits.shape[-1])
+        for i in active:
+            rows[i].passes += 1
+            rows[i].prepare(masks)  # on an asynchronous device this overlaps the forward pass
+        if first:
+            prefill, first = time.perf_counter() - start, False
+        for slot, i in enumerate(active):
+            rows[i].step(logits[slot], masks)
+            inputs[i] = rows[i].pending
+        keep = [slot for slot, i in enumerate(active) if not rows[i].done]
+        for slot, i in enumerate(active):
+            if rows[i].done:
+                finished[i] = time.perf_counter() - start
+                if on_done is not None:
+                    on_done(i)
+        if len(keep) < len(active):
+            batch.select(keep)
+            active = [active[slot] for slot in keep]
+    out = []
+    for i, row in enumerate(rows):
+        usage = Usage(prompt_tokens=len(row.prompt), completion_tokens=len(row.tokens), forward_passes=row.passes,
+                      seconds=finished.get(i, time.perf_counter() - start), prefill_seconds=prefill)
+        data = bytes(row.output)
+        out.append(Generation(text=_text(data), data=data, token_ids=row.tokens, complete=row.complete,
+                              usage=usage, forced_tokens=row.forced,
+                              guard_steps=row.guard.fired if row.guard is not None else 0))
+    return out
+
+
+class _Batch:
+    """The model's side of the batch: KV cache, attention mask and positions for rows of unequal length."""
+
+    def __init__(self, lm: LoadedModel, device: torch.device, pad: int) -> None:
+        self.lm, self.device, self.pad = lm, device, pad
+        self.cache: object = None
+        self.attention: torch.Tensor | None = None  # [rows, cached length]; None while nothing was padded
+        self.lengths: list[int] = []  # real (unpadded) tokens per row so far
+
+    def forward(self, ids: list[list[int]]) -> torch.Tensor:
+        """Extend each row by its ids (one pass); the logits of each row's last id, [rows, vocab]."""
+        width = max(len(x) for x in ids)
+        padded = any(len(x) != width for x in ids)
+        if not self.lengths:
+            self.lengths = [0] * len(ids)
+        rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
+        kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
+        if self.lm.logits_kwarg:
+            kwargs[self.lm.logits_kwarg] = 1
+        if padded or self.attention is not None:
+            new = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids], device=self.device)
+            if self.attention is None:
+                past = max(self.lengths)
+                self.attention = torch.ones((len(ids), past), dtype=torch.long, device=self.device)
+            self.attention = torch.cat([self.attention, new], dim=1)
+            kwargs["attention_mask"] = self.attention
+            kwargs["position_ids"] = torch.tensor(
+                [[0] * (width - len(x)) + list(range(n, n + len(x))) for x, n in zip(ids, self.lengths)],
+                device=self.device)
+        out = self.lm.model(**kwargs)
+        self.cache = getattr(out, self.lm.cache_kwarg)
+        self.lengths = [n + len(x) for x, n in zip(ids, self.lengths)]
+        return out.logits[:, -1]
+
+    def select(self, keep: list[int]) -> None:
+        """Drop finished rows from the cache, the attention mask and the positions."""
+        if not keep:
+            self.cache = None
+            return
+        index = torch.tensor(keep, device=self.device)
+        self.cache.batch_select_indices(index)  # type: ignore[union-attr]
+        if self.attention is not None:
+            self.attention = self.attention[index]
+        self.lengths = [self.lengths[i] for i in keep]
+
+
+_MASKS: dict[tuple[str, int], DeviceMasks] = {}
+
+
+def _device_masks(device: torch.device, width: int) -> DeviceMasks:
+    """One mask-tensor LRU per (device, vocabulary width), kept across generations."""
+    key = (str(device), width)
+    if key not in _MASKS:
+        _MASKS[key] = DeviceMasks(device, width)
+    return _MASKS[key]
+
+
+def _pad_id(lm: LoadedModel, vocab: Vocabulary) -> int:
+    pad = getattr(lm.tokenizer, "pad_token_id", None)
+    return int(pad) if pad is not None else min(vocab.eos_ids)
 
 
 def _text(data: bytes) -> str:
@@ -74,8 +183,3 @@ def _text(data: bytes) -> str:
         if exc.end == len(data) and exc.reason == "unexpected end of data":
             return data[: exc.start].decode("utf-8", errors="replace")
         return data.decode("utf-8", errors="replace")
-
-
-def _forward(lm: LoadedModel, ids: torch.Tensor, cache: object) -> tuple[torch.Tensor, object]:
-    out = lm.model(input_ids=ids, use_cache=True, **{lm.cache_kwarg: cache})
-    return out.logits, getattr(out, lm.cache_kwarg)

@@ -34,12 +34,16 @@ class LoadedModel:
     tokenizer: Any
     name: str
     cache_kwarg: str
+    logits_kwarg: str | None = None
+    """How forward() is told to compute logits for the last position only (None: it cannot be)."""
 
     @classmethod
     def wrap(cls, model: Any, tokenizer: Any, name: str = "") -> "LoadedModel":
         """A model object the caller already loaded; the KV cache argument read off its forward()."""
         params = inspect.signature(model.forward).parameters
-        return cls(model, tokenizer, name or type(model).__name__, "cache" if "cache" in params else "past_key_values")
+        keep = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
+        return cls(model, tokenizer, name or type(model).__name__,
+                   "cache" if "cache" in params else "past_key_values", keep)
 
     @property
     def device(self) -> Any:

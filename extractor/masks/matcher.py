@@ -7,7 +7,7 @@ from collections import OrderedDict
 import numpy as np
 
 from extractor.automata import Automaton, Stack
-from extractor.masks.tables import TABLES, TableCache
+from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.tokens import Vocabulary
 
@@ -24,6 +24,8 @@ class CompiledGrammar:
         self.trie = trie or TokenTrie(vocab)
         self.tables = tables
         self.masks: OrderedDict[Config, np.ndarray] = OrderedDict()
+        self.bitmasks: OrderedDict[Config, np.ndarray] = OrderedDict()
+        self.exit_memo: OrderedDict[tuple[int, Config], tuple[Table, np.ndarray]] = OrderedDict()
         self.mask_cache_size = mask_cache_size
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -44,16 +46,51 @@ class CompiledGrammar:
             table = self.tables.get(aut, self.trie, rule, state)
             out |= table.allowed
             if len(st) > 1 and len(table.exit_ids):
-                parent = aut.close([st[:-1]])
-                for tid, off in zip(table.exit_ids.tolist(), table.exit_offsets.tolist()):
-                    if not out[tid] and self.walk(parent, self.vocab.tokens[tid][off:]):
-                        out[tid] = True
+                out[self.exits(table, aut.close([st[:-1]]))] = True
         if aut.accepting(config):
             out[self.eos] = True
         self.masks[config] = out
         if len(self.masks) > self.mask_cache_size:
             self.masks.popitem(last=False)
         return out
+
+    def exits(self, table: Table, parent: Config) -> np.ndarray:
+        """Exit tokens of a table that the enclosing rules accept: the bytes left after each token
+        leaves the rule, walked from the parent configuration once per distinct remainder (a trie
+        over the remainders), and remembered per (table, parent)."""
+        key = (id(table), parent)
+        hit = self.exit_memo.get(key)
+        if hit is not None and hit[0] is table:
+            self.exit_memo.move_to_end(key)
+            return hit[1]
+        children, ends = _remainders(table, self.vocab.tokens)
+        found: list[int] = []
+        work = [(0, parent)]
+        while work:
+            node, config = work.pop()
+            found.extend(ends[node])
+            for byte, child in children[node].items():
+                nxt = self.automaton.step(config, byte)
+                if nxt:
+                    work.append((child, nxt))
+        ids = np.array(found, dtype=np.int64)
+        self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
+        if len(self.exit_memo) > self.mask_cache_size:
+            self.exit_memo.popitem(last=False)
+        return ids
+
+    def bitmask(self, config: Config) -> np.ndarray:
+        """The mask packed 32 tokens per int32 word (bit i of word w: token 32*w + i), as the peers
+        pack theirs: a 32x smaller copy to a device. Never mutate the result."""
+        cached = self.bitmasks.get(config)
+        if cached is not None:
+            self.bitmasks.move_to_end(config)
+            return cached
+        words = pack(self.mask(config))
+        self.bitmasks[config] = words
+        if len(self.bitmasks) > self.mask_cache_size:
+            self.bitmasks.popitem(last=False)
+        return words
 
     def walk(self, config: Config, data: bytes) -> Config:
         """Configurations after `data`; empty when some byte is not allowed."""
@@ -90,6 +127,16 @@ class Matcher:
         if self.finished:
             return np.zeros(self.grammar.vocab.size, dtype=bool)
         return self.grammar.mask(self.config)
+
+    def bitmask(self) -> np.ndarray:
+        """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
+        if self.finished:
+            return np.zeros((self.grammar.vocab.size + 31) // 32, dtype=np.int32)
+        return self.grammar.bitmask(self.config)
+
+    def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
+        """Write the packed mask into row `row` of a preallocated (batch, words) int32 array."""
+        out[row] = self.bitmask()
 
     def accepting(self) -> bool:
         """True when the output so far is a complete value."""
@@ -131,3 +178,29 @@ class Matcher:
             out.append(byte)
             config = self.grammar.automaton.step(config, byte)
         return bytes(out)
+
+
+def pack(mask: np.ndarray) -> np.ndarray:
+    """Bool per token -> int32 words, little-endian bit order (token 0 is bit 0 of word 0)."""
+    data = np.packbits(mask, bitorder="little")
+    data = np.concatenate([data, np.zeros(-len(data) % 4, dtype=np.uint8)])
+    return data.view("<i4").astype(np.int32, copy=False)
+
+
+def _remainders(table: Table, tokens: tuple[bytes, ...]) -> tuple[list[dict[int, int]], list[list[int]]]:
+    """A trie of the bytes each exit token has left after leaving its rule (built once per table)."""
+    if table.remainders is None:
+        children: list[dict[int, int]] = [{}]
+        ends: list[list[int]] = [[]]
+        for tid, off in zip(table.exit_ids.tolist(), table.exit_offsets.tolist()):
+            node = 0
+            for byte in tokens[tid][off:]:
+                nxt = children[node].get(byte)
+                if nxt is None:
+                    nxt = children[node][byte] = len(children)
+                    children.append({})
+                    ends.append([])
+                node = nxt
+            ends[node].append(tid)
+        object.__setattr__(table, "remainders", (children, ends))
+    return table.remainders

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+import zipfile
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -18,31 +22,93 @@ class Table:
     allowed: np.ndarray  # bool, one per token id
     exit_ids: np.ndarray  # token ids whose bytes run past the end of the rule
     exit_offsets: np.ndarray  # bytes of that token consumed inside the rule
+    remainders: tuple | None = field(default=None, compare=False)  # trie of what exits leave, built on use
 
 
 class TableCache:
-    """A bounded LRU of tables keyed by (vocabulary, rule fingerprint, state)."""
+    """A bounded LRU of tables keyed by (vocabulary, rule fingerprint, state), optionally backed by a
+    directory so that a later process pays nothing for tables an earlier one computed."""
 
-    def __init__(self, capacity: int = 4096) -> None:
+    def __init__(self, capacity: int = 4096, directory: Path | None = None, max_files: int = 20_000) -> None:
         self.capacity = capacity
         self.entries: OrderedDict[tuple[str, str, int], Table] = OrderedDict()
+        self.directory = directory
+        self.max_files = max_files
+        self.saved = 0
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.matrix.shape[1])
         key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
         table = self.entries.get(key)
+        if table is not None:
+            self.entries.move_to_end(key)
+            return table
+        table = self.load(key)
         if table is None:
             build = leaf_table if rule in automaton.leaves else walk_table
-            table = self.entries[key] = build(automaton, trie, rule, state)
-            if len(self.entries) > self.capacity:
-                self.entries.popitem(last=False)
-        else:
-            self.entries.move_to_end(key)
+            table = build(automaton, trie, rule, state)
+            self.save(key, table)
+        self.entries[key] = table
+        if len(self.entries) > self.capacity:
+            self.entries.popitem(last=False)
         return table
 
+    def path(self, key: tuple[str, str, int]) -> Path | None:
+        if self.directory is None:
+            return None
+        vocab, rule, state = key
+        return self.directory / f"v{FORMAT}" / vocab[:16] / f"{rule}-{state}.npz"
 
-TABLES = TableCache()
-"""Process-wide: the string-content table is the same for every string in every schema."""
+    def load(self, key: tuple[str, str, int]) -> Table | None:
+        path = self.path(key)
+        if path is None or not path.exists():
+            return None
+        try:
+            with np.load(path) as data:
+                allowed = np.unpackbits(data["allowed"], count=int(data["size"]), bitorder="little").astype(bool)
+                return Table(allowed=allowed, exit_ids=data["exit_ids"], exit_offsets=data["exit_offsets"])
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            return None  # a torn or foreign file: recompute (and overwrite it)
+
+    def save(self, key: tuple[str, str, int], table: Table) -> None:
+        path = self.path(key)
+        if path is None:
+            return
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                np.savez(f, allowed=np.packbits(table.allowed, bitorder="little"), size=len(table.allowed),
+                         exit_ids=table.exit_ids, exit_offsets=table.exit_offsets)
+            os.replace(tmp, path)  # atomic: readers see a whole file or none
+        except OSError:
+            return  # a read-only or full disk only costs the recomputation
+        self.saved += 1
+        if self.saved % 256 == 0:
+            self.prune()
+
+    def prune(self) -> None:
+        """Keep at most max_files tables on disk, dropping the least recently written."""
+        files = sorted(self.directory.glob(f"v{FORMAT}/*/*.npz"), key=lambda p: p.stat().st_mtime)  # type: ignore[union-attr]
+        for old in files[: max(0, len(files) - self.max_files)]:
+            old.unlink(missing_ok=True)
+
+
+FORMAT = 1
+"""Version of the tables' meaning and file layout: bump it when either changes."""
+
+
+def _default_directory() -> Path | None:
+    """$EXTRACTOR_CACHE_DIR (or ~/.cache/extractor)/tables; EXTRACTOR_CACHE_DIR=off keeps tables in memory only."""
+    root = os.environ.get("EXTRACTOR_CACHE_DIR")
+    if root and root.lower() in ("0", "off", "none", "false"):
+        return None
+    return (Path(root) if root else Path.home() / ".cache" / "extractor") / "tables"
+
+
+TABLES = TableCache(directory=_default_directory())
+"""Process-wide: the string-content table is the same for every string in every schema, and on
+disk it stays computed for the next process."""
 
 
 def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:

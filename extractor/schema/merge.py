@@ -112,23 +112,47 @@ class Merger:
                         contains=a.contains or b.contains, unique=a.unique or b.unique, pointer=a.pointer)
 
     def object(self, a: ir.Object, b: ir.Object, ptr: str) -> ir.Node:
-        if a.pattern_groups or b.pattern_groups or a.key_schema is not None or b.key_schema is not None:
+        """Members merged by name; patternProperties/propertyNames may come from one side only (the
+        other side's `additionalProperties` then also applies to every pattern group)."""
+        patterned = [x for x in (a, b) if x.pattern_groups or x.key_schema is not None]
+        if len(patterned) > 1:
             raise UnsupportedSchemaError("patternProperties", ptr,
-                                         "intersecting objects with patternProperties or propertyNames")
+                                         "intersecting two objects that both have patternProperties or propertyNames")
         names = list(dict.fromkeys([p.name for p in a.properties] + [p.name for p in b.properties]))
         pa, pb = {p.name: p for p in a.properties}, {p.name: p for p in b.properties}
         props = []
         for name in names:
-            value = self.both(_member(a, pa, name), _member(b, pb, name), f"{ptr}/properties/{name}")
+            value = self.both(self.member(a, pa, name, ptr), self.member(b, pb, name, ptr), f"{ptr}/properties/{name}")
             required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
             props.append(ir.Property(name, value, required))
         additional = None if a.additional is None or b.additional is None else self.both(
             a.additional, b.additional, ptr)
+        groups, key_schema = (), None
+        if patterned:
+            side, other = patterned[0], (b if patterned[0] is a else a)
+            rest = other.additional if other.additional is not None else ir.Nothing()
+            groups = tuple((g, self.both(v, rest, ptr)) for g, v in side.pattern_groups)
+            key_schema = side.key_schema
         hi = b.max_properties if a.max_properties is None else a.max_properties if b.max_properties is None else min(
             a.max_properties, b.max_properties)
-        return ir.Object(properties=tuple(props), additional=additional,
+        return ir.Object(properties=tuple(props), additional=additional, pattern_groups=groups, key_schema=key_schema,
                          min_properties=max(a.min_properties, b.min_properties), max_properties=hi,
                          policy_closed=a.policy_closed and b.policy_closed)
+
+    def member(self, node: ir.Object, props: dict[str, ir.Property], name: str, ptr: str) -> ir.Node:
+        """What `node` says about key `name`: its property schema, else what its propertyNames,
+        patternProperties and additionalProperties say about an undeclared key of that name."""
+        if name in props:
+            return props[name].value
+        if node.key_schema is not None and not self.admits(node.key_schema, name, ptr):
+            return ir.Nothing()
+        matched = {p for group, _ in node.pattern_groups for p in group if pattern_matches(p, name)}
+        if matched:
+            found = [v for group, v in node.pattern_groups if set(group) == matched]
+            if not found:
+                raise UnsupportedSchemaError("patternProperties", ptr, f"key {name!r} matches patterns no group covers")
+            return found[0]
+        return node.additional if node.additional is not None else ir.Nothing()
 
     def admits(self, node: ir.Node, value: object, ptr: str) -> bool:
         """Whether a constant satisfies a node (what enum beside other keywords needs)."""
@@ -221,13 +245,6 @@ def _at(node: ir.Array, i: int) -> ir.Node:
     if i < len(node.prefix):
         return node.prefix[i]
     return node.items if node.items is not None else ir.Nothing()
-
-
-def _member(node: ir.Object, props: dict[str, ir.Property], name: str) -> ir.Node:
-    """What `node` says about key `name`: its property schema, else its undeclared-key schema."""
-    if name in props:
-        return props[name].value
-    return node.additional if node.additional is not None else ir.Nothing()
 
 
 def _name(node: ir.Node) -> str:

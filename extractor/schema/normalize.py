@@ -561,7 +561,7 @@ def _forbids(a: ir.Object, b: ir.Object) -> bool:
 
 _ANY_OBJECT = ir.Object(additional=ir.AnyValue())
 """Any object at all (explicitly: never closed by the strict-objects policy)."""
-MAX_DEPENDENCIES = 3
+MAX_DEPENDENCIES = 6
 """Each dependency doubles the object alternatives the automaton carries."""
 
 

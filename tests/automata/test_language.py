@@ -545,3 +545,20 @@ def test_unique_items_over_finite_sets(schema, good, bad):
 def test_unique_items_over_open_sets_is_refused():
     with pytest.raises(ExtractorError, match="uniqueItems"):
         automaton({"type": "array", "items": {"type": "integer"}, "uniqueItems": True})
+
+
+ONE_SIDED_PATTERN_ROWS = [  # patternProperties/propertyNames on one side of an intersection
+    ({"type": "object", "patternProperties": {"^x": {"type": "integer"}},
+      "allOf": [{"properties": {"x1": {"minimum": 3}, "y": {"type": "string"}}}]},
+     ['{"x1":3}', '{"x2":-1}', '{"y":"s","z":null}'], ['{"x1":1}', '{"x1":"a"}', '{"x2":"a"}', '{"y":1}']),
+    ({"type": "object", "propertyNames": {"maxLength": 2}, "allOf": [{"properties": {"ab": {"type": "integer"}}}]},
+     ['{"ab":1}', '{"c":"x"}'], ['{"ab":"x"}', '{"abc":1}']),
+    ({"type": "object", "patternProperties": {"^[a-f]$": {"type": "integer"}}, "additionalProperties": False,
+      "dependencies": {"a": ["b"], "b": ["c"], "c": ["d"], "d": ["e"], "e": ["f"]}},
+     ['{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}', '{"f":1}', "{}"], ['{"a":1}', '{"e":1}', '{"g":1}']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", ONE_SIDED_PATTERN_ROWS)
+def test_one_sided_pattern_intersections_and_many_dependencies(schema, good, bad):
+    _check(schema, good, bad, loose=True, validate=True)

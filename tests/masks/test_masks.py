@@ -102,3 +102,46 @@ def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
         matcher.advance_bytes(unit)
         steps += 1
     assert steps == schema.get("maxLength", schema.get("maxItems", 0) - 1)
+
+
+def test_tables_persist_on_disk_and_survive_torn_files(tmp_path) -> None:
+    vocab = small_vocab("gpt2")
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 80}}, "required": ["name"]}
+    first = compile_schema(schema, vocab)
+    first.tables = TableCache(directory=tmp_path)
+    matcher = first.matcher()
+    matcher.advance_bytes(b'{"name":"ab')
+    expected = matcher.mask().copy()
+    files = sorted(tmp_path.rglob("*.npz"))
+    assert files and first.tables.saved == len(files)
+
+    second = compile_schema(schema, vocab)
+    second.tables = TableCache(directory=tmp_path)
+    files[0].write_bytes(b"torn")  # a half-written or foreign file is recomputed, not trusted
+    again = second.matcher()
+    again.advance_bytes(b'{"name":"ab')
+    assert (again.mask() == expected).all()
+    assert second.tables.saved == 1  # only the torn one was computed again
+
+
+def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
+    import torch
+
+    from extractor.masks.device import DeviceMasks, apply_token_bitmask
+
+    vocab = small_vocab("gpt2")
+    grammar = compile_schema({"type": "object", "properties": {"a": {"enum": ["x", "yz"]}}}, vocab)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(b'{"a":')
+    words = matcher.bitmask()
+    assert words.dtype == np.int32 and len(words) == (vocab.size + 31) // 32
+    batch = np.zeros((2, len(words)), dtype=np.int32)
+    matcher.fill_bitmask(batch, row=1)
+    assert (batch[1] == words).all() and not batch[0].any()
+    device = DeviceMasks(grammar, "cpu")
+    on_device = device.get(matcher.config)
+    assert device.get(matcher.config) is on_device  # cached: no second copy
+    logits = torch.zeros(vocab.size + 5)  # models often pad their output width past the vocabulary
+    apply_token_bitmask(logits, on_device)
+    assert ((logits[: vocab.size] == 0).numpy() == matcher.mask()).all()
+    assert torch.isinf(logits[vocab.size:]).all()

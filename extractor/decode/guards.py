@@ -1,0 +1,170 @@
+"""Guards against degenerate output: small models under a mask loop (a list repeating one item, a
+number of endless digits, a string that never closes). Each guard only removes tokens from the
+grammar's mask, so output stays valid; where a guard would leave no token at all it stands aside.
+
+Each guard narrows what can be generated (documented in docs/decoding.md):
+
+- `max_string_bytes`: once a string holds this many bytes, the next token must close it.
+  `extract` sets it from the source text (no extracted string is longer than the text it came from).
+- `max_number_digits`: a number stops after this many digits (doubles need at most 17).
+- `unique_items`: an array item that repeats an earlier item of the same array verbatim (compact
+  bytes) may not be followed by `,`: the array closes after the first repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from extractor.masks.matcher import CompiledGrammar
+from extractor.masks.trie import TokenTrie
+from extractor.tokens import Vocabulary
+
+
+@dataclass(frozen=True, kw_only=True)
+class Guards:
+    """Mask rules that stop small models' loops; None / False turns one off."""
+
+    max_string_bytes: int | None = None
+    """A string this long must close (the next token contains its closing quote). None: no bound."""
+    max_number_digits: int | None = 20
+    """Digits one number may have before it must end; 20 keeps every double and 64-bit integer."""
+    unique_items: bool = True
+    """An array item equal to an earlier one ends the array (no `,` after it)."""
+
+    @property
+    def active(self) -> bool:
+        return self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
+
+
+NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False)
+
+_NUMBER = frozenset(b"0123456789.eE+-")
+_DIGITS = frozenset(b"0123456789")
+_WS = b" \t\r\n"
+
+
+class TokenClasses:
+    """Per-vocabulary bool vectors the guards intersect masks with (built once per vocabulary)."""
+
+    _cache: dict[str, TokenClasses] = {}
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
+        self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
+
+    @classmethod
+    def of(cls, vocab: Vocabulary) -> TokenClasses:
+        if vocab.fingerprint not in cls._cache:
+            cls._cache[vocab.fingerprint] = cls(vocab)
+        return cls._cache[vocab.fingerprint]
+
+
+@dataclass
+class _Array:
+    item_start: int
+    items: list[bytes] = field(default_factory=list)
+
+
+class JsonTracker:
+    """Where the output is in JSON terms (in a string, in a number, inside which arrays), kept byte by byte."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.in_string = False
+        self.escape = False
+        self.string_start = 0
+        self.digits = 0
+        self.stack: list[_Array | None] = []  # None for an object
+
+    def feed(self, data: bytes) -> None:
+        for byte in data:
+            self._byte(byte)
+            self.data.append(byte)
+
+    def _byte(self, byte: int) -> None:
+        if self.in_string:
+            if self.escape:
+                self.escape = False
+            elif byte == 0x5C:  # backslash
+                self.escape = True
+            elif byte == 0x22:
+                self.in_string = False
+            return
+        if byte in _NUMBER:
+            self.digits += byte in _DIGITS
+            return
+        self.digits = 0
+        pos = len(self.data)
+        if byte == 0x22:
+            self.in_string, self.string_start = True, pos + 1
+        elif byte == 0x5B:  # [
+            self.stack.append(_Array(pos + 1))
+        elif byte == 0x7B:  # {
+            self.stack.append(None)
+        elif byte in (0x5D, 0x7D):  # ] }
+            if self.stack:
+                self.stack.pop()
+        elif byte == 0x2C and self.stack and self.stack[-1] is not None:  # , between array items
+            arr = self.stack[-1]
+            arr.items.append(bytes(self.data[arr.item_start:pos]).strip(_WS))
+            arr.item_start = pos + 1
+
+
+class Guard:
+    """The guards of one generation: `restrict(mask)` removes the tokens they forbid here."""
+
+    def __init__(self, guards: Guards, grammar: CompiledGrammar) -> None:
+        self.guards = guards
+        self.trie: TokenTrie = grammar.trie
+        self.classes = TokenClasses.of(grammar.vocab)
+        self.json = JsonTracker()
+        self.fired = 0  # steps where a guard removed tokens
+
+    def feed(self, data: bytes) -> None:
+        self.json.feed(data)
+
+    def restrict(self, mask: np.ndarray) -> np.ndarray:
+        """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything)."""
+        g, js = self.guards, self.json
+        out = mask
+        if js.in_string:
+            if g.max_string_bytes is not None and len(js.data) - js.string_start >= g.max_string_bytes:
+                out = out & self.classes.has_quote
+        elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
+            out = out & ~self.classes.number_start
+        if g.unique_items:
+            banned = self._repeats()
+            if banned:
+                out = out.copy() if out is mask else out  # cached masks are shared: never written to
+                for ids in banned:
+                    out[ids] = False
+        if out is mask or not out.any():
+            return mask
+        self.fired += 1
+        return out
+
+    def _repeats(self) -> list[np.ndarray]:
+        """Tokens that would complete an item equal to an earlier one of its array and go on with `,`."""
+        data, out = self.json.data, []
+        for arr in self.json.stack:
+            if arr is None or not arr.items:
+                continue
+            current = bytes(data[arr.item_start:]).lstrip(_WS)
+            for item in set(arr.items):
+                if item.startswith(current):
+                    ids = self._prefixed(item[len(current):] + b",")
+                    if len(ids):
+                        out.append(ids)
+        return out
+
+    def _prefixed(self, prefix: bytes) -> np.ndarray:
+        """Token ids whose bytes start with `prefix`."""
+        trie, node = self.trie, 0
+        for byte in prefix:
+            node = trie.children[node].get(byte, -1)
+            if node < 0:
+                return np.empty(0, dtype=np.int64)
+        lo, hi = trie.span[node]
+        return trie.ids[lo:hi]
