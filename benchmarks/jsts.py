@@ -46,7 +46,8 @@ def compile_automaton(schema: Any) -> Any:
     from extractor.schema import NormalizeOptions, target_ir
 
     try:
-        return build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
+        options = NormalizeOptions(strict_objects=False, implied_types=False)  # JSON Schema to the letter
+        return build_automaton(compile_grammar(target_ir(schema, None, options)))
     except UnsatisfiableSchemaError:
         return None
 

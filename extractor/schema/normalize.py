@@ -45,6 +45,10 @@ class NormalizeOptions:
     strict_objects: bool = True
     """Treat absent/true `additionalProperties` as closed: generate declared keys only, and always
     write a one-value property whose default is that value (a union tag). Both are stricter."""
+    implied_types: bool = True
+    """A subschema without `type` takes the type its keywords imply (`minLength` -> string), the
+    intent of nearly every real schema. False follows JSON Schema to the letter: such keywords
+    constrain only values of their type, and values of every other type pass."""
 
 
 def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
@@ -303,6 +307,8 @@ class _Normalizer:
             keys = set(schema)
             implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS),
                                        ("number", _NUMBER_KEYS)) if keys & ks]
+            if implied and not self.options.implied_types:
+                return [t for t in _TYPES if t != "integer"]
             if len(implied) > 1:
                 raise UnsupportedSchemaError("type", ptr, f"no type, and keywords of several types {implied}")
             return implied or ["any"]

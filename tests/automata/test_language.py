@@ -562,3 +562,17 @@ ONE_SIDED_PATTERN_ROWS = [  # patternProperties/propertyNames on one side of an 
 @pytest.mark.parametrize("schema,good,bad", ONE_SIDED_PATTERN_ROWS)
 def test_one_sided_pattern_intersections_and_many_dependencies(schema, good, bad):
     _check(schema, good, bad, loose=True, validate=True)
+
+
+@pytest.mark.parametrize("schema,good,bad", [
+    ({"minLength": 2}, ['"ab"', "1", "null", "[]", "{}"], ['"a"']),
+    ({"properties": {"a": {"type": "integer"}}, "maximum": 3}, ['{"a":1}', "2", '"s"', "[1]"], ['{"a":"x"}', "4"]),
+])
+def test_spec_reading_without_implied_types(schema, good, bad):
+    auto = build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False,
+                                                                                    implied_types=False))))
+    for text in good:
+        assert runs(auto, text), text
+        jsonschema.validate(json.loads(text), schema)
+    for text in bad:
+        assert not runs(auto, text), text
