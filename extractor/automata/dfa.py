@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Suffix
+from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -125,6 +126,8 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
         return _product(build_dfa(node.item), build_dfa(node.other), minus=True)
     if isinstance(node, Multiple):
         return _multiple(node.m)
+    if isinstance(node, Substrings):
+        return _substrings(node.text)
     if isinstance(node, Both):
         result = build_dfa(node.items[0])
         for item in node.items[1:]:
@@ -170,6 +173,61 @@ def _multiple(m: int) -> RuleDFA:
     table = np.array(rows, dtype=np.int32)
     accept = [False, False, True, True] + [False] * (m - 1)
     return _from_table(table, accept)
+
+
+def _substrings(text: str) -> RuleDFA:
+    """A quoted JSON string whose characters, in canonical spelling, form a substring of `text`:
+    the suffix automaton of `text` (at most 2n states, minimal over characters), each character
+    edge spelled out as its bytes through a per-state byte trie; any state may close the quote."""
+    nxt: list[dict[str, int]] = [{}]
+    link, length, last = [-1], [0], 0
+    for ch in text:  # the classic online construction
+        cur = len(nxt)
+        nxt.append({})
+        link.append(0)
+        length.append(length[last] + 1)
+        p = last
+        while p != -1 and ch not in nxt[p]:
+            nxt[p][ch] = cur
+            p = link[p]
+        if p != -1:
+            q = nxt[p][ch]
+            if length[p] + 1 == length[q]:
+                link[cur] = q
+            else:
+                clone = len(nxt)
+                nxt.append(dict(nxt[q]))
+                link.append(link[q])
+                length.append(length[p] + 1)
+                while p != -1 and nxt[p].get(ch) == q:
+                    nxt[p][ch] = clone
+                    p = link[p]
+                link[q] = link[cur] = clone
+        last = cur
+    n = len(nxt)
+    rows = [[-1] * 256 for _ in range(n + 2)]  # SAM states 0..n-1, then the opening and closing quotes
+    opening, closing = n, n + 1
+    quote = ord('"')
+    rows[opening][quote] = 0
+    for s in range(n):
+        rows[s][quote] = closing
+        for ch, t in nxt[s].items():
+            data = json.dumps(ch, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+            at = s
+            for byte in data[:-1]:
+                if rows[at][byte] < 0:
+                    rows[at][byte] = len(rows)
+                    rows.append([-1] * 256)
+                at = rows[at][byte]
+            rows[at][data[-1]] = t
+    accept = np.zeros(len(rows), dtype=bool)
+    accept[closing] = True
+    order = [opening, *range(n), closing, *range(n + 2, len(rows))]  # the start state first
+    renum = np.empty(len(rows) + 1, dtype=np.int32)
+    renum[order] = np.arange(len(rows), dtype=np.int32)
+    renum[-1] = -1
+    table = renum[np.array(rows, dtype=np.int32)[order]]
+    return RuleDFA(trans=table, accept=accept[order], calls=((),) * len(rows))
 
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:

@@ -10,7 +10,8 @@ from extractor.errors import UnsupportedSchemaError
 from extractor.grammar import json_terms as jt
 from extractor.grammar import numbers
 from extractor.grammar.regex import (
-    EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Suffix, alt, byte_set, lit, opt, repeat, seq, star,
+    EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
+    seq, star,
 )
 from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
@@ -24,6 +25,8 @@ class CompileOptions:
     max_repeat: int = 1000
     """Largest bound unrolled into automaton states (pattern quantifiers, property counts, lengths of
     object keys); above it the schema is refused."""
+    source: str | None = None
+    """The document being read: fields marked `x-verbatim` (`Verbatim`) must be substrings of it."""
     count_from: int = 64
     """String lengths and item counts with a bound above this are counted beside the automaton
     state instead of unrolled (a few states and a small table, whatever the bound)."""
@@ -153,6 +156,10 @@ class _Compiler:
         """Free strings share one rule; constrained ones get a leaf rule of their own."""
         if node == ir.String():
             return self.leaf("string", LEAF_RULES["string"])
+        if node.verbatim and node != ir.String(verbatim=True):
+            raise UnsupportedSchemaError("x-verbatim", f"{node.pointer}/x-verbatim", "beside other string keywords "
+                                         "(lengths, pattern, format, not): the product with the source's automaton "
+                                         "is too large")
         lo, hi = node.min_length, node.max_length
         if self.counted(lo, hi):
             body, name = self.string_body(replace(node, min_length=0, max_length=None))
@@ -173,6 +180,13 @@ class _Compiler:
             self.bound(node.max_length or 0, "maxLength", node.pointer)
             parts.append(jt.string(node.min_length, node.max_length))
             name.append(f"{{{node.min_length},{'' if node.max_length is None else node.max_length}}}")
+        if node.verbatim:
+            where = f"{node.pointer}/x-verbatim"
+            if self.options.source is None:
+                raise UnsupportedSchemaError("x-verbatim", where,
+                                             "a verbatim field needs the source text: CompileOptions(source=...)")
+            parts.append(Substrings(self.options.source))
+            name.append(f"verbatim:{hash(self.options.source) & 0xFFFFFFFF:08x}")
         if node.format is not None:
             parts.append(jt.string(content=jt.FORMATS[node.format]))
             name.append(f"format:{node.format}")

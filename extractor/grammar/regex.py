@@ -72,6 +72,14 @@ class Multiple:
 
 
 @dataclass(frozen=True)
+class Substrings:
+    """A JSON string (quotes included) whose content is a substring of `text`, each character in
+    its canonical spelling; only as a whole rule body or inside its `Both`."""
+
+    text: str
+
+
+@dataclass(frozen=True)
 class Counted:
     """`body` restricted to between `lo` and `hi` counted units, the count kept beside the DFA state
     instead of unrolled into it; only as a whole rule body.
@@ -87,7 +95,7 @@ class Counted:
     callees: frozenset[str] | None = None
 
 
-Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted]
+Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings]
 
 EMPTY = Seq(())
 NOTHING = Alt(())

@@ -42,6 +42,7 @@ class String:
     patterns: tuple[str, ...] = ()
     anti_patterns: tuple[str, ...] = ()  # from `not: {pattern}`: none of these may match
     excluded: tuple[str, ...] = ()  # from `not: {enum}`: these values (compact JSON) are not allowed
+    verbatim: bool = False  # `x-verbatim`: a substring of the source text (given at compile time)
     pointer: str = field(default="", compare=False)
 
 

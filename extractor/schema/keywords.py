@@ -16,6 +16,7 @@ ENFORCED = frozenset({
     "minProperties", "maxProperties", "additionalItems", "patternProperties", "not",
     "multipleOf", "dependencies", "dependentRequired", "dependentSchemas", "propertyNames",
     "if", "then", "else", "contains", "minContains", "maxContains", "uniqueItems",
+    "x-verbatim",
 })
 """Keywords the compiler turns into grammar exactly."""
 

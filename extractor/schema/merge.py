@@ -98,7 +98,8 @@ class Merger:
         return ir.String(min_length=lo, max_length=hi, format=a.format or b.format,
                          patterns=tuple(dict.fromkeys(a.patterns + b.patterns)),
                          anti_patterns=tuple(dict.fromkeys(a.anti_patterns + b.anti_patterns)),
-                         excluded=tuple(dict.fromkeys(a.excluded + b.excluded)), pointer=a.pointer)
+                         excluded=tuple(dict.fromkeys(a.excluded + b.excluded)), verbatim=a.verbatim or b.verbatim,
+                         pointer=a.pointer)
 
     def array(self, a: ir.Array, b: ir.Array, ptr: str) -> ir.Node:
         n = max(len(a.prefix), len(b.prefix))
@@ -179,6 +180,8 @@ class Merger:
                     and (node.maximum is None or d < node.maximum
                          or (d == node.maximum and not node.exclusive_maximum)))
         if isinstance(node, ir.String) and isinstance(value, str):
+            if node.verbatim:
+                raise UnsupportedSchemaError("x-verbatim", ptr, "constants beside a verbatim field")
             if node.format:
                 raise UnsupportedSchemaError("enum", ptr, "enum beside format")
             return (json.dumps(value, ensure_ascii=False, separators=(",", ":")) not in node.excluded

@@ -30,7 +30,7 @@ MAX_PATTERN_PROPERTIES = 3
 """Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
 _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems", "contains", "minContains",
                "maxContains", "uniqueItems"}
-_STRING_KEYS = {"minLength", "maxLength", "format", "pattern"}
+_STRING_KEYS = {"x-verbatim", "minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
 _NUMBER_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
@@ -395,8 +395,11 @@ class _Normalizer:
                 raise UnsupportedSchemaError("pattern", f"{ptr}/pattern", str(exc)) from exc
         if hi is not None and hi < lo:
             return ir.Nothing()
+        verbatim = schema.get("x-verbatim", False)
+        if not isinstance(verbatim, bool):
+            raise InvalidSchemaError("x-verbatim must be true or false", f"{ptr}/x-verbatim")
         return ir.String(min_length=lo, max_length=hi, format=fmt, patterns=(pattern,) if pattern else (),
-                         pointer=ptr)
+                         verbatim=verbatim, pointer=ptr)
 
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)

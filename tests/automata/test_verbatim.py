@@ -1,0 +1,78 @@
+"""Verbatim fields: only substrings of the source text, in canonical JSON spelling, can be written."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Optional
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import BaseModel
+
+from extractor import UnsupportedSchemaError
+from extractor.automata import build_automaton
+from extractor.grammar import CompileOptions, compile_grammar
+from extractor.schema import target_ir
+from extractor.schema.verbatim import Verbatim
+from tests.automata.helpers import runs
+
+SOURCE = 'Jane "JD" Doe <jane@example.com>\nPhone: +1 555-0100. Café élan 😀 tab\there\\back'
+
+
+class Contact(BaseModel):
+    name: Annotated[str, Verbatim]
+    email: Optional[Annotated[str, Verbatim]] = None
+
+
+def build(schema, source: str = SOURCE):
+    return build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(source=source)))
+
+
+def test_pydantic_marker_becomes_x_verbatim():
+    schema = Contact.model_json_schema()
+    assert schema["properties"]["name"]["x-verbatim"] is True
+    assert schema["properties"]["email"]["anyOf"][0]["x-verbatim"] is True
+
+
+@pytest.mark.parametrize("text,ok", [
+    ('{"name":"Jane","email":"jane@example.com"}', True),
+    ('{"name":"Jane \\"JD\\" Doe","email":null}', True),
+    ('{"name":"Café élan 😀"}', True),
+    ('{"name":"555-0100. Caf","email":"tab\\there\\\\back"}', True),
+    ('{"name":"Doe>\\nPhone"}', False),  # not in the source
+    ('{"name":"John"}', False),
+    ('{"name":"Jane \\u0022JD"}', False),  # in the source, but not in canonical spelling
+    ('{"name":"Doe <jane@example.com>\\nPhone"}', True),
+])
+def test_only_substrings_are_accepted(text, ok):
+    assert runs(build(Contact), text) is ok
+
+
+@settings(max_examples=50, deadline=None)
+@given(start=st.integers(0, len(SOURCE)), size=st.integers(0, 30))
+def test_every_substring_is_accepted(start, size):
+    piece = SOURCE[start:start + size]
+    assert runs(build(Contact), json.dumps({"name": piece}, ensure_ascii=False, separators=(",", ":")))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_random_walks_only_write_substrings(seed):
+    auto, rng = build({"type": "string", "x-verbatim": True}), np.random.default_rng(seed)
+    config, out = auto.start(), bytearray()
+    while True:
+        options = [b for b in range(256) if auto.step(config, b)]
+        if auto.accepting(config) and (not options or rng.random() < 0.1):
+            break
+        byte = int(rng.choice(options))
+        config, out = auto.step(config, byte), out + bytes([byte])
+    assert json.loads(out) in SOURCE
+
+
+def test_verbatim_needs_the_source_and_refuses_other_string_keywords():
+    with pytest.raises(UnsupportedSchemaError, match="source"):
+        build_automaton(compile_grammar(target_ir(Contact, None)))
+    with pytest.raises(UnsupportedSchemaError, match="x-verbatim"):
+        build({"type": "string", "x-verbatim": True, "maxLength": 5})
