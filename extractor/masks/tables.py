@@ -112,10 +112,14 @@ disk it stays computed for the next process."""
 
 
 def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-    """Vectorized walk of the whole vocabulary through a DFA that calls nothing."""
+    """Vectorized walk of the vocabulary through a DFA that calls nothing, column by column of the
+    sorted byte matrix, starting from just the rows whose first byte the state allows (tokens
+    sharing a first byte are contiguous in trie order)."""
     dfa = automaton.dfas[rule]
     allowed = np.zeros(trie.vocab.size, dtype=bool)
-    rows = np.arange(len(trie.ids))
+    first = np.flatnonzero(np.asarray(dfa.trans[state]) >= 0).tolist()
+    spans = [trie.span[trie.children[0][b]] for b in first if b in trie.children[0]]
+    rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans]) if spans else np.zeros(0, dtype=np.int64)
     states = np.full(len(rows), state, dtype=np.int64)
     exit_ids, exit_offsets = [], []
     for i in range(trie.matrix.shape[1]):
