@@ -1,0 +1,45 @@
+"""The `extractor` command: schema inspection, extraction over a folder, and clear errors."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from extractor.cli import main
+
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
+
+
+def test_schema_prints_the_refusal_branch_and_grammar_statistics(capsys):
+    assert main(["schema", "schemas:ContactCard"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["schema"]["anyOf"][1]["title"] == "Refusal"
+    assert out["grammar"]["rules"] > 1 and out["grammar"]["states"] > 10
+    assert main(["schema", "schemas:ContactCard", "--no-refusal"]) == 0
+    assert "anyOf" not in json.loads(capsys.readouterr().out)["schema"]
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["schema", "nowhere:Model"], "cannot import"),
+    (["schema", "schemas:Missing"], "has no"),
+    (["schema", "schemas"], "module:Model"),
+    (["extract", "--schema", "schemas:ContactCard", "--input", "/no/such/file"], "does not exist"),
+])
+def test_bad_arguments_exit_2_with_a_message(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.model
+def test_extract_writes_one_json_line_per_file(tmp_path):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text((ROOT / "examples" / "data" / "contact.txt").read_text())
+    (tmp_path / "in" / "b.md").write_text("Nothing to see here.")
+    out = tmp_path / "out.jsonl"
+    code = main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path / "in"),
+                 "--jsonl", str(out), "--max-tokens", "48"])
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [line["file"].rsplit("/", 1)[-1] for line in lines] == ["a.txt", "b.md"]
+    assert code in (0, 1) and all(("result" in line) != ("error" in line) for line in lines)
+    assert code == (1 if any("error" in line for line in lines) else 0)
