@@ -94,7 +94,7 @@ def build_automaton(grammar: Grammar) -> Automaton:
                   else tuple(tuple((index[c], ret) for c, ret in state) for state in d.calls)
                   for d in (dfas[n] for n in names))
     rows = tuple(CountedRows(d) if isinstance(d, CountedDFA)
-                 else tuple(tuple(int(x) for x in row) for row in d.trans.tolist())
+                 else tuple(map(tuple, d.trans.tolist()))
                  for d in (dfas[n] for n in names))
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
