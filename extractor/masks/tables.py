@@ -6,12 +6,14 @@ import os
 import tempfile
 import zipfile
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from extractor.automata import Automaton
+from extractor.automata import Automaton, RuleDFA
+from extractor.automata.counted import CountedDFA
 from extractor.masks.trie import TokenTrie
 
 
@@ -116,26 +118,38 @@ def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     sorted byte matrix, starting from just the rows whose first byte the state allows (tokens
     sharing a first byte are contiguous in trie order)."""
     dfa = automaton.dfas[rule]
+    step = _stepper(dfa)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
     first = np.flatnonzero(np.asarray(dfa.trans[state]) >= 0).tolist()
     spans = [trie.span[trie.children[0][b]] for b in first if b in trie.children[0]]
     rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans]) if spans else np.zeros(0, dtype=np.int64)
     states = np.full(len(rows), state, dtype=np.int64)
     exit_ids, exit_offsets = [], []
-    for i in range(trie.matrix.shape[1]):
+    for i, column in enumerate(trie.columns):
         if not len(rows):
             break
         if i:
             leaving = dfa.accept[states]
-            exit_ids.append(trie.ids[rows[leaving]])
-            exit_offsets.append(np.full(int(leaving.sum()), i))
-        states = dfa.trans[states, trie.matrix[rows, i]]
+            if leaving.any():
+                exit_ids.append(trie.ids[rows[leaving]])
+                exit_offsets.append(np.full(int(leaving.sum()), i))
+        states = step(states, column[rows])
         alive = states >= 0
-        rows, states = rows[alive], states[alive]
+        if not alive.all():
+            rows, states = rows[alive], states[alive]
         done = trie.lengths[rows] == i + 1
-        allowed[trie.ids[rows[done]]] = True
-        rows, states = rows[~done], states[~done]
+        if done.any():
+            allowed[trie.ids[rows[done]]] = True
+            rows, states = rows[~done], states[~done]
     return _table(allowed, exit_ids, exit_offsets)
+
+
+def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """states, bytes -> next states (-1: dead); a plain DFA through its flattened table."""
+    if isinstance(dfa, CountedDFA):
+        return lambda states, data: dfa.trans[states, data]
+    flat = dfa.trans.ravel()
+    return lambda states, data: flat[states * 256 + data]
 
 
 def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:

@@ -20,6 +20,7 @@ class TokenTrie:
         for row, i in enumerate(ids):
             data = vocab.tokens[i]
             self.matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
+        self.columns = np.ascontiguousarray(self.matrix.T)  # column i: byte i of every token (0 past its end)
         self.children: list[dict[int, int]] = [{}]
         self.ends: list[list[int]] = [[]]
         self.span: list[list[int]] = [[0, len(ids)]]  # [first row, last row + 1] under each node
