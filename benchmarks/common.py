@@ -2,7 +2,7 @@
 
 - `Engine`: the small protocol a constrained-decoding engine implements to be benchmarked
   (`name`, `compile(schema) -> handle`, `matcher(handle)` with mask/advance/accepting, `classify`).
-  Only `extractor` is implemented; peers (llguidance, xgrammar, outlines-core) register in `ENGINES`.
+  `extractor` is here; the peers (llguidance, xgrammar, outlines-core) are in peers.py, loaded on use.
 - `time_limit`: a per-call wall-clock limit (SIGALRM) raising `Timeout`.
 - `compact`: the serialization every engine is checked on (compact JSON, UTF-8).
 - `Reorderer`: rewrites an instance so that object keys follow `properties` order, walking the
@@ -342,18 +342,27 @@ class ExtractorEngine:
         from extractor.schema import NormalizeOptions
         from extractor.tokens import Vocabulary
 
+        from extractor.masks import TableCache
+
         self.vocab = vocab if vocab is not None else Vocabulary.from_tokenizer_file(tokenizer)
         self.eos_ids = sorted(self.vocab.eos_ids)
         self.options = NormalizeOptions(strict_objects=False)
+        self.tables = TableCache()  # in memory only: every table is paid for in this run, as the peers pay
         self.matcher(self.compile({"type": "null"})).mask()  # builds the token trie once, outside any timing
 
     def compile(self, schema: Any) -> Any:
-        from extractor import compile_schema
+        """The compiled grammar; a schema no value satisfies is an engine that rejects everything."""
+        from extractor import UnsatisfiableSchemaError, compile_schema
 
-        return compile_schema(schema, self.vocab, refusal=None, normalize=self.options)
+        try:
+            grammar = compile_schema(schema, self.vocab, refusal=None, normalize=self.options)
+        except UnsatisfiableSchemaError:
+            return None
+        grammar.tables = self.tables
+        return grammar
 
     def matcher(self, handle: Any) -> Matcher:
-        return handle.matcher()
+        return handle.matcher() if handle is not None else _Empty(self.vocab.size)
 
     def classify(self, exc: Exception) -> tuple[str, str]:
         from extractor.errors import ExtractorError, InvalidSchemaError, UnsupportedSchemaError
@@ -367,5 +376,33 @@ class ExtractorEngine:
         return "error", f"{type(exc).__name__}: {exc}"
 
 
-ENGINES: dict[str, Any] = {"extractor": ExtractorEngine}
-"""Engine name -> constructor `(tokenizer_path, vocab)`. Peers (llguidance, xgrammar, outlines-core) register here."""
+class _Empty:
+    """The matcher of an empty language: nothing allowed, never accepting."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def mask(self) -> np.ndarray:
+        return np.zeros(self.size, dtype=bool)
+
+    def advance(self, token: int) -> None:
+        raise ValueError("the schema admits no value")
+
+    def accepting(self) -> bool:
+        return False
+
+
+def _peer(name: str) -> Any:
+    """A constructor importing benchmarks/peers.py (and the peer's package) only when the engine is selected."""
+
+    def construct(tokenizer: str | Path, vocab: Any) -> Any:
+        from benchmarks.peers import PEERS
+
+        return PEERS[name](tokenizer, vocab)
+
+    return construct
+
+
+ENGINES: dict[str, Any] = {"extractor": ExtractorEngine,
+                           **{name: _peer(name) for name in ("llguidance", "xgrammar", "outlines")}}
+"""Engine name -> constructor `(tokenizer_path, vocab)`. The peers live in benchmarks/peers.py (`bench` extra)."""

@@ -3,6 +3,9 @@
 usage: python benchmarks/maskbench.py [--data DIR] [--tokenizer tokenizer.json] [--sample N] [--seed S]
                                       [--engines extractor ...] [--timeout SECONDS] [--json OUT] [--md OUT.md]
 
+Engines: extractor, and the peers llguidance, xgrammar, outlines (benchmarks/peers.py; install the `bench`
+extra), each run on the same schemas, tokenizer and instances, e.g. `--engines extractor,llguidance`.
+
 For every schema file (or a seeded sample: `random.Random(seed).sample(sorted(files), N)`, N = 0 for all):
 compile under a time limit (compile time = compile + the first mask), then teacher-force every test
 instance token by token: its compact JSON, tokenized with the tokenizer, must be allowed by each
@@ -126,6 +129,9 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
         "order_only_reject": 0, "mask_mismatch": 0, "skipped": 0, "failures": [],
     }
     try:
+        precheck = getattr(engine, "precheck", None)
+        if precheck is not None:  # a peer's native compile, which SIGALRM cannot stop: hard limit in a child
+            precheck(schema, timeout)
         with quiet(), time_limit(timeout):
             t0 = time.perf_counter()
             handle = engine.compile(schema)
@@ -235,8 +241,8 @@ def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, 
                    "engines": list(engines), "timeout": timeout, "files": len(files)},
         "engines": {}, "schemas": [],
     }
-    for name in engines:
-        engine = ENGINES[name](tokenizer, vocab)
+    built = {name: ENGINES[name](tokenizer, vocab) for name in engines}  # a missing peer fails before any run
+    for name, engine in built.items():
         timings: list[float] = []
         entries = []
         for path in _progress(files, name, progress):
@@ -326,6 +332,8 @@ def main() -> None:
     except TokenizerMismatch as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
+    except ImportError as exc:  # a peer engine whose package is not installed
+        parser.error(str(exc))
     write_results(result, markdown(result), args.json, args.md)
 
 
