@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -12,9 +14,10 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from extractor.automata import build_automaton
 from extractor.decode import (
-    LoadedModel, PromptTemplate, SamplingOptions, encode, generate, load_model, messages,
+    NO_GUARDS, DecodeOptions, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate,
+    generate_many, load_model, messages,
 )
-from extractor.errors import Attempt, ExtractionError, IncompleteOutputError
+from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError
 from extractor.grammar import CompileOptions, compile_grammar
 from extractor.masks import CompiledGrammar, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, target_ir
@@ -62,34 +65,123 @@ class Extractor:
     def extract(self, target: dict[str, Any], text: str, **kw: Any) -> Any: ...
 
     def extract(self, target: Any, text: str, *, max_tokens: int = 1024, temperature: float = 0.0,
-                top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
-                refusal: bool | type[BaseModel] = True, max_retries: int = 1, constrained: bool = True) -> Any:
-        """Extract one `target` from `text`; a Refusal when the model declines."""
+                top_p: float = 1.0, top_k: int = 0, seed: int | None = None, repetition_penalty: float = 1.0,
+                refusal: bool | type[BaseModel] = True, max_retries: int = 1, constrained: bool = True,
+                jump_forward: bool = True, guards: bool | Guards = True) -> Any:
+        """Extract one `target` from `text`; a Refusal when the model declines.
+
+        `jump_forward` feeds text the schema forces (keys, quotes, braces) without sampling, many tokens
+        per forward pass. `guards` stops small models' loops (see `Guards`; True: the defaults, with no
+        string longer than `text`; False: none). Raises `IncompleteOutputError` when `max_tokens` cuts
+        the output, `ExtractionError` when every attempt fails validation.
+        """
         refusal_model = (Refusal if refusal is True else refusal) or None
         grammar = self.compile(target, refusal_model) if constrained else None
-        sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed)
+        sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
+                                   repetition_penalty=repetition_penalty)
         attempts: list[Attempt] = []
         retrying = Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True,
                             retry=retry_if_exception_type(_Invalid))
         try:
             for attempt in retrying:
                 with attempt:
-                    history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts]
-                    prompt = encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history))
-                    gen = generate(self.lm, self.vocab, prompt, grammar.matcher() if grammar else None,
-                                   max_tokens=max_tokens, sampling=sampling)
-                    attempts.append(Attempt(gen.text, gen.usage))
-                    if not gen.complete:
-                        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
-                                                    attempts=attempts)
-                    try:
-                        return _parse(target, refusal_model, gen.text)
-                    except (ValueError, ValidationError) as exc:
-                        attempts[-1].errors = _errors(exc)
-                        raise _Invalid() from exc
+                    gen = generate(self.lm, self.vocab, self._prompt(target, text, attempts),
+                                   grammar.matcher() if grammar else None, max_tokens=max_tokens, sampling=sampling,
+                                   jump_forward=jump_forward, guards=_guards(guards, text))
+                    return _outcome(target, refusal_model, gen, attempts, max_tokens)
         except _Invalid:
             raise ExtractionError(attempts) from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def extract_many(self, target: Any, texts: Sequence[str], *, batch_size: int = 8, max_tokens: int = 1024,
+                     temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
+                     repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True, max_retries: int = 1,
+                     constrained: bool = True, jump_forward: bool = True, guards: bool | Guards = True,
+                     progress: bool | None = None) -> list[Any]:
+        """Extract one `target` from each text, `batch_size` documents decoded together.
+
+        Returns one entry per text, in order: what `extract` would return (the target instance or a
+        Refusal) or, where `extract` would raise, the `ExtractorError` itself (`IncompleteOutputError`,
+        `ExtractionError`) in that slot, so one bad document never loses the others' results
+        (`isinstance(r, ExtractorError)` picks them out). Other exceptions propagate. Rows finish
+        independently; failed validations are retried in later batches with their errors fed back.
+        `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
+        """
+        refusal_model = (Refusal if refusal is True else refusal) or None
+        grammar = self.compile(target, refusal_model) if constrained else None
+        sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
+                                   repetition_penalty=repetition_penalty)
+        attempts: list[list[Attempt]] = [[] for _ in texts]
+        results: list[Any] = [None] * len(texts)
+        pending = list(range(len(texts)))
+        with _progress(len(texts), progress, getattr(target, "__name__", "extract")) as bar:
+            for _ in range(1 + max_retries):
+                prompts = {i: self._prompt(target, texts[i], attempts[i]) for i in pending}
+                pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
+                retry = []
+                for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
+                    # one guard setting per batch row: strings bounded by that row's own text
+                    gens = self._batch(chunk, prompts, texts, grammar, max_tokens, sampling, jump_forward, guards)
+                    for i, gen in zip(chunk, gens):
+                        try:
+                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens)
+                        except _Invalid:
+                            results[i] = ExtractionError(attempts[i])
+                            retry.append(i)
+                            continue
+                        except ExtractorError as exc:
+                            results[i] = exc
+                        bar.update(1)
+                pending = retry
+                if not pending:
+                    break
+            bar.update(len(pending))
+        return results
+
+    def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],
+               grammar: CompiledGrammar | None, max_tokens: int, sampling: SamplingOptions, jump_forward: bool,
+               guards: bool | Guards) -> list[Generation]:
+        """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text)."""
+        options = DecodeOptions(max_tokens=max_tokens, sampling=sampling, jump_forward=jump_forward)
+        return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
+                             [grammar.matcher() if grammar else None for _ in chunk], options,
+                             guards=[_guards(guards, texts[i]) for i in chunk])
+
+    def _prompt(self, target: Any, text: str, attempts: list[Attempt]) -> list[int]:
+        """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""
+        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts]
+        return encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history))
+
+
+def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
+             max_tokens: int) -> Any:
+    """The result of one attempt: the parsed object, IncompleteOutputError, or _Invalid (errors recorded)."""
+    attempts.append(Attempt(gen.text, gen.usage))
+    if not gen.complete:
+        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
+    try:
+        return _parse(target, refusal, gen.text)
+    except (ValueError, ValidationError) as exc:
+        attempts[-1].errors = _errors(exc)
+        raise _Invalid() from exc
+
+
+def _guards(guards: bool | Guards, text: str) -> Guards:
+    """True: the default guards, strings bounded by the source text's length (at least 64 bytes)."""
+    if isinstance(guards, Guards):
+        return guards
+    return Guards(max_string_bytes=max(len(text.encode()), 64)) if guards else NO_GUARDS
+
+
+@contextlib.contextmanager
+def _progress(total: int, show: bool | None, name: str) -> Iterator[Any]:
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc=f"extract {name}", unit="doc", disable=(None if show is None else not show))
+    try:
+        yield bar
+    finally:
+        bar.close()
 
 
 class _Invalid(Exception):
@@ -128,11 +220,21 @@ def extract(target: dict[str, Any], text: str, *, model: str | None = None, **kw
 
 def extract(target: Any, text: str, *, model: str | None = None, device: str | None = None, **kw: Any) -> Any:
     """Extract `target` from `text` with a model loaded once per process (the embedded one by default)."""
+    return _default(model, device).extract(target, text, **kw)
+
+
+def extract_many(target: Any, texts: Sequence[str], *, model: str | None = None, device: str | None = None,
+                 **kw: Any) -> list[Any]:
+    """`Extractor.extract_many` with the process-wide model: one result (or ExtractorError) per text."""
+    return _default(model, device).extract_many(target, texts, **kw)
+
+
+def _default(model: str | None, device: str | None) -> Extractor:
     with _LOCK:
         extractor = _DEFAULTS.get((model, device))
         if extractor is None:
             extractor = _DEFAULTS[(model, device)] = Extractor(model, device=device)
-    return extractor.extract(target, text, **kw)
+    return extractor
 
 
 _TRIES: dict[str, TokenTrie] = {}

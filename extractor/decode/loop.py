@@ -50,19 +50,26 @@ def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher:
 
 def generate_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]],
                   matchers: Sequence[Matcher | None], options: DecodeOptions, *,
+                  guards: Sequence[Guards] | None = None,
                   on_done: Callable[[int], None] | None = None) -> list[Generation]:
-    """Decode every prompt as one batch, each with its own matcher; `on_done(i)` as row i finishes."""
-    return _decode(lm, vocab, prompts, matchers, options, on_done)
+    """Decode every prompt as one batch, each with its own matcher (and guards, else `options.guards`).
+
+    `on_done(i)` is called as row i finishes. Jump-forward works per row: a step feeds each row its
+    chosen token and forced span, shorter rows padded on the left and masked out of attention.
+    """
+    return _decode(lm, vocab, prompts, matchers, options, guards, on_done)
 
 
 @torch.inference_mode()
 def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
-            options: DecodeOptions, on_done: Callable[[int], None] | None) -> list[Generation]:
+            options: DecodeOptions, guards: Sequence[Guards] | None,
+            on_done: Callable[[int], None] | None) -> list[Generation]:
     start = time.perf_counter()
     device = lm.device
+    masks = _device_masks(device)
     spans = {}
     rows = []
-    for prompt, matcher in zip(prompts, matchers):
+    for n, (prompt, matcher) in enumerate(zip(prompts, matchers)):
         span = None
         if matcher is not None and options.jump_forward:
             span = spans.get(id(matcher.grammar)) or spans.setdefault(id(matcher.grammar),
@@ -70,7 +77,8 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
         generator = None
         if options.sampling.seed is not None:
             generator = torch.Generator(device=device).manual_seed(options.sampling.seed)
-        rows.append(Row(list(prompt), matcher, vocab, options, span, generator))
+        rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
+                        guards=guards[n] if guards is not None else options.guards))
     finished: dict[int, float] = {}
     batch = _Batch(lm, device, pad=_pad_id(lm, vocab))
     inputs = [row.start() for row in rows]
@@ -84,7 +92,6 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
     first = True
     while active:
         logits = batch.forward([inputs[i] for i in active])
-        masks = _device_masks(device, logits.shape[-1])
         for i in active:
             rows[i].passes += 1
             rows[i].prepare(masks)  # on an asynchronous device this overlaps the forward pass
@@ -159,14 +166,14 @@ class _Batch:
         self.lengths = [self.lengths[i] for i in keep]
 
 
-_MASKS: dict[tuple[str, int], DeviceMasks] = {}
+_MASKS: dict[str, DeviceMasks] = {}
 
 
-def _device_masks(device: torch.device, width: int) -> DeviceMasks:
-    """One mask-tensor LRU per (device, vocabulary width), kept across generations."""
-    key = (str(device), width)
+def _device_masks(device: torch.device) -> DeviceMasks:
+    """One set of device mask caches per device, kept across generations."""
+    key = str(device)
     if key not in _MASKS:
-        _MASKS[key] = DeviceMasks(device, width)
+        _MASKS[key] = DeviceMasks(device)
     return _MASKS[key]
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import weakref
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -13,7 +12,9 @@ from extractor.decode.forced import SpanTokenizer, forced_tokens
 from extractor.decode.guards import NO_GUARDS, Guard, Guards
 from extractor.decode.sampling import SamplingOptions, choose, masked, penalize
 from extractor.masks import Matcher
-from extractor.masks.matcher import CompiledGrammar
+from extractor.masks.device import DeviceMasks as PackedMasks
+from extractor.masks.device import apply_token_bitmask
+from extractor.masks.matcher import CompiledGrammar, pack
 from extractor.tokens import Vocabulary
 
 
@@ -33,33 +34,38 @@ class DecodeOptions:
 
 
 class DeviceMasks:
-    """Masks as bool tensors on the model's device, without a host-to-device copy of cached masks.
+    """Masks as tensors on the model's device, without a full-vocabulary host copy per step.
 
-    On CPU a mask is wrapped, not copied. Elsewhere the tensor of each cached grammar mask is kept in a
-    bounded LRU per grammar, so a mask seen before is applied on the device with no transfer at all.
+    On CPU a bool mask is wrapped, not copied. On an accelerator each grammar's masks are kept packed
+    (32 tokens per int32 word) per configuration in a bounded LRU (`masks.device.DeviceMasks`): a mask
+    seen before costs no transfer, a new one 1/32 of the vocabulary; they are unpacked on the device.
     """
 
-    def __init__(self, device: torch.device, width: int, size: int = 2048) -> None:
-        self.device, self.width, self.size = torch.device(device), width, size
-        self._lru: weakref.WeakKeyDictionary[CompiledGrammar, OrderedDict] = weakref.WeakKeyDictionary()
+    def __init__(self, device: torch.device) -> None:
+        self.device = torch.device(device)
+        self._packed: weakref.WeakKeyDictionary[CompiledGrammar, PackedMasks] = weakref.WeakKeyDictionary()
 
-    def get(self, grammar: CompiledGrammar, config: object, host: np.ndarray, cached: bool) -> torch.Tensor:
-        if host.shape[0] != self.width:  # a vocabulary narrower than the logits: the rest is never allowed
-            host = np.concatenate([host[: self.width], np.zeros(max(self.width - host.shape[0], 0), dtype=bool)])
-            cached = False
+    def get(self, matcher: Matcher, host: np.ndarray, cached: bool) -> torch.Tensor:
+        """The tensor for `host` (the matcher's mask, or a guard's narrowing of it when not `cached`)."""
         if self.device.type == "cpu":
             return torch.from_numpy(host)
         if not cached:
-            return torch.from_numpy(host).to(self.device, non_blocking=True)
-        lru = self._lru.setdefault(grammar, OrderedDict())
-        tensor = lru.get(config)
-        if tensor is None:
-            tensor = lru[config] = torch.from_numpy(host).to(self.device, non_blocking=True)
-            if len(lru) > self.size:
-                lru.popitem(last=False)
-        else:
-            lru.move_to_end(config)
-        return tensor
+            return torch.from_numpy(pack(host)).to(self.device, non_blocking=True)
+        grammar = matcher.grammar
+        packed = self._packed.get(grammar)
+        if packed is None:
+            packed = self._packed[grammar] = PackedMasks(grammar, self.device)
+        return packed.get(matcher.config)
+
+
+def apply_mask(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
+    """Logits with forbidden tokens at -inf: `allowed` is bool per token or packed int32 words."""
+    if allowed.dtype == torch.int32:
+        return apply_token_bitmask(logits.clone(), allowed)
+    width = logits.shape[-1]
+    if allowed.shape[-1] != width:  # a vocabulary narrower than the logits: the rest is never allowed
+        allowed = torch.nn.functional.pad(allowed[:width], (0, max(width - allowed.shape[-1], 0)))
+    return masked(logits, allowed)
 
 
 @dataclass
@@ -72,6 +78,7 @@ class Row:
     options: DecodeOptions
     spans: SpanTokenizer | None = None
     generator: torch.Generator | None = None
+    guards: Guards = NO_GUARDS
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
     pending: list[int] = field(default_factory=list)
@@ -84,8 +91,8 @@ class Row:
     _allowed: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
-        if self.matcher is not None and self.options.guards.active:
-            self.guard = Guard(self.options.guards, self.matcher.grammar)
+        if self.matcher is not None and self.guards.active:
+            self.guard = Guard(self.guards, self.matcher.grammar)
 
     def start(self) -> list[int]:
         """The ids of the first forward pass: the prompt and any span forced from the start."""
@@ -100,7 +107,7 @@ class Row:
             return
         host = self.matcher.mask()
         restricted = self.guard.restrict(host) if self.guard is not None else host
-        self._allowed = masks.get(self.matcher.grammar, self.matcher.config, restricted, restricted is host)
+        self._allowed = masks.get(self.matcher, restricted, restricted is host)
 
     def step(self, logits: torch.Tensor, masks: DeviceMasks) -> None:
         """Choose the next token from this row's last-position logits and queue what to feed next."""
@@ -111,7 +118,7 @@ class Row:
             logits = penalize(logits, torch.tensor(sorted(set(self.free)), device=logits.device),
                               sampling.repetition_penalty)
         if self._allowed is not None:
-            logits = masked(logits, self._allowed)
+            logits = apply_mask(logits, self._allowed)
         self._allowed = None
         token = choose(logits, sampling, self.generator)
         if token in self.vocab.eos_ids:

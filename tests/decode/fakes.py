@@ -1,0 +1,90 @@
+"""A fake causal LM for decode-loop tests: fast, deterministic, and strict about the batch bookkeeping.
+
+Its logits are a pure function of each row's real token history (or of the history's bytes), drawn
+from a seeded generator, plus a bonus for tokens that close JSON values so outputs end. It checks
+what a real model relies on silently: the attention mask covers every cached position, position ids
+count the row's real tokens only, rows leave the cache in the order the loop says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from extractor.decode import LoadedModel
+from extractor.tokens import Vocabulary
+
+TOKENIZERS = Path(__file__).resolve().parents[3] / "shared" / "tokenizers"
+
+
+def hf_tokenizer(name: str = "gpt2"):
+    """A transformers fast tokenizer from ../shared/tokenizers (skips the test when absent)."""
+    from transformers import PreTrainedTokenizerFast
+
+    path = TOKENIZERS / name / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    eos = {"gpt2": "<|endoftext|>", "llama2": "</s>", "mistral": "</s>"}.get(name, "<|endoftext|>")
+    return PreTrainedTokenizerFast(tokenizer_file=str(path), eos_token=eos)
+
+
+class FakeCache:
+    def __init__(self, rows: int) -> None:
+        self.rows: list[list[int]] = [[] for _ in range(rows)]
+        self.length = 0  # cached positions, pads included
+
+    def batch_select_indices(self, index: torch.Tensor) -> None:
+        self.rows = [self.rows[i] for i in index.tolist()]
+
+
+class FakeLM(torch.nn.Module):
+    """`by="tokens"`: logits depend on the token ids so far; `by="bytes"`: on the bytes they spell."""
+
+    def __init__(self, vocab: Vocabulary, *, by: str = "tokens", seed: int = 0, bonus: float = 6.0) -> None:
+        super().__init__()
+        self.vocab, self.by, self.seed = vocab, by, seed
+        self.head = torch.nn.Linear(1, vocab.size, bias=False)
+        closers = [i for i, t in enumerate(vocab.tokens) if t and t[-1:] in (b'"', b"}", b"]", b",")]
+        self.bias = torch.zeros(vocab.size)
+        self.bias[closers] = bonus
+        self.bias[sorted(vocab.eos_ids)] = bonus
+        self.calls: list[tuple[int, int]] = []  # (rows, width) of every forward pass
+
+    def get_output_embeddings(self) -> torch.nn.Module:
+        return self.head
+
+    def forward(self, input_ids=None, attention_mask=None, position_ids=None, cache=None, use_cache=True,
+                logits_to_keep=0):
+        rows, width = input_ids.shape
+        self.calls.append((rows, width))
+        if cache is None:
+            cache = FakeCache(rows)
+        assert len(cache.rows) == rows, "the cache and the batch disagree on the rows"
+        if attention_mask is not None:
+            assert attention_mask.shape == (rows, cache.length + width), "the attention mask must cover the cache"
+        for r in range(rows):
+            for j in range(width):
+                if attention_mask is None or attention_mask[r, cache.length + j]:
+                    if position_ids is not None:
+                        assert int(position_ids[r, j]) == len(cache.rows[r]), "positions must skip pads"
+                    cache.rows[r].append(int(input_ids[r, j]))
+        cache.length += width
+        logits = torch.stack([self.scores(history) for history in cache.rows])[:, None, :]
+        return SimpleNamespace(logits=logits, cache=cache)
+
+    def scores(self, history: list[int]) -> torch.Tensor:
+        if self.by == "bytes":
+            key = b"".join(self.vocab.tokens[t] for t in history)
+        else:
+            key = b",".join(str(t).encode() for t in history)
+        seed = int.from_bytes(hashlib.blake2b(key + bytes([self.seed]), digest_size=6).digest(), "little")
+        return torch.randn(self.vocab.size, generator=torch.Generator().manual_seed(seed)) + self.bias
+
+
+def fake_lm(tokenizer, **kw) -> tuple[LoadedModel, Vocabulary]:
+    vocab = Vocabulary.from_hf(tokenizer)
+    return LoadedModel.wrap(FakeLM(vocab, **kw), tokenizer, "fake"), vocab

@@ -1,0 +1,59 @@
+"""Batched decoding: each row decodes exactly as it would alone, rows leave the batch as they finish."""
+
+from __future__ import annotations
+
+import pytest
+
+from extractor import Refusal, compile_schema
+from extractor.decode import DecodeOptions, SamplingOptions, generate, generate_many
+from schemas import ContactCard, Event
+from tests.decode.fakes import fake_lm, hf_tokenizer
+
+PROMPTS = [[5, 6, 7], [11, 12, 13, 14, 15, 16, 17], [8], [21, 22, 23, 24]]
+
+
+@pytest.fixture(scope="module")
+def fake():
+    return fake_lm(hf_tokenizer("gpt2"))
+
+
+@pytest.mark.parametrize(("jump_forward", "sampling"), [
+    (True, SamplingOptions()), (False, SamplingOptions()), (True, SamplingOptions(temperature=1.0, top_k=40, seed=4)),
+], ids=["greedy", "greedy-no-jump", "sampled"])
+def test_each_row_decodes_as_it_would_alone(fake, jump_forward, sampling):
+    """The fake's logits depend on a row's real tokens only, so any padding or position slip shows."""
+    lm, vocab = fake
+    grammar = compile_schema(Event, vocab, refusal=Refusal)
+    options = DecodeOptions(max_tokens=40, sampling=sampling, jump_forward=jump_forward)
+    done: list[int] = []
+    batch = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, on_done=done.append)
+    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=40, sampling=sampling, jump_forward=jump_forward)
+             for p in PROMPTS]
+    for b, a in zip(batch, alone):
+        assert b.token_ids == a.token_ids
+        assert b.complete == a.complete
+        assert b.forced_tokens == a.forced_tokens
+        assert b.usage.forward_passes == a.usage.forward_passes
+    assert sorted(done) == list(range(len(PROMPTS)))
+
+
+def test_rows_leave_the_batch_as_they_finish(fake):
+    lm, vocab = fake
+    lm.model.calls.clear()
+    grammar = compile_schema(ContactCard, vocab, refusal=Refusal)
+    limits = DecodeOptions(max_tokens=40)
+    gens = generate_many(lm, vocab, PROMPTS[:3], [grammar.matcher() for _ in range(3)], limits)
+    rows = [r for r, _ in lm.model.calls]
+    assert rows[0] == 3 and rows == sorted(rows, reverse=True)
+    lengths = sorted(len(g.token_ids) - g.forced_tokens for g in gens)
+    assert rows.count(3) <= lengths[0] + 1
+
+
+def test_unconstrained_and_constrained_rows_share_a_batch(fake):
+    lm, vocab = fake
+    grammar = compile_schema(Event, vocab, refusal=None)
+    options = DecodeOptions(max_tokens=25)
+    gens = generate_many(lm, vocab, PROMPTS[:2], [grammar.matcher(), None], options)
+    alone = generate(lm, vocab, PROMPTS[1], None, max_tokens=25)
+    assert gens[1].token_ids == alone.token_ids
+    assert gens[0].forced_tokens > 0 and gens[1].forced_tokens == 0
