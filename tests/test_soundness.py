@@ -5,6 +5,9 @@ families (byte-level BPE: Llama-3; SentencePiece with byte fallback: Llama-2).""
 
 from __future__ import annotations
 
+import json
+from decimal import Decimal
+
 import numpy as np
 import pytest
 from jsonschema import Draft202012Validator
@@ -88,3 +91,37 @@ def test_random_walks_are_valid(model: type[BaseModel], tokenizer: str) -> None:
     print(f"\n{model.__name__}/{tokenizer}: constrained {WALKS - len(failures)}/{WALKS} valid, "
           f"mean {np.mean(steps):.0f} tokens; unconstrained invalid {free_invalid}/{WALKS}")
     assert not failures, failures[:3]
+
+
+KEYWORD_SCHEMAS = {
+    "contains": {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}, "minContains": 1,
+                 "maxContains": 2, "maxItems": 6},
+    "unique": {"type": "array", "items": {"enum": ["a", "b", "c", 1, 2.0]}, "uniqueItems": True},
+    "one-of-overlapping": {"oneOf": [{"type": "string", "pattern": "^a"}, {"enum": ["ab", "b", 1]}]},
+    "counted-length": {"type": "object", "properties": {"s": {"type": "string", "minLength": 70, "maxLength": 90}},
+                       "required": ["s"]},
+    "counted-items": {"type": "array", "items": {"type": "boolean"}, "minItems": 66, "maxItems": 70},
+    "not-numbers": {"type": "number", "minimum": 0, "maximum": 3, "not": {"enum": [1, 2]}},
+    "non-integers": {"type": "array", "items": {"type": "number", "not": {"type": "integer"}}, "minItems": 1},
+    "if-then-else": {"type": "object", "properties": {"kind": {"enum": ["a", "b"]}, "n": {"type": "integer"}},
+                     "required": ["kind"], "additionalProperties": False, "if": {"properties": {"kind": {"const": "a"}}},
+                     "then": {"required": ["n"]}, "else": {"not": {"required": ["n"]}}},
+    "patterns-and-dependencies": {"type": "object", "patternProperties": {"^x": {"type": "integer"}},
+                                  "additionalProperties": False, "dependentRequired": {"x1": ["x2"]}},
+}
+
+
+@pytest.mark.parametrize("name", list(KEYWORD_SCHEMAS))
+def test_random_walks_honour_the_newer_keywords(name: str) -> None:
+    """Counted lengths and items, contains, uniqueItems, overlapping oneOf, complements: every walk valid."""
+    schema = KEYWORD_SCHEMAS[name]
+    v = vocab("llama3")
+    grammar = compile_schema(schema, v)
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+    rng = np.random.default_rng(sum(map(ord, name)))
+    bonus = closers(v)
+    for _ in range(40):
+        walk = constrained_walk(grammar, rng, bonus)
+        assert walk.complete, walk.text[:200]
+        value = json.loads(walk.text, parse_float=Decimal)  # exact: 400-digit fractions stay non-integers
+        assert not list(validator.iter_errors(value)), (walk.text[:200], [e.message for e in validator.iter_errors(value)])
