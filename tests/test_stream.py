@@ -1,0 +1,34 @@
+"""Streaming: completed top-level members of every prefix of a document."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from extractor.stream import completed_members
+
+DOC = {"name": "Ann \"A\" {x}", "tags": ["a", "b,c"], "meta": {"k": [1, {"z": "}"}]}, "n": -1.5e3, "ok": True}
+
+
+def test_every_prefix_yields_exactly_the_members_already_complete():
+    text = json.dumps(DOC, ensure_ascii=False, separators=(",", ":"))
+    seen: list[str] = []
+    for end in range(len(text) + 1):
+        got = completed_members(text[:end])
+        assert list(got) == list(DOC)[: len(got)]
+        assert all(got[k] == DOC[k] for k in got)
+        if list(got) != seen:
+            seen = list(got)
+    assert seen == list(DOC)
+
+
+@pytest.mark.parametrize("prefix,expected", [
+    ('{"a":1', {}),
+    ('{"a":1,', {"a": 1}),
+    ('{"a":"x,y","b":[1,2', {"a": "x,y"}),
+    ('{"a":{"b":1},"c":2}', {"a": {"b": 1}, "c": 2}),
+    ("", {}),
+])
+def test_rows(prefix, expected):
+    assert completed_members(prefix) == expected
