@@ -6,6 +6,7 @@ import contextlib
 import json
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -14,8 +15,8 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from extractor.automata import build_automaton
 from extractor.decode import (
-    NO_GUARDS, DecodeOptions, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate,
-    generate_many, load_model, messages,
+    NO_GUARDS, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate, generate_many,
+    jump_forward_options, load_model, messages,
 )
 from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError
 from extractor.grammar import CompileOptions, compile_grammar
@@ -67,11 +68,13 @@ class Extractor:
     def extract(self, target: Any, text: str, *, max_tokens: int = 1024, temperature: float = 0.0,
                 top_p: float = 1.0, top_k: int = 0, seed: int | None = None, repetition_penalty: float = 1.0,
                 refusal: bool | type[BaseModel] = True, max_retries: int = 1, constrained: bool = True,
-                jump_forward: bool = True, guards: bool | Guards = True) -> Any:
+                jump_forward: bool | str = True, guards: bool | Guards = True) -> Any:
         """Extract one `target` from `text`; a Refusal when the model declines.
 
-        `jump_forward` feeds text the schema forces (keys, quotes, braces) without sampling, many tokens
-        per forward pass. `guards` stops small models' loops (see `Guards`; True: the defaults, with no
+        `jump_forward` feeds text the schema forces (keys, quotes, braces) many tokens per forward pass;
+        True (= "verified") keeps each forced token only where the model would have picked it, so the
+        output is what token-by-token decoding gives; "canonical" trusts the tokenizer's split (fewer
+        passes, output may differ); False is off. `guards` stops small models' loops (see `Guards`; True: the defaults, with no
         string longer than `text`; False: none). Raises `IncompleteOutputError` when `max_tokens` cuts
         the output, `ExtractionError` when every attempt fails validation.
         """
@@ -96,7 +99,7 @@ class Extractor:
     def extract_many(self, target: Any, texts: Sequence[str], *, batch_size: int = 8, max_tokens: int = 1024,
                      temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
                      repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True, max_retries: int = 1,
-                     constrained: bool = True, jump_forward: bool = True, guards: bool | Guards = True,
+                     constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
                      progress: bool | None = None) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
@@ -139,10 +142,10 @@ class Extractor:
         return results
 
     def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],
-               grammar: CompiledGrammar | None, max_tokens: int, sampling: SamplingOptions, jump_forward: bool,
+               grammar: CompiledGrammar | None, max_tokens: int, sampling: SamplingOptions, jump_forward: bool | str,
                guards: bool | Guards) -> list[Generation]:
         """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text)."""
-        options = DecodeOptions(max_tokens=max_tokens, sampling=sampling, jump_forward=jump_forward)
+        options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammar.matcher() if grammar else None for _ in chunk], options,
                              guards=[_guards(guards, texts[i]) for i in chunk])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import torch
 
@@ -40,12 +40,27 @@ class Generation:
 
 
 def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
-             max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool = True,
+             max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool | str = True,
              guards: Guards = NO_GUARDS, merge: bool = False) -> Generation:
-    """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens."""
-    options = DecodeOptions(max_tokens=max_tokens, sampling=sampling, jump_forward=jump_forward, guards=guards,
-                            merge=merge)
+    """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens.
+
+    `jump_forward`: True or "verified" (forced spans fed in one pass, each token kept only where the
+    model would have picked it), "canonical" (the tokenizer's split, unverified), False (off).
+    """
+    options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling, guards=guards,
+                      merge=merge)
     return generate_many(lm, vocab, [prompt_ids], [matcher], options)[0]
+
+
+def jump_forward_options(mode: bool | str) -> DecodeOptions:
+    """DecodeOptions for a jump-forward mode: True / "verified", "canonical", or False."""
+    if mode is True or mode == "verified":
+        return DecodeOptions(max_tokens=0, jump_forward=True, verify=True)
+    if mode == "canonical":
+        return DecodeOptions(max_tokens=0, jump_forward=True, verify=False)
+    if mode is False:
+        return DecodeOptions(max_tokens=0, jump_forward=False)
+    raise ValueError(f"jump_forward must be True, False, 'verified' or 'canonical', not {mode!r}")
 
 
 def generate_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]],
@@ -91,7 +106,7 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
     active = [i for i in active if not rows[i].done]
     first = True
     while active:
-        logits = batch.forward([inputs[i] for i in active])
+        logits = batch.forward([inputs[i] for i in active], max(rows[i].positions for i in active))
         for i in active:
             rows[i].passes += 1
             rows[i].prepare(masks)  # on an asynchronous device this overlaps the forward pass
@@ -100,6 +115,8 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
         for slot, i in enumerate(active):
             rows[i].step(logits[slot], masks)
             inputs[i] = rows[i].pending
+            if rows[i].discard and not rows[i].done:
+                batch.discard(slot, rows[i].discard)
         keep = [slot for slot, i in enumerate(active) if not rows[i].done]
         for slot, i in enumerate(active):
             if rows[i].done:
@@ -129,8 +146,8 @@ class _Batch:
         self.attention: torch.Tensor | None = None  # [rows, cached length]; None while nothing was padded
         self.lengths: list[int] = []  # real (unpadded) tokens per row so far
 
-    def forward(self, ids: list[list[int]]) -> torch.Tensor:
-        """Extend each row by its ids (one pass); the logits of each row's last id, [rows, vocab]."""
+    def forward(self, ids: list[list[int]], keep: int = 1) -> torch.Tensor:
+        """Extend each row by its ids (one pass); the logits of the last `keep` positions, [rows, keep, vocab]."""
         width = max(len(x) for x in ids)
         padded = any(len(x) != width for x in ids)
         if not self.lengths:
@@ -138,7 +155,7 @@ class _Batch:
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
         if self.lm.logits_kwarg:
-            kwargs[self.lm.logits_kwarg] = 1
+            kwargs[self.lm.logits_kwarg] = keep
         if padded or self.attention is not None:
             new = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids], device=self.device)
             if self.attention is None:
@@ -152,7 +169,18 @@ class _Batch:
         out = self.lm.model(**kwargs)
         self.cache = getattr(out, self.lm.cache_kwarg)
         self.lengths = [n + len(x) for x, n in zip(ids, self.lengths)]
-        return out.logits[:, -1]
+        return out.logits[:, -keep:]
+
+    def discard(self, slot: int, n: int) -> None:
+        """Drop the last `n` tokens of one row: cropped alone, masked out of attention in a batch."""
+        if self.attention is None and len(self.lengths) == 1 and getattr(self.cache, "is_croppable", True):
+            self.cache.crop(-n)  # type: ignore[union-attr]  (-n: remove n, in transformers 4 and 5)
+        else:
+            if self.attention is None:
+                self.attention = torch.ones((len(self.lengths), max(self.lengths)), dtype=torch.long,
+                                            device=self.device)
+            self.attention[slot, self.attention.shape[1] - n:] = 0
+        self.lengths[slot] -= n
 
     def select(self, keep: list[int]) -> None:
         """Drop finished rows from the cache, the attention mask and the positions."""

@@ -10,7 +10,7 @@ import torch
 
 from extractor.decode.forced import SpanTokenizer, forced_tokens
 from extractor.decode.guards import NO_GUARDS, Guard, Guards
-from extractor.decode.sampling import SamplingOptions, choose, masked, penalize
+from extractor.decode.sampling import SamplingOptions, choose, masked, penalize, verify
 from extractor.masks import Matcher
 from extractor.masks.device import DeviceMasks as PackedMasks
 from extractor.masks.device import apply_token_bitmask
@@ -27,8 +27,13 @@ class DecodeOptions:
     sampling: SamplingOptions = SamplingOptions()
     jump_forward: bool = True
     """Feed forced spans without sampling, all their tokens in one forward pass."""
+    verify: bool = True
+    """Keep a forced token only where the model, seeing its logits in that same pass, would have picked it:
+    output exactly as token-by-token decoding (greedy; the same distribution when sampling). False
+    trusts the tokenizer's split of forced text: fewer passes, but the model sees token boundaries it
+    might not have chosen, and its output may differ."""
     merge: bool = False
-    """Re-tokenize a forced span together with the free token before it where the tokenizer merges them."""
+    """Unverified only: re-tokenize a forced span with the free token before it where the tokenizer merges them."""
     guards: Guards = NO_GUARDS
     """Mask rules against small models' loops (see guards.py); off unless asked for."""
 
@@ -70,7 +75,14 @@ def apply_mask(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
 
 @dataclass
 class Row:
-    """The decoding state of one document; `step(logits)` picks a token and sets what to feed next."""
+    """The decoding state of one document; `step(logits)` picks tokens and sets what to feed next.
+
+    After each chosen token the span the grammar forces is queued behind it (`pending`). Verified
+    (the default), the span is a draft: the same forward pass gives the model's logits at each of its
+    positions, and a drafted token stands only where the model would have picked it; at the first it
+    would not, the model's own pick is taken and the rest of the draft is dropped from the cache
+    (`discard`). Canonical, the span is taken as the tokenizer splits it, unverified.
+    """
 
     prompt: list[int]
     matcher: Matcher | None
@@ -82,7 +94,8 @@ class Row:
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
     pending: list[int] = field(default_factory=list)
-    free: list[int] = field(default_factory=list)
+    draft: list[int] = field(default_factory=list)
+    discard: int = 0
     forced: int = 0
     passes: int = 0
     complete: bool = False
@@ -94,33 +107,48 @@ class Row:
         if self.matcher is not None and self.guards.active:
             self.guard = Guard(self.guards, self.matcher.grammar)
 
+    @property
+    def positions(self) -> int:
+        """How many of the last positions of the next pass this row needs logits for."""
+        return len(self.draft) + 1
+
     def start(self) -> list[int]:
         """The ids of the first forward pass: the prompt and any span forced from the start."""
-        self._jump(None, None)
+        self._queue(None, None)
         head, self.pending = self.pending, []
         return self.prompt + head
 
     def prepare(self, masks: DeviceMasks) -> None:
-        """Compute this step's mask (called while the forward pass runs on an asynchronous device)."""
-        if self.matcher is None:
-            self._allowed = None
-            return
-        host = self.matcher.mask()
-        restricted = self.guard.restrict(host) if self.guard is not None else host
-        self._allowed = masks.get(self.matcher, restricted, restricted is host)
+        """Compute the first mask of the next step (called while an asynchronous forward pass runs)."""
+        self._allowed = self._mask(masks)
 
     def step(self, logits: torch.Tensor, masks: DeviceMasks) -> None:
-        """Choose the next token from this row's last-position logits and queue what to feed next."""
-        if self._allowed is None and self.matcher is not None:
-            self.prepare(masks)
-        sampling = self.options.sampling
-        if self.free and sampling.repetition_penalty != 1.0:
-            logits = penalize(logits, torch.tensor(sorted(set(self.free)), device=logits.device),
-                              sampling.repetition_penalty)
-        if self._allowed is not None:
-            logits = apply_mask(logits, self._allowed)
-        self._allowed = None
-        token = choose(logits, sampling, self.generator)
+        """Verify the draft and choose the next token from this row's logits (its last `positions` rows)."""
+        logits = logits[logits.shape[0] - self.positions:]
+        sampling, draft = self.options.sampling, self.draft
+        self.draft, self.discard = [], 0
+        for j in range(len(draft) + 1):
+            if j and j == len(draft) and len(self.tokens) >= self.options.max_tokens:
+                self.done = True  # the accepted draft filled the budget
+                return
+            allowed = self._allowed if j == 0 and self._allowed is not None else self._mask(masks)
+            self._allowed = None
+            scores = logits[j]
+            if self.tokens and sampling.repetition_penalty != 1.0:
+                scores = penalize(scores, torch.tensor(sorted(set(self.tokens)), device=scores.device),
+                                  sampling.repetition_penalty)
+            if allowed is not None:
+                scores = apply_mask(scores, allowed)
+            if j == len(draft):
+                token = choose(scores, sampling, self.generator)
+                break
+            kept, token = verify(scores, draft[j], sampling, self.generator)
+            if not kept:
+                self.discard = len(draft) - j  # fed, but not the model's pick: dropped from the cache
+                break
+            self.matcher.advance(token)
+            self._emit([token])
+            self.forced += 1
         if token in self.vocab.eos_ids:
             if self.matcher is not None:
                 self.matcher.advance(token)
@@ -130,11 +158,17 @@ class Row:
         if self.matcher is not None:
             self.matcher.advance(token)
         self._emit([token])
-        self.free.append(token)
-        self._jump(token, before)
+        self._queue(token, before)
 
-    def _jump(self, token: int | None, before: object) -> None:
-        """Queue `token` (if any) and the forced span after it; finish when nothing but EOS may follow."""
+    def _mask(self, masks: DeviceMasks) -> torch.Tensor | None:
+        if self.matcher is None:
+            return None
+        host = self.matcher.mask()
+        restricted = self.guard.restrict(host) if self.guard is not None else host
+        return masks.get(self.matcher, restricted, restricted is host)
+
+    def _queue(self, token: int | None, before: object) -> None:
+        """Queue `token` (if any) and the span forced after it; finish when nothing but EOS may follow."""
         self.pending = [] if token is None else [token]
         matcher = self.matcher
         if matcher is None:
@@ -142,8 +176,8 @@ class Row:
             return
         room = self.options.max_tokens - len(self.tokens)
         if self.options.jump_forward and self.spans is not None and room > 0:
-            prev = token if self.options.merge else None
-            span, merged = forced_tokens(matcher, self.spans, previous=prev, before=before)
+            merge = self.options.merge and not self.options.verify
+            span, merged = forced_tokens(matcher, self.spans, previous=token if merge else None, before=before)
             if merged:  # the span's first token replaces `token`: same bytes so far, the tokenizer's own split
                 first, span = span[0], span[1:]
                 extra = self.vocab.tokens[first][len(self.vocab.tokens[token]):]
@@ -151,15 +185,28 @@ class Row:
                 self.tokens[-1] = self.pending[0] = first
                 self._feed(extra)
             span = span[:room]
-            for tid in span:
-                matcher.advance(tid)
-            self._emit(span)
-            self.forced += len(span)
+            if self.options.verify and not self._ends_with(span):
+                self.draft = span
+            else:  # canonical; or the span ends the output, where any split gives the same text
+                for tid in span:
+                    matcher.advance(tid)
+                self._emit(span)
+                self.forced += len(span)
             self.pending += span
+        if self.draft:
+            return
         if matcher.accepting() and not matcher.grammar.allowed_bytes(matcher.config):
             self.complete = self.done = True  # nothing may follow but EOS: no pass spent on choosing it
         elif len(self.tokens) >= self.options.max_tokens:
             self.done = True
+
+    def _ends_with(self, span: list[int]) -> bool:
+        """True when the output is complete after `span` (walked, the matcher left where it is)."""
+        if not span:
+            return False
+        grammar = self.matcher.grammar
+        config = grammar.walk(self.matcher.config, b"".join(self.vocab.tokens[t] for t in span))
+        return bool(config) and grammar.automaton.accepting(config) and not grammar.allowed_bytes(config)
 
     def _emit(self, ids: list[int]) -> None:
         for tid in ids:

@@ -44,6 +44,11 @@ def choose(logits: torch.Tensor, options: SamplingOptions, generator: torch.Gene
     """Pick one token id from (already masked) logits."""
     if options.temperature == 0:
         return int(torch.argmax(logits))
+    return int(torch.multinomial(probabilities(logits, options), 1, generator=generator))
+
+
+def probabilities(logits: torch.Tensor, options: SamplingOptions) -> torch.Tensor:
+    """The sampling distribution over (already masked) logits: temperature, then top-k, then top-p."""
     logits = logits / options.temperature
     if options.top_k:
         kth = torch.topk(logits, min(options.top_k, logits.numel())).values[-1]
@@ -55,4 +60,25 @@ def choose(logits: torch.Tensor, options: SamplingOptions, generator: torch.Gene
         drop = cumulative - sorted_probs > options.top_p
         sorted_probs[drop] = 0
         probs = torch.zeros_like(probs).scatter_(0, order, sorted_probs)
-    return int(torch.multinomial(probs, 1, generator=generator))
+    return probs
+
+
+def verify(logits: torch.Tensor, draft: int, options: SamplingOptions,
+           generator: torch.Generator | None) -> tuple[bool, int]:
+    """Keep a drafted token as the model would: (True, draft), or (False, the token it picks instead).
+
+    Greedy: the draft stands when it is the argmax. Sampling: it stands with its probability p(draft),
+    else a token is drawn from p without it (speculative sampling with a certain draft), so outputs
+    follow exactly the distribution of token-by-token decoding.
+    """
+    if options.temperature == 0:
+        best = int(torch.argmax(logits))
+        return best == draft, best
+    probs = probabilities(logits, options)
+    if float(torch.rand((), generator=generator, device=probs.device)) < float(probs[draft]):
+        return True, draft
+    rest = probs.clone()
+    rest[draft] = 0
+    if float(rest.sum()) <= 0:  # the draft held all the mass (rounding): it stands
+        return True, draft
+    return False, int(torch.multinomial(rest, 1, generator=generator))

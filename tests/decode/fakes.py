@@ -34,11 +34,19 @@ def hf_tokenizer(name: str = "gpt2"):
 
 class FakeCache:
     def __init__(self, rows: int) -> None:
-        self.rows: list[list[int]] = [[] for _ in range(rows)]
-        self.length = 0  # cached positions, pads included
+        self.rows: list[list[int]] = [[] for _ in range(rows)]  # every cached position's token, pads included
+
+    @property
+    def length(self) -> int:
+        return len(self.rows[0]) if self.rows else 0
 
     def batch_select_indices(self, index: torch.Tensor) -> None:
         self.rows = [self.rows[i] for i in index.tolist()]
+
+    def crop(self, n: int) -> None:
+        assert n < 0, "crop(-n) removes n tokens"
+        for row in self.rows:
+            del row[n:]
 
 
 class FakeLM(torch.nn.Module):
@@ -54,9 +62,6 @@ class FakeLM(torch.nn.Module):
         self.bias[sorted(vocab.eos_ids)] = bonus
         self.calls: list[tuple[int, int]] = []  # (rows, width) of every forward pass
 
-    def get_output_embeddings(self) -> torch.nn.Module:
-        return self.head
-
     def forward(self, input_ids=None, attention_mask=None, position_ids=None, cache=None, use_cache=True,
                 logits_to_keep=0):
         rows, width = input_ids.shape
@@ -64,17 +69,27 @@ class FakeLM(torch.nn.Module):
         if cache is None:
             cache = FakeCache(rows)
         assert len(cache.rows) == rows, "the cache and the batch disagree on the rows"
+        past = cache.length
         if attention_mask is not None:
-            assert attention_mask.shape == (rows, cache.length + width), "the attention mask must cover the cache"
+            assert attention_mask.shape == (rows, past + width), "the attention mask must cover the cache"
+        keep = logits_to_keep or width
+        out = torch.empty((rows, keep, self.vocab.size))
         for r in range(rows):
+            cache.rows[r].extend(input_ids[r].tolist())
+            real = cache.rows[r] if attention_mask is None else \
+                [t for t, m in zip(cache.rows[r], attention_mask[r].tolist()) if m]
+            seen = len(real) - (width if attention_mask is None else int(attention_mask[r, past:].sum()))
             for j in range(width):
-                if attention_mask is None or attention_mask[r, cache.length + j]:
-                    if position_ids is not None:
-                        assert int(position_ids[r, j]) == len(cache.rows[r]), "positions must skip pads"
-                    cache.rows[r].append(int(input_ids[r, j]))
-        cache.length += width
-        logits = torch.stack([self.scores(history) for history in cache.rows])[:, None, :]
-        return SimpleNamespace(logits=logits, cache=cache)
+                is_real = attention_mask is None or bool(attention_mask[r, past + j])
+                if is_real and position_ids is not None:
+                    assert int(position_ids[r, j]) == seen, "positions must count the row's real tokens only"
+                seen += is_real
+                if j >= width - keep:
+                    out[r, j - (width - keep)] = self.scores(real[:seen])
+        return SimpleNamespace(logits=out, cache=cache)
+
+    def get_output_embeddings(self) -> torch.nn.Module:
+        return self.head
 
     def scores(self, history: list[int]) -> torch.Tensor:
         if self.by == "bytes":

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from extractor import Refusal, compile_schema
-from extractor.decode import DecodeOptions, SamplingOptions, generate, generate_many
+from extractor.decode import DecodeOptions, SamplingOptions, generate, generate_many, jump_forward_options
 from schemas import ContactCard, Event
 from tests.decode.fakes import fake_lm, hf_tokenizer
 
@@ -18,13 +20,14 @@ def fake():
 
 
 @pytest.mark.parametrize(("jump_forward", "sampling"), [
-    (True, SamplingOptions()), (False, SamplingOptions()), (True, SamplingOptions(temperature=1.0, top_k=40, seed=4)),
-], ids=["greedy", "greedy-no-jump", "sampled"])
+    ("verified", SamplingOptions()), ("canonical", SamplingOptions()), (False, SamplingOptions()),
+    ("verified", SamplingOptions(temperature=1.0, top_k=40, seed=4)),
+], ids=["greedy", "greedy-canonical", "greedy-no-jump", "sampled"])
 def test_each_row_decodes_as_it_would_alone(fake, jump_forward, sampling):
     """The fake's logits depend on a row's real tokens only, so any padding or position slip shows."""
     lm, vocab = fake
     grammar = compile_schema(Event, vocab, refusal=Refusal)
-    options = DecodeOptions(max_tokens=40, sampling=sampling, jump_forward=jump_forward)
+    options = replace(jump_forward_options(jump_forward), max_tokens=40, sampling=sampling)
     done: list[int] = []
     batch = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, on_done=done.append)
     alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=40, sampling=sampling, jump_forward=jump_forward)

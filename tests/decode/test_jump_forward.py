@@ -126,16 +126,17 @@ def _valid(model, text: str) -> None:
     model.model_validate(data)
 
 
+@pytest.mark.parametrize("mode", ["verified", "canonical"])
 @pytest.mark.parametrize("model", SCHEMAS, ids=lambda m: m.__name__)
-def test_jump_forward_output_is_always_valid(fake, model):
-    """Property: random sampling seeds, jump-forward on, merge on and off: every complete output is valid."""
+def test_jump_forward_output_is_always_valid(fake, model, mode):
+    """Property: random sampling seeds, jump-forward on (merge on and off): every complete output is valid."""
     lm, vocab = fake
     grammar = compile_schema(model, vocab, refusal=Refusal)
     complete = 0
     for seed in range(4):
         sampling = SamplingOptions(temperature=1.0, top_k=50 if seed % 2 else 0, seed=seed)
         gen = generate(lm, vocab, PROMPT + [seed], grammar.matcher(), max_tokens=120, sampling=sampling,
-                       merge=bool(seed % 2))
+                       jump_forward=mode, merge=bool(seed % 2))
         assert b"".join(vocab.tokens[t] for t in gen.token_ids) == gen.data
         prefix = grammar.matcher()
         prefix.advance_bytes(gen.data)  # always a prefix the grammar allows
@@ -143,17 +144,31 @@ def test_jump_forward_output_is_always_valid(fake, model):
             complete += 1
             assert prefix.accepting()
             _valid(model, gen.text)
-            # every pass but none after the end chose one token; forced tokens were free
+            # each pass ended in one choice of the model's; forced tokens it kept (or was given) were free
             assert gen.usage.forward_passes == len(gen.token_ids) - gen.forced_tokens
         else:
             assert len(gen.token_ids) == 120
     assert complete >= 2
 
 
+@pytest.mark.parametrize("model", [Person, Event, Invoice], ids=lambda m: m.__name__)
+def test_verified_jump_forward_decodes_exactly_as_token_by_token(fake, model):
+    """Greedy: a drafted token stands only where the model picks it, so the tokens are those of no jump-forward."""
+    lm, vocab = fake
+    grammar = compile_schema(model, vocab, refusal=Refusal)
+    for extra in range(3):
+        prompt = PROMPT + [extra]
+        on = generate(lm, vocab, prompt, grammar.matcher(), max_tokens=100)
+        off = generate(lm, vocab, prompt, grammar.matcher(), max_tokens=100, jump_forward=False)
+        assert on.token_ids == off.token_ids
+        assert on.complete == off.complete
+        assert on.usage.forward_passes <= off.usage.forward_passes
+
+
 def test_without_jump_forward_every_token_costs_a_pass(fake):
     lm, vocab = fake
     grammar = compile_schema(Person, vocab, refusal=None)
-    on = generate(lm, vocab, PROMPT, grammar.matcher(), max_tokens=120)
+    on = generate(lm, vocab, PROMPT, grammar.matcher(), max_tokens=120, jump_forward="canonical")
     off = generate(lm, vocab, PROMPT, grammar.matcher(), max_tokens=120, jump_forward=False)
     assert off.forced_tokens == 0
     assert off.usage.forward_passes == len(off.token_ids)
@@ -167,8 +182,8 @@ def test_without_jump_forward_every_token_costs_a_pass(fake):
 def test_max_tokens_bounds_forced_tokens_too(fake):
     lm, vocab = fake
     grammar = compile_schema(Invoice, vocab, refusal=None)
-    for n in (1, 2, 5, 9):
-        gen = generate(lm, vocab, PROMPT, grammar.matcher(), max_tokens=n)
+    for n, mode in [(1, True), (2, True), (5, "canonical"), (9, True), (9, "canonical")]:
+        gen = generate(lm, vocab, PROMPT, grammar.matcher(), max_tokens=n, jump_forward=mode)
         assert len(gen.token_ids) <= n
         assert not gen.complete
         grammar.matcher().advance_bytes(gen.data)

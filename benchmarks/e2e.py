@@ -1,0 +1,246 @@
+"""End-to-end decode speed on the embedded model: free generation, constrained, constrained with jump-forward.
+
+usage: python benchmarks/e2e.py [--json OUT] [--md OUT.md] [--docs matched|all] [--max-tokens N]
+                                [--batches 1,4,16] [--device cuda]
+
+Documents: the `schemas/` models on the sample texts in examples/data (`matched`: each model on its
+own text; `all`: every model on every text, the other texts testing the refusal branch). Per document,
+back to back so machine load hits all three alike:
+
+- (c) constrained with jump-forward, verified (the default; guards on, as `extract` runs it);
+- (b) constrained without jump-forward (guards on);
+- (a) unconstrained greedy generation of exactly as many tokens as (c) produced (EOS suppressed);
+- (c') jump-forward "canonical" (the tokenizer's split of forced text, unverified), for comparison;
+- (c) again without guards, for the share of documents finishing within the token budget.
+
+Then `extract`-style batched decoding (jump-forward and guards on) at each batch size, in documents/s.
+Greedy throughout. Writes JSON and a Markdown table (benchmarks.common.write_results).
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import write_results  # noqa: E402
+from extractor import Extractor, Refusal  # noqa: E402
+from extractor.api import _guards, _parse  # noqa: E402
+from extractor.decode import NO_GUARDS, DecodeOptions, encode, generate, generate_many, messages  # noqa: E402
+import schemas  # noqa: E402
+
+SAMPLES = [(schemas.Resume, "resume"), (schemas.Invoice, "invoice"), (schemas.ContactCard, "contact"),
+           (schemas.Event, "event")]
+TEXTS = ["resume", "invoice", "contact", "event", "no_answer"]
+DATA = Path(__file__).resolve().parents[1] / "examples" / "data"
+
+
+def documents(which: str) -> list[tuple[Any, str]]:
+    if which == "matched":
+        return list(SAMPLES)
+    return [(model, text) for model, _ in SAMPLES for text in TEXTS]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/e2e.json"))
+    parser.add_argument("--md", type=Path, default=None)
+    parser.add_argument("--docs", choices=["matched", "all"], default="all")
+    parser.add_argument("--max-tokens", type=int, default=300)
+    parser.add_argument("--batches", default="1,4,16")
+    parser.add_argument("--device", default=None)
+    args = parser.parse_args()
+
+    ex = Extractor(device=args.device)
+    docs = documents(args.docs)
+    prompts, grammars, texts = [], [], []
+    for model, name in docs:
+        text = (DATA / f"{name}.txt").read_text()
+        texts.append(text)
+        prompts.append(encode(ex.lm.tokenizer, messages(model.model_json_schema(), text, ex.template)))
+        grammars.append(ex.compile(model))
+    for (model, _), prompt, grammar in zip(docs, prompts, grammars):  # warm-up: first mask visits, first passes
+        generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=8)
+    no_eos = replace(ex.vocab, eos_ids=frozenset())
+
+    rows = []
+    for i, ((model, name), prompt, grammar, text) in enumerate(zip(docs, prompts, grammars, texts)):
+        guards = _guards(True, text)
+        jf = generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=args.max_tokens, guards=guards)
+        plain = generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=args.max_tokens, guards=guards,
+                         jump_forward=False)
+        free = generate(ex.lm, no_eos, prompt, None, max_tokens=len(jf.token_ids))
+        canonical = generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=args.max_tokens, guards=guards,
+                             jump_forward="canonical")
+        unguarded = generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=args.max_tokens,
+                             guards=NO_GUARDS)
+        row = {
+            "schema": model.__name__, "text": name, "prompt_tokens": len(prompt),
+            "unconstrained_s": free.usage.seconds, "constrained_s": plain.usage.seconds,
+            "jump_forward_s": jf.usage.seconds, "prefill_s": jf.usage.prefill_seconds,
+            "output_tokens": len(jf.token_ids), "forced_tokens": jf.forced_tokens,
+            "forward_passes": jf.usage.forward_passes, "constrained_tokens": len(plain.token_ids),
+            "constrained_passes": plain.usage.forward_passes, "complete": jf.complete,
+            "valid": _valid(model, jf), "valid_without_jump_forward": _valid(model, plain),
+            "complete_without_guards": unguarded.complete, "guard_steps": jf.guard_steps,
+            "identical": jf.text == plain.text, "output": jf.text,
+            "canonical_s": canonical.usage.seconds, "canonical_tokens": len(canonical.token_ids),
+            "canonical_passes": canonical.usage.forward_passes, "canonical_identical": canonical.text == plain.text,
+            "canonical_valid": _valid(model, canonical), "canonical_complete": canonical.complete,
+        }
+        if not row["identical"]:
+            row["without_jump_forward"] = plain.text
+            row["difference"] = _difference(ex, jf, plain)
+        rows.append(row)
+        print(f"[{i + 1}/{len(docs)}] {model.__name__} on {name}: {row['output_tokens']} tok, "
+              f"{row['forward_passes']} passes, a {row['unconstrained_s']:.1f} s b {row['constrained_s']:.1f} s "
+              f"c {row['jump_forward_s']:.1f} s, identical={row['identical']}", file=sys.stderr, flush=True)
+
+    batch = {}
+    for size in [int(s) for s in args.batches.split(",")]:
+        batch[str(size)] = _throughput(ex, prompts, grammars, texts, size, args.max_tokens)
+        print(f"batch {size}: {batch[str(size)]:.3f} docs/s", file=sys.stderr, flush=True)
+
+    result = _summary(rows, batch, args, ex)
+    write_results(result, _markdown(result), args.json, args.md or args.json.with_suffix(".md"))
+
+
+def _valid(model: Any, gen: Any) -> bool | None:
+    """None when the output is incomplete (budget); else whether it parses and validates."""
+    if not gen.complete:
+        return None
+    try:
+        _parse(model, Refusal, gen.text)
+        return True
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _difference(ex: Extractor, jf: Any, plain: Any) -> str:
+    """Where the two greedy outputs part, and how their token boundaries differed before that."""
+    a, b = jf.data, plain.data
+    at = next((k for k in range(min(len(a), len(b))) if a[k] != b[k]), min(len(a), len(b)))
+    cuts_a = _boundaries(ex, jf.token_ids, at)
+    cuts_b = _boundaries(ex, plain.token_ids, at)
+    split = sorted(cuts_a ^ cuts_b)
+    where = a[max(0, at - 30):at].decode("utf-8", "replace")
+    why = (f"token boundaries differed before it (at bytes {split[:6]}): jump-forward feeds the tokenizer's "
+           "split of forced text, the model alone picked another" if split else "same tokens up to there")
+    return f"parted at byte {at} after {where!r}: {why}"
+
+
+def _boundaries(ex: Extractor, ids: list[int], upto: int) -> set[int]:
+    out, pos = set(), 0
+    for t in ids:
+        pos += len(ex.vocab.tokens[t])
+        if pos >= upto:
+            break
+        out.add(pos)
+    return out
+
+
+def _throughput(ex: Extractor, prompts: list, grammars: list, texts: list, size: int, max_tokens: int) -> float:
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i]))
+    options = DecodeOptions(max_tokens=max_tokens)
+    start = time.perf_counter()
+    for k in range(0, len(order), size):
+        chunk = order[k:k + size]
+        generate_many(ex.lm, ex.vocab, [prompts[i] for i in chunk], [grammars[i].matcher() for i in chunk],
+                      options, guards=[_guards(True, texts[i]) for i in chunk])
+    return len(prompts) / (time.perf_counter() - start)
+
+
+def _summary(rows: list[dict], batch: dict, args: Any, ex: Extractor) -> dict:
+    total = {k: sum(r[k] for r in rows) for k in ("unconstrained_s", "constrained_s", "jump_forward_s", "prefill_s",
+                                                    "output_tokens", "forward_passes", "forced_tokens",
+                                                    "constrained_tokens", "constrained_passes", "canonical_s",
+                                                    "canonical_tokens", "canonical_passes")}
+    complete = [r for r in rows if r["complete"]]
+    decode = {k: total[k] - total["prefill_s"] for k in ("unconstrained_s", "jump_forward_s")}
+    return {
+        "unconstrained_s": total["unconstrained_s"], "constrained_s": total["constrained_s"],
+        "jump_forward_s": total["jump_forward_s"],
+        "jump_forward_over_unconstrained": total["jump_forward_s"] / total["unconstrained_s"],
+        "decode_only_jump_forward_over_unconstrained": decode["jump_forward_s"] / decode["unconstrained_s"],
+        "prefill_s": total["prefill_s"],
+        "output_tokens": total["output_tokens"], "forced_tokens": total["forced_tokens"],
+        "forward_passes": total["forward_passes"],
+        "forward_passes_per_token": total["forward_passes"] / max(total["output_tokens"], 1),
+        "constrained_output_tokens": total["constrained_tokens"],
+        "constrained_forward_passes": total["constrained_passes"],
+        "valid_rate": sum(bool(r["valid"]) for r in complete) / max(len(complete), 1),
+        "valid_rate_without_jump_forward": _rate([r["valid_without_jump_forward"] for r in rows]),
+        "greedy_identical_rate": sum(r["identical"] for r in rows) / len(rows),
+        "canonical": {
+            "seconds": total["canonical_s"], "output_tokens": total["canonical_tokens"],
+            "forward_passes": total["canonical_passes"],
+            "forward_passes_per_token": total["canonical_passes"] / max(total["canonical_tokens"], 1),
+            "greedy_identical_rate": sum(r["canonical_identical"] for r in rows) / len(rows),
+            "valid_rate": _rate([r["canonical_valid"] for r in rows]),
+            "finish_rate": sum(r["canonical_complete"] for r in rows) / len(rows),
+        },
+        "batch": batch,
+        "finish_rate": {"with_guards": len(complete) / len(rows),
+                        "without_guards": sum(r["complete_without_guards"] for r in rows) / len(rows)},
+        "not_identical": [{"schema": r["schema"], "text": r["text"], "reason": r["difference"]}
+                          for r in rows if not r["identical"]],
+        "setup": {"documents": len(rows), "docs": args.docs, "max_tokens": args.max_tokens,
+                  "device": str(ex.lm.device), "torch_threads": torch.get_num_threads(),
+                  "machine": platform.machine(), "python": platform.python_version(), "torch": torch.__version__,
+                  "note": "greedy; timings include the prompt's prefill pass (prefill_s); (a) generates as many "
+                          "tokens as (c) did"},
+        "rows": rows,
+    }
+
+
+def _rate(values: list[bool | None]) -> float:
+    done = [v for v in values if v is not None]
+    return sum(done) / max(len(done), 1)
+
+
+def _markdown(r: dict) -> str:
+    s = r["setup"]
+    lines = [
+        f"End to end on the embedded SmolLM2-135M, {s['documents']} documents ({s['docs']}), greedy, "
+        f"max {s['max_tokens']} tokens, {s['device']} ({s['torch_threads']} threads).", "",
+        "| measure | value |", "|---|---:|",
+        f"| (a) unconstrained, same token count as (c) | {r['unconstrained_s']:.1f} s |",
+        f"| (b) constrained, no jump-forward | {r['constrained_s']:.1f} s |",
+        f"| (c) constrained + jump-forward | {r['jump_forward_s']:.1f} s |",
+        f"| (c) / (a), wall time | {r['jump_forward_over_unconstrained']:.2f} |",
+        f"| (c) / (a), prefill excluded | {r['decode_only_jump_forward_over_unconstrained']:.2f} |",
+        f"| prompt prefill, all documents | {r['prefill_s']:.1f} s |",
+        f"| output tokens (c) / forced | {r['output_tokens']} / {r['forced_tokens']} |",
+        f"| forward passes (c), per output token | {r['forward_passes']}, {r['forward_passes_per_token']:.2f} |",
+        f"| valid rate (complete outputs) | {r['valid_rate']:.0%} |",
+        f"| greedy identical, jump-forward on/off | {r['greedy_identical_rate']:.0%} |",
+        f"| (c') canonical jump-forward: passes per token, identical to (b), seconds | "
+        f"{r['canonical']['forward_passes_per_token']:.2f}, {r['canonical']['greedy_identical_rate']:.0%}, "
+        f"{r['canonical']['seconds']:.1f} s |",
+        f"| finish within budget, guards on / off | {r['finish_rate']['with_guards']:.0%} / "
+        f"{r['finish_rate']['without_guards']:.0%} |",
+    ]
+    lines += [f"| batch {k}, documents/s | {v:.3f} |" for k, v in r["batch"].items()]
+    lines += ["", "| schema | text | out tok | forced | passes | (a) s | (b) s | (c) s | identical | done (guards/none) |",
+              "|---|---|---:|---:|---:|---:|---:|---:|:-:|:-:|"]
+    for row in r["rows"]:
+        lines.append(f"| {row['schema']} | {row['text']} | {row['output_tokens']} | {row['forced_tokens']} | "
+                     f"{row['forward_passes']} | {row['unconstrained_s']:.1f} | {row['constrained_s']:.1f} | "
+                     f"{row['jump_forward_s']:.1f} | {'yes' if row['identical'] else 'no'} | "
+                     f"{'yes' if row['complete'] else 'no'}/{'yes' if row['complete_without_guards'] else 'no'} |")
+    if r["not_identical"]:
+        lines += ["", "Not identical with jump-forward on and off:", ""]
+        lines += [f"- {d['schema']} on {d['text']}: {d['reason']}" for d in r["not_identical"]]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The end-to-end decode benchmark (benchmarks/e2e.py) on CUDA, when a GPU is present.
+#
+# usage: benchmarks/gpu_check.sh [extra e2e.py options, e.g. --docs matched]
+# Writes benchmarks/results/e2e_cuda.json and .md (or under $OUT when set). Exits 0 with a message
+# when torch sees no CUDA device, so it is safe to call anywhere. PYTHON picks the interpreter
+# (default: .venv/bin/python, else python3); the torch there must be a CUDA build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PY="${PYTHON:-.venv/bin/python}"
+[ -x "$PY" ] || PY=python3
+
+if ! "$PY" -c 'import sys, torch; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then
+    if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; then
+        echo "gpu_check: a GPU is present but this torch cannot use it (CPU-only build?): install a CUDA build of torch"
+    else
+        echo "gpu_check: no CUDA GPU here; nothing to run"
+    fi
+    exit 0
+fi
+
+"$PY" -c 'import torch; print(f"gpu_check: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, CUDA {torch.version.cuda}")'
+OUT="${OUT:-benchmarks/results}"
+mkdir -p "$OUT"
+"$PY" benchmarks/e2e.py --device cuda --json "$OUT/e2e_cuda.json" --md "$OUT/e2e_cuda.md" "$@"
