@@ -73,10 +73,12 @@ class Extractor:
 
         `jump_forward` feeds text the schema forces (keys, quotes, braces) many tokens per forward pass;
         True (= "verified") keeps each forced token only where the model would have picked it, so the
-        output is what token-by-token decoding gives; "canonical" trusts the tokenizer's split (fewer
-        passes, output may differ); False is off. `guards` stops small models' loops (see `Guards`; True: the defaults, with no
-        string longer than `text`; False: none). Raises `IncompleteOutputError` when `max_tokens` cuts
-        the output, `ExtractionError` when every attempt fails validation.
+        output is what token-by-token decoding gives, and also drafts tokens copied from `text` while
+        a value is written (verified the same way); "canonical" trusts the tokenizer's split of forced
+        text (output may differ); False is off. `guards` stops small models' loops (see `Guards`;
+        True: the defaults, with no string longer than `text`; False: none). Raises
+        `IncompleteOutputError` when `max_tokens` cuts the output, `ExtractionError` when every attempt
+        fails validation.
         """
         refusal_model = (Refusal if refusal is True else refusal) or None
         grammar = self.compile(target, refusal_model) if constrained else None
@@ -90,7 +92,7 @@ class Extractor:
                 with attempt:
                     gen = generate(self.lm, self.vocab, self._prompt(target, text, attempts),
                                    grammar.matcher() if grammar else None, max_tokens=max_tokens, sampling=sampling,
-                                   jump_forward=jump_forward, guards=_guards(guards, text))
+                                   jump_forward=jump_forward, guards=_guards(guards, text), source=text)
                     return _outcome(target, refusal_model, gen, attempts, max_tokens)
         except _Invalid:
             raise ExtractionError(attempts) from None
@@ -148,7 +150,7 @@ class Extractor:
         options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammar.matcher() if grammar else None for _ in chunk], options,
-                             guards=[_guards(guards, texts[i]) for i in chunk])
+                             guards=[_guards(guards, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
 
     def _prompt(self, target: Any, text: str, attempts: list[Attempt]) -> list[int]:
         """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""

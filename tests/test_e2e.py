@@ -368,3 +368,57 @@ def test_partial_is_a_prefix_of_the_full_output_with_multibyte_text(model_extrac
     assert isinstance(out.error, IncompleteOutputError), out.summary()
     assert full.text.startswith(out.error.partial), (out.error.partial, full.text)
     assert full.text.encode().startswith(out.error.data) and len(out.error.data) > len(out.error.partial.encode())
+
+
+# ---------------------------------------------------------------------------------------------
+# jump-forward, batching, guards
+
+
+def test_verified_jump_forward_gives_the_token_by_token_output(model_extractor):
+    on = cached_run(model_extractor, Person, sample("contact"), max_tokens=60)
+    off = run(model_extractor, Person, sample("contact"), max_tokens=60, jump_forward=False)
+    assert on.text == off.text
+    gen_on, gen_off = on.generations[-1], off.generations[-1]
+    assert gen_off.forced_tokens == gen_off.copied_tokens == 0
+    assert gen_on.forced_tokens + gen_on.copied_tokens > 0
+    assert gen_on.usage.forward_passes == len(gen_on.token_ids) - gen_on.forced_tokens - gen_on.copied_tokens
+    assert gen_on.usage.forward_passes < gen_off.usage.forward_passes == len(gen_off.token_ids)
+
+
+def test_canonical_jump_forward_is_valid(model_extractor):
+    out = run(model_extractor, Person, sample("contact"), max_tokens=60, jump_forward="canonical")
+    if out.error is None:
+        assert_complete_and_valid(model_extractor, Person, out)
+    else:
+        assert isinstance(out.error, IncompleteOutputError), out.summary()
+        grammar_matcher(model_extractor, Person, out.error.partial)
+
+
+def test_extract_many_returns_one_result_or_error_per_text_in_order(model_extractor):
+    texts = [sample("contact"), "Ann Lee, head of sales at Nordwind AG.", sample("contact")]
+    results = model_extractor.extract_many(Person, texts, batch_size=2, max_tokens=60, progress=False)
+    assert len(results) == 3
+    for text, result in zip(texts, results):
+        if isinstance(result, ExtractorError):
+            assert isinstance(result, (IncompleteOutputError, ExtractionError)), repr(result)
+        else:
+            assert isinstance(result, (Person, Refusal))
+    cut = extractor.extract_many(Person, texts[:2], max_tokens=3, max_retries=0, progress=False)
+    assert [type(r) for r in cut] == [IncompleteOutputError, IncompleteOutputError]
+    assert all(r.partial.startswith("{") and r.max_tokens == 3 for r in cut)
+
+
+def test_guards_are_switchable(model_extractor):
+    from extractor import Guards
+
+    text = sample("contact")
+    kw = dict(max_tokens=60)
+    default = cached_run(model_extractor, Person, text, **kw)
+    off = run(model_extractor, Person, text, guards=False, **kw)
+    tight = run(model_extractor, Person, text, guards=Guards(max_string_bytes=4), **kw)
+    for out in (default, off, tight):
+        if out.error is None:
+            assert_complete_and_valid(model_extractor, Person, out)
+    if tight.error is None and isinstance(tight.result, Person):
+        # every string closed within about one token of 4 bytes
+        assert all(len(v.encode()) <= 4 + 16 for v in tight.result.model_dump().values() if isinstance(v, str))

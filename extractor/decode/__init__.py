@@ -7,6 +7,8 @@ from extractor.decode.prompt import PromptTemplate, encode, messages
 from extractor.decode.rows import DecodeOptions
 from extractor.decode.sampling import SamplingOptions
 
-__all__ = ["DEFAULT_MODEL", "NO_GUARDS", "DecodeOptions", "Generation", "Guards", "LoadedModel", "ModelLoadError",
-           "PromptTemplate", "SamplingOptions", "encode", "generate", "generate_many", "jump_forward_options", "load_model",
-           "messages"]
+__all__ = [
+    "DEFAULT_MODEL", "NO_GUARDS", "DecodeOptions", "Generation", "Guards", "LoadedModel", "ModelLoadError",
+    "PromptTemplate", "SamplingOptions", "encode", "generate", "generate_many", "jump_forward_options", "load_model",
+    "messages",
+]

@@ -1,8 +1,9 @@
 """Jump-forward: the tokens of a forced span, chosen so that neither of its boundaries is unnatural.
 
 Where the grammar admits exactly one continuation (`Matcher.forced_bytes()`), those bytes need no
-sampling decision: they are tokenized and fed to the model in one forward pass. Two rules keep the
-token boundaries the model's own:
+sampling decision: they are tokenized and fed to the model in one forward pass. These rules keep
+the token boundaries natural (and the decode loop, by default, also verifies each token against the
+model's own pick in that same pass; see rows.Row):
 
 - The span is tokenized the way the model's tokenizer writes that text (its canonical tokenization),
   and every token is checked against the grammar; a token the grammar rejects ends the span there.
@@ -62,14 +63,15 @@ class SpanTokenizer:
         return out
 
 
-def forced_tokens(matcher: Matcher, spans: SpanTokenizer, *, previous: int | None = None,
-                  before: Config | None = None, limit: int = 256) -> tuple[list[int], bool]:
+def forced_tokens(matcher: Matcher, spans: SpanTokenizer, *, previous: int | None = None, before: Config | None = None,
+                  limit: int = 256, hold_back: bool = True) -> tuple[list[int], bool]:
     """Tokens to feed without sampling from the matcher's position, and whether `previous` was merged.
 
     With `previous` (the free token just advanced) and `before` (the configuration before it), the
     forced bytes are tokenized together with it when the tokenizer merges across the boundary; the
     result then starts with a token that replaces `previous` (same output bytes, one token fewer or
-    equal), and the caller swaps it in. The matcher is left unchanged.
+    equal), and the caller swaps it in. The matcher is left unchanged. `hold_back=False` keeps the
+    last tokens even where a longer token could run on (for drafts the model verifies anyway).
     """
     data = matcher.forced_bytes(limit)
     if not data:
@@ -80,13 +82,14 @@ def forced_tokens(matcher: Matcher, spans: SpanTokenizer, *, previous: int | Non
         ids = spans.encode(head + data)
         first = grammar.vocab.tokens[ids[0]] if ids else b""
         if len(first) > len(head) and first.startswith(head):  # merges across; never re-splits `previous`
-            kept = _span(grammar, before, ids, head + data)
+            kept = _span(grammar, before, ids, head + data, hold_back)
             if kept and kept[0] == ids[0]:
                 return kept, True
-    return _span(grammar, matcher.config, spans.encode(data), data), False
+    return _span(grammar, matcher.config, spans.encode(data), data, hold_back), False
 
 
-def _span(grammar: CompiledGrammar, config: Config, ids: list[int], data: bytes) -> list[int]:
+def _span(grammar: CompiledGrammar, config: Config, ids: list[int], data: bytes,
+          hold_back: bool = True) -> list[int]:
     """The longest allowed prefix of `ids`, less trailing tokens a longer allowed token could extend."""
     tokens = grammar.vocab.tokens
     configs, starts, pos = [config], [0], 0
@@ -99,7 +102,7 @@ def _span(grammar: CompiledGrammar, config: Config, ids: list[int], data: bytes)
         configs.append(config)
         starts.append(pos)
     kept = len(configs) - 1
-    while kept and crosses(grammar, configs[kept - 1], data[starts[kept - 1]:]):
+    while hold_back and kept and crosses(grammar, configs[kept - 1], data[starts[kept - 1]:]):
         kept -= 1
     return ids[:kept]
 

@@ -42,6 +42,7 @@ NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=F
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
+_NUMBER_START = frozenset(b"-0123456789")
 _WS = b" \t\r\n"
 
 
@@ -76,7 +77,14 @@ class JsonTracker:
         self.escape = False
         self.string_start = 0
         self.digits = 0
+        self.number_start = -1
         self.stack: list[_Array | None] = []  # None for an object
+
+    def value(self) -> bytes:
+        """The string content or number written so far of the value being written (b"" between values)."""
+        if self.in_string:
+            return bytes(self.data[self.string_start:])
+        return bytes(self.data[self.number_start:]) if self.number_start >= 0 else b""
 
     def feed(self, data: bytes) -> None:
         for byte in data:
@@ -92,11 +100,13 @@ class JsonTracker:
             elif byte == 0x22:
                 self.in_string = False
             return
+        pos = len(self.data)
         if byte in _NUMBER:
+            if self.number_start < 0 and byte in _NUMBER_START:
+                self.number_start = pos
             self.digits += byte in _DIGITS
             return
-        self.digits = 0
-        pos = len(self.data)
+        self.digits, self.number_start = 0, -1
         if byte == 0x22:
             self.in_string, self.string_start = True, pos + 1
         elif byte == 0x5B:  # [

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 import torch
 
+from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer
 from extractor.decode.guards import NO_GUARDS, Guards
 from extractor.decode.model import LoadedModel
@@ -35,21 +36,27 @@ class Generation:
     usage: Usage = field(default_factory=Usage)
     forced_tokens: int = 0
     """Output tokens fed by jump-forward, without a sampling decision (included in token_ids)."""
+    copied_tokens: int = 0
+    """Output tokens drafted from the source text and kept by the model (included in token_ids)."""
     guard_steps: int = 0
     """Steps where a guard removed tokens from the mask."""
 
 
 def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
              max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool | str = True,
-             guards: Guards = NO_GUARDS, merge: bool = False) -> Generation:
+             guards: Guards = NO_GUARDS, merge: bool = False, source: str | bytes | None = None,
+             source_drafts: int = 8) -> Generation:
     """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens.
 
     `jump_forward`: True or "verified" (forced spans fed in one pass, each token kept only where the
     model would have picked it), "canonical" (the tokenizer's split, unverified), False (off).
+    `source`: the text being extracted from; with verified jump-forward, up to `source_drafts` tokens
+    copied from it are drafted while a value is written (verified too: the output does not change).
     """
     options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling, guards=guards,
-                      merge=merge)
-    return generate_many(lm, vocab, [prompt_ids], [matcher], options)[0]
+                      merge=merge, source_drafts=source_drafts)
+    return generate_many(lm, vocab, [prompt_ids], [matcher], options,
+                         sources=None if source is None else [source])[0]
 
 
 def jump_forward_options(mode: bool | str) -> DecodeOptions:
@@ -65,19 +72,20 @@ def jump_forward_options(mode: bool | str) -> DecodeOptions:
 
 def generate_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]],
                   matchers: Sequence[Matcher | None], options: DecodeOptions, *,
-                  guards: Sequence[Guards] | None = None,
+                  guards: Sequence[Guards] | None = None, sources: Sequence[str | bytes | None] | None = None,
                   on_done: Callable[[int], None] | None = None) -> list[Generation]:
     """Decode every prompt as one batch, each with its own matcher (and guards, else `options.guards`).
 
+    `sources`: per row, the text extracted from (drafts copied from it; see `generate`).
     `on_done(i)` is called as row i finishes. Jump-forward works per row: a step feeds each row its
     chosen token and forced span, shorter rows padded on the left and masked out of attention.
     """
-    return _decode(lm, vocab, prompts, matchers, options, guards, on_done)
+    return _decode(lm, vocab, prompts, matchers, options, guards, sources, on_done)
 
 
 @torch.inference_mode()
 def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
-            options: DecodeOptions, guards: Sequence[Guards] | None,
+            options: DecodeOptions, guards: Sequence[Guards] | None, sources: Sequence[str | bytes | None] | None,
             on_done: Callable[[int], None] | None) -> list[Generation]:
     start = time.perf_counter()
     device = lm.device
@@ -92,8 +100,13 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
         generator = None
         if options.sampling.seed is not None:
             generator = torch.Generator(device=device).manual_seed(options.sampling.seed)
+        source = sources[n] if sources is not None else None
+        copy = None
+        if span is not None and source and options.source_drafts > 0:
+            data = source.encode() if isinstance(source, str) else source
+            copy = SourceDrafts(data, span, max_tokens=options.source_drafts)
         rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
-                        guards=guards[n] if guards is not None else options.guards))
+                        guards=guards[n] if guards is not None else options.guards, copy=copy))
     finished: dict[int, float] = {}
     batch = _Batch(lm, device, pad=_pad_id(lm, vocab))
     inputs = [row.start() for row in rows]
@@ -132,7 +145,7 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
                       seconds=finished.get(i, time.perf_counter() - start), prefill_seconds=prefill)
         data = bytes(row.output)
         out.append(Generation(text=_text(data), data=data, token_ids=row.tokens, complete=row.complete,
-                              usage=usage, forced_tokens=row.forced,
+                              usage=usage, forced_tokens=row.forced, copied_tokens=row.copied,
                               guard_steps=row.guard.fired if row.guard is not None else 0))
     return out
 

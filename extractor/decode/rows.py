@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer, forced_tokens
-from extractor.decode.guards import NO_GUARDS, Guard, Guards
+from extractor.decode.guards import NO_GUARDS, Guard, Guards, JsonTracker
 from extractor.decode.sampling import SamplingOptions, choose, masked, penalize, verify
 from extractor.masks import Matcher
 from extractor.masks.device import DeviceMasks as PackedMasks
@@ -32,6 +33,9 @@ class DecodeOptions:
     output exactly as token-by-token decoding (greedy; the same distribution when sampling). False
     trusts the tokenizer's split of forced text: fewer passes, but the model sees token boundaries it
     might not have chosen, and its output may differ."""
+    source_drafts: int = 8
+    """Verified only, with a source text given: draft up to this many tokens copied from the source while a
+    value is written (0: off). Verified like forced spans, so outputs do not change; see copy.py."""
     merge: bool = False
     """Unverified only: re-tokenize a forced span with the free token before it where the tokenizer merges them."""
     guards: Guards = NO_GUARDS
@@ -91,21 +95,29 @@ class Row:
     spans: SpanTokenizer | None = None
     generator: torch.Generator | None = None
     guards: Guards = NO_GUARDS
+    copy: SourceDrafts | None = None
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
     pending: list[int] = field(default_factory=list)
     draft: list[int] = field(default_factory=list)
+    copying: bool = False
     discard: int = 0
     forced: int = 0
+    copied: int = 0
     passes: int = 0
     complete: bool = False
     done: bool = False
     guard: Guard | None = None
+    json: JsonTracker | None = None
     _allowed: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
         if self.matcher is not None and self.guards.active:
             self.guard = Guard(self.guards, self.matcher.grammar)
+        if self.copy is not None and self.matcher is not None and self.options.verify:
+            self.json = JsonTracker()
+        else:
+            self.copy = None
 
     @property
     def positions(self) -> int:
@@ -148,7 +160,10 @@ class Row:
                 break
             self.matcher.advance(token)
             self._emit([token])
-            self.forced += 1
+            if self.copying:
+                self.copied += 1
+            else:
+                self.forced += 1
         if token in self.vocab.eos_ids:
             if self.matcher is not None:
                 self.matcher.advance(token)
@@ -177,7 +192,8 @@ class Row:
         room = self.options.max_tokens - len(self.tokens)
         if self.options.jump_forward and self.spans is not None and room > 0:
             merge = self.options.merge and not self.options.verify
-            span, merged = forced_tokens(matcher, self.spans, previous=token if merge else None, before=before)
+            span, merged = forced_tokens(matcher, self.spans, previous=token if merge else None, before=before,
+                                         hold_back=not self.options.verify)  # a verified draft may run on
             if merged:  # the span's first token replaces `token`: same bytes so far, the tokenizer's own split
                 first, span = span[0], span[1:]
                 extra = self.vocab.tokens[first][len(self.vocab.tokens[token]):]
@@ -193,6 +209,11 @@ class Row:
                 self._emit(span)
                 self.forced += len(span)
             self.pending += span
+            self.copying = False
+            if not span and self.copy is not None:
+                self.draft = self.copy.draft(matcher, self.json.value(), room)
+                self.pending += self.draft
+                self.copying = True
         if self.draft:
             return
         if matcher.accepting() and not matcher.grammar.allowed_bytes(matcher.config):
@@ -217,3 +238,5 @@ class Row:
         self.output += data
         if self.guard is not None:
             self.guard.feed(data)
+        if self.json is not None:
+            self.json.feed(data)

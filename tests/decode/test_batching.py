@@ -12,6 +12,7 @@ from schemas import ContactCard, Event
 from tests.decode.fakes import fake_lm, hf_tokenizer
 
 PROMPTS = [[5, 6, 7], [11, 12, 13, 14, 15, 16, 17], [8], [21, 22, 23, 24]]
+SOURCE = "Berlin Python Meetup, 2025-06-12 at 18:30, Factory Berlin"
 
 
 @pytest.fixture(scope="module")
@@ -29,9 +30,11 @@ def test_each_row_decodes_as_it_would_alone(fake, jump_forward, sampling):
     grammar = compile_schema(Event, vocab, refusal=Refusal)
     options = replace(jump_forward_options(jump_forward), max_tokens=40, sampling=sampling)
     done: list[int] = []
-    batch = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, on_done=done.append)
-    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=40, sampling=sampling, jump_forward=jump_forward)
-             for p in PROMPTS]
+    sources = [SOURCE, None, SOURCE, SOURCE]
+    batch = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, sources=sources,
+                          on_done=done.append)
+    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=40, sampling=sampling, jump_forward=jump_forward,
+                      source=src) for p, src in zip(PROMPTS, sources)]
     for b, a in zip(batch, alone):
         assert b.token_ids == a.token_ids
         assert b.complete == a.complete

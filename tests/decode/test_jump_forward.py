@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from extractor import Refusal, compile_schema
 from extractor.decode import SamplingOptions, generate
+from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer, crosses, forced_tokens
 from schemas import ContactCard, Event, Invoice, Resume
 from tests.decode.fakes import fake_lm, hf_tokenizer
@@ -31,6 +32,22 @@ class Order(BaseModel):
 
 SCHEMAS = [Person, Order, Event, ContactCard, Invoice, Resume]
 PROMPT = [10, 20, 30]
+SOURCE = 'Name: Ann Lee-Smith\nEmail: ann@example.com, "work"\nDate: 2024-03-15 at 18:30\nTotal 1200.50'
+
+
+def test_source_drafts_propose_what_follows_in_the_text(gpt2):
+    grammar = compile_schema(Person, gpt2, refusal=None)
+    drafts = SourceDrafts(SOURCE.encode(), SpanTokenizer(gpt2, grammar), max_tokens=8)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(b'{"name":"Ann')
+    ids = drafts.draft(matcher, b"Ann", room=20)
+    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b" Lee-Smith"  # cut at the line break
+    assert drafts.draft(matcher, b"An", room=20) == []  # shorter than min_match
+    assert drafts.draft(matcher, b"Ann", room=1) == ids[:1]
+    matcher = grammar.matcher()
+    matcher.advance_bytes(b'{"name":"ann@exa')
+    ids = drafts.draft(matcher, b"ann@exa", room=20)
+    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b"mple.com, "  # cut at the quote
 
 
 @pytest.fixture(scope="module")
@@ -136,7 +153,7 @@ def test_jump_forward_output_is_always_valid(fake, model, mode):
     for seed in range(4):
         sampling = SamplingOptions(temperature=1.0, top_k=50 if seed % 2 else 0, seed=seed)
         gen = generate(lm, vocab, PROMPT + [seed], grammar.matcher(), max_tokens=120, sampling=sampling,
-                       jump_forward=mode, merge=bool(seed % 2))
+                       jump_forward=mode, merge=bool(seed % 2), source=SOURCE)
         assert b"".join(vocab.tokens[t] for t in gen.token_ids) == gen.data
         prefix = grammar.matcher()
         prefix.advance_bytes(gen.data)  # always a prefix the grammar allows
@@ -145,7 +162,7 @@ def test_jump_forward_output_is_always_valid(fake, model, mode):
             assert prefix.accepting()
             _valid(model, gen.text)
             # each pass ended in one choice of the model's; forced tokens it kept (or was given) were free
-            assert gen.usage.forward_passes == len(gen.token_ids) - gen.forced_tokens
+            assert gen.usage.forward_passes == len(gen.token_ids) - gen.forced_tokens - gen.copied_tokens
         else:
             assert len(gen.token_ids) == 120
     assert complete >= 2
@@ -158,7 +175,7 @@ def test_verified_jump_forward_decodes_exactly_as_token_by_token(fake, model):
     grammar = compile_schema(model, vocab, refusal=Refusal)
     for extra in range(3):
         prompt = PROMPT + [extra]
-        on = generate(lm, vocab, prompt, grammar.matcher(), max_tokens=100)
+        on = generate(lm, vocab, prompt, grammar.matcher(), max_tokens=100, source=SOURCE)
         off = generate(lm, vocab, prompt, grammar.matcher(), max_tokens=100, jump_forward=False)
         assert on.token_ids == off.token_ids
         assert on.complete == off.complete
