@@ -2,18 +2,20 @@
 
 from typing import Any
 
-from extractor.api import Extractor, compile_schema, extract, extract_many
+from extractor.api import Extractor, compile_schema, extract, extract_many, extract_stream
+from extractor.checks import check
 from extractor.decode import Guards
 from extractor.errors import (
-    ExtractionError, ExtractorError, IncompleteOutputError, InvalidSchemaError, UnsatisfiableSchemaError,
+    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, UnsatisfiableSchemaError,
     UnsupportedSchemaError,
 )
 from extractor.schema import Refusal
+from extractor.schema.verbatim import Verbatim
 
 __all__ = [
     "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
-    "InvalidSchemaError", "Refusal", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "compile_schema",
-    "extract", "extract_many",
+    "InputError", "InvalidSchemaError", "Refusal", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Verbatim",
+    "check", "compile_schema", "extract", "extract_many", "extract_stream",
 ]
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-from collections.abc import Iterator, Sequence
+import queue
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
@@ -18,10 +19,13 @@ from extractor.decode import (
     NO_GUARDS, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate, generate_many,
     jump_forward_options, load_model, messages,
 )
-from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError
+from extractor.checks import Check, model_checks, run_checks
+from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, Usage
+from extractor.decode.model import ModelLoadError
 from extractor.grammar import CompileOptions, compile_grammar
-from extractor.masks import CompiledGrammar, TokenTrie
+from extractor.masks import CompiledGrammar, Matcher, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, target_ir
+from extractor.stream import completed_members
 from extractor.tokens import Vocabulary
 
 T = TypeVar("T")
@@ -51,11 +55,18 @@ class Extractor:
                 model.to(device)
         self.template = template
         self.vocab = Vocabulary.from_hf(self.lm.tokenizer, size=self.lm.logits_width)
+        if not self.vocab.eos_ids:
+            raise ModelLoadError("the tokenizer has no end-of-sequence token: generation could never stop")
         self._grammars: dict[tuple[Any, Any], CompiledGrammar] = {}
 
-    def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal) -> CompiledGrammar:
-        """The grammar for a target (and refusal model), compiled once per Extractor."""
-        key = (json.dumps(json_schema(target), sort_keys=True), refusal)
+    def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
+                source: str | None = None) -> CompiledGrammar:
+        """The grammar for a target (and refusal model), compiled once per Extractor; a target with
+        `Verbatim` fields is compiled per `source` document (and not cached)."""
+        text = json.dumps(json_schema(target), sort_keys=True)
+        if '"x-verbatim": true' in text:
+            return compile_schema(target, self.vocab, refusal=refusal, options=CompileOptions(source=source))
+        key = (text, refusal)
         if key not in self._grammars:
             self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal)
         return self._grammars[key]
@@ -67,8 +78,10 @@ class Extractor:
 
     def extract(self, target: Any, text: str, *, max_tokens: int = 1024, temperature: float = 0.0,
                 top_p: float = 1.0, top_k: int = 0, seed: int | None = None, repetition_penalty: float = 1.0,
-                refusal: bool | type[BaseModel] = True, max_retries: int = 1, constrained: bool = True,
-                jump_forward: bool | str = True, guards: bool | Guards = True) -> Any:
+                refusal: bool | type[BaseModel] = True, max_retries: int | Retrying = 1, constrained: bool = True,
+                jump_forward: bool | str = True, guards: bool | Guards = True, checks: Sequence[Check] = (),
+                on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
+                _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Any:
         """Extract one `target` from `text`; a Refusal when the model declines.
 
         `jump_forward` feeds text the schema forces (keys, quotes, braces) many tokens per forward pass;
@@ -79,24 +92,73 @@ class Extractor:
         True: the defaults, with no string longer than `text`; False: none). Raises
         `IncompleteOutputError` when `max_tokens` cuts the output, `ExtractionError` when every attempt
         fails validation.
+
+        `checks`: callables run on the parsed object (with the target's `@check` methods); a message
+        they return or raise fails the attempt, and the retry sees it. `max_retries` is an int or a
+        tenacity `Retrying` (its stop and wait are used; only failed validations are retried).
+        `on_attempt(attempt)` is called after every attempt (text, errors, usage). `with_usage=True`
+        returns `(result, usage)`, the usage summed over the attempts. Empty text, or a prompt longer
+        than the model's context, raises `InputError` before anything is generated.
         """
+        if not text.strip():
+            raise InputError("the text is empty: there is nothing to extract from")
         refusal_model = (Refusal if refusal is True else refusal) or None
-        grammar = self.compile(target, refusal_model) if constrained else None
+        grammar = self.compile(target, refusal_model, source=text) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
+        every = [*model_checks(target), *checks]
         attempts: list[Attempt] = []
-        retrying = Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True,
-                            retry=retry_if_exception_type(_Invalid))
         try:
-            for attempt in retrying:
+            for attempt in _retrying(max_retries):
                 with attempt:
-                    gen = generate(self.lm, self.vocab, self._prompt(target, text, attempts),
-                                   grammar.matcher() if grammar else None, max_tokens=max_tokens, sampling=sampling,
+                    prompt = self._prompt(target, text, attempts)
+                    self._fits(prompt, max_tokens)
+                    matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
+                    gen = generate(self.lm, self.vocab, prompt, matcher, max_tokens=max_tokens, sampling=sampling,
                                    jump_forward=jump_forward, guards=_guards(guards, text), source=text)
-                    return _outcome(target, refusal_model, gen, attempts, max_tokens)
+                    try:
+                        result = _outcome(target, refusal_model, gen, attempts, max_tokens, every)
+                    finally:
+                        if on_attempt is not None and attempts:
+                            on_attempt(attempts[-1])
+                    return (result, _total(attempts)) if with_usage else result
         except _Invalid:
             raise ExtractionError(attempts) from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+    def extract_stream(self, target: Any, text: str, **kw: Any) -> Iterator[Any]:
+        """Yield partial results while generating: the target built (unvalidated, `model_construct`)
+        from the top-level fields complete so far, each time one more completes; then the final
+        validated result (or Refusal). Errors are raised as by `extract`. Jump-forward is off."""
+        updates: queue.Queue[tuple[str, Any]] = queue.Queue()
+        seen = [0]
+
+        def watch(grammar: CompiledGrammar) -> Matcher:
+            matcher = _WatchedMatcher(grammar)
+            matcher.on_change = lambda data: _publish(data, target, seen, updates)
+            return matcher
+
+        def run() -> None:
+            try:
+                updates.put(("done", self.extract(target, text, _matcher=watch, **{**kw, "jump_forward": False})))
+            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+                updates.put(("error", exc))
+
+        threading.Thread(target=run, daemon=True).start()
+        while True:
+            kind, value = updates.get()
+            if kind == "error":
+                raise value
+            yield value
+            if kind == "done":
+                return
+
+    def _fits(self, prompt: list[int], max_tokens: int) -> None:
+        """Refuse before generating when the prompt alone overflows the model's context."""
+        limit = getattr(getattr(self.lm.model, "config", None), "max_position_embeddings", None)
+        if isinstance(limit, int) and len(prompt) >= limit:
+            raise InputError(f"the prompt is {len(prompt)} tokens but the model's context is {limit} tokens; "
+                             f"shorten the text (the answer needs up to max_tokens={max_tokens} more)")
 
     def extract_many(self, target: Any, texts: Sequence[str], *, batch_size: int = 8, max_tokens: int = 1024,
                      temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
@@ -159,16 +221,63 @@ class Extractor:
 
 
 def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
-             max_tokens: int) -> Any:
+             max_tokens: int, checks: Sequence[Check] = ()) -> Any:
     """The result of one attempt: the parsed object, IncompleteOutputError, or _Invalid (errors recorded)."""
     attempts.append(Attempt(gen.text, gen.usage))
     if not gen.complete:
         raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
     try:
-        return _parse(target, refusal, gen.text)
+        result = _parse(target, refusal, gen.text)
     except (ValueError, ValidationError) as exc:
         attempts[-1].errors = _errors(exc)
         raise _Invalid() from exc
+    refused = refusal is not None and isinstance(result, refusal)
+    failed = [] if refused else run_checks(result, checks)
+    if failed:
+        attempts[-1].errors = failed
+        raise _Invalid()
+    return result
+
+
+def _retrying(max_retries: int | Retrying) -> Retrying:
+    """Retry only failed validations: `max_retries` more attempts, or the given tenacity policy's stop/wait."""
+    if isinstance(max_retries, Retrying):
+        return max_retries.copy(retry=retry_if_exception_type(_Invalid), reraise=True)
+    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry_if_exception_type(_Invalid))
+
+
+def _total(attempts: list[Attempt]) -> Usage:
+    """Usage summed over attempts."""
+    out = Usage()
+    for a in attempts:
+        for name in ("prompt_tokens", "completion_tokens", "forward_passes", "seconds", "prefill_seconds"):
+            setattr(out, name, getattr(out, name) + getattr(a.usage, name))
+    return out
+
+
+class _WatchedMatcher(Matcher):
+    """A matcher that reports its output after every step (for extract_stream)."""
+
+    def on_change(self, data: bytes) -> None:
+        """Replaced per instance."""
+
+    def advance(self, token: int) -> None:
+        super().advance(token)
+        self.on_change(bytes(self.output))
+
+    def advance_bytes(self, data: bytes) -> None:
+        super().advance_bytes(data)
+        self.on_change(bytes(self.output))
+
+
+def _publish(data: bytes, target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
+    """Queue a partial result when one more top-level field is complete."""
+    members = completed_members(data.decode("utf-8", errors="ignore"))
+    if len(members) <= seen[0]:
+        return
+    seen[0] = len(members)
+    model = isinstance(target, type) and issubclass(target, BaseModel)
+    updates.put(("partial", target.model_construct(**members) if model else members))
 
 
 def _guards(guards: bool | Guards, text: str) -> Guards:
@@ -226,6 +335,12 @@ def extract(target: dict[str, Any], text: str, *, model: str | None = None, **kw
 def extract(target: Any, text: str, *, model: str | None = None, device: str | None = None, **kw: Any) -> Any:
     """Extract `target` from `text` with a model loaded once per process (the embedded one by default)."""
     return _default(model, device).extract(target, text, **kw)
+
+
+def extract_stream(target: Any, text: str, *, model: str | None = None, device: str | None = None,
+                   **kw: Any) -> Iterator[Any]:
+    """`Extractor.extract_stream` with the process-wide model: partial results, then the final one."""
+    return _default(model, device).extract_stream(target, text, **kw)
 
 
 def extract_many(target: Any, texts: Sequence[str], *, model: str | None = None, device: str | None = None,

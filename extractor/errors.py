@@ -22,6 +22,10 @@ class UnsatisfiableSchemaError(InvalidSchemaError):
     """No JSON value satisfies the schema, so nothing could ever be generated for it."""
 
 
+class InputError(ExtractorError, ValueError):
+    """The text cannot be extracted from as given (empty, or longer than the model's context)."""
+
+
 class SchemaWarning(UserWarning):
     """A schema part that does not constrain generation (unknown keyword or format)."""
 

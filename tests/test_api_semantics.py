@@ -1,0 +1,55 @@
+"""Checks with retries, attempt hooks, usage, streaming, grounded fields and bad input, on the embedded model."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import pytest
+from pydantic import BaseModel
+from tenacity import Retrying, stop_after_attempt
+
+from extractor import ExtractionError, InputError, Refusal, Verbatim
+
+CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
+
+
+class Person(BaseModel):
+    name: Annotated[str, Verbatim]
+    email: Annotated[str, Verbatim]
+
+
+def test_failed_checks_are_retried_and_every_attempt_kept(model_extractor):
+    seen = []
+    with pytest.raises(ExtractionError) as err:
+        model_extractor.extract(Person, CONTACT, max_tokens=60, checks=[lambda p: "always wrong"],
+                                on_attempt=seen.append, max_retries=Retrying(stop=stop_after_attempt(2)))
+    attempts = err.value.attempts
+    assert len(attempts) == 2 and seen == attempts
+    assert all(a.errors == ["<lambda>: always wrong"] and a.usage.completion_tokens > 0 for a in attempts)
+    history = model_extractor.lm.tokenizer.decode(model_extractor._prompt(Person, CONTACT, attempts[:1]))
+    assert "always wrong" in history
+
+
+def test_verbatim_fields_are_copied_from_the_text_and_usage_is_returned(model_extractor):
+    person, usage = model_extractor.extract(Person, CONTACT, max_tokens=60, with_usage=True)
+    if not isinstance(person, Refusal):
+        assert person.name in CONTACT and person.email in CONTACT
+    assert usage.prompt_tokens > 0 and usage.completion_tokens > 0 and usage.forward_passes > 0
+
+
+def test_stream_yields_growing_partials_then_the_validated_result(model_extractor):
+    parts = list(model_extractor.extract_stream(Person, CONTACT, max_tokens=60))
+    final = parts[-1]
+    assert isinstance(final, (Person, Refusal))
+    if isinstance(final, Person):
+        partial_fields = [set(p.model_fields_set) for p in parts[:-1]]
+        assert partial_fields[0] == {"name"} and partial_fields[-1] == {"name", "email"}
+        assert parts[-2].name == final.name
+
+
+def test_bad_input_is_refused_before_generating(model_extractor):
+    with pytest.raises(InputError, match="empty"):
+        model_extractor.extract(Person, "  \n")
+    with pytest.raises(InputError, match="context is 8192 tokens"):
+        model_extractor.extract(Person, "word " * 20000)
