@@ -176,6 +176,8 @@ class Merger:
             if node.fraction and float(value).is_integer():
                 return False
             d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+            if node.multiple_of is not None and d % node.multiple_of != 0:
+                return False
             return ((node.minimum is None or d > node.minimum or (d == node.minimum and not node.exclusive_minimum))
                     and (node.maximum is None or d < node.maximum
                          or (d == node.maximum and not node.exclusive_maximum)))
