@@ -90,23 +90,7 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
     start = time.perf_counter()
     device = lm.device
     masks = _device_masks(device)
-    spans = {}
-    rows = []
-    for n, (prompt, matcher) in enumerate(zip(prompts, matchers)):
-        span = None
-        if matcher is not None and options.jump_forward:
-            span = spans.get(id(matcher.grammar)) or spans.setdefault(id(matcher.grammar),
-                                                                    SpanTokenizer(lm.tokenizer, matcher.grammar))
-        generator = None
-        if options.sampling.seed is not None:
-            generator = torch.Generator(device=device).manual_seed(options.sampling.seed)
-        source = sources[n] if sources is not None else None
-        copy = None
-        if span is not None and source and options.source_drafts > 0:
-            data = source.encode() if isinstance(source, str) else source
-            copy = SourceDrafts(data, span, max_tokens=options.source_drafts)
-        rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
-                        guards=guards[n] if guards is not None else options.guards, copy=copy))
+    rows = _rows(lm, vocab, prompts, matchers, options, guards, sources)
     finished: dict[int, float] = {}
     batch = _Batch(lm, device, pad=_pad_id(lm, vocab))
     inputs = [row.start() for row in rows]
@@ -148,6 +132,30 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
                               usage=usage, forced_tokens=row.forced, copied_tokens=row.copied,
                               guard_steps=row.guard.fired if row.guard is not None else 0))
     return out
+
+
+def _rows(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
+          options: DecodeOptions, guards: Sequence[Guards] | None,
+          sources: Sequence[str | bytes | None] | None) -> list[Row]:
+    """One Row per prompt: its matcher, guards, sampler seed, span tokenizer and source drafts."""
+    spans: dict[int, SpanTokenizer] = {}
+    rows = []
+    for n, (prompt, matcher) in enumerate(zip(prompts, matchers)):
+        span = copy = generator = None
+        if matcher is not None and options.jump_forward:
+            key = id(matcher.grammar)
+            if key not in spans:
+                spans[key] = SpanTokenizer(lm.tokenizer, matcher.grammar)
+            span = spans[key]
+        if options.sampling.seed is not None:
+            generator = torch.Generator(device=lm.device).manual_seed(options.sampling.seed)
+        source = sources[n] if sources is not None else None
+        if span is not None and source and options.source_drafts > 0:
+            data = source.encode() if isinstance(source, str) else source
+            copy = SourceDrafts(data, span, max_tokens=options.source_drafts)
+        rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
+                        guards=guards[n] if guards is not None else options.guards, copy=copy))
+    return rows
 
 
 class _Batch:
