@@ -9,6 +9,8 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `max_number_digits`: a number stops after this many digits (doubles need at most 17).
 - `unique_items`: an array item that repeats an earlier item of the same array verbatim (compact
   bytes) may not be followed by `,`: the array closes after the first repeat.
+- `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
+  three times) must close.
 """
 
 from __future__ import annotations
@@ -32,13 +34,17 @@ class Guards:
     """Digits one number may have before it must end; 20 keeps every double and 64-bit integer."""
     unique_items: bool = True
     """An array item equal to an earlier one ends the array (no `,` after it)."""
+    string_loops: bool = True
+    """A string that starts repeating itself (its last 16-128 bytes twice in a row, or 6-15 bytes three
+    times) must close."""
 
     @property
     def active(self) -> bool:
-        return self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
+        return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
+                or self.string_loops)
 
 
-NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False)
+NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, string_loops=False)
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
@@ -122,6 +128,23 @@ class JsonTracker:
             arr.item_start = pos + 1
 
 
+def looping(data: bytearray, start: int) -> bool:
+    """True when the string from `start` ends with a stretch repeated back to back: 16-128 bytes twice,
+    or 6-15 bytes three times."""
+    size = len(data) - start
+    end = len(data)
+    for period in range(6, min(128, size // 2) + 1):
+        times = 2 if period >= 16 else 3
+        if period * times > size:
+            continue
+        if data[end - 1] != data[end - 1 - period]:
+            continue
+        tail = data[end - period:end]
+        if all(data[end - k * period:end - (k - 1) * period] == tail for k in range(2, times + 1)):
+            return True
+    return False
+
+
 class Guard:
     """The guards of one generation: `restrict(mask)` removes the tokens they forbid here."""
 
@@ -140,7 +163,9 @@ class Guard:
         g, js = self.guards, self.json
         out = mask
         if js.in_string:
-            if g.max_string_bytes is not None and len(js.data) - js.string_start >= g.max_string_bytes:
+            size = len(js.data) - js.string_start
+            if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
+                    (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
                 out = out & self.classes.has_quote
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start

@@ -7,7 +7,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards
-from extractor.decode.guards import Guard, JsonTracker
+from extractor.decode.guards import Guard, JsonTracker, looping
 from tests.decode.fakes import hf_tokenizer
 
 
@@ -80,3 +80,24 @@ def test_a_guard_that_would_forbid_everything_stands_aside(gpt2):
     schema = {"type": "array", "items": {"const": "a"}, "minItems": 3}
     vocab, mask, out, guard = _at(schema, gpt2, b'["a","a"', Guards())
     assert out is mask and guard.fired == 0  # `]` is not allowed yet: the repeat must go on
+
+
+@pytest.mark.parametrize(("text", "loops"), [
+    (b"20457-Hafenweg 3, 20457-Hafenweg 3, ", True),     # 18 bytes, twice
+    (b"skills_description_description_description", True),  # 12 bytes, three times
+    (b"skills_description_description", False),            # 12 bytes, only twice
+    (b"ha ha ha ha", False),                                # 3 bytes: too short to count
+    (b"Factory Berlin, Rheinsberger Str. 76, Berlin", False),
+    (b"+44 7700 900456", False),
+])
+def test_looping_strings(text, loops):
+    data = bytearray(b'{"s":"' + text)
+    assert looping(data, 6) is loops
+
+
+def test_a_looping_string_must_close(gpt2):
+    schema = {"type": "object", "properties": {"s": {"type": "string"}}, "required": ["s"]}
+    vocab, mask, out, guard = _at(schema, gpt2, b'{"s":"Hafenweg 3, 20457-Hafenweg 3, 20457-', Guards())
+    assert all(b'"' in t for t in _allowed(vocab, out)) and guard.fired == 1
+    vocab, mask, out, _ = _at(schema, gpt2, b'{"s":"Hafenweg 3, 20457-Hafenweg 3, 20457-', Guards(string_loops=False))
+    assert out is mask
