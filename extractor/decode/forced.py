@@ -46,6 +46,23 @@ class SpanTokenizer:
             return ids
         return self._longest_match(raw)  # e.g. SentencePiece adds a leading "▁" the grammar never wants
 
+    def resplit(self, ids: list[int], splits: dict[int, int]) -> list[int]:
+        """`ids` with each token the model is known to write shorter (`splits`) split its way: same bytes."""
+        tokens, out, work = self.grammar.vocab.tokens, [], list(ids)
+        for _ in range(4 * len(ids) + 8):
+            if not work:
+                return out
+            tid = work.pop(0)
+            head = splits.get(tid)
+            rest = tokens[tid][len(tokens[head]):] if head is not None else b""
+            tail = self.encode(rest) if rest else []
+            if head is None or b"".join(tokens[t] for t in tail) != rest:
+                out.append(tid)
+                continue
+            out.append(head)
+            work[0:0] = tail
+        return out + work
+
     def _longest_match(self, data: bytes) -> list[int]:
         trie, out, pos = self.grammar.trie, [], 0
         while pos < len(data):

@@ -45,7 +45,7 @@ class Generation:
 def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
              max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool | str = True,
              guards: Guards = NO_GUARDS, merge: bool = False, source: str | bytes | None = None,
-             source_drafts: int = 8) -> Generation:
+             source_drafts: int = 12) -> Generation:
     """Decode until the grammar is complete (or EOS when unconstrained), or max_tokens.
 
     `jump_forward`: True or "verified" (forced spans fed in one pass, each token kept only where the
@@ -154,7 +154,10 @@ def _rows(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matc
             data = source.encode() if isinstance(source, str) else source
             copy = SourceDrafts(data, span, max_tokens=options.source_drafts)
         rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
-                        guards=guards[n] if guards is not None else options.guards, copy=copy))
+                        guards=guards[n] if guards is not None else options.guards, copy=copy,
+                        # learned splits only steer greedy drafts: with sampling, drafts decide which random
+                        # draws are made, and a seed must replay the same run
+                        splits=lm.splits if options.verify and options.sampling.temperature == 0 else None))
     return rows
 
 

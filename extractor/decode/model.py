@@ -9,7 +9,7 @@ import logging
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +36,9 @@ class LoadedModel:
     cache_kwarg: str
     logits_kwarg: str | None = None
     """How forward() is told to compute logits for the last position only (None: it cannot be)."""
+    splits: dict[int, int] = field(default_factory=dict)
+    """Learned while decoding: token -> the shorter token this model wrote where it was drafted (the
+    embedded model writes `":` `"` where its tokenizer has `":"`); later drafts follow its habit."""
 
     @classmethod
     def wrap(cls, model: Any, tokenizer: Any, name: str = "") -> "LoadedModel":

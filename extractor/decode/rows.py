@@ -33,7 +33,7 @@ class DecodeOptions:
     output exactly as token-by-token decoding (greedy; the same distribution when sampling). False
     trusts the tokenizer's split of forced text: fewer passes, but the model sees token boundaries it
     might not have chosen, and its output may differ."""
-    source_drafts: int = 8
+    source_drafts: int = 12
     """Verified only, with a source text given: draft up to this many tokens copied from the source while a
     value is written (0: off). Verified like forced spans, so outputs do not change; see copy.py."""
     merge: bool = False
@@ -96,6 +96,7 @@ class Row:
     generator: torch.Generator | None = None
     guards: Guards = NO_GUARDS
     copy: SourceDrafts | None = None
+    splits: dict[int, int] | None = None
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
     pending: list[int] = field(default_factory=list)
@@ -157,6 +158,7 @@ class Row:
             kept, token = verify(scores, draft[j], sampling, self.generator)
             if not kept:
                 self.discard = len(draft) - j  # fed, but not the model's pick: dropped from the cache
+                self._learn(draft[j], token)
                 break
             self.matcher.advance(token)
             self._emit([token])
@@ -174,6 +176,16 @@ class Row:
             self.matcher.advance(token)
         self._emit([token])
         self._queue(token, before)
+
+    def _learn(self, drafted: int, picked: int) -> None:
+        """Remember where the model wrote a shorter token than drafted (and forget where it no longer does)."""
+        if self.splits is None:
+            return
+        tokens = self.vocab.tokens
+        if tokens[drafted].startswith(tokens[picked]) and len(tokens[picked]) < len(tokens[drafted]):
+            self.splits[drafted] = picked
+        elif self.splits.get(picked) == drafted:
+            del self.splits[picked]
 
     def _mask(self, masks: DeviceMasks) -> torch.Tensor | None:
         if self.matcher is None:
@@ -200,6 +212,8 @@ class Row:
                 matcher.advance_bytes(extra)
                 self.tokens[-1] = self.pending[0] = first
                 self._feed(extra)
+            if self.options.verify and self.splits:
+                span = self.spans.resplit(span, self.splits)
             span = span[:room]
             if self.options.verify and not self._ends_with(span):
                 self.draft = span
@@ -211,7 +225,8 @@ class Row:
             self.pending += span
             self.copying = False
             if not span and self.copy is not None:
-                self.draft = self.copy.draft(matcher, self.json.value(), room)
+                draft = self.copy.draft(matcher, self.json.value(), room, self.json.in_string)
+                self.draft = self.spans.resplit(draft, self.splits)[:room] if self.splits else draft
                 self.pending += self.draft
                 self.copying = True
         if self.draft:

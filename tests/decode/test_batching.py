@@ -22,10 +22,13 @@ def fake():
 
 @pytest.mark.parametrize(("jump_forward", "sampling"), [
     ("verified", SamplingOptions()), ("canonical", SamplingOptions()), (False, SamplingOptions()),
-    ("verified", SamplingOptions(temperature=1.0, top_k=40, seed=4)),
+    ("canonical", SamplingOptions(temperature=1.0, top_k=40, seed=4)),
 ], ids=["greedy", "greedy-canonical", "greedy-no-jump", "sampled"])
 def test_each_row_decodes_as_it_would_alone(fake, jump_forward, sampling):
-    """The fake's logits depend on a row's real tokens only, so any padding or position slip shows."""
+    """The fake's logits depend on a row's real tokens only, so any padding or position slip shows.
+    (Verified sampling is left out: drafts follow splits learned meanwhile, and each drafted token
+    draws from the row's generator, so the same seed takes another path; its outputs are checked for
+    validity in test_jump_forward.)"""
     lm, vocab = fake
     grammar = compile_schema(Event, vocab, refusal=Refusal)
     options = replace(jump_forward_options(jump_forward), max_tokens=40, sampling=sampling)
@@ -38,8 +41,9 @@ def test_each_row_decodes_as_it_would_alone(fake, jump_forward, sampling):
     for b, a in zip(batch, alone):
         assert b.token_ids == a.token_ids
         assert b.complete == a.complete
-        assert b.forced_tokens == a.forced_tokens
-        assert b.usage.forward_passes == a.usage.forward_passes
+        if jump_forward != "verified":  # verified drafts follow splits learned meanwhile: same tokens, other drafts
+            assert b.forced_tokens == a.forced_tokens
+            assert b.usage.forward_passes == a.usage.forward_passes
     assert sorted(done) == list(range(len(PROMPTS)))
 
 

@@ -42,6 +42,10 @@ def test_source_drafts_propose_what_follows_in_the_text(gpt2):
     matcher.advance_bytes(b'{"name":"Ann')
     ids = drafts.draft(matcher, b"Ann", room=20)
     assert b"".join(grammar.vocab.tokens[t] for t in ids) == b" Lee-Smith"  # cut at the line break
+    ids = drafts.draft(matcher, b"Ann", room=20, in_string=True)  # ... where the string may close
+    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b' Lee-Smith","email":"'
+    ids = drafts.draft(matcher, b"Ann", room=3, in_string=True)
+    assert len(ids) == 3
     assert drafts.draft(matcher, b"An", room=20) == []  # shorter than min_match
     assert drafts.draft(matcher, b"Ann", room=1) == ids[:1]
     matcher = grammar.matcher()
@@ -180,6 +184,20 @@ def test_verified_jump_forward_decodes_exactly_as_token_by_token(fake, model):
         assert on.token_ids == off.token_ids
         assert on.complete == off.complete
         assert on.usage.forward_passes <= off.usage.forward_passes
+
+
+def test_drafts_learn_where_the_model_writes_shorter_tokens(gpt2):
+    grammar = compile_schema(Person, gpt2, refusal=None)
+    spans = SpanTokenizer(gpt2, grammar)
+    tokens = grammar.vocab.tokens
+    ids = gpt2(',"email":"', add_special_tokens=False)["input_ids"]
+    assert [tokens[t] for t in ids] == [b',"', b"email", b'":"']
+    colon = tokens.index(b'":')
+    quote, comma = tokens.index(b'"'), tokens.index(b",")
+    splits = {ids[2]: colon, ids[0]: comma}
+    assert [tokens[t] for t in spans.resplit(ids, splits)] == [b",", b'"', b"email", b'":', b'"']
+    assert spans.resplit(ids, {}) == ids
+    assert quote in spans.resplit(ids, splits)
 
 
 def test_without_jump_forward_every_token_costs_a_pass(fake):
