@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
 
 .PHONY: demo test clean
 
@@ -12,7 +12,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-$(STAMP): pyproject.toml Makefile
+$(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# torch first, pinned: on these machines pip takes the local CPU wheel; a bare requirement would pull CUDA.
 	$(BIN)/pip install -q torch==2.13.0

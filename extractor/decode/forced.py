@@ -68,11 +68,11 @@ class SpanTokenizer:
         while pos < len(data):
             node, best, best_end = 0, None, pos
             for end in range(pos, len(data)):
-                node = trie.children[node].get(data[end], -1)
+                node = trie.child(node, data[end])
                 if node < 0:
                     break
-                if trie.ends[node]:
-                    best, best_end = trie.ends[node][0], end + 1
+                if trie.nends[node]:
+                    best, best_end = int(trie.ends(node)[0]), end + 1
             if best is None:
                 break
             out.append(best)
@@ -128,11 +128,11 @@ def crosses(grammar: CompiledGrammar, config: Config, rest: bytes) -> bool:
     """True when some token allowed at `config` starts with `rest` (forced) and runs past it."""
     trie, node = grammar.trie, 0
     for byte in rest:
-        node = trie.children[node].get(byte, -1)
+        node = trie.child(node, byte)
         if node < 0:
             return False
     tokens = grammar.vocab.tokens
-    return any(grammar.walk(config, tokens[tid]) for tid in trie.longer_than(node, len(rest)).tolist())
+    return any(grammar.walk(config, tokens[tid]) for tid in trie.longer_than(node).tolist())
 
 
 def _utf8_prefix(data: bytes) -> str:

@@ -198,8 +198,7 @@ class Guard:
         """Token ids whose bytes start with `prefix`."""
         trie, node = self.trie, 0
         for byte in prefix:
-            node = trie.children[node].get(byte, -1)
+            node = trie.child(node, byte)
             if node < 0:
                 return np.empty(0, dtype=np.int64)
-        lo, hi = trie.span[node]
-        return trie.ids[lo:hi]
+        return trie.under(node)

@@ -56,24 +56,31 @@ class CompiledGrammar:
 
     def exits(self, table: Table, parent: Config) -> np.ndarray:
         """Exit tokens of a table that the enclosing rules accept: the bytes left after each token
-        leaves the rule, walked from the parent configuration once per distinct remainder (a trie
-        over the remainders), and remembered per (table, parent)."""
+        leaves the rule, walked from the parent configuration once per distinct remainder (in sorted
+        order, resuming from the prefix shared with the previous one), remembered per (table, parent)."""
         key = (id(table), parent)
         hit = self.exit_memo.get(key)
         if hit is not None and hit[0] is table:
             self.exit_memo.move_to_end(key)
             return hit[1]
-        children, ends = _remainders(table, self.vocab.tokens)
-        found: list[int] = []
-        work = [(0, parent)]
-        while work:
-            node, config = work.pop()
-            found.extend(ends[node])
-            for byte, child in children[node].items():
-                nxt = self.automaton.step(config, byte)
-                if nxt:
-                    work.append((child, nxt))
-        ids = np.array(found, dtype=np.int64)
+        found: list[np.ndarray] = []
+        configs = [parent]  # configs[k]: after the first k bytes of the previous remainder
+        previous, dead = b"", -1
+        for rest, ids in _remainders(table, self.vocab.tokens):
+            shared = _common(previous, rest)
+            if 0 <= dead < shared:
+                continue  # runs through the same rejected prefix
+            del configs[shared + 1:]
+            config, dead, previous = configs[shared], -1, rest
+            for byte in rest[shared:]:
+                config = self.automaton.step(config, byte)
+                if not config:
+                    dead = len(configs) - 1
+                    break
+                configs.append(config)
+            else:
+                found.append(ids)
+        ids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
         self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
         if len(self.exit_memo) > self.mask_cache_size:
             self.exit_memo.popitem(last=False)
@@ -187,20 +194,22 @@ def pack(mask: np.ndarray) -> np.ndarray:
     return data.view("<i4").astype(np.int32, copy=False)
 
 
-def _remainders(table: Table, tokens: tuple[bytes, ...]) -> tuple[list[dict[int, int]], list[list[int]]]:
-    """A trie of the bytes each exit token has left after leaving its rule (built once per table)."""
+def _remainders(table: Table, tokens: tuple[bytes, ...]) -> list[tuple[bytes, np.ndarray]]:
+    """The distinct byte strings exit tokens have left after leaving their rule, sorted (so that
+    a walk shares prefixes), each with its token ids; built once per table."""
     if table.remainders is None:
-        children: list[dict[int, int]] = [{}]
-        ends: list[list[int]] = [[]]
+        groups: dict[bytes, list[int]] = {}
         for tid, off in zip(table.exit_ids.tolist(), table.exit_offsets.tolist()):
-            node = 0
-            for byte in tokens[tid][off:]:
-                nxt = children[node].get(byte)
-                if nxt is None:
-                    nxt = children[node][byte] = len(children)
-                    children.append({})
-                    ends.append([])
-                node = nxt
-            ends[node].append(tid)
-        object.__setattr__(table, "remainders", (children, ends))
+            groups.setdefault(tokens[tid][off:], []).append(tid)
+        object.__setattr__(table, "remainders",
+                           [(rest, np.array(groups[rest], dtype=np.int64)) for rest in sorted(groups)])
     return table.remainders
+
+
+def _common(a: bytes, b: bytes) -> int:
+    """Length of the common prefix."""
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i

@@ -12,9 +12,11 @@ from pathlib import Path
 
 import numpy as np
 
-from extractor.automata import Automaton, RuleDFA
+from extractor.automata import Automaton, RuleDFA, Stack
 from extractor.automata.counted import CountedDFA
-from extractor.masks.trie import TokenTrie
+from extractor.masks.trie import TokenTrie, _kernel
+
+Config = frozenset[Stack]
 
 
 @dataclass(frozen=True, eq=False)
@@ -24,7 +26,7 @@ class Table:
     allowed: np.ndarray  # bool, one per token id
     exit_ids: np.ndarray  # token ids whose bytes run past the end of the rule
     exit_offsets: np.ndarray  # bytes of that token consumed inside the rule
-    remainders: tuple | None = field(default=None, compare=False)  # trie of what exits leave, built on use
+    remainders: list | None = field(default=None, compare=False)  # what exits leave, grouped; built on use
 
 
 class TableCache:
@@ -114,14 +116,33 @@ disk it stays computed for the next process."""
 
 
 def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+    """The table of a state of a rule that calls nothing: one pass over the preorder trie in C,
+    skipping every subtree whose prefix the DFA rejects (NumPy where the kernel is not built)."""
+    if _kernel is None:
+        return numpy_leaf_table(automaton, trie, rule, state)
+    dfa = automaton.dfas[rule]
+    base = dfa.base if isinstance(dfa, CountedDFA) else dfa
+    counted = None
+    if isinstance(dfa, CountedDFA):
+        counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
+                   dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
+    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
+    exits = np.empty((len(trie.depth), 3), dtype=np.int32)
+    n = _kernel.leaf_walk(trie.nodes, trie.ids, np.ascontiguousarray(base.trans, dtype=np.int32),
+                          np.ascontiguousarray(base.accept, dtype=np.uint8), state, counted, allowed, exits)
+    lo, hi, offset = exits[:n].T.astype(np.int64)
+    return Table(allowed=allowed.view(bool), exit_ids=trie.ids[_ranges(lo, hi)], exit_offsets=np.repeat(offset, hi - lo))
+
+
+def numpy_leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
     """Vectorized walk of the vocabulary through a DFA that calls nothing, column by column of the
     sorted byte matrix, starting from just the rows whose first byte the state allows (tokens
     sharing a first byte are contiguous in trie order)."""
     dfa = automaton.dfas[rule]
     step = _stepper(dfa)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
-    first = np.flatnonzero(np.asarray(dfa.trans[state]) >= 0).tolist()
-    spans = [trie.span[trie.children[0][b]] for b in first if b in trie.children[0]]
+    first = [trie.child(0, b) for b in np.flatnonzero(np.asarray(dfa.trans[state]) >= 0).tolist()]
+    spans = [(trie.lo[node], trie.hi[node]) for node in first if node >= 0]
     rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans]) if spans else np.zeros(0, dtype=np.int64)
     states = np.full(len(rows), state, dtype=np.int64)
     exit_ids, exit_offsets = [], []
@@ -141,7 +162,9 @@ def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
         if done.any():
             allowed[trie.ids[rows[done]]] = True
             rows, states = rows[~done], states[~done]
-    return _table(allowed, exit_ids, exit_offsets)
+    ids = np.concatenate(exit_ids) if exit_ids else np.zeros(0, dtype=np.int64)
+    offsets = np.concatenate(exit_offsets) if exit_offsets else np.zeros(0, dtype=np.int64)
+    return Table(allowed=allowed, exit_ids=ids, exit_offsets=offsets)
 
 
 def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -153,27 +176,39 @@ def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np
 
 
 def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-    """Pruned trie walk with a local stack; popping the bottom frame mid-token is an exit."""
-    allowed = np.zeros(trie.vocab.size, dtype=bool)
-    exit_ids, exit_offsets = [], []
+    """Preorder walk of the trie with a local stack, skipping every subtree whose prefix is rejected;
+    popping the bottom frame mid-token is an exit."""
+    depth, byte, end = trie.preorder
     accept = [d.accept for d in automaton.dfas]
-    work = [(0, automaton.close([((rule, state),)]), 0)]
-    while work:
-        node, stacks, depth = work.pop()
-        if depth:
-            allowed[trie.ends[node]] = True
-            if any(len(st) == 1 and accept[st[0][0]][st[0][1]] for st in stacks):
-                ids = trie.longer_than(node, depth)
-                exit_ids.append(ids)
-                exit_offsets.append(np.full(len(ids), depth))
-        for byte, child in trie.children[node].items():
-            nxt = automaton.step(stacks, byte)
-            if nxt:
-                work.append((child, nxt, depth + 1))
-    return _table(allowed, exit_ids, exit_offsets)
+    steps: dict[tuple[Config, int], Config] = {}  # the same configuration recurs under many prefixes
+    configs = [automaton.close([((rule, state),)])]  # configs[d]: after the first d bytes of the current node
+    reached, leaving = [], []
+    i = 1
+    while i < len(depth):
+        d = depth[i]
+        key = (configs[d - 1], byte[i])
+        config = steps.get(key)
+        if config is None:
+            config = steps[key] = automaton.step(*key)
+        if not config:
+            i = end[i]
+            continue
+        del configs[d:]
+        configs.append(config)
+        reached.append(i)
+        if any(len(st) == 1 and accept[st[0][0]][st[0][1]] for st in config):
+            leaving.append(i)
+        i += 1
+    allowed = np.zeros(trie.vocab.size, dtype=bool)
+    nodes = np.array(reached, dtype=np.int64)
+    allowed[trie.ids[_ranges(trie.lo[nodes], trie.lo[nodes] + trie.nends[nodes])]] = True
+    nodes = np.array(leaving, dtype=np.int64)
+    lo, hi = trie.lo[nodes] + trie.nends[nodes], trie.hi[nodes]
+    return Table(allowed=allowed, exit_ids=trie.ids[_ranges(lo, hi)], exit_offsets=np.repeat(trie.depth[nodes], hi - lo))
 
 
-def _table(allowed: np.ndarray, exit_ids: list[np.ndarray], exit_offsets: list[np.ndarray]) -> Table:
-    ids = np.concatenate(exit_ids) if exit_ids else np.zeros(0, dtype=np.int64)
-    offsets = np.concatenate(exit_offsets) if exit_offsets else np.zeros(0, dtype=np.int64)
-    return Table(allowed=allowed, exit_ids=ids, exit_offsets=offsets)
+def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """The rows lo[k]..hi[k]-1 of every range, concatenated."""
+    lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
+    sizes = hi - lo
+    return np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)

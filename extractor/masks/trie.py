@@ -1,14 +1,23 @@
-"""The vocabulary in the two shapes mask computation walks: a byte trie and a sorted byte matrix."""
+"""The vocabulary in the shapes mask computation walks: a byte trie in preorder and a sorted byte matrix."""
 
 from __future__ import annotations
+
+from functools import cached_property
 
 import numpy as np
 
 from extractor.tokens import Vocabulary
 
+try:
+    from extractor.masks import _kernel
+except ImportError:  # built without a C compiler: tables.py walks with NumPy instead
+    _kernel = None
+
 
 class TokenTrie:
-    """Tokens sorted by their bytes; each trie node covers a contiguous range of that order."""
+    """Tokens sorted by their bytes; trie nodes are numbered in preorder, each covering a contiguous
+    range of rows. Per node there are only arrays and one dict of ints: no Python containers for the
+    garbage collector to traverse (hundreds of thousands of lists made every full collection slow)."""
 
     def __init__(self, vocab: Vocabulary) -> None:
         ids = sorted((i for i, t in enumerate(vocab.tokens) if t), key=lambda i: vocab.tokens[i])
@@ -21,25 +30,50 @@ class TokenTrie:
             data = vocab.tokens[i]
             self.matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
         self.columns = np.ascontiguousarray(self.matrix.T)  # column i: byte i of every token (0 past its end)
-        self.children: list[dict[int, int]] = [{}]
-        self.ends: list[list[int]] = [[]]
-        self.span: list[list[int]] = [[0, len(ids)]]  # [first row, last row + 1] under each node
+        self.edges: dict[int, int] = {}  # node * 256 + byte -> child
+        depth, byte, lo, hi, nends, end = [0], [-1], [0], [len(ids)], [0], [0]
+        path, previous = [0], b""
         for row, i in enumerate(ids):
-            node = 0
-            for b in vocab.tokens[i]:
-                nxt = self.children[node].get(b)
-                if nxt is None:
-                    nxt = len(self.children)
-                    self.children[node][b] = nxt
-                    self.children.append({})
-                    self.ends.append([])
-                    self.span.append([row, row + 1])
-                node = nxt
-                self.span[node][1] = row + 1
-            self.ends[node].append(i)
+            data = vocab.tokens[i]
+            shared = 0
+            while shared < min(len(data), len(previous)) and data[shared] == previous[shared]:
+                shared += 1
+            while len(path) > shared + 1:  # nodes below the shared prefix end before this row
+                node = path.pop()
+                hi[node], end[node] = row, len(depth)
+            for d in range(shared + 1, len(data) + 1):
+                node = len(depth)
+                self.edges[path[-1] * 256 + data[d - 1]] = node
+                depth.append(d), byte.append(data[d - 1]), lo.append(row), hi.append(0), nends.append(0), end.append(0)
+                path.append(node)
+            nends[path[-1]] += 1
+            previous = data
+        for node in path[1:]:
+            hi[node], end[node] = len(ids), len(depth)
+        end[0] = len(depth)
+        self.depth, self.byte, self.lo, self.hi, self.nends, self.end = (
+            np.array(a, dtype=np.int32) for a in (depth, byte, lo, hi, nends, end))
+        self.nodes = (self.depth, self.byte, self.lo, self.nends, self.end, self.hi)
+        """The preorder arrays in the order the native walk takes them."""
 
-    def longer_than(self, node: int, depth: int) -> np.ndarray:
-        """Token ids under `node` with more than `depth` bytes."""
-        lo, hi = self.span[node]
-        keep = self.lengths[lo:hi] > depth
-        return self.ids[lo:hi][keep]
+    def child(self, node: int, byte: int) -> int:
+        """The child of `node` along `byte`, or -1."""
+        return self.edges.get(node * 256 + byte, -1)
+
+    def ends(self, node: int) -> np.ndarray:
+        """Token ids whose bytes end exactly at `node`."""
+        lo = int(self.lo[node])
+        return self.ids[lo: lo + int(self.nends[node])]
+
+    def under(self, node: int) -> np.ndarray:
+        """Token ids whose bytes start with `node`'s prefix."""
+        return self.ids[int(self.lo[node]): int(self.hi[node])]
+
+    def longer_than(self, node: int) -> np.ndarray:
+        """Token ids under `node` that run past it."""
+        return self.ids[int(self.lo[node] + self.nends[node]): int(self.hi[node])]
+
+    @cached_property
+    def preorder(self) -> tuple[list[int], list[int], list[int]]:
+        """Depth, byte and subtree end per node as lists, for walks in Python (array indexing is slow)."""
+        return self.depth.tolist(), self.byte.tolist(), self.end.tolist()

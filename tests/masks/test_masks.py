@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from extractor import Refusal, compile_schema
+from extractor.automata.counted import CountedDFA
 from extractor.grammar import CompileOptions
 from extractor.masks import TableCache
 from extractor.masks.matcher import CompiledGrammar
@@ -145,3 +146,41 @@ def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
     apply_token_bitmask(logits, on_device)
     assert ((logits[: vocab.size] == 0).numpy() == matcher.mask()).all()
     assert torch.isinf(logits[vocab.size:]).all()
+
+
+@pytest.mark.parametrize("tokenizer", ["llama3", "gpt2"])
+@pytest.mark.parametrize("schema", [
+    {"type": "string"},
+    {"type": "string", "format": "date-time"},
+    {"type": "string", "pattern": "^[a-z]{2,5}-\\d+$"},
+    {"type": "string", "minLength": 3, "maxLength": 40},
+    {"type": "number", "minimum": -5, "maximum": 1e6},
+    {"type": "array", "items": {"type": "integer"}, "minItems": 2},
+])
+def test_native_and_numpy_tables_agree(schema: dict, tokenizer: str) -> None:
+    """The C walk over the preorder trie gives the NumPy walk's tables, state by state, on a full vocabulary."""
+    from extractor.masks.tables import leaf_table, numpy_leaf_table
+    from extractor.masks.trie import _kernel
+
+    if _kernel is None:
+        pytest.skip("the C mask kernel is not built here (no C compiler at install): only the NumPy walk exists")
+    path = TOKENIZERS / tokenizer / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    vocab = Vocabulary.from_tokenizer_file(path)
+    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=8))
+    aut, trie = grammar.automaton, grammar.trie
+    compared = 0
+    for rule in sorted(aut.leaves):
+        dfa = aut.dfas[rule]
+        if isinstance(dfa, CountedDFA):  # counts at, around and far from the bounds
+            states = [c * dfa.n + s for c in sorted({0, 1, dfa.lo, dfa.lo + 5, (dfa.hi or 9) - 1}) for s in range(dfa.n)]
+        else:
+            states = range(dfa.size)
+        for state in states[:80]:
+            fast, slow = leaf_table(aut, trie, rule, state), numpy_leaf_table(aut, trie, rule, state)
+            assert (fast.allowed == slow.allowed).all(), (rule, state)
+            got = sorted(zip(fast.exit_ids.tolist(), fast.exit_offsets.tolist()))
+            assert got == sorted(zip(slow.exit_ids.tolist(), slow.exit_offsets.tolist())), (rule, state)
+            compared += 1
+    assert compared
