@@ -47,21 +47,22 @@ static inline int counted_accepts(const Counted *c, int64_t state) {
     return c->accept[s] && count >= c->lo && (c->hi < 0 || count <= c->hi);
 }
 
-/* leaf_walk(nodes(depth, byte, row_lo, nends, end, row_hi), ids, trans, accept, start, counted, allowed, exits)
- * -> number of exit triples. Plain DFA: trans int32 n x 256, accept uint8. Counted: `counted` is a tuple
- * (inc, cum, n, lo, hi, k1, start, period) and trans/accept are the base DFA's. Writes allowed[id] = 1 for
- * tokens walked to their end, and (row_lo, row_hi, offset) triples for the rows that leave the rule after
- * `offset` bytes (the rule accepts there and the token goes on). */
+/* leaf_walk(nodes, ids, trans, accept, start, counted, allowed, exits) -> number of exit triples.
+ * nodes: int32 (count + 1) x 3 in preorder: subtree end, first row, depth << 8 | byte; the last is a
+ * sentinel whose first row is the number of rows. Rows under node i are [lo[i], lo[end[i]]); those
+ * ending at i come first, up to the first child's first row. Plain DFA: trans int32 n x 256, accept
+ * uint8. Counted: `counted` is (inc, cum, n, lo, hi, k1, start, period) and trans/accept are the base
+ * DFA's. Writes allowed[id] = 1 for tokens walked to their end, and (first row, last row + 1, offset)
+ * triples for rows that leave the rule after `offset` bytes (it accepts there and the token goes on). */
 static PyObject *leaf_walk(PyObject *self, PyObject *args) {
-    Py_buffer nb[6], ids_b, trans_b, acc_b, allowed_b, exits_b, inc_b = {0}, cum_b = {0};
+    Py_buffer nodes_b, ids_b, trans_b, acc_b, allowed_b, exits_b, inc_b = {0}, cum_b = {0};
     long long start;
     PyObject *counted;
-    if (!PyArg_ParseTuple(args, "(y*y*y*y*y*y*)y*y*y*LOw*w*", &nb[0], &nb[1], &nb[2], &nb[3], &nb[4], &nb[5],
-                          &ids_b, &trans_b, &acc_b, &start, &counted, &allowed_b, &exits_b))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*LOw*w*", &nodes_b, &ids_b, &trans_b, &acc_b, &start, &counted,
+                          &allowed_b, &exits_b))
         return NULL;
-    const int32_t *depth = nb[0].buf, *byte = nb[1].buf, *lo = nb[2].buf, *nends = nb[3].buf,
-                  *end = nb[4].buf, *hi = nb[5].buf;
-    Py_ssize_t count = nb[0].len / (Py_ssize_t)sizeof(int32_t);
+    const int32_t *nodes = nodes_b.buf;
+    Py_ssize_t count = nodes_b.len / (Py_ssize_t)(3 * sizeof(int32_t)) - 1;
     const int64_t *ids = ids_b.buf;
     const int32_t *trans = trans_b.buf;
     const uint8_t *accept = acc_b.buf;
@@ -81,22 +82,24 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
     state[0] = start;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 1; i < count;) {
-        int32_t d = depth[i];
+        const int32_t *node = nodes + 3 * i;
+        int32_t d = node[2] >> 8, b = node[2] & 255;
         if (d >= room) { room *= 2; state = realloc(state, sizeof(int64_t) * (size_t)room); }
         int64_t s = state[d - 1], t;
         int acc;
         if (is_counted) {
-            t = counted_step(&c, s, byte[i]);
+            t = counted_step(&c, s, b);
             acc = t >= 0 && counted_accepts(&c, t);
         } else {
-            t = trans[s * 256 + byte[i]];
+            t = trans[s * 256 + b];
             acc = t >= 0 && accept[t];
         }
-        if (t < 0) { i = end[i]; continue; }
+        if (t < 0) { i = node[0]; continue; }
         state[d] = t;
-        for (int32_t r = lo[i]; r < lo[i] + nends[i]; r++) allowed[ids[r]] = 1;
-        if (acc && lo[i] + nends[i] < hi[i] && nexits < cap) {
-            exits[3 * nexits] = lo[i] + nends[i]; exits[3 * nexits + 1] = hi[i]; exits[3 * nexits + 2] = d;
+        int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
+        for (int32_t r = node[1]; r < mid; r++) allowed[ids[r]] = 1;
+        if (acc && mid < hi && nexits < cap) {
+            exits[3 * nexits] = mid; exits[3 * nexits + 1] = hi; exits[3 * nexits + 2] = d;
             nexits++;
         }
         i++;
@@ -104,8 +107,7 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
     Py_END_ALLOW_THREADS
     free(state);
 fail:
-    for (int i = 0; i < 6; i++) PyBuffer_Release(&nb[i]);
-    PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
+    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
     PyBuffer_Release(&allowed_b); PyBuffer_Release(&exits_b);
     if (inc_b.obj) PyBuffer_Release(&inc_b);
     if (cum_b.obj) PyBuffer_Release(&cum_b);

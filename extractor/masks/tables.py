@@ -128,7 +128,7 @@ def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
                    dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
     allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
     exits = np.empty((len(trie.depth), 3), dtype=np.int32)
-    n = _kernel.leaf_walk(trie.nodes, trie.ids, np.ascontiguousarray(base.trans, dtype=np.int32),
+    n = _kernel.leaf_walk(trie.packed, trie.ids, np.ascontiguousarray(base.trans, dtype=np.int32),
                           np.ascontiguousarray(base.accept, dtype=np.uint8), state, counted, allowed, exits)
     lo, hi, offset = exits[:n].T.astype(np.int64)
     return Table(allowed=allowed.view(bool), exit_ids=trie.ids[_ranges(lo, hi)], exit_offsets=np.repeat(offset, hi - lo))

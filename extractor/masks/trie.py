@@ -53,8 +53,11 @@ class TokenTrie:
         end[0] = len(depth)
         self.depth, self.byte, self.lo, self.hi, self.nends, self.end = (
             np.array(a, dtype=np.int32) for a in (depth, byte, lo, hi, nends, end))
-        self.nodes = (self.depth, self.byte, self.lo, self.nends, self.end, self.hi)
-        """The preorder arrays in the order the native walk takes them."""
+        packed = np.zeros((len(depth) + 1, 3), dtype=np.int32)  # one row per node plus a sentinel
+        packed[:-1, 0], packed[:-1, 1], packed[-1, 1] = self.end, self.lo, len(ids)
+        packed[1:-1, 2] = (self.depth[1:] << 8) | self.byte[1:]
+        self.packed = packed
+        """The preorder nodes as the native walk reads them: subtree end, first row, depth << 8 | byte."""
 
     def child(self, node: int, byte: int) -> int:
         """The child of `node` along `byte`, or -1."""
