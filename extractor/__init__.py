@@ -9,13 +9,14 @@ from extractor.errors import (
     ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, UnsatisfiableSchemaError,
     UnsupportedSchemaError,
 )
+from extractor.grounding import Ungrounded, ungrounded
 from extractor.schema import Refusal
 from extractor.schema.verbatim import Verbatim
 
 __all__ = [
     "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
-    "InputError", "InvalidSchemaError", "Refusal", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Verbatim",
-    "check", "compile_schema", "extract", "extract_many", "extract_stream",
+    "InputError", "InvalidSchemaError", "Refusal", "Ungrounded", "UnsatisfiableSchemaError", "UnsupportedSchemaError",
+    "Verbatim", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
 ]
 
 

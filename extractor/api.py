@@ -20,7 +20,9 @@ from extractor.decode import (
     jump_forward_options, load_model, messages,
 )
 from extractor.checks import Check, model_checks, run_checks
-from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, Usage
+from extractor.errors import (
+    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, UnsatisfiableSchemaError, Usage,
+)
 from extractor.decode.model import ModelLoadError
 from extractor.grammar import CompileOptions, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
@@ -65,7 +67,12 @@ class Extractor:
         `Verbatim` fields is compiled per `source` document (and not cached)."""
         text = json.dumps(json_schema(target), sort_keys=True)
         if '"x-verbatim": true' in text:
-            return compile_schema(target, self.vocab, refusal=refusal, options=CompileOptions(source=source))
+            try:
+                return compile_schema(target, self.vocab, refusal=refusal, options=CompileOptions(source=source))
+            except UnsatisfiableSchemaError as exc:
+                raise UnsatisfiableSchemaError(
+                    "nothing in the text can fill the target's required Verbatim fields (no substring of it fits "
+                    "them); with the refusal branch on (the default) the model would be made to decline") from exc
         key = (text, refusal)
         if key not in self._grammars:
             self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal)
@@ -213,6 +220,10 @@ class Extractor:
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammar.matcher() if grammar else None for _ in chunk], options,
                              guards=[_guards(guards, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
+
+    def prompt(self, target: Any, text: str) -> str:
+        """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording."""
+        return self.lm.tokenizer.decode(self._prompt(target, text, []))
 
     def _prompt(self, target: Any, text: str, attempts: list[Attempt]) -> list[int]:
         """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""

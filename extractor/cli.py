@@ -23,6 +23,8 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--jsonl", type=Path, help="write results here (default: standard output)")
     ext.add_argument("--max-tokens", type=int, default=1024)
     ext.add_argument("--no-refusal", action="store_true", help="no refusal branch: the model must answer")
+    ext.add_argument("--grounding", action="store_true",
+                     help='add "ungrounded": the string values that occur nowhere in the input text')
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
     info.add_argument("target", help="module:Model or a JSON Schema file")
     info.add_argument("--no-refusal", action="store_true")
@@ -69,6 +71,7 @@ def _extract(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from extractor.api import Extractor
+    from extractor.grounding import ungrounded
     from extractor.schema import Refusal
 
     target = load_target(args.schema)
@@ -81,10 +84,12 @@ def _extract(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             record: dict[str, Any] = {"file": str(path)}
             try:
-                result = extractor.extract(target, path.read_text(), max_tokens=args.max_tokens,
-                                           refusal=not args.no_refusal)
+                text = path.read_text()
+                result = extractor.extract(target, text, max_tokens=args.max_tokens, refusal=not args.no_refusal)
                 record["refused"] = isinstance(result, Refusal)
                 record["result"] = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
+                if args.grounding and not record["refused"]:
+                    record["ungrounded"] = [vars(u) for u in ungrounded(result, text, target)]
             except ExtractorError as exc:  # one bad document does not stop the others
                 failed += 1
                 record["error"] = {"type": type(exc).__name__, "message": str(exc)}

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Annotated
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 from tenacity import Retrying, stop_after_attempt
 
-from extractor import ExtractionError, InputError, Refusal, Verbatim
+from extractor import ExtractionError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, ungrounded
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
 
@@ -53,3 +53,28 @@ def test_bad_input_is_refused_before_generating(model_extractor):
         model_extractor.extract(Person, "  \n")
     with pytest.raises(InputError, match="context is 8192 tokens"):
         model_extractor.extract(Person, "word " * 20000)
+
+
+RECIPE = (Path(__file__).resolve().parents[1] / "examples" / "data" / "no_answer.txt").read_text()
+
+
+class Reachable(BaseModel):
+    name: str
+    email: Annotated[str, Verbatim, Field(pattern=r"^[^@\s]+@[^@\s]+\.[a-z]+$")]
+
+
+class Contact(BaseModel):
+    name: str
+    email: str
+
+
+def test_a_text_without_the_answer_is_refused_and_without_refusal_fabricated(model_extractor):
+    """A pancake recipe has no email: with a grounded email field the model can only decline; with a
+    plain one and no refusal branch, the grammar forces it to invent one (and `ungrounded` says so)."""
+    refused = model_extractor.extract(Reachable, RECIPE, max_tokens=60)
+    assert isinstance(refused, Refusal) and refused.error
+    with pytest.raises(UnsatisfiableSchemaError, match="Verbatim"):
+        model_extractor.extract(Reachable, RECIPE, refusal=False)
+    invented = model_extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80)
+    assert isinstance(invented, Contact) and invented.email not in RECIPE
+    assert "/email" in [u.path for u in ungrounded(invented, RECIPE)]

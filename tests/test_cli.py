@@ -38,8 +38,10 @@ def test_extract_writes_one_json_line_per_file(tmp_path):
     (tmp_path / "in" / "b.md").write_text("Nothing to see here.")
     out = tmp_path / "out.jsonl"
     code = main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path / "in"),
-                 "--jsonl", str(out), "--max-tokens", "48"])
+                 "--jsonl", str(out), "--max-tokens", "48", "--grounding"])
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["file"].rsplit("/", 1)[-1] for line in lines] == ["a.txt", "b.md"]
     assert code in (0, 1) and all(("result" in line) != ("error" in line) for line in lines)
     assert code == (1 if any("error" in line for line in lines) else 0)
+    answered = [line for line in lines if "result" in line and not line["refused"]]
+    assert all(isinstance(line["ungrounded"], list) for line in answered)

@@ -156,11 +156,11 @@ class _Compiler:
         """Free strings share one rule; constrained ones get a leaf rule of their own."""
         if node == ir.String():
             return self.leaf("string", LEAF_RULES["string"])
-        if node.verbatim and node != ir.String(verbatim=True):
-            raise UnsupportedSchemaError("x-verbatim", f"{node.pointer}/x-verbatim", "beside other string keywords "
-                                         "(lengths, pattern, format, not): the product with the source's automaton "
-                                         "is too large")
         lo, hi = node.min_length, node.max_length
+        if node.verbatim and (lo or hi is not None):
+            raise UnsupportedSchemaError("x-verbatim", f"{node.pointer}/x-verbatim", "beside minLength/maxLength: the "
+                                         "product of the source's automaton with a length counter grows with both "
+                                         "(pattern, format and not are supported beside it)")
         if self.counted(lo, hi):
             body, name = self.string_body(replace(node, min_length=0, max_length=None))
             return self.leaf(f"string {name} #{lo},{'' if hi is None else hi}", Counted(body, lo, hi, jt.CHAR))

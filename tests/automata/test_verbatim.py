@@ -71,7 +71,37 @@ def test_random_walks_only_write_substrings(seed):
     assert json.loads(out) in SOURCE
 
 
-def test_verbatim_needs_the_source_and_refuses_other_string_keywords():
+@pytest.mark.parametrize("extra,text,ok", [
+    ({"format": "email"}, '"jane@example.com"', True),
+    ({"format": "email"}, '"ane@example.com"', True),  # also a substring that is an email
+    ({"format": "email"}, '"Jane"', False),  # in the source, not an email
+    ({"format": "email"}, '"john@example.com"', False),  # an email, not in the source
+    ({"pattern": "^[0-9+ -]{7,}$"}, '"+1 555-0100"', True),
+    ({"pattern": "^[0-9+ -]{7,}$"}, '"+1 555-0199"', False),
+    ({"not": {"const": "Jane"}}, '"Jane"', False),
+    ({"not": {"const": "Jane"}}, '"Jan"', True),
+])
+def test_verbatim_beside_format_pattern_and_not(extra, text, ok):
+    """The product with the source's automaton: a substring that also matches the other keywords."""
+    assert runs(build({"type": "string", "x-verbatim": True, **extra}), text) is ok
+
+
+def test_a_text_without_a_grounded_value_leaves_only_the_refusal():
+    """No substring of a recipe is an email: the target cannot be written, so the grammar is the
+    refusal branch alone (and without one, the schema is unsatisfiable for this text)."""
+    from extractor import Refusal, UnsatisfiableSchemaError
+
+    schema = {"type": "object", "properties": {"email": {"type": "string", "format": "email", "x-verbatim": True}},
+              "required": ["email"]}
+    recipe = "Whisk 200 g flour with 2 eggs and 300 ml milk; rest ten minutes, then fry."
+    auto = build_automaton(compile_grammar(target_ir(schema, Refusal), CompileOptions(source=recipe)))
+    assert runs(auto, '{"error":"no email in the text"}')
+    assert not runs(auto, '{"email":"flour"}')
+    with pytest.raises(UnsatisfiableSchemaError):
+        build(schema, recipe)
+
+
+def test_verbatim_needs_the_source_and_refuses_lengths():
     with pytest.raises(UnsupportedSchemaError, match="source"):
         build_automaton(compile_grammar(target_ir(Contact, None)))
     with pytest.raises(UnsupportedSchemaError, match="x-verbatim"):
