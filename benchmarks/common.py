@@ -364,6 +364,21 @@ class ExtractorEngine:
     def matcher(self, handle: Any) -> Matcher:
         return handle.matcher() if handle is not None else _Empty(self.vocab.size)
 
+    def peak_kib(self, schema: Any) -> float:
+        """Peak traced allocation of a compile and its first mask, tables computed afresh (KiB)."""
+        import tracemalloc
+
+        from extractor.masks import TableCache
+
+        saved, self.tables = self.tables, TableCache()
+        tracemalloc.start()
+        try:
+            self.matcher(self.compile(schema)).mask()
+            return tracemalloc.get_traced_memory()[1] / 1024
+        finally:
+            tracemalloc.stop()
+            self.tables = saved
+
     def classify(self, exc: Exception) -> tuple[str, str]:
         from extractor.errors import ExtractorError, InvalidSchemaError, UnsupportedSchemaError
 

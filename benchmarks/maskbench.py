@@ -118,7 +118,8 @@ def force(matcher: Any, tokens: list[int], eos_ids: list[int], timings: list[flo
     return out
 
 
-def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timings: list[float]) -> dict[str, Any]:
+def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timings: list[float],
+               memory: bool = False) -> dict[str, Any]:
     """One schema file on one engine: the per-schema record."""
     doc = json.loads(path.read_text())
     schema, tests = doc.get("schema"), doc.get("tests", [])
@@ -146,6 +147,12 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
                      keyword=detail if kind == "unsupported" else None)
         return entry
 
+    if memory and hasattr(engine, "peak_kib"):  # a second, traced compile: tracing slows it several times
+        try:
+            with quiet(), time_limit(5 * timeout):
+                entry["peak_kib"] = round(engine.peak_kib(schema), 1)
+        except Timeout:
+            entry["peak_kib"] = None
     reorder = Reorderer(schema)
     for index, test in enumerate(tests):
         valid = bool(test.get("valid"))
@@ -222,6 +229,8 @@ def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, 
         "mask_mismatch": sum(e["mask_mismatch"] for e in entries),
         "instances": sum(e["instances"] for e in compiled), "tokens": sum(e["tokens"] for e in entries),
         "compile_ms": percentiles([e["compile_ms"] for e in compiled], {"p50": 50, "avg": 0, "p99": 99}),
+        "peak_kib": percentiles([e["peak_kib"] for e in compiled if e.get("peak_kib") is not None],
+                                {"p50": 50, "avg": 0, "p99": 99, "max": 0}),
         "mask_us": percentiles(timings, {"avg": 0, "p50": 50, "p99": 99, "max": 0}),
         "by_subset": dict(sorted(by_subset.items())),
         "unsupported_keywords": dict(keywords.most_common()),
@@ -229,7 +238,8 @@ def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, 
 
 
 def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, seed: int = 0,
-        engines: tuple[str, ...] = ("extractor",), timeout: float = 10.0, progress: bool = True) -> dict[str, Any]:
+        engines: tuple[str, ...] = ("extractor",), timeout: float = 10.0, progress: bool = True,
+        memory: bool = False) -> dict[str, Any]:
     """The whole benchmark; the dict written as JSON."""
     from extractor.tokens import Vocabulary
 
@@ -247,7 +257,7 @@ def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, 
         entries = []
         for path in _progress(files, name, progress):
             start = len(timings)
-            entry = run_schema(engine, path, tokenize, timeout, timings)
+            entry = run_schema(engine, path, tokenize, timeout, timings, memory)
             steps = timings[start:]
             entry.update(mask_calls=len(steps), mask_us_max=round(max(steps), 1) if steps else None,
                          mask_ms_total=round(sum(steps) / 1e3, 3))
@@ -292,6 +302,11 @@ def markdown(result: dict[str, Any]) -> str:
     lines += ["", "timeouts: compile + instance checks. passing: compiled, no wrong accept, no wrong reject "
               "(order-only rejects allowed)."]
     for name, s in result["engines"].items():
+        k = s.get("peak_kib") or {}
+        if k.get("p50") is not None:
+            lines += ["", f"{name}: peak traced memory of a compile plus its first mask (fresh table cache), KiB: "
+                      f"p50 {_f(k['p50'])}, avg {_f(k['avg'])}, p99 {_f(k['p99'])}, max {_f(k['max'])}"]
+    for name, s in result["engines"].items():
         lines += ["", f"### {name} by subset", "",
                   "| subset | schemas | compiled | passing | wrong accept | wrong reject | order-only reject |",
                   "|---|---:|---:|---:|---:|---:|---:|"]
@@ -322,13 +337,16 @@ def main() -> None:
     parser.add_argument("--json", type=Path, help="write the full results here")
     parser.add_argument("--md", type=Path, help="write the Markdown table here")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--memory", action="store_true",
+                        help="also trace the peak memory of each compile (engines in Python: extractor)")
     args = parser.parse_args()
     engines = tuple(e for arg in args.engines for e in arg.split(",") if e)
     unknown = [e for e in engines if e not in ENGINES]
     if unknown:
         parser.error(f"unknown engine(s) {unknown}; known: {sorted(ENGINES)}")
     try:
-        result = run(args.data, args.tokenizer, args.sample, args.seed, engines, args.timeout, not args.quiet)
+        result = run(args.data, args.tokenizer, args.sample, args.seed, engines, args.timeout, not args.quiet,
+                     args.memory)
     except TokenizerMismatch as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
