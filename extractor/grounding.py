@@ -9,7 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from extractor.schema import json_schema
+from extractor.schema import Refusal, json_schema
 
 
 @dataclass(frozen=True)
@@ -27,6 +27,8 @@ def ungrounded(result: Any, text: str, target: Any = None) -> list[Ungrounded]:
     lacks writes something plausible. Values fixed by the schema (enum, const, Literal) and Verbatim
     fields (enforced while decoding) are not reported. `target` is the model or JSON Schema the
     result came from (taken from a Pydantic result when omitted)."""
+    if isinstance(result, Refusal):
+        return []  # the model declined: nothing was extracted
     if isinstance(result, BaseModel):
         target = type(result) if target is None else target
         result = result.model_dump(mode="json")

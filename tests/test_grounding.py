@@ -8,7 +8,7 @@ from typing import Annotated, Literal, Optional
 import pytest
 from pydantic import BaseModel
 
-from extractor import Ungrounded, Verbatim, ungrounded
+from extractor import Refusal, Ungrounded, Verbatim, ungrounded
 
 TEXT = "Invoice INV-7 from  Nordwind Coffee AG\nto ACME Ltd, dated 15 March 2024. Contact: ops@acme.test"
 
@@ -52,3 +52,7 @@ def test_plain_json_schema_results() -> None:
               "$defs": {"D": {"type": "array", "items": {"type": "string"}}}}
     found = ungrounded({"a/b": "nowhere", "c": "zzz", "d": ["ACME", "gone"]}, TEXT, schema)
     assert found == [Ungrounded("/a~1b", "nowhere"), Ungrounded("/d/1", "gone")]
+
+
+def test_a_refusal_has_nothing_to_ground() -> None:
+    assert ungrounded(Refusal(error="no invoice here"), TEXT) == []

@@ -41,7 +41,7 @@ class TableCache:
         self.saved = 0
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-        state = automaton.table_state(rule, state, trie.matrix.shape[1])
+        state = automaton.table_state(rule, state, trie.width)
         key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
         table = self.entries.get(key)
         if table is not None:

@@ -1,4 +1,5 @@
-"""The vocabulary in the shapes mask computation walks: a byte trie in preorder and a sorted byte matrix."""
+"""The vocabulary in the shapes mask computation walks: a byte trie in preorder (and, for the NumPy
+fallback, a sorted byte matrix)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,8 @@ class TokenTrie:
         self.vocab = vocab
         self.ids = np.array(ids, dtype=np.int64)
         self.lengths = np.array([len(vocab.tokens[i]) for i in ids], dtype=np.int64)
-        width = int(self.lengths.max()) if ids else 0
-        self.matrix = np.zeros((len(ids), width), dtype=np.uint8)
-        for row, i in enumerate(ids):
-            data = vocab.tokens[i]
-            self.matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
-        self.columns = np.ascontiguousarray(self.matrix.T)  # column i: byte i of every token (0 past its end)
+        self.width = int(self.lengths.max()) if ids else 0
+        """The longest token's length in bytes."""
         self.edges: dict[int, int] = {}  # node * 256 + byte -> child
         depth, byte, lo, hi, nends, end = [0], [-1], [0], [len(ids)], [0], [0]
         path, previous = [0], b""
@@ -75,6 +72,15 @@ class TokenTrie:
     def longer_than(self, node: int) -> np.ndarray:
         """Token ids under `node` that run past it."""
         return self.ids[int(self.lo[node] + self.nends[node]): int(self.hi[node])]
+
+    @cached_property
+    def columns(self) -> np.ndarray:
+        """Column i: byte i of every token in row order (0 past its end); only the NumPy walk needs it."""
+        matrix = np.zeros((len(self.ids), self.width), dtype=np.uint8)
+        for row, i in enumerate(self.ids.tolist()):
+            data = self.vocab.tokens[i]
+            matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
+        return np.ascontiguousarray(matrix.T)
 
     @cached_property
     def preorder(self) -> tuple[list[int], list[int], list[int]]:
