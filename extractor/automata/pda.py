@@ -20,6 +20,9 @@ Frame = tuple[int, int]
 Stack = tuple[Frame, ...]
 """Frames from the root outwards; the last is where the next byte goes."""
 
+Config = frozenset[Stack]
+"""Every stack the bytes so far may have left (the automaton is nondeterministic across rules)."""
+
 
 @dataclass(frozen=True, eq=False)
 class Automaton:

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from extractor.automata import Config
 from extractor.masks import Matcher
-from extractor.masks.matcher import CompiledGrammar, Config
+from extractor.masks.matcher import CompiledGrammar
 
 
 class SpanTokenizer:

@@ -6,7 +6,8 @@ from collections import OrderedDict
 
 import torch
 
-from extractor.masks.matcher import CompiledGrammar, Config
+from extractor.automata import Config
+from extractor.masks.matcher import CompiledGrammar
 
 
 class DeviceMasks:

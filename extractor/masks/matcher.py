@@ -6,12 +6,11 @@ from collections import OrderedDict
 
 import numpy as np
 
-from extractor.automata import Automaton, Stack
+from extractor.automata import Automaton, Config
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.tokens import Vocabulary
 
-Config = frozenset[Stack]
 
 
 class CompiledGrammar:

@@ -12,11 +12,9 @@ from pathlib import Path
 
 import numpy as np
 
-from extractor.automata import Automaton, RuleDFA, Stack
+from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
 from extractor.masks.trie import TokenTrie, _kernel
-
-Config = frozenset[Stack]
 
 
 @dataclass(frozen=True, eq=False)
