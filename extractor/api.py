@@ -7,7 +7,7 @@ import json
 import threading
 import queue
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -107,8 +107,7 @@ class Extractor:
         returns `(result, usage)`, the usage summed over the attempts. Empty text, or a prompt longer
         than the model's context, raises `InputError` before anything is generated.
         """
-        if not text.strip():
-            raise InputError("the text is empty: there is nothing to extract from")
+        _nonempty(text)
         refusal_model = (Refusal if refusal is True else refusal) or None
         grammar = self.compile(target, refusal_model, source=text) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
@@ -171,34 +170,52 @@ class Extractor:
                      temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
                      repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True, max_retries: int = 1,
                      constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
-                     progress: bool | None = None) -> list[Any]:
+                     checks: Sequence[Check] = (), progress: bool | None = None) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
         Returns one entry per text, in order: what `extract` would return (the target instance or a
         Refusal) or, where `extract` would raise, the `ExtractorError` itself (`IncompleteOutputError`,
         `ExtractionError`) in that slot, so one bad document never loses the others' results
         (`isinstance(r, ExtractorError)` picks them out). Other exceptions propagate. Rows finish
-        independently; failed validations are retried in later batches with their errors fed back.
-        `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
+        independently; failed validations (Pydantic, `@check` methods, `checks`) are retried in later
+        batches with their errors fed back. A text `extract` would refuse before generating (empty, over
+        the context, no value for a required Verbatim field) gets its `InputError` or schema error in its
+        slot. `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
         """
         refusal_model = (Refusal if refusal is True else refusal) or None
-        grammar = self.compile(target, refusal_model) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
+        every = [*model_checks(target), *checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
-        pending = list(range(len(texts)))
+        grammars: dict[int, CompiledGrammar | None] = {}
+        for i, text in enumerate(texts):
+            try:
+                _nonempty(text)
+                grammars[i] = self.compile(target, refusal_model, source=text) if constrained else None
+            except ExtractorError as exc:  # this document only: the others still run
+                results[i] = exc
+        pending = [i for i in range(len(texts)) if results[i] is None]
         with _progress(len(texts), progress, getattr(target, "__name__", "extract")) as bar:
+            bar.update(len(texts) - len(pending))
             for _ in range(1 + max_retries):
-                prompts = {i: self._prompt(target, texts[i], attempts[i]) for i in pending}
+                prompts = {}
+                for i in list(pending):
+                    prompts[i] = self._prompt(target, texts[i], attempts[i])
+                    try:
+                        self._fits(prompts[i], max_tokens)
+                    except InputError as exc:
+                        results[i] = exc
+                        pending.remove(i)
+                        bar.update(1)
                 pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
                 retry = []
                 for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
                     # one guard setting per batch row: strings bounded by that row's own text
-                    gens = self._batch(chunk, prompts, texts, grammar, max_tokens, sampling, jump_forward, guards)
+                    gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards)
                     for i, gen in zip(chunk, gens):
                         try:
-                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens)
+                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens, every)
                         except _Invalid:
                             results[i] = ExtractionError(attempts[i])
                             retry.append(i)
@@ -213,12 +230,12 @@ class Extractor:
         return results
 
     def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],
-               grammar: CompiledGrammar | None, max_tokens: int, sampling: SamplingOptions, jump_forward: bool | str,
-               guards: bool | Guards) -> list[Generation]:
+               grammars: dict[int, CompiledGrammar | None], max_tokens: int, sampling: SamplingOptions,
+               jump_forward: bool | str, guards: bool | Guards) -> list[Generation]:
         """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text)."""
         options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
-                             [grammar.matcher() if grammar else None for _ in chunk], options,
+                             [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
                              guards=[_guards(guards, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
 
     def prompt(self, target: Any, text: str) -> str:
@@ -232,7 +249,7 @@ class Extractor:
 
 
 def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
-             max_tokens: int, checks: Sequence[Check] = ()) -> Any:
+             max_tokens: int, checks: Sequence[Check]) -> Any:
     """The result of one attempt: the parsed object, IncompleteOutputError, or _Invalid (errors recorded)."""
     attempts.append(Attempt(gen.text, gen.usage))
     if not gen.complete:
@@ -250,6 +267,11 @@ def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, atte
     return result
 
 
+def _nonempty(text: str) -> None:
+    if not text.strip():
+        raise InputError("the text is empty: there is nothing to extract from")
+
+
 def _retrying(max_retries: int | Retrying) -> Retrying:
     """Retry only failed validations: `max_retries` more attempts, or the given tenacity policy's stop/wait."""
     if isinstance(max_retries, Retrying):
@@ -259,11 +281,7 @@ def _retrying(max_retries: int | Retrying) -> Retrying:
 
 def _total(attempts: list[Attempt]) -> Usage:
     """Usage summed over attempts."""
-    out = Usage()
-    for a in attempts:
-        for name in ("prompt_tokens", "completion_tokens", "forward_passes", "seconds", "prefill_seconds"):
-            setattr(out, name, getattr(out, name) + getattr(a.usage, name))
-    return out
+    return Usage(**{f.name: sum(getattr(a.usage, f.name) for a in attempts) for f in fields(Usage)})
 
 
 class _WatchedMatcher(Matcher):

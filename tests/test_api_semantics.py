@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel, Field
 from tenacity import Retrying, stop_after_attempt
 
-from extractor import ExtractionError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, ungrounded
+from extractor import ExtractionError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, check, ungrounded
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
 
@@ -78,3 +78,21 @@ def test_a_text_without_the_answer_is_refused_and_without_refusal_fabricated(mod
     invented = model_extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80)
     assert isinstance(invented, Contact) and invented.email not in RECIPE
     assert "/email" in [u.path for u in ungrounded(invented, RECIPE)]
+
+
+class Picky(BaseModel):
+    name: Annotated[str, Verbatim]
+
+    @check
+    def never(self) -> str:
+        return "never good enough"
+
+
+def test_extract_many_runs_checks_compiles_verbatim_per_text_and_keeps_bad_texts_in_their_slot(model_extractor):
+    results = model_extractor.extract_many(Picky, [CONTACT, "   ", RECIPE], max_tokens=40, max_retries=0,
+                                           refusal=False, progress=False)
+    assert isinstance(results[1], InputError)
+    for result in (results[0], results[2]):  # each text's own substrings, then the @check method fails them
+        assert isinstance(result, ExtractionError), repr(result)
+        assert result.attempts[0].errors == ["never: never good enough"]
+    assert results[0].attempts[0].text[9:-2] in CONTACT and results[2].attempts[0].text[9:-2] in RECIPE
