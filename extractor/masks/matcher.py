@@ -7,10 +7,11 @@ from collections import OrderedDict
 import numpy as np
 
 from extractor.automata import Automaton, Config
+from extractor.automata.configs import config_dfa
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
+from extractor.masks.walk import walk_configs
 from extractor.tokens import Vocabulary
-
 
 
 class CompiledGrammar:
@@ -44,7 +45,7 @@ class CompiledGrammar:
             rule, state = st[-1]
             table = self.tables.get(aut, self.trie, rule, state)
             out |= table.allowed
-            if len(st) > 1 and len(table.exit_ids):
+            if len(st) > 1 and len(table.exit_nodes):
                 out[self.exits(table, aut.close([st[:-1]]))] = True
         if aut.accepting(config):
             out[self.eos] = True
@@ -54,32 +55,17 @@ class CompiledGrammar:
         return out
 
     def exits(self, table: Table, parent: Config) -> np.ndarray:
-        """Exit tokens of a table that the enclosing rules accept: the bytes left after each token
-        leaves the rule, walked from the parent configuration once per distinct remainder (in sorted
-        order, resuming from the prefix shared with the previous one), remembered per (table, parent)."""
+        """Exit tokens of a table that the enclosing rules accept: the subtree under each exit node
+        walked from the parent configuration, remembered per (table, parent)."""
         key = (id(table), parent)
         hit = self.exit_memo.get(key)
         if hit is not None and hit[0] is table:
             self.exit_memo.move_to_end(key)
             return hit[1]
-        found: list[np.ndarray] = []
-        configs = [parent]  # configs[k]: after the first k bytes of the previous remainder
-        previous, dead = b"", -1
-        for rest, ids in _remainders(table, self.vocab.tokens):
-            shared = _common(previous, rest)
-            if 0 <= dead < shared:
-                continue  # runs through the same rejected prefix
-            del configs[shared + 1:]
-            config, dead, previous = configs[shared], -1, rest
-            for byte in rest[shared:]:
-                config = self.automaton.step(config, byte)
-                if not config:
-                    dead = len(configs) - 1
-                    break
-                configs.append(config)
-            else:
-                found.append(ids)
-        ids = np.concatenate(found) if found else np.zeros(0, dtype=np.int64)
+        configs = config_dfa(self.automaton)
+        jobs = np.empty((len(table.exit_nodes), 2), dtype=np.int32)
+        jobs[:, 0], jobs[:, 1] = table.exit_nodes, configs.id(parent)
+        ids = self.trie.ending(walk_configs(configs, self.trie, jobs, exits=False)[0])
         self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
         if len(self.exit_memo) > self.mask_cache_size:
             self.exit_memo.popitem(last=False)
@@ -191,24 +177,3 @@ def pack(mask: np.ndarray) -> np.ndarray:
     data = np.packbits(mask, bitorder="little")
     data = np.concatenate([data, np.zeros(-len(data) % 4, dtype=np.uint8)])
     return data.view("<i4").astype(np.int32, copy=False)
-
-
-def _remainders(table: Table, tokens: tuple[bytes, ...]) -> list[tuple[bytes, np.ndarray]]:
-    """The distinct byte strings exit tokens have left after leaving their rule, sorted (so that
-    a walk shares prefixes), each with its token ids; built once per table."""
-    if table.remainders is None:
-        groups: dict[bytes, list[int]] = {}
-        for tid, off in zip(table.exit_ids.tolist(), table.exit_offsets.tolist()):
-            groups.setdefault(tokens[tid][off:], []).append(tid)
-        object.__setattr__(table, "remainders",
-                           [(rest, np.array(groups[rest], dtype=np.int64)) for rest in sorted(groups)])
-    return table.remainders
-
-
-def _common(a: bytes, b: bytes) -> int:
-    """Length of the common prefix."""
-    n = min(len(a), len(b))
-    i = 0
-    while i < n and a[i] == b[i]:
-        i += 1
-    return i

@@ -7,24 +7,26 @@ import tempfile
 import zipfile
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-from extractor.automata import Automaton, Config, RuleDFA
+from extractor.automata import Automaton, RuleDFA
+from extractor.automata.configs import config_dfa
 from extractor.automata.counted import CountedDFA
+from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
+from extractor.masks.walk import walk_configs
 
 
 @dataclass(frozen=True, eq=False)
 class Table:
-    """Tokens a rule state allows on its own, and tokens that leave the rule part-way (`exits`)."""
+    """Tokens a rule state allows on its own, and the trie nodes where the rule may end with tokens
+    running on past them: those tokens' remaining bytes are for the enclosing rules to judge."""
 
     allowed: np.ndarray  # bool, one per token id
-    exit_ids: np.ndarray  # token ids whose bytes run past the end of the rule
-    exit_offsets: np.ndarray  # bytes of that token consumed inside the rule
-    remainders: list | None = field(default=None, compare=False)  # what exits leave, grouped; built on use
+    exit_nodes: np.ndarray  # int32 trie nodes, in preorder
 
 
 class TableCache:
@@ -39,16 +41,34 @@ class TableCache:
         self.saved = 0
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+        dfa = automaton.dfas[rule]
         state = automaton.table_state(rule, state, trie.width)
-        key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
+        if rule not in automaton.leaves:
+            build = lambda: walk_table(automaton, trie, rule, state)  # noqa: E731
+        elif isinstance(dfa, CountedDFA) or _kernel is None:
+            build = lambda: leaf_table(dfa, trie, state)  # noqa: E731
+        else:
+            pair = pairing(automaton.fingerprints[rule], dfa)
+            partner = -1 if pair is None else int(pair.partner[state])
+            if partner >= 0 and pair.equal(state):  # type: ignore[union-attr]
+                return self.reference(trie, partner)
+            beside = None if partner < 0 else (pair, self.reference(trie, partner))
+            build = lambda: leaf_table(dfa, trie, state, beside)  # noqa: E731
+        return self.cached((trie.vocab.fingerprint, automaton.fingerprints[rule], state), build)
+
+    def reference(self, trie: TokenTrie, state: int) -> Table:
+        """The table of a state of the reference language (masks/reference.py)."""
+        dfa, fingerprint = reference()
+        return self.cached((trie.vocab.fingerprint, fingerprint, state), lambda: leaf_table(dfa, trie, state))
+
+    def cached(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
         table = self.entries.get(key)
         if table is not None:
             self.entries.move_to_end(key)
             return table
         table = self.load(key)
         if table is None:
-            build = leaf_table if rule in automaton.leaves else walk_table
-            table = build(automaton, trie, rule, state)
+            table = build()
             self.save(key, table)
         self.entries[key] = table
         if len(self.entries) > self.capacity:
@@ -68,7 +88,7 @@ class TableCache:
         try:
             with np.load(path) as data:
                 allowed = np.unpackbits(data["allowed"], count=int(data["size"]), bitorder="little").astype(bool)
-                return Table(allowed=allowed, exit_ids=data["exit_ids"], exit_offsets=data["exit_offsets"])
+                return Table(allowed=allowed, exit_nodes=data["exit_nodes"])
         except (OSError, ValueError, KeyError, zipfile.BadZipFile):
             return None  # a torn or foreign file: recompute (and overwrite it)
 
@@ -81,7 +101,7 @@ class TableCache:
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
                 np.savez(f, allowed=np.packbits(table.allowed, bitorder="little"), size=len(table.allowed),
-                         exit_ids=table.exit_ids, exit_offsets=table.exit_offsets)
+                         exit_nodes=table.exit_nodes)
             os.replace(tmp, path)  # atomic: readers see a whole file or none
         except OSError:
             return  # a read-only or full disk only costs the recomputation
@@ -96,7 +116,7 @@ class TableCache:
             old.unlink(missing_ok=True)
 
 
-FORMAT = 1
+FORMAT = 2
 """Version of the tables' meaning and file layout: bump it when either changes."""
 
 
@@ -113,45 +133,53 @@ TABLES = TableCache(directory=_default_directory())
 disk it stays computed for the next process."""
 
 
-def leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
+               beside: tuple[Pairing, Table] | None = None) -> Table:
     """The table of a state of a rule that calls nothing: one pass over the preorder trie in C,
-    skipping every subtree whose prefix the DFA rejects (NumPy where the kernel is not built)."""
+    skipping every subtree whose prefix the DFA rejects, and copying from the reference table
+    `beside` every subtree where the rule's language and the reference's meet (NumPy where the
+    kernel is not built)."""
     if _kernel is None:
-        return numpy_leaf_table(automaton, trie, rule, state)
-    dfa = automaton.dfas[rule]
+        return numpy_leaf_table(dfa, trie, state)
     base = dfa.base if isinstance(dfa, CountedDFA) else dfa
+    trans, accept = np.ascontiguousarray(base.trans, dtype=np.int32), np.ascontiguousarray(base.accept, dtype=np.uint8)
+    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
+    exits = np.empty(len(trie.depth), dtype=np.int32)
+    if beside is not None:
+        pair, table = beside
+        ref = reference()[0]
+        n = _kernel.ref_walk(trie.packed, trie.ids, trans, accept, state,
+                             np.ascontiguousarray(ref.trans, dtype=np.int32), int(pair.partner[state]), pair.same,
+                             table.allowed.view(np.uint8), table.exit_nodes, allowed, exits)
+        return Table(allowed=allowed.view(bool), exit_nodes=exits[:n].copy())
     counted = None
     if isinstance(dfa, CountedDFA):
         counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
                    dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
-    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
-    exits = np.empty((len(trie.depth), 3), dtype=np.int32)
-    n = _kernel.leaf_walk(trie.packed, trie.ids, np.ascontiguousarray(base.trans, dtype=np.int32),
-                          np.ascontiguousarray(base.accept, dtype=np.uint8), state, counted, allowed, exits)
-    lo, hi, offset = exits[:n].T.astype(np.int64)
-    return Table(allowed=allowed.view(bool), exit_ids=trie.ids[_ranges(lo, hi)], exit_offsets=np.repeat(offset, hi - lo))
+    n = _kernel.leaf_walk(trie.packed, trie.ids, trans, accept, state, counted, allowed, exits)
+    return Table(allowed=allowed.view(bool), exit_nodes=exits[:n].copy())
 
 
-def numpy_leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+def numpy_leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int) -> Table:
     """Vectorized walk of the vocabulary through a DFA that calls nothing, column by column of the
     sorted byte matrix, starting from just the rows whose first byte the state allows (tokens
     sharing a first byte are contiguous in trie order)."""
-    dfa = automaton.dfas[rule]
     step = _stepper(dfa)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
     first = [trie.child(0, b) for b in np.flatnonzero(np.asarray(dfa.trans[state]) >= 0).tolist()]
     spans = [(trie.lo[node], trie.hi[node]) for node in first if node >= 0]
     rows = np.concatenate([np.arange(lo, hi) for lo, hi in spans]) if spans else np.zeros(0, dtype=np.int64)
     states = np.full(len(rows), state, dtype=np.int64)
-    exit_ids, exit_offsets = [], []
+    exits: set[int] = set()
     for i, column in enumerate(trie.columns):
         if not len(rows):
             break
         if i:
-            leaving = dfa.accept[states]
-            if leaving.any():
-                exit_ids.append(trie.ids[rows[leaving]])
-                exit_offsets.append(np.full(int(leaving.sum()), i))
+            for row in rows[dfa.accept[states]].tolist():  # the node i bytes down this row's token
+                node = 0
+                for b in trie.vocab.tokens[trie.ids[row]][:i]:
+                    node = trie.child(node, b)
+                exits.add(node)
         states = step(states, column[rows])
         alive = states >= 0
         if not alive.all():
@@ -160,9 +188,7 @@ def numpy_leaf_table(automaton: Automaton, trie: TokenTrie, rule: int, state: in
         if done.any():
             allowed[trie.ids[rows[done]]] = True
             rows, states = rows[~done], states[~done]
-    ids = np.concatenate(exit_ids) if exit_ids else np.zeros(0, dtype=np.int64)
-    offsets = np.concatenate(exit_offsets) if exit_offsets else np.zeros(0, dtype=np.int64)
-    return Table(allowed=allowed, exit_ids=ids, exit_offsets=offsets)
+    return Table(allowed=allowed, exit_nodes=np.array(sorted(exits), dtype=np.int32))
 
 
 def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -174,39 +200,11 @@ def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np
 
 
 def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-    """Preorder walk of the trie with a local stack, skipping every subtree whose prefix is rejected;
-    popping the bottom frame mid-token is an exit."""
-    depth, byte, end = trie.preorder
-    accept = [d.accept for d in automaton.dfas]
-    steps: dict[tuple[Config, int], Config] = {}  # the same configuration recurs under many prefixes
-    configs = [automaton.close([((rule, state),)])]  # configs[d]: after the first d bytes of the current node
-    reached, leaving = [], []
-    i = 1
-    while i < len(depth):
-        d = depth[i]
-        key = (configs[d - 1], byte[i])
-        config = steps.get(key)
-        if config is None:
-            config = steps[key] = automaton.step(*key)
-        if not config:
-            i = end[i]
-            continue
-        del configs[d:]
-        configs.append(config)
-        reached.append(i)
-        if any(len(st) == 1 and accept[st[0][0]][st[0][1]] for st in config):
-            leaving.append(i)
-        i += 1
+    """The table of a state of a rule that calls others: configurations walked over the whole trie
+    from the state alone on its stack; where that bottom frame may end mid-token is an exit."""
+    configs = config_dfa(automaton)
+    start = configs.id(automaton.close([((rule, state),)]))
+    reached, exits = walk_configs(configs, trie, np.array([[0, start]], dtype=np.int32), exits=True)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
-    nodes = np.array(reached, dtype=np.int64)
-    allowed[trie.ids[_ranges(trie.lo[nodes], trie.lo[nodes] + trie.nends[nodes])]] = True
-    nodes = np.array(leaving, dtype=np.int64)
-    lo, hi = trie.lo[nodes] + trie.nends[nodes], trie.hi[nodes]
-    return Table(allowed=allowed, exit_ids=trie.ids[_ranges(lo, hi)], exit_offsets=np.repeat(trie.depth[nodes], hi - lo))
-
-
-def _ranges(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """The rows lo[k]..hi[k]-1 of every range, concatenated."""
-    lo, hi = np.asarray(lo, dtype=np.int64), np.asarray(hi, dtype=np.int64)
-    sizes = hi - lo
-    return np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)
+    allowed[trie.ending(reached)] = True
+    return Table(allowed=allowed, exit_nodes=exits)

@@ -82,7 +82,15 @@ class TokenTrie:
             matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
         return np.ascontiguousarray(matrix.T)
 
+    def ending(self, nodes: np.ndarray) -> np.ndarray:
+        """Token ids whose bytes end exactly at any of `nodes`."""
+        lo = self.lo[nodes].astype(np.int64)
+        sizes = self.nends[nodes].astype(np.int64)
+        return self.ids[np.arange(int(sizes.sum())) + np.repeat(lo - (np.cumsum(sizes) - sizes), sizes)]
+
     @cached_property
-    def preorder(self) -> tuple[list[int], list[int], list[int]]:
-        """Depth, byte and subtree end per node as lists, for walks in Python (array indexing is slow)."""
-        return self.depth.tolist(), self.byte.tolist(), self.end.tolist()
+    def preorder(self) -> tuple[list[int], list[int], list[int], list[bool], list[bool]]:
+        """Per node as lists, for walks in Python (array indexing is slow): depth, byte, subtree end,
+        whether tokens end there, whether tokens run on past it."""
+        return (self.depth.tolist(), self.byte.tolist(), self.end.tolist(), (self.nends > 0).tolist(),
+                (self.lo + self.nends < self.hi).tolist())

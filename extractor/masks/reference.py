@@ -1,0 +1,111 @@
+"""Reference languages: the JSON string forms, whose tables a process computes once. A call-free
+rule that agrees with one of them below some prefix (an undeclared key is any canonical string but
+the declared names) takes those subtrees from the reference's table instead of walking them, and
+a state whose whole language is the reference's takes the reference's table outright. The same idea
+as llguidance's slices, decided exactly: two states share a class of a joint minimization."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from extractor.automata import RuleDFA, build_dfa
+from extractor.grammar import json_terms as jt
+
+
+@dataclass(frozen=True, eq=False)
+class Pairing:
+    """A rule's DFA beside the reference DFA: `partner[s]` is a reference state some string leads
+    to while leading the rule to s (-1: none, or no subtree worth sharing below), and `same[s, r]`
+    says the two accept the same strings from there (computed for the pairs some string reaches;
+    False elsewhere)."""
+
+    partner: np.ndarray  # int32 per state of the rule
+    same: np.ndarray  # uint8 (rule states x reference states)
+
+    def equal(self, state: int) -> bool:
+        """True when the state's language is its partner's."""
+        r = int(self.partner[state])
+        return r >= 0 and bool(self.same[state, r])
+
+
+@cache
+def reference() -> tuple[RuleDFA, str]:
+    """A JSON string in the canonical spelling that undeclared keys are written in, and its content hash."""
+    dfa = build_dfa(jt.CANONICAL_STRING)
+    return dfa, "reference-" + hashlib.sha256(dfa.trans.tobytes() + dfa.accept.tobytes()).hexdigest()[:32]
+
+
+_PAIRINGS: OrderedDict[str, Pairing | None] = OrderedDict()
+PAIRING_CACHE_SIZE = 1024
+
+
+def pairing(fingerprint: str, dfa: RuleDFA) -> Pairing | None:
+    """The rule's pairing with the reference, None where they share no state; cached per rule."""
+    if fingerprint in _PAIRINGS:
+        _PAIRINGS.move_to_end(fingerprint)
+        return _PAIRINGS[fingerprint]
+    found = pair(dfa, reference()[0])
+    _PAIRINGS[fingerprint] = found if (found.partner >= 0).any() else None
+    if len(_PAIRINGS) > PAIRING_CACHE_SIZE:
+        _PAIRINGS.popitem(last=False)
+    return _PAIRINGS[fingerprint]
+
+
+def pair(a: RuleDFA, b: RuleDFA) -> Pairing:
+    """The pairs of states one string leads the two DFAs to (breadth first from both starts), and
+    which of them accept the same strings from there on: those from which no reachable pair
+    differs in accepting or in which bytes it can take (both DFAs are trimmed: -1 is dead)."""
+    first: dict[bytes, int] = {}
+    for byte, column in enumerate(np.ascontiguousarray(np.vstack([a.trans, b.trans]).T)):
+        first.setdefault(column.tobytes(), byte)
+    columns = sorted(first.values())  # one byte per class of bytes both DFAs treat alike
+    ta, tb = a.trans[:, columns].astype(np.int64), b.trans[:, columns].astype(np.int64)
+    nb = b.size
+    index = np.full(a.size * nb, -1, dtype=np.int64)
+    index[0] = 0
+    found, frontier = [np.zeros(1, dtype=np.int64)], np.zeros(1, dtype=np.int64)
+    count = 1
+    while len(frontier):
+        x, y = ta[frontier // nb], tb[frontier % nb]
+        codes = np.unique((x * nb + y)[(x >= 0) & (y >= 0)])
+        frontier = codes[index[codes] < 0]
+        index[frontier] = np.arange(count, count + len(frontier))
+        count += len(frontier)
+        found.append(frontier)
+    codes = np.concatenate(found)
+    s, r = codes // nb, codes % nb
+    x, y = ta[s], tb[r]
+    both = (x >= 0) & (y >= 0)
+    bad = np.append((a.accept[s] != b.accept[r]) | ((x >= 0) != (y >= 0)).any(axis=1), False)
+    succ = np.where(both, index[np.where(both, x * nb + y, 0)], len(codes))  # len(codes): never bad
+    while True:
+        grown = bad.copy()
+        grown[:-1] |= bad[succ].any(axis=1)
+        if (grown == bad).all():
+            break
+        bad = grown
+    same = np.zeros((a.size, nb), dtype=np.uint8)
+    same[s, r] = ~bad[:-1]
+    # worth walking beside: a pair from which some string reaches a same pair past which the reference goes on
+    good = np.append(~bad[:-1] & (tb[r] >= 0).any(axis=1), False)
+    while True:
+        grown = good.copy()
+        grown[:-1] |= good[succ].any(axis=1)
+        if (grown == good).all():
+            break
+        good = grown
+    useful = np.zeros((a.size, nb), dtype=bool)
+    useful[s, r] = good[:-1]
+    first = np.lexsort((bad[:-1], s))  # per rule state, an equal partner first where there is one
+    states, at = np.unique(s[first], return_index=True)
+    partner = np.full(a.size, -1, dtype=np.int32)
+    partner[states] = r[first][at]
+    has = partner >= 0
+    has[has] = useful[np.flatnonzero(has), partner[has]]
+    partner[~has] = -1
+    return Pairing(partner=partner, same=same)
