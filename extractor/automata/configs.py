@@ -29,7 +29,7 @@ class ConfigDFA:
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
-        self.live: dict[Frame, int] = {}  # bytes a top frame takes, as a 256-bit int
+        self.live: dict[int, list[int] | dict[int, int]] = {}  # per rule and state: bytes taken, as a 256-bit int
         self.ids: dict[Config, int] = {}
         self.configs: list[Config] = []
         self.trans = np.full((64, 256), UNKNOWN, dtype=np.int32)
@@ -66,11 +66,21 @@ class ConfigDFA:
         return self.resolve(cid, byte) if t == UNKNOWN else t
 
     def _live(self, frame: Frame) -> int:
-        live = self.live.get(frame)
-        if live is None:
-            row = np.asarray(self.automaton.dfas[frame[0]].trans[frame[1]]) >= 0
-            live = self.live[frame] = int.from_bytes(np.packbits(row, bitorder="little").tobytes(), "little")
-        return live
+        rule, state = frame
+        lives = self.live.get(rule)
+        if lives is None:  # every state of a plain rule at once; a counted rule's states as met
+            dfa = self.automaton.dfas[rule]
+            lives = self.live[rule] = _bits(dfa.trans >= 0) if isinstance(dfa.trans, np.ndarray) else {}
+        if isinstance(lives, dict):
+            if state not in lives:
+                lives[state] = _bits(np.asarray(self.automaton.dfas[rule].trans[state])[None] >= 0)[0]
+            return lives[state]
+        return lives[state]
+
+
+def _bits(rows: np.ndarray) -> list[int]:
+    """Each row of a (n, 256) bool array as a 256-bit int."""
+    return [int.from_bytes(row.tobytes(), "little") for row in np.packbits(rows, axis=1, bitorder="little")]
 
 
 DEAD_ROWS: dict[int, np.ndarray] = {}

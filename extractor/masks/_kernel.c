@@ -175,25 +175,28 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(nexits);
 }
 
-/* config_walk(nodes, trans, flags, jobs, work, reached, exits) -> -1 when done, else config * 256 + byte.
+/* config_walk(nodes, ids, trans, flags, jobs, work, reached, exits) -> -1 when done, else config * 256 + byte.
  * The walk of configurations of the pushdown automaton (extractor/automata/configs.py) over the trie:
  * trans int32 (configs x 256) with -1 dead and -2 not computed yet; flags uint8 per configuration (bit 0:
  * the bottom frame may end). jobs: int32 (root node, configuration) pairs; each walks the root's proper
- * descendants from that configuration at the root's depth. Writes into `reached` the nodes walked to where
- * tokens end, and into `exits` (unless it is empty) those where the bottom frame may end with tokens running
- * on. At a transition not computed yet it stops and returns it; the caller fills it in and calls again
- * with the same work area: int32 [job, node, reached count, exits count, configuration per depth...]. */
+ * descendants from that configuration at the root's depth. Writes into `reached` (int64) the ids of the
+ * tokens walked to their end, and into `exits` (int32, unless it is empty) the nodes where the bottom
+ * frame may end with tokens running on. At a transition not computed yet it stops and returns it; the
+ * caller fills it in and calls again with the same work area: int32 [job, node, reached count, exits
+ * count, configuration per depth...]. */
 static PyObject *config_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, trans_b, flags_b, jobs_b, work_b, reached_b, exits_b;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*w*w*w*", &nodes_b, &trans_b, &flags_b, &jobs_b, &work_b, &reached_b,
-                          &exits_b))
+    Py_buffer nodes_b, ids_b, trans_b, flags_b, jobs_b, work_b, reached_b, exits_b;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*", &nodes_b, &ids_b, &trans_b, &flags_b, &jobs_b, &work_b,
+                          &reached_b, &exits_b))
         return NULL;
     const int32_t *nodes = nodes_b.buf, *trans = trans_b.buf, *jobs = jobs_b.buf;
+    const int64_t *ids = ids_b.buf;
     const uint8_t *flags = flags_b.buf;
-    int32_t *work = work_b.buf, *reached = reached_b.buf, *exits = exits_b.buf, *cfg = work + 4;
+    int64_t *reached = reached_b.buf;
+    int32_t *work = work_b.buf, *exits = exits_b.buf, *cfg = work + 4;
     Py_ssize_t njobs = jobs_b.len / (Py_ssize_t)(2 * sizeof(int32_t));
     Py_ssize_t room = work_b.len / (Py_ssize_t)sizeof(int32_t) - 4;
-    Py_ssize_t ecap = exits_b.len / (Py_ssize_t)sizeof(int32_t), rcap = reached_b.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t ecap = exits_b.len / (Py_ssize_t)sizeof(int32_t), rcap = reached_b.len / (Py_ssize_t)sizeof(int64_t);
     int32_t job = work[0], i = work[1], nr = work[2], ne = work[3];
     long long miss = -1;
     for (; job < njobs; job++, i = 0) {
@@ -208,10 +211,8 @@ static PyObject *config_walk(PyObject *self, PyObject *args) {
             if (t == -2) { miss = (long long)from * 256 + b; goto done; }
             cfg[d] = t;
             int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-            if (mid > node[1]) {
-                if (nr == rcap) { PyErr_SetString(PyExc_ValueError, "reached buffer full"); goto done; }
-                reached[nr++] = i;
-            }
+            if (nr + (mid - node[1]) > rcap) { PyErr_SetString(PyExc_ValueError, "reached buffer full"); goto done; }
+            for (int32_t row = node[1]; row < mid; row++) reached[nr++] = ids[row];
             if (ecap && (flags[t] & 1) && mid < hi) {
                 if (ne == ecap) { PyErr_SetString(PyExc_ValueError, "exits buffer full"); goto done; }
                 exits[ne++] = i;
@@ -221,8 +222,8 @@ static PyObject *config_walk(PyObject *self, PyObject *args) {
     }
 done:
     work[0] = job; work[1] = i; work[2] = nr; work[3] = ne;
-    PyBuffer_Release(&nodes_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&flags_b); PyBuffer_Release(&jobs_b);
-    PyBuffer_Release(&work_b); PyBuffer_Release(&reached_b); PyBuffer_Release(&exits_b);
+    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&flags_b);
+    PyBuffer_Release(&jobs_b); PyBuffer_Release(&work_b); PyBuffer_Release(&reached_b); PyBuffer_Release(&exits_b);
     if (PyErr_Occurred()) return NULL;
     return PyLong_FromLongLong(miss);
 }

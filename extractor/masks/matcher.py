@@ -40,15 +40,26 @@ class CompiledGrammar:
             self.masks.move_to_end(config)
             return cached
         aut = self.automaton
-        out = np.zeros(self.vocab.size, dtype=bool)
+        tables: dict[int, np.ndarray] = {}  # stacks with one top frame share its table
+        extra: list[np.ndarray] = []
         for st in config:
             rule, state = st[-1]
             table = self.tables.get(aut, self.trie, rule, state)
-            out |= table.allowed
+            tables[id(table)] = table.allowed
             if len(st) > 1 and len(table.exit_nodes):
-                out[self.exits(table, aut.close([st[:-1]]))] = True
+                extra.append(self.exits(table, aut.close([st[:-1]])))
         if aut.accepting(config):
-            out[self.eos] = True
+            extra.append(self.eos)
+        parts = list(tables.values())
+        if len(parts) == 1 and not any(len(ids) for ids in extra):
+            out = parts[0]  # a table's own array: masks are never mutated
+        else:
+            out = parts[0] | parts[1] if len(parts) > 1 else parts[0].copy()
+            for part in parts[2:]:
+                out |= part
+            for ids in extra:
+                out[ids] = True
+            out.flags.writeable = False
         self.masks[config] = out
         if len(self.masks) > self.mask_cache_size:
             self.masks.popitem(last=False)
@@ -65,7 +76,7 @@ class CompiledGrammar:
         configs = config_dfa(self.automaton)
         jobs = np.empty((len(table.exit_nodes), 2), dtype=np.int32)
         jobs[:, 0], jobs[:, 1] = table.exit_nodes, configs.id(parent)
-        ids = self.trie.ending(walk_configs(configs, self.trie, jobs, exits=False)[0])
+        ids = walk_configs(configs, self.trie, jobs, exits=False)[0]
         self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
         if len(self.exit_memo) > self.mask_cache_size:
             self.exit_memo.popitem(last=False)

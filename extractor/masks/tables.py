@@ -70,6 +70,7 @@ class TableCache:
         if table is None:
             table = build()
             self.save(key, table)
+        table.allowed.flags.writeable = False  # shared by every mask built from it
         self.entries[key] = table
         if len(self.entries) > self.capacity:
             self.entries.popitem(last=False)
@@ -206,5 +207,5 @@ def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     start = configs.id(automaton.close([((rule, state),)]))
     reached, exits = walk_configs(configs, trie, np.array([[0, start]], dtype=np.int32), exits=True)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
-    allowed[trie.ending(reached)] = True
+    allowed[reached] = True
     return Table(allowed=allowed, exit_nodes=exits)

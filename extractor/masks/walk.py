@@ -11,24 +11,25 @@ from extractor.masks.trie import TokenTrie, _kernel
 
 def walk_configs(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:
     """Walk each (root node, configuration) job over the root's proper descendants, skipping every
-    subtree no stack survives. Returns the nodes reached where tokens end and, with `exits`, the
-    nodes where the bottom frame may end while tokens run on (both int32, in walk order)."""
+    subtree no stack survives. Returns the ids of the tokens walked to their end (int64) and, with
+    `exits`, the nodes where the bottom frame may end while tokens run on (int32, in preorder)."""
     jobs = np.ascontiguousarray(jobs, dtype=np.int32)
     if _kernel is None:
         return _walk_python(configs, trie, jobs, exits)
-    room = int((trie.end[jobs[:, 0]] - jobs[:, 0]).sum())  # every node of every job's subtree, at most
-    reached = np.empty(room, dtype=np.int32)
-    found = np.empty(room if exits else 0, dtype=np.int32)
+    roots = jobs[:, 0]
+    reached = np.empty(int((trie.hi[roots] - trie.lo[roots]).sum()), dtype=np.int64)  # every token below, at most
+    found = np.empty(int((trie.end[roots] - roots).sum()) if exits else 0, dtype=np.int32)
     work = np.zeros(4 + trie.width + 1, dtype=np.int32)
-    while (miss := _kernel.config_walk(trie.packed, configs.trans, configs.flags, jobs, work, reached, found)) >= 0:
+    while (miss := _kernel.config_walk(trie.packed, trie.ids, configs.trans, configs.flags, jobs, work, reached,
+                                       found)) >= 0:
         configs.resolve(miss >> 8, miss & 255)
-    return reached[: work[2]], found[: work[3]].copy()
+    return reached[: work[2]].copy(), found[: work[3]].copy()
 
 
 def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:
     """The same walk where the C kernel is not built."""
     depth, byte, end, ends, longer = trie.preorder
-    reached: list[int] = []
+    reached: list[int] = []  # nodes, turned into token ids at the end
     found: list[int] = []
     cfg = [0] * (trie.width + 1)
     for root, start in jobs.tolist():
@@ -46,4 +47,4 @@ def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: b
             if exits and longer[i] and configs.flags[t] & BOTTOM_ENDS:
                 found.append(i)
             i += 1
-    return np.array(reached, dtype=np.int32), np.array(found, dtype=np.int32)
+    return trie.ending(np.array(reached, dtype=np.int64)), np.array(found, dtype=np.int32)

@@ -1,0 +1,119 @@
+"""The native walks against their plain counterparts: the configuration walk against the same walk in
+Python, the walk beside the reference table against the walk alone, and masks of objects with
+undeclared keys against brute force."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extractor import compile_schema
+from extractor.automata import build_dfa
+from extractor.automata.configs import config_dfa
+from extractor.grammar import json_terms as jt
+from extractor.grammar.regex import Minus, alt, lit
+from extractor.masks import TableCache
+from extractor.masks.reference import pair, pairing, reference
+from extractor.masks.tables import leaf_table, walk_table
+from extractor.masks.trie import _kernel
+from extractor.masks.walk import _walk_python, walk_configs
+from extractor.schema import NormalizeOptions
+from extractor.tokens import Vocabulary
+from tests.masks.test_masks import brute_force, small_vocab
+from tests.walks import TOKENIZERS, closers, sample
+
+OPEN = NormalizeOptions(strict_objects=False)
+UNDECLARED = [
+    {"type": "object", "properties": {"name": {"type": "string"}, "nickname": {"type": "string"}}},
+    {"type": "object", "properties": {"id": {"type": "integer"}}, "additionalProperties": {"type": "integer"}},
+    {"type": "object", "properties": {"a": {"type": "boolean"}}, "patternProperties": {"^x-": {"type": "string"}}},
+    {"type": "object", "propertyNames": {"maxLength": 6}, "properties": {"abc": {"type": "null"}}},
+    {"type": "array", "items": {"type": "object", "properties": {"k": {"enum": ["v", "w"]}}}},
+]
+needs_kernel = pytest.mark.skipif(_kernel is None, reason="the C mask kernel is not built here (no C compiler)")
+
+
+def full_vocab(name: str) -> Vocabulary:
+    path = TOKENIZERS / name / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    return Vocabulary.from_tokenizer_file(path)
+
+
+@pytest.mark.parametrize("schema", UNDECLARED, ids=range(len(UNDECLARED)))
+def test_masks_with_undeclared_keys_equal_brute_force(schema: dict) -> None:
+    vocab = small_vocab("llama3")
+    grammar = compile_schema(schema, vocab, normalize=OPEN)
+    grammar.tables = TableCache()
+    rng = np.random.default_rng(3)
+    bonus = closers(vocab)
+    checked = 0
+    for _ in range(4):
+        matcher = grammar.matcher()
+        while not matcher.finished and checked < 80:
+            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
+            diff = np.flatnonzero(fast != slow)
+            assert not len(diff), [(int(t), vocab.tokens[t], bool(fast[t])) for t in diff[:5]]
+            matcher.advance(sample(fast, bonus, rng))
+            checked += 1
+    assert checked >= 8
+
+
+@needs_kernel
+@pytest.mark.parametrize("schema", UNDECLARED[:3], ids=range(3))
+def test_walk_beside_the_reference_equals_the_walk_alone(schema: dict) -> None:
+    """On the full Llama-3 vocabulary, every state of every undeclared-key rule."""
+    vocab = full_vocab("llama3")
+    grammar = compile_schema(schema, vocab, normalize=OPEN)
+    aut, trie, tables = grammar.automaton, grammar.trie, TableCache()
+    compared = 0
+    for rule in sorted(aut.leaves):
+        dfa = aut.dfas[rule]
+        found = pairing(aut.fingerprints[rule], dfa) if not hasattr(dfa, "base") else None
+        if found is None:
+            continue
+        for state in np.flatnonzero(found.partner >= 0).tolist():
+            beside = (found, tables.reference(trie, int(found.partner[state])))
+            fast, slow = leaf_table(dfa, trie, state, beside), leaf_table(dfa, trie, state)
+            assert (fast.allowed == slow.allowed).all(), (aut.names[rule], state)
+            assert fast.exit_nodes.tolist() == slow.exit_nodes.tolist(), (aut.names[rule], state)
+            compared += 1
+    assert compared
+
+
+@needs_kernel
+@pytest.mark.parametrize("schema", UNDECLARED, ids=range(len(UNDECLARED)))
+def test_native_configuration_walk_equals_the_python_walk(schema: dict) -> None:
+    """walk_table's walk and an exit walk, in C and in Python, on the full GPT-2 vocabulary."""
+    vocab = full_vocab("gpt2")
+    grammar = compile_schema(schema, vocab, normalize=OPEN)
+    aut, trie = grammar.automaton, grammar.trie
+    configs = config_dfa(aut)
+    compared = 0
+    for rule in sorted(set(range(len(aut.dfas))) - aut.leaves):
+        for state in range(min(aut.dfas[rule].size if hasattr(aut.dfas[rule], "size") else 4, 12)):
+            jobs = np.array([[0, configs.id(aut.close([((rule, state),)]))]], dtype=np.int32)
+            native, python = walk_configs(configs, trie, jobs, exits=True), _walk_python(configs, trie, jobs, True)
+            assert [a.tolist() for a in native] == [a.tolist() for a in python], (aut.names[rule], state)
+            exits = walk_table(aut, trie, rule, state).exit_nodes
+            if len(exits):
+                jobs = np.column_stack([exits, np.full(len(exits), configs.id(aut.start()))]).astype(np.int32)
+                assert (walk_configs(configs, trie, jobs, exits=False)[0].tolist()
+                        == _walk_python(configs, trie, jobs, False)[0].tolist())
+            compared += 1
+    assert compared
+
+
+def test_pairing_finds_equal_languages_exactly() -> None:
+    ref, _ = reference()
+    itself = pair(ref, ref)
+    assert all(itself.same[s, s] for s in range(ref.size))
+    keys = build_dfa(Minus(jt.CANONICAL_STRING, alt(lit('"name"'), lit('"nick"'))))
+    found = pair(keys, ref)
+    state = 0
+    for byte in b'"na':  # a prefix of an excluded key: not the reference's language
+        state = int(keys.trans[state, byte])
+    assert not found.equal(state) and found.partner[state] >= 0
+    for byte in b"x":  # off every excluded key: any canonical string from here on
+        state = int(keys.trans[state, byte])
+    assert found.equal(state)
