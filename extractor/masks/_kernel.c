@@ -175,63 +175,282 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
     return PyLong_FromSsize_t(nexits);
 }
 
-/* config_walk(nodes, ids, trans, flags, jobs, work, reached, exits) -> -1 when done, else config * 256 + byte.
- * The walk of configurations of the pushdown automaton (extractor/automata/configs.py) over the trie:
- * trans int32 (configs x 256) with -1 dead and -2 not computed yet; flags uint8 per configuration (bit 0:
- * the bottom frame may end). jobs: int32 (root node, configuration) pairs; each walks the root's proper
- * descendants from that configuration at the root's depth. Writes into `reached` (int64) the ids of the
- * tokens walked to their end, and into `exits` (int32, unless it is empty) the nodes where the bottom
- * frame may end with tokens running on. At a transition not computed yet it stops and returns it; the
- * caller fills it in and calls again with the same work area: int32 [job, node, reached count, exits
- * count, configuration per depth...]. */
-static PyObject *config_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, trans_b, flags_b, jobs_b, work_b, reached_b, exits_b;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*w*w*w*", &nodes_b, &ids_b, &trans_b, &flags_b, &jobs_b, &work_b,
-                          &reached_b, &exits_b))
+/* The pushdown automaton itself in C, for walks that never return to Python: stacks are interned as
+ * (parent stack, frame) nodes, configurations as sorted sets of stack ids, and each configuration's
+ * successor per byte is remembered for the walk. Mirrors Automaton.step / close / accepting
+ * (extractor/automata/pda.py) and CountedDFA (counted.py); masks/walk.py's native() exports the arrays. */
+typedef struct { int32_t parent, rule, state, depth; } StackNode;
+
+typedef struct {
+    const int32_t *trans, *call_ptr, *call_to, *offset, *kind;
+    const uint8_t *accept, *call_inc;
+    Counted *counted;             /* per rule; used where kind[rule] == 1 */
+    StackNode *st; int32_t nst, capst;
+    int32_t *sh; int64_t shcap;   /* open-addressed hash: stack ids */
+    int32_t *cbeg, *clen; uint8_t *cflag; int32_t ncfg, capcfg;
+    int32_t *arena; int64_t narena, caparena;
+    int32_t *ch; int64_t chcap;   /* open-addressed hash: configuration ids */
+    int32_t *memo;                /* ncfg x 256: successor, -1 dead, -2 not computed */
+    int32_t *list, *work, *stamp; int64_t caplist, capwork, capstamp; int32_t now;
+    int failed;
+} PDA;
+
+static void *grow(void *p, int64_t *cap, int64_t need, size_t size, PDA *P) {
+    if (need <= *cap) return p;
+    int64_t c = *cap ? *cap : 64;
+    while (c < need) c *= 2;
+    void *q = realloc(p, (size_t)c * size);
+    if (!q) { P->failed = 1; return p; }
+    *cap = c;
+    return q;
+}
+
+static int32_t *grow_zero(int32_t *p, int64_t *cap, int64_t need, PDA *P) {
+    int64_t old = *cap;
+    p = grow(p, cap, need, sizeof(int32_t), P);
+    if (!P->failed && *cap > old) memset(p + old, 0, sizeof(int32_t) * (size_t)(*cap - old));
+    return p;
+}
+
+static inline uint64_t mix(uint64_t h) { h ^= h >> 33; h *= 0xff51afd7ed558ccdULL; h ^= h >> 33; return h; }
+
+static int32_t stack_id(PDA *P, int32_t parent, int32_t rule, int32_t state) {
+    if ((int64_t)P->nst * 2 >= P->shcap) {  /* rehash at half load */
+        int64_t cap = P->shcap ? P->shcap * 2 : 1024;
+        int32_t *h = malloc(sizeof(int32_t) * (size_t)cap);
+        if (!h) { P->failed = 1; return -1; }
+        memset(h, 0xff, sizeof(int32_t) * (size_t)cap);
+        for (int32_t k = 0; k < P->nst; k++) {
+            StackNode *n = P->st + k;
+            uint64_t i = mix(((uint64_t)(uint32_t)n->parent << 40) ^ ((uint64_t)(uint32_t)n->rule << 24) ^ (uint32_t)n->state) & (uint64_t)(cap - 1);
+            while (h[i] >= 0) i = (i + 1) & (uint64_t)(cap - 1);
+            h[i] = k;
+        }
+        free(P->sh); P->sh = h; P->shcap = cap;
+    }
+    uint64_t mask = (uint64_t)(P->shcap - 1);
+    uint64_t i = mix(((uint64_t)(uint32_t)parent << 40) ^ ((uint64_t)(uint32_t)rule << 24) ^ (uint32_t)state) & mask;
+    for (; P->sh[i] >= 0; i = (i + 1) & mask) {
+        StackNode *n = P->st + P->sh[i];
+        if (n->parent == parent && n->rule == rule && n->state == state) return P->sh[i];
+    }
+    int64_t cap = P->capst;
+    P->st = grow(P->st, &cap, P->nst + 1, sizeof(StackNode), P);
+    P->capst = (int32_t)cap;
+    if (P->failed) return -1;
+    P->st[P->nst] = (StackNode){parent, rule, state, parent < 0 ? 1 : P->st[parent].depth + 1};
+    P->sh[i] = P->nst;
+    return P->nst++;
+}
+
+static int frame_accepts(PDA *P, int32_t rule, int32_t state) {
+    if (P->kind[rule]) return counted_accepts(P->counted + rule, state);
+    return P->accept[P->offset[rule] + state];
+}
+
+static int32_t frame_step(PDA *P, int32_t rule, int32_t state, int b) {
+    if (P->kind[rule]) { int64_t t = counted_step(P->counted + rule, state, b); return t > INT32_MAX ? -1 : (int32_t)t; }
+    return P->trans[(int64_t)(P->offset[rule] + state) * 256 + b];
+}
+
+/* Closes the stacks in P->list[0..n) (calls entered, finished rules returned from) and interns the set. */
+static int32_t close_config(PDA *P, int32_t n) {
+    if (++P->now == INT32_MAX) { memset(P->stamp, 0, sizeof(int32_t) * (size_t)P->capstamp); P->now = 1; }
+    int32_t top = 0, out = 0;
+    P->work = grow(P->work, &P->capwork, n, sizeof(int32_t), P);
+    if (P->failed) return -1;
+    for (int32_t k = 0; k < n; k++) P->work[top++] = P->list[k];
+    while (top > 0 && !P->failed) {
+        int32_t id = P->work[--top];
+        P->stamp = grow_zero(P->stamp, &P->capstamp, (int64_t)P->nst + 1, P);
+        if (P->failed) break;
+        if (P->stamp[id] == P->now) continue;
+        P->stamp[id] = P->now;
+        P->list = grow(P->list, &P->caplist, out + 1, sizeof(int32_t), P);
+        if (P->failed) break;
+        P->list[out++] = id;
+        StackNode node = P->st[id];
+        int32_t r = node.rule, s = node.state;
+        int32_t base = s, count = 0;
+        Counted *c = P->kind[r] ? P->counted + r : NULL;
+        if (c) { base = (int32_t)(s % c->n); count = (int32_t)(s / c->n); }
+        for (int32_t e = P->call_ptr[P->offset[r] + base]; e < P->call_ptr[P->offset[r] + base + 1]; e++) {
+            int32_t callee = P->call_to[2 * e], ret = P->call_to[2 * e + 1];
+            if (c) {
+                int64_t c2 = count + P->call_inc[e];
+                if (c->hi < 0 && c2 > c->lo) c2 = c->lo;
+                if (!reach(c, ret, c2)) continue;
+                ret = (int32_t)(c2 * c->n + ret);
+            }
+            int32_t caller = stack_id(P, node.parent, r, ret);
+            int32_t pushed = caller < 0 ? -1 : stack_id(P, caller, callee, 0);
+            if (pushed < 0) break;
+            P->work = grow(P->work, &P->capwork, top + 1, sizeof(int32_t), P);
+            if (P->failed) break;
+            P->work[top++] = pushed;
+        }
+        if (node.parent >= 0 && frame_accepts(P, r, s)) {
+            P->work = grow(P->work, &P->capwork, top + 1, sizeof(int32_t), P);
+            if (P->failed) break;
+            P->work[top++] = node.parent;
+        }
+    }
+    if (P->failed) return -1;
+    /* sort the ids (insertion sort: sets are small) and intern */
+    for (int32_t a = 1; a < out; a++) {
+        int32_t v = P->list[a], b = a - 1;
+        while (b >= 0 && P->list[b] > v) { P->list[b + 1] = P->list[b]; b--; }
+        P->list[b + 1] = v;
+    }
+    uint64_t h = 1469598103934665603ULL;
+    for (int32_t a = 0; a < out; a++) h = mix(h ^ (uint32_t)P->list[a]);
+    if ((int64_t)P->ncfg * 2 >= P->chcap) {
+        int64_t cap = P->chcap ? P->chcap * 2 : 256;
+        int32_t *t = malloc(sizeof(int32_t) * (size_t)cap);
+        if (!t) { P->failed = 1; return -1; }
+        memset(t, 0xff, sizeof(int32_t) * (size_t)cap);
+        for (int32_t k = 0; k < P->ncfg; k++) {
+            uint64_t g = 1469598103934665603ULL;
+            for (int32_t a = 0; a < P->clen[k]; a++) g = mix(g ^ (uint32_t)P->arena[P->cbeg[k] + a]);
+            uint64_t i = g & (uint64_t)(cap - 1);
+            while (t[i] >= 0) i = (i + 1) & (uint64_t)(cap - 1);
+            t[i] = k;
+        }
+        free(P->ch); P->ch = t; P->chcap = cap;
+    }
+    uint64_t mask = (uint64_t)(P->chcap - 1), i = h & mask;
+    for (; P->ch[i] >= 0; i = (i + 1) & mask) {
+        int32_t k = P->ch[i];
+        if (P->clen[k] == out && !memcmp(P->arena + P->cbeg[k], P->list, sizeof(int32_t) * (size_t)out)) return k;
+    }
+    int64_t cap = P->capcfg;
+    P->cbeg = grow(P->cbeg, &cap, P->ncfg + 1, sizeof(int32_t), P); cap = P->capcfg;
+    P->clen = grow(P->clen, &cap, P->ncfg + 1, sizeof(int32_t), P); cap = P->capcfg;
+    P->cflag = grow(P->cflag, &cap, P->ncfg + 1, sizeof(uint8_t), P); cap = P->capcfg;
+    P->memo = grow(P->memo, &cap, P->ncfg + 1, sizeof(int32_t) * 256, P);
+    P->capcfg = (int32_t)cap;
+    P->arena = grow(P->arena, &P->caparena, P->narena + out, sizeof(int32_t), P);
+    if (P->failed) return -1;
+    int32_t k = P->ncfg++;
+    P->cbeg[k] = (int32_t)P->narena; P->clen[k] = out;
+    memcpy(P->arena + P->narena, P->list, sizeof(int32_t) * (size_t)out);
+    P->narena += out;
+    uint8_t flag = 0;
+    for (int32_t a = 0; a < out; a++) {
+        StackNode *nd = P->st + P->list[a];
+        if (nd->depth == 1 && frame_accepts(P, nd->rule, nd->state)) flag = 1;
+    }
+    P->cflag[k] = flag;
+    for (int b = 0; b < 256; b++) P->memo[(int64_t)k * 256 + b] = -2;
+    P->ch[i] = k;
+    return k;
+}
+
+static int32_t pda_step(PDA *P, int32_t cfg, int b) {
+    int32_t *slot = P->memo + (int64_t)cfg * 256 + b;
+    if (*slot != -2) return *slot;
+    int32_t n = 0, beg = P->cbeg[cfg], len = P->clen[cfg];
+    for (int32_t a = 0; a < len; a++) {
+        StackNode nd = P->st[P->arena[beg + a]];
+        int32_t t = frame_step(P, nd.rule, nd.state, b);
+        if (t < 0) continue;
+        int32_t moved = stack_id(P, nd.parent, nd.rule, t);
+        if (moved < 0) return -1;
+        P->list = grow(P->list, &P->caplist, n + 1, sizeof(int32_t), P);
+        if (P->failed) return -1;
+        P->list[n++] = moved;
+    }
+    int32_t next = n ? close_config(P, n) : -1;
+    P->memo[(int64_t)cfg * 256 + b] = next;  /* memo may have moved: index again */
+    return next;
+}
+
+/* pda_walk(nodes, ids, automaton, start, roots, reached, exits) -> (reached count, exits count).
+ * The walk of configurations of the pushdown automaton over the trie: `automaton` is the tuple
+ * masks/walk.py's native() builds, `start` the starting configuration as int32 [frames, rule, state,
+ * ..., frames, rule, state, ...], `roots` the nodes whose proper descendants are walked from it,
+ * skipping every subtree no stack survives. Writes into `reached` (int64) the ids of the tokens walked
+ * to their end, and into `exits` (int32, unless it is empty) the nodes where a stack is down to its
+ * bottom frame, that frame's rule may end, and tokens run on past the node. */
+static PyObject *pda_walk(PyObject *self, PyObject *args) {
+    Py_buffer nodes_b, ids_b, start_b, roots_b, reached_b, exits_b, a[10];
+    PyObject *aut;
+    if (!PyArg_ParseTuple(args, "y*y*Oy*y*w*w*", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &reached_b, &exits_b))
         return NULL;
-    const int32_t *nodes = nodes_b.buf, *trans = trans_b.buf, *jobs = jobs_b.buf;
+    int got = 0;
+    PyObject *result = NULL;
+    PDA P = {0};
+    if (!PyTuple_Check(aut) || PyTuple_GET_SIZE(aut) != 10) { PyErr_SetString(PyExc_TypeError, "automaton: a 10-tuple"); goto out; }
+    for (; got < 10; got++)
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(aut, got), a + got, PyBUF_SIMPLE) < 0) goto out;
+    /* trans, accept, inc, call_ptr, call_to, call_inc, offset, kind, params (int64 rules x 7), cum */
+    P.trans = a[0].buf; P.accept = a[1].buf; P.call_ptr = a[3].buf; P.call_to = a[4].buf; P.call_inc = a[5].buf;
+    P.offset = a[6].buf; P.kind = a[7].buf;
+    const uint8_t *inc = a[2].buf;
+    const int64_t *params = a[8].buf;
+    const int32_t *cum = a[9].buf;
+    Py_ssize_t rules = a[6].len / (Py_ssize_t)sizeof(int32_t);
+    P.counted = calloc((size_t)rules + 1, sizeof(Counted));
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        if (!P.kind[r]) continue;
+        const int64_t *q = params + 7 * r;
+        int64_t off = P.offset[r];
+        P.counted[r] = (Counted){P.trans + off * 256, inc + off * 256, P.accept + off, cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
+    }
+    const int32_t *nodes = nodes_b.buf, *start = start_b.buf, *roots = roots_b.buf;
     const int64_t *ids = ids_b.buf;
-    const uint8_t *flags = flags_b.buf;
     int64_t *reached = reached_b.buf;
-    int32_t *work = work_b.buf, *exits = exits_b.buf, *cfg = work + 4;
-    Py_ssize_t njobs = jobs_b.len / (Py_ssize_t)(2 * sizeof(int32_t));
-    Py_ssize_t room = work_b.len / (Py_ssize_t)sizeof(int32_t) - 4;
-    Py_ssize_t ecap = exits_b.len / (Py_ssize_t)sizeof(int32_t), rcap = reached_b.len / (Py_ssize_t)sizeof(int64_t);
-    int32_t job = work[0], i = work[1], nr = work[2], ne = work[3];
-    long long miss = -1;
-    for (; job < njobs; job++, i = 0) {
-        int32_t root = jobs[2 * job], stop = nodes[3 * root];
-        if (i == 0) { cfg[nodes[3 * root + 2] >> 8] = jobs[2 * job + 1]; i = root + 1; }
-        while (i < stop) {
+    int32_t *exits = exits_b.buf;
+    Py_ssize_t nroots = roots_b.len / (Py_ssize_t)sizeof(int32_t), nstart = start_b.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t rcap = reached_b.len / (Py_ssize_t)sizeof(int64_t), ecap = exits_b.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t nr = 0, ne = 0;
+    int32_t n = 0;
+    for (Py_ssize_t k = 0; k < nstart;) {
+        int32_t frames = start[k++], parent = -1;
+        for (int32_t f = 0; f < frames; f++, k += 2) parent = stack_id(&P, parent, start[k], start[k + 1]);
+        P.list = grow(P.list, &P.caplist, n + 1, sizeof(int32_t), &P);
+        if (P.failed || parent < 0) break;
+        P.list[n++] = parent;
+    }
+    int32_t first = P.failed ? -1 : close_config(&P, n);
+    int32_t room = 1024, *cfg = malloc(sizeof(int32_t) * (size_t)room);
+    for (Py_ssize_t j = 0; j < nroots && first >= 0 && !P.failed; j++) {
+        int32_t root = roots[j], stop = nodes[3 * root];
+        cfg[nodes[3 * root + 2] >> 8] = first;
+        for (int32_t i = root + 1; i < stop && !P.failed;) {
             const int32_t *node = nodes + 3 * i;
             int32_t d = node[2] >> 8, b = node[2] & 255;
-            if (d >= room) { PyErr_SetString(PyExc_ValueError, "work area shallower than the trie"); goto done; }
-            int32_t from = cfg[d - 1], t = trans[(Py_ssize_t)from * 256 + b];
-            if (t == -1) { i = node[0]; continue; }
-            if (t == -2) { miss = (long long)from * 256 + b; goto done; }
+            if (d >= room) { room *= 2; cfg = realloc(cfg, sizeof(int32_t) * (size_t)room); }
+            int32_t t = pda_step(&P, cfg[d - 1], b);
+            if (t < 0) { i = node[0]; continue; }
             cfg[d] = t;
             int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-            if (nr + (mid - node[1]) > rcap) { PyErr_SetString(PyExc_ValueError, "reached buffer full"); goto done; }
+            if (nr + (mid - node[1]) > rcap) { P.failed = 2; break; }
             for (int32_t row = node[1]; row < mid; row++) reached[nr++] = ids[row];
-            if (ecap && (flags[t] & 1) && mid < hi) {
-                if (ne == ecap) { PyErr_SetString(PyExc_ValueError, "exits buffer full"); goto done; }
+            if (ecap && P.cflag[t] && mid < hi) {
+                if (ne == ecap) { P.failed = 2; break; }
                 exits[ne++] = i;
             }
             i++;
         }
     }
-done:
-    work[0] = job; work[1] = i; work[2] = nr; work[3] = ne;
-    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&flags_b);
-    PyBuffer_Release(&jobs_b); PyBuffer_Release(&work_b); PyBuffer_Release(&reached_b); PyBuffer_Release(&exits_b);
-    if (PyErr_Occurred()) return NULL;
-    return PyLong_FromLongLong(miss);
+    free(cfg);
+    if (P.failed) PyErr_SetString(P.failed == 2 ? PyExc_ValueError : PyExc_MemoryError,
+                                  P.failed == 2 ? "output buffer full" : "out of memory in the pushdown walk");
+    else result = Py_BuildValue("nn", nr, ne);
+out:
+    for (int k = 0; k < got; k++) PyBuffer_Release(a + k);
+    free(P.counted); free(P.st); free(P.sh); free(P.cbeg); free(P.clen); free(P.cflag); free(P.arena); free(P.ch);
+    free(P.memo); free(P.list); free(P.work); free(P.stamp);
+    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
+    PyBuffer_Release(&reached_b); PyBuffer_Release(&exits_b);
+    return result;
 }
 
 static PyMethodDef methods[] = {
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},
-    {"config_walk", config_walk, METH_VARARGS, "Walk configurations of the pushdown automaton over the token trie."},
+    {"pda_walk", pda_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie, all in C."},
     {NULL, NULL, 0, NULL},
 };
 

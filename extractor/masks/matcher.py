@@ -7,10 +7,9 @@ from collections import OrderedDict
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.configs import config_dfa
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
-from extractor.masks.walk import walk_configs
+from extractor.masks.walk import walk
 from extractor.tokens import Vocabulary
 
 
@@ -73,10 +72,7 @@ class CompiledGrammar:
         if hit is not None and hit[0] is table:
             self.exit_memo.move_to_end(key)
             return hit[1]
-        configs = config_dfa(self.automaton)
-        jobs = np.empty((len(table.exit_nodes), 2), dtype=np.int32)
-        jobs[:, 0], jobs[:, 1] = table.exit_nodes, configs.id(parent)
-        ids = walk_configs(configs, self.trie, jobs, exits=False)[0]
+        ids = walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False)[0]
         self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
         if len(self.exit_memo) > self.mask_cache_size:
             self.exit_memo.popitem(last=False)

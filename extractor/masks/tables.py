@@ -13,11 +13,10 @@ from pathlib import Path
 import numpy as np
 
 from extractor.automata import Automaton, RuleDFA
-from extractor.automata.configs import config_dfa
 from extractor.automata.counted import CountedDFA
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
-from extractor.masks.walk import walk_configs
+from extractor.masks.walk import walk
 
 
 @dataclass(frozen=True, eq=False)
@@ -203,9 +202,7 @@ def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np
 def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
     """The table of a state of a rule that calls others: configurations walked over the whole trie
     from the state alone on its stack; where that bottom frame may end mid-token is an exit."""
-    configs = config_dfa(automaton)
-    start = configs.id(automaton.close([((rule, state),)]))
-    reached, exits = walk_configs(configs, trie, np.array([[0, start]], dtype=np.int32), exits=True)
+    reached, exits = walk(automaton, trie, automaton.close([((rule, state),)]), np.zeros(1, dtype=np.int32), exits=True)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
     allowed[reached] = True
     return Table(allowed=allowed, exit_nodes=exits)

@@ -1,33 +1,38 @@
 """Configurations of the pushdown automaton walked over the token trie: in C where the kernel is
-built (returning to Python only to compute a transition met for the first time), else in Python."""
+built (the automaton exported as arrays once), else in Python over the lazily determinized automaton."""
 
 from __future__ import annotations
 
+from weakref import WeakKeyDictionary
+
 import numpy as np
 
-from extractor.automata.configs import BOTTOM_ENDS, ConfigDFA
+from extractor.automata import Automaton, Config
+from extractor.automata.configs import BOTTOM_ENDS, ConfigDFA, config_dfa
+from extractor.automata.counted import CountedDFA
 from extractor.masks.trie import TokenTrie, _kernel
 
 
-def walk_configs(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:
-    """Walk each (root node, configuration) job over the root's proper descendants, skipping every
-    subtree no stack survives. Returns the ids of the tokens walked to their end (int64) and, with
-    `exits`, the nodes where the bottom frame may end while tokens run on (int32, in preorder)."""
-    jobs = np.ascontiguousarray(jobs, dtype=np.int32)
-    if _kernel is None:
+def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray,
+         exits: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Walk `start` over the proper descendants of each root, skipping every subtree no stack
+    survives. Returns the ids of the tokens walked to their end (int64) and, with `exits`, the
+    nodes where the bottom frame may end while tokens run on (int32, in preorder)."""
+    roots = np.ascontiguousarray(roots, dtype=np.int32)
+    arrays = native(automaton) if _kernel is not None else None
+    if arrays is None:
+        configs = config_dfa(automaton)
+        jobs = np.column_stack([roots, np.full(len(roots), configs.id(start), dtype=np.int32)])
         return _walk_python(configs, trie, jobs, exits)
-    roots = jobs[:, 0]
+    flat = [x for st in start for x in (len(st), *(v for frame in st for v in frame))]
     reached = np.empty(int((trie.hi[roots] - trie.lo[roots]).sum()), dtype=np.int64)  # every token below, at most
     found = np.empty(int((trie.end[roots] - roots).sum()) if exits else 0, dtype=np.int32)
-    work = np.zeros(4 + trie.width + 1, dtype=np.int32)
-    while (miss := _kernel.config_walk(trie.packed, trie.ids, configs.trans, configs.flags, jobs, work, reached,
-                                       found)) >= 0:
-        configs.resolve(miss >> 8, miss & 255)
-    return reached[: work[2]].copy(), found[: work[3]].copy()
+    nr, ne = _kernel.pda_walk(trie.packed, trie.ids, arrays, np.array(flat, dtype=np.int32), roots, reached, found)
+    return reached[:nr].copy(), found[:ne].copy()
 
 
 def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The same walk where the C kernel is not built."""
+    """The same walk where the C kernel is not built (or a counted state does not fit in int32)."""
     depth, byte, end, ends, longer = trie.preorder
     reached: list[int] = []  # nodes, turned into token ids at the end
     found: list[int] = []
@@ -48,3 +53,42 @@ def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: b
                 found.append(i)
             i += 1
     return trie.ending(np.array(reached, dtype=np.int64)), np.array(found, dtype=np.int32)
+
+
+_NATIVE: WeakKeyDictionary[Automaton, tuple | None] = WeakKeyDictionary()
+
+
+def native(automaton: Automaton) -> tuple | None:
+    """The automaton as the arrays the C pushdown walk reads (None: a counted state past int32)."""
+    if automaton in _NATIVE:
+        return _NATIVE[automaton]
+    index = {name: i for i, name in enumerate(automaton.names)}
+    bases = [d.base if isinstance(d, CountedDFA) else d for d in automaton.dfas]
+    offset = np.cumsum([0] + [b.size for b in bases]).astype(np.int32)
+    trans = np.concatenate([b.trans for b in bases]).astype(np.int32)
+    accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
+    inc = np.zeros(trans.shape, dtype=np.uint8)
+    kind = np.zeros(len(bases), dtype=np.int32)
+    params = np.zeros((len(bases), 7), dtype=np.int64)
+    cums, ptr, to, counted_edge = [np.zeros(0, dtype=np.int32)], [0], [], []
+    fits = True
+    for r, (dfa, base) in enumerate(zip(automaton.dfas, bases)):
+        callees = dfa.callees if isinstance(dfa, CountedDFA) else frozenset()
+        for edges in base.calls:
+            for callee, ret in edges:
+                if callee in index:
+                    to.append((index[callee], ret))
+                    counted_edge.append(callee in callees)
+            ptr.append(len(to))
+        if isinstance(dfa, CountedDFA):
+            kind[r] = 1
+            inc[offset[r]:offset[r + 1]] = dfa.inc
+            params[r] = (dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period,
+                         sum(len(c) for c in cums))
+            cums.append(dfa.cum.astype(np.int32).ravel())
+            fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
+    out = None if not fits else (
+        trans, accept, inc, np.array(ptr, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
+        np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(), kind, params, np.concatenate(cums))
+    _NATIVE[automaton] = out
+    return out

@@ -9,14 +9,15 @@ import pytest
 
 from extractor import compile_schema
 from extractor.automata import build_dfa
+from extractor.automata.counted import CountedDFA
 from extractor.automata.configs import config_dfa
 from extractor.grammar import json_terms as jt
 from extractor.grammar.regex import Minus, alt, lit
 from extractor.masks import TableCache
 from extractor.masks.reference import pair, pairing, reference
-from extractor.masks.tables import leaf_table, walk_table
+from extractor.masks.tables import leaf_table
 from extractor.masks.trie import _kernel
-from extractor.masks.walk import _walk_python, walk_configs
+from extractor.masks.walk import _walk_python, walk
 from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
 from tests.masks.test_masks import brute_force, small_vocab
@@ -81,25 +82,33 @@ def test_walk_beside_the_reference_equals_the_walk_alone(schema: dict) -> None:
     assert compared
 
 
+COUNTED = [
+    {"type": "array", "items": {"type": "string", "maxLength": 5}, "minItems": 2, "maxItems": 4},
+    {"type": "object", "properties": {"xs": {"type": "array", "items": {"type": "integer"}, "maxItems": 3}}},
+]
+
+
 @needs_kernel
-@pytest.mark.parametrize("schema", UNDECLARED, ids=range(len(UNDECLARED)))
-def test_native_configuration_walk_equals_the_python_walk(schema: dict) -> None:
-    """walk_table's walk and an exit walk, in C and in Python, on the full GPT-2 vocabulary."""
+@pytest.mark.parametrize("schema", UNDECLARED + COUNTED, ids=range(len(UNDECLARED) + len(COUNTED)))
+def test_native_pushdown_walk_equals_the_python_walk(schema: dict) -> None:
+    """walk_table's walk and an exit walk, in C and in Python, on the full GPT-2 vocabulary: every
+    rule, its first states (counted rules: counts 0 to 2)."""
     vocab = full_vocab("gpt2")
     grammar = compile_schema(schema, vocab, normalize=OPEN)
     aut, trie = grammar.automaton, grammar.trie
     configs = config_dfa(aut)
     compared = 0
-    for rule in sorted(set(range(len(aut.dfas))) - aut.leaves):
-        for state in range(min(aut.dfas[rule].size if hasattr(aut.dfas[rule], "size") else 4, 12)):
-            jobs = np.array([[0, configs.id(aut.close([((rule, state),)]))]], dtype=np.int32)
-            native, python = walk_configs(configs, trie, jobs, exits=True), _walk_python(configs, trie, jobs, True)
+    for rule, dfa in enumerate(aut.dfas):
+        for state in range(min(dfa.base.size * 3 if isinstance(dfa, CountedDFA) else dfa.size, 15)):
+            start = aut.close([((rule, state),)])
+            jobs = np.array([[0, configs.id(start)]], dtype=np.int32)
+            native, python = walk(aut, trie, start, np.zeros(1, np.int32), True), _walk_python(configs, trie, jobs, True)
             assert [a.tolist() for a in native] == [a.tolist() for a in python], (aut.names[rule], state)
-            exits = walk_table(aut, trie, rule, state).exit_nodes
+            exits = native[1]
             if len(exits):
                 jobs = np.column_stack([exits, np.full(len(exits), configs.id(aut.start()))]).astype(np.int32)
-                assert (walk_configs(configs, trie, jobs, exits=False)[0].tolist()
-                        == _walk_python(configs, trie, jobs, False)[0].tolist())
+                assert (walk(aut, trie, aut.start(), exits, False)[0].tolist()
+                        == _walk_python(configs, trie, jobs, False)[0].tolist()), (aut.names[rule], state)
             compared += 1
     assert compared
 
