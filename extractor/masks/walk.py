@@ -8,7 +8,7 @@ from weakref import WeakKeyDictionary
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.configs import BOTTOM_ENDS, ConfigDFA, config_dfa
+from extractor.automata.configs import ConfigDFA, config_dfa
 from extractor.automata.counted import CountedDFA
 from extractor.masks.trie import TokenTrie, _kernel
 
@@ -49,7 +49,7 @@ def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: b
             cfg[d] = t
             if ends[i]:
                 reached.append(i)
-            if exits and longer[i] and configs.flags[t] & BOTTOM_ENDS:
+            if exits and longer[i] and configs.bottom_ends[t]:
                 found.append(i)
             i += 1
     return trie.ending(np.array(reached, dtype=np.int64)), np.array(found, dtype=np.int32)

@@ -126,3 +126,23 @@ def test_pairing_finds_equal_languages_exactly() -> None:
     for byte in b"x":  # off every excluded key: any canonical string from here on
         state = int(keys.trans[state, byte])
     assert found.equal(state)
+
+
+def test_masks_without_the_kernel_equal_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where no C compiler built the kernel: NumPy leaf walks and the Python pushdown walk."""
+    import extractor.masks.tables as tables
+    import extractor.masks.walk as walks
+
+    monkeypatch.setattr(tables, "_kernel", None)
+    monkeypatch.setattr(walks, "_kernel", None)
+    vocab = small_vocab("gpt2")
+    for schema in (UNDECLARED[0], UNDECLARED[1], COUNTED[0]):
+        grammar = compile_schema(schema, vocab, normalize=OPEN)
+        grammar.tables = TableCache()
+        matcher, rng, bonus = grammar.matcher(), np.random.default_rng(5), closers(vocab)
+        for _ in range(25):
+            if matcher.finished:
+                break
+            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
+            assert (fast == slow).all(), schema
+            matcher.advance(sample(fast, bonus, rng))
