@@ -51,14 +51,13 @@ class CompiledGrammar:
             extra.append(self.eos)
         parts = list(tables.values())
         if len(parts) == 1 and not any(len(ids) for ids in extra):
-            out = parts[0]  # a table's own array: masks are never mutated
+            out = parts[0]  # the table's own array: masks are never mutated (torch wraps them as they are)
         else:
             out = parts[0] | parts[1] if len(parts) > 1 else parts[0].copy()
             for part in parts[2:]:
                 out |= part
             for ids in extra:
                 out[ids] = True
-            out.flags.writeable = False
         self.masks[config] = out
         if len(self.masks) > self.mask_cache_size:
             self.masks.popitem(last=False)

@@ -69,7 +69,6 @@ class TableCache:
         if table is None:
             table = build()
             self.save(key, table)
-        table.allowed.flags.writeable = False  # shared by every mask built from it
         self.entries[key] = table
         if len(self.entries) > self.capacity:
             self.entries.popitem(last=False)
