@@ -1,8 +1,8 @@
-"""Reference languages: the JSON string forms, whose tables a process computes once. A call-free
-rule that agrees with one of them below some prefix (an undeclared key is any canonical string but
-the declared names) takes those subtrees from the reference's table instead of walking them, and
-a state whose whole language is the reference's takes the reference's table outright. The same idea
-as llguidance's slices, decided exactly: two states share a class of a joint minimization."""
+"""The reference language: a JSON string in canonical spelling, whose tables a process computes
+once. A call-free rule that agrees with it below some prefix (an undeclared key is any canonical
+string but the declared names) takes those subtrees from the reference's table instead of walking
+them, and a state whose whole language is the reference's takes the reference's table outright.
+llguidance's slices, decided exactly per pair of states rather than fixed in advance."""
 
 from __future__ import annotations
 

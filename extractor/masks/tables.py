@@ -40,20 +40,22 @@ class TableCache:
         self.saved = 0
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-        dfa = automaton.dfas[rule]
         state = automaton.table_state(rule, state, trie.width)
+        return self.cached((trie.vocab.fingerprint, automaton.fingerprints[rule], state),
+                           lambda: self.build(automaton, trie, rule, state))
+
+    def build(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
+        """A table not cached yet: walked, or the reference's where the languages are equal, or walked
+        beside the reference's where they meet below some prefix (masks/reference.py)."""
         if rule not in automaton.leaves:
-            build = lambda: walk_table(automaton, trie, rule, state)  # noqa: E731
-        elif isinstance(dfa, CountedDFA) or _kernel is None:
-            build = lambda: leaf_table(dfa, trie, state)  # noqa: E731
-        else:
-            pair = pairing(automaton.fingerprints[rule], dfa)
-            partner = -1 if pair is None else int(pair.partner[state])
-            if partner >= 0 and pair.equal(state):  # type: ignore[union-attr]
-                return self.reference(trie, partner)
-            beside = None if partner < 0 else (pair, self.reference(trie, partner))
-            build = lambda: leaf_table(dfa, trie, state, beside)  # noqa: E731
-        return self.cached((trie.vocab.fingerprint, automaton.fingerprints[rule], state), build)
+            return walk_table(automaton, trie, rule, state)
+        dfa = automaton.dfas[rule]
+        pair = None if isinstance(dfa, CountedDFA) or _kernel is None else pairing(automaton.fingerprints[rule], dfa)
+        partner = -1 if pair is None else int(pair.partner[state])
+        if partner < 0:
+            return leaf_table(dfa, trie, state)
+        shared = self.reference(trie, partner)
+        return shared if pair.equal(state) else leaf_table(dfa, trie, state, (pair, shared))  # type: ignore[union-attr]
 
     def reference(self, trie: TokenTrie, state: int) -> Table:
         """The table of a state of the reference language (masks/reference.py)."""
