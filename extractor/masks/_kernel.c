@@ -365,18 +365,22 @@ static int32_t pda_step(PDA *P, int32_t cfg, int b) {
     return next;
 }
 
-/* pda_walk(nodes, ids, automaton, start, roots, reached, exits) -> (reached count, exits count).
+/* pda_walk(nodes, ids, automaton, start, roots, exits) -> (reached, exit nodes) as bytes.
  * The walk of configurations of the pushdown automaton over the trie: `automaton` is the tuple
  * masks/walk.py's native() builds, `start` the starting configuration as int32 [frames, rule, state,
  * ..., frames, rule, state, ...], `roots` the nodes whose proper descendants are walked from it,
- * skipping every subtree no stack survives. Writes into `reached` (int64) the ids of the tokens walked
- * to their end, and into `exits` (int32, unless it is empty) the nodes where a stack is down to its
- * bottom frame, that frame's rule may end, and tokens run on past the node. */
+ * skipping every subtree no stack survives. Returns the ids of the tokens walked to their end (int64)
+ * and, when `exits` is true, the nodes where a stack is down to its bottom frame, that frame's rule
+ * may end, and tokens run on past the node (int32). */
 static PyObject *pda_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, start_b, roots_b, reached_b, exits_b, a[10];
+    Py_buffer nodes_b, ids_b, start_b, roots_b, a[10];
     PyObject *aut;
-    if (!PyArg_ParseTuple(args, "y*y*Oy*y*w*w*", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &reached_b, &exits_b))
+    int want_exits;
+    if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
         return NULL;
+    int64_t *reached = NULL, rcap = 0;
+    int32_t *exits = NULL;
+    int64_t ecap = 0;
     int got = 0;
     PyObject *result = NULL;
     PDA P = {0};
@@ -399,10 +403,7 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
     }
     const int32_t *nodes = nodes_b.buf, *start = start_b.buf, *roots = roots_b.buf;
     const int64_t *ids = ids_b.buf;
-    int64_t *reached = reached_b.buf;
-    int32_t *exits = exits_b.buf;
     Py_ssize_t nroots = roots_b.len / (Py_ssize_t)sizeof(int32_t), nstart = start_b.len / (Py_ssize_t)sizeof(int32_t);
-    Py_ssize_t rcap = reached_b.len / (Py_ssize_t)sizeof(int64_t), ecap = exits_b.len / (Py_ssize_t)sizeof(int32_t);
     Py_ssize_t nr = 0, ne = 0;
     int32_t n = 0;
     for (Py_ssize_t k = 0; k < nstart;) {
@@ -425,25 +426,26 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
             if (t < 0) { i = node[0]; continue; }
             cfg[d] = t;
             int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-            if (nr + (mid - node[1]) > rcap) { P.failed = 2; break; }
+            reached = grow(reached, &rcap, nr + (mid - node[1]), sizeof(int64_t), &P);
+            if (P.failed) break;
             for (int32_t row = node[1]; row < mid; row++) reached[nr++] = ids[row];
-            if (ecap && P.cflag[t] && mid < hi) {
-                if (ne == ecap) { P.failed = 2; break; }
+            if (want_exits && P.cflag[t] && mid < hi) {
+                exits = grow(exits, &ecap, ne + 1, sizeof(int32_t), &P);
+                if (P.failed) break;
                 exits[ne++] = i;
             }
             i++;
         }
     }
     free(cfg);
-    if (P.failed) PyErr_SetString(P.failed == 2 ? PyExc_ValueError : PyExc_MemoryError,
-                                  P.failed == 2 ? "output buffer full" : "out of memory in the pushdown walk");
-    else result = Py_BuildValue("nn", nr, ne);
+    if (P.failed) PyErr_SetString(PyExc_MemoryError, "out of memory in the pushdown walk");
+    else result = Py_BuildValue("y#y#", reached ? (const char *)reached : "", (Py_ssize_t)(nr * (Py_ssize_t)sizeof(int64_t)),
+                                exits ? (const char *)exits : "", (Py_ssize_t)(ne * (Py_ssize_t)sizeof(int32_t)));
 out:
     for (int k = 0; k < got; k++) PyBuffer_Release(a + k);
     free(P.counted); free(P.st); free(P.sh); free(P.cbeg); free(P.clen); free(P.cflag); free(P.arena); free(P.ch);
-    free(P.memo); free(P.list); free(P.work); free(P.stamp);
+    free(P.memo); free(P.list); free(P.work); free(P.stamp); free(reached); free(exits);
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
-    PyBuffer_Release(&reached_b); PyBuffer_Release(&exits_b);
     return result;
 }
 

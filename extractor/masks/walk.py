@@ -25,10 +25,8 @@ def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray
         jobs = np.column_stack([roots, np.full(len(roots), configs.id(start), dtype=np.int32)])
         return _walk_python(configs, trie, jobs, exits)
     flat = [x for st in start for x in (len(st), *(v for frame in st for v in frame))]
-    reached = np.empty(int((trie.hi[roots] - trie.lo[roots]).sum()), dtype=np.int64)  # every token below, at most
-    found = np.empty(int((trie.end[roots] - roots).sum()) if exits else 0, dtype=np.int32)
-    nr, ne = _kernel.pda_walk(trie.packed, trie.ids, arrays, np.array(flat, dtype=np.int32), roots, reached, found)
-    return reached[:nr].copy(), found[:ne].copy()
+    reached, found = _kernel.pda_walk(trie.packed, trie.ids, arrays, np.array(flat, dtype=np.int32), roots, exits)
+    return np.frombuffer(reached, dtype=np.int64), np.frombuffer(found, dtype=np.int32)
 
 
 def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:
