@@ -81,27 +81,14 @@ def pair(a: RuleDFA, b: RuleDFA) -> Pairing:
     s, r = codes // nb, codes % nb
     x, y = ta[s], tb[r]
     both = (x >= 0) & (y >= 0)
-    bad = np.append((a.accept[s] != b.accept[r]) | ((x >= 0) != (y >= 0)).any(axis=1), False)
-    succ = np.where(both, index[np.where(both, x * nb + y, 0)], len(codes))  # len(codes): never bad
-    while True:
-        grown = bad.copy()
-        grown[:-1] |= bad[succ].any(axis=1)
-        if (grown == bad).all():
-            break
-        bad = grown
+    succ = np.where(both, index[np.where(both, x * nb + y, 0)], len(codes))  # len(codes): a sink
+    bad = _reaching((a.accept[s] != b.accept[r]) | ((x >= 0) != (y >= 0)).any(axis=1), succ)
     same = np.zeros((a.size, nb), dtype=np.uint8)
-    same[s, r] = ~bad[:-1]
+    same[s, r] = ~bad
     # worth walking beside: a pair from which some string reaches a same pair past which the reference goes on
-    good = np.append(~bad[:-1] & (tb[r] >= 0).any(axis=1), False)
-    while True:
-        grown = good.copy()
-        grown[:-1] |= good[succ].any(axis=1)
-        if (grown == good).all():
-            break
-        good = grown
     useful = np.zeros((a.size, nb), dtype=bool)
-    useful[s, r] = good[:-1]
-    first = np.lexsort((bad[:-1], s))  # per rule state, an equal partner first where there is one
+    useful[s, r] = _reaching(~bad & (tb[r] >= 0).any(axis=1), succ)
+    first = np.lexsort((bad, s))  # per rule state, an equal partner first where there is one
     states, at = np.unique(s[first], return_index=True)
     partner = np.full(a.size, -1, dtype=np.int32)
     partner[states] = r[first][at]
@@ -109,3 +96,15 @@ def pair(a: RuleDFA, b: RuleDFA) -> Pairing:
     has[has] = useful[np.flatnonzero(has), partner[has]]
     partner[~has] = -1
     return Pairing(partner=partner, same=same)
+
+
+def _reaching(seed: np.ndarray, succ: np.ndarray) -> np.ndarray:
+    """The pairs from which some pair in `seed` is reachable (succ: successor indexes per pair,
+    len(seed) for none)."""
+    hit = np.append(seed, False)
+    while True:
+        grown = hit.copy()
+        grown[:-1] |= hit[succ].any(axis=1)
+        if (grown == hit).all():
+            return hit[:-1]
+        hit = grown

@@ -42,24 +42,27 @@ def brute_force(grammar: CompiledGrammar, config: frozenset) -> np.ndarray:
     return out
 
 
-@pytest.mark.parametrize("tokenizer", ["gpt2", "mistral"])
-@pytest.mark.parametrize("model", ZOO, ids=lambda m: m.__name__)
-def test_mask_equals_brute_force(model: type, tokenizer: str) -> None:
-    vocab = small_vocab(tokenizer)
-    grammar = compile_schema(model, vocab, refusal=Refusal)
-    grammar.tables = TableCache()  # fresh: computed here, not reused from other tests
-    rng = np.random.default_rng(7)
-    bonus = closers(vocab)
-    checked = 0
-    for _ in range(3):
+def masks_match_brute_force(grammar: CompiledGrammar, rounds: int, limit: int, seed: int) -> int:
+    """Random walks under the mask, every mask on the way compared with brute force; how many were."""
+    vocab = grammar.vocab
+    rng, bonus, checked = np.random.default_rng(seed), closers(vocab), 0
+    for _ in range(rounds):
         matcher = grammar.matcher()
-        while not matcher.finished and checked < 60:
-            fast = matcher.mask()
-            slow = brute_force(grammar, matcher.config)
+        while not matcher.finished and checked < limit:
+            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
             diff = np.flatnonzero(fast != slow)
             assert not len(diff), [(int(t), vocab.tokens[t], bool(fast[t])) for t in diff[:5]]
             matcher.advance(sample(fast, bonus, rng))
             checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("tokenizer", ["gpt2", "mistral"])
+@pytest.mark.parametrize("model", ZOO, ids=lambda m: m.__name__)
+def test_mask_equals_brute_force(model: type, tokenizer: str) -> None:
+    grammar = compile_schema(model, small_vocab(tokenizer), refusal=Refusal)
+    grammar.tables = TableCache()  # fresh: computed here, not reused from other tests
+    assert masks_match_brute_force(grammar, rounds=3, limit=60, seed=7)
 
 
 def test_matcher_rejects_forbidden_tokens_and_early_eos() -> None:

@@ -20,8 +20,8 @@ from extractor.masks.trie import _kernel
 from extractor.masks.walk import _walk_python, walk
 from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
-from tests.masks.test_masks import brute_force, small_vocab
-from tests.walks import TOKENIZERS, closers, sample
+from tests.masks.test_masks import masks_match_brute_force, small_vocab
+from tests.walks import TOKENIZERS
 
 OPEN = NormalizeOptions(strict_objects=False)
 UNDECLARED = [
@@ -43,21 +43,9 @@ def full_vocab(name: str) -> Vocabulary:
 
 @pytest.mark.parametrize("schema", UNDECLARED, ids=range(len(UNDECLARED)))
 def test_masks_with_undeclared_keys_equal_brute_force(schema: dict) -> None:
-    vocab = small_vocab("llama3")
-    grammar = compile_schema(schema, vocab, normalize=OPEN)
+    grammar = compile_schema(schema, small_vocab("llama3"), normalize=OPEN)
     grammar.tables = TableCache()
-    rng = np.random.default_rng(3)
-    bonus = closers(vocab)
-    checked = 0
-    for _ in range(4):
-        matcher = grammar.matcher()
-        while not matcher.finished and checked < 80:
-            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
-            diff = np.flatnonzero(fast != slow)
-            assert not len(diff), [(int(t), vocab.tokens[t], bool(fast[t])) for t in diff[:5]]
-            matcher.advance(sample(fast, bonus, rng))
-            checked += 1
-    assert checked >= 8
+    assert masks_match_brute_force(grammar, rounds=4, limit=80, seed=3) >= 8
 
 
 @needs_kernel
@@ -139,10 +127,4 @@ def test_masks_without_the_kernel_equal_brute_force(monkeypatch: pytest.MonkeyPa
     for schema in (UNDECLARED[0], UNDECLARED[1], COUNTED[0]):
         grammar = compile_schema(schema, vocab, normalize=OPEN)
         grammar.tables = TableCache()
-        matcher, rng, bonus = grammar.matcher(), np.random.default_rng(5), closers(vocab)
-        for _ in range(25):
-            if matcher.finished:
-                break
-            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
-            assert (fast == slow).all(), schema
-            matcher.advance(sample(fast, bonus, rng))
+        assert masks_match_brute_force(grammar, rounds=1, limit=25, seed=5), schema
