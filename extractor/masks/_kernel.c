@@ -387,7 +387,8 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
     if (!PyTuple_Check(aut) || PyTuple_GET_SIZE(aut) != 10) { PyErr_SetString(PyExc_TypeError, "automaton: a 10-tuple"); goto out; }
     for (; got < 10; got++)
         if (PyObject_GetBuffer(PyTuple_GET_ITEM(aut, got), a + got, PyBUF_SIMPLE) < 0) goto out;
-    /* trans, accept, inc, call_ptr, call_to, call_inc, offset, kind, params (int64 rules x 7), cum */
+    /* trans, accept, inc (counted rules' rows only), call_ptr, call_to, call_inc, offset, kind,
+     * params (int64 rules x 8: n, lo, hi, k1, start, period, cum offset, inc row), cum */
     P.trans = a[0].buf; P.accept = a[1].buf; P.call_ptr = a[3].buf; P.call_to = a[4].buf; P.call_inc = a[5].buf;
     P.offset = a[6].buf; P.kind = a[7].buf;
     const uint8_t *inc = a[2].buf;
@@ -397,9 +398,9 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
     P.counted = calloc((size_t)rules + 1, sizeof(Counted));
     for (Py_ssize_t r = 0; r < rules; r++) {
         if (!P.kind[r]) continue;
-        const int64_t *q = params + 7 * r;
+        const int64_t *q = params + 8 * r;
         int64_t off = P.offset[r];
-        P.counted[r] = (Counted){P.trans + off * 256, inc + off * 256, P.accept + off, cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
+        P.counted[r] = (Counted){P.trans + off * 256, inc + q[7] * 256, P.accept + off, cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
     }
     const int32_t *nodes = nodes_b.buf, *start = start_b.buf, *roots = roots_b.buf;
     const int64_t *ids = ids_b.buf;

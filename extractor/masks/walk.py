@@ -65,10 +65,9 @@ def native(automaton: Automaton) -> tuple | None:
     offset = np.cumsum([0] + [b.size for b in bases]).astype(np.int32)
     trans = np.concatenate([b.trans for b in bases]).astype(np.int32)
     accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
-    inc = np.zeros(trans.shape, dtype=np.uint8)
     kind = np.zeros(len(bases), dtype=np.int32)
-    params = np.zeros((len(bases), 7), dtype=np.int64)
-    cums, ptr, to, counted_edge = [np.zeros(0, dtype=np.int32)], [0], [], []
+    params = np.zeros((len(bases), 8), dtype=np.int64)
+    cums, incs, ptr, to, counted_edge = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)], [0], [], []
     fits = True
     for r, (dfa, base) in enumerate(zip(automaton.dfas, bases)):
         callees = dfa.callees if isinstance(dfa, CountedDFA) else frozenset()
@@ -80,13 +79,13 @@ def native(automaton: Automaton) -> tuple | None:
             ptr.append(len(to))
         if isinstance(dfa, CountedDFA):
             kind[r] = 1
-            inc[offset[r]:offset[r + 1]] = dfa.inc
             params[r] = (dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period,
-                         sum(len(c) for c in cums))
+                         sum(len(c) for c in cums), sum(len(i) for i in incs))
             cums.append(dfa.cum.astype(np.int32).ravel())
+            incs.append(dfa.inc.astype(np.uint8))  # counted rules only: which bytes start a unit
             fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
     out = None if not fits else (
-        trans, accept, inc, np.array(ptr, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
+        trans, accept, np.concatenate(incs), np.array(ptr, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
         np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(), kind, params, np.concatenate(cums))
     _NATIVE[automaton] = out
     return out
