@@ -17,6 +17,7 @@ import torch
 from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer
 from extractor.decode.guards import NO_GUARDS, Guards
+from extractor.decode.head import PassLogits
 from extractor.decode.model import LoadedModel
 from extractor.decode.rows import DecodeOptions, DeviceMasks, Row
 from extractor.decode.sampling import SamplingOptions
@@ -170,15 +171,16 @@ class _Batch:
         self.attention: torch.Tensor | None = None  # [rows, cached length]; None while nothing was padded
         self.lengths: list[int] = []  # real (unpadded) tokens per row so far
 
-    def forward(self, ids: list[list[int]], keep: int = 1) -> torch.Tensor:
-        """Extend each row by its ids (one pass); the logits of the last `keep` positions, [rows, keep, vocab]."""
+    def forward(self, ids: list[list[int]], keep: int = 1) -> list[PassLogits]:
+        """Extend each row by its ids (one pass); per row, the logits of its last `keep` positions."""
         width = max(len(x) for x in ids)
         padded = any(len(x) != width for x in ids)
         if not self.lengths:
             self.lengths = [0] * len(ids)
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
-        if self.lm.logits_kwarg:
+        head = self.lm.head
+        if self.lm.logits_kwarg and head is None:
             kwargs[self.lm.logits_kwarg] = keep
         if padded or self.attention is not None:
             new = torch.tensor([[0] * (width - len(x)) + [1] * len(x) for x in ids], device=self.device)
@@ -190,10 +192,11 @@ class _Batch:
             kwargs["position_ids"] = torch.tensor(
                 [[0] * (width - len(x)) + list(range(n, n + len(x))) for x, n in zip(ids, self.lengths)],
                 device=self.device)
-        out = self.lm.model(**kwargs)
+        out = (self.lm.model.base_model if head is not None else self.lm.model)(**kwargs)
         self.cache = getattr(out, self.lm.cache_kwarg)
         self.lengths = [n + len(x) for x, n in zip(ids, self.lengths)]
-        return out.logits[:, -keep:]
+        states = out.last_hidden_state if head is not None else out.logits
+        return [PassLogits(row, head) for row in states[:, -keep:]]
 
     def discard(self, slot: int, n: int) -> None:
         """Drop the last `n` tokens of one row: cropped alone, masked out of attention in a batch."""

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from extractor.decode.attention import use_gqa_sdpa
+from extractor.decode.head import Head
 from extractor.errors import ExtractorError
 
 DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
@@ -36,6 +38,8 @@ class LoadedModel:
     cache_kwarg: str
     logits_kwarg: str | None = None
     """How forward() is told to compute logits for the last position only (None: it cannot be)."""
+    head: Head | None = None
+    """The output layer apart from the model (CPU), so masked positions compute allowed logits only."""
     splits: dict[int, int] = field(default_factory=dict)
     """Learned while decoding: token -> the shorter token this model wrote where it was drafted (the
     embedded model writes `":` `"` where its tokenizer has `":"`); later drafts follow its habit."""
@@ -45,8 +49,8 @@ class LoadedModel:
         """A model object the caller already loaded; the KV cache argument read off its forward()."""
         params = inspect.signature(model.forward).parameters
         keep = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
-        return cls(model, tokenizer, name or type(model).__name__,
-                   "cache" if "cache" in params else "past_key_values", keep)
+        cache = "cache" if "cache" in params else "past_key_values"
+        return cls(model, tokenizer, name or type(model).__name__, cache, keep, Head.probe(model, cache))
 
     @property
     def device(self) -> Any:
@@ -89,6 +93,7 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
     except (OSError, ValueError, ImportError) as exc:
         raise ModelLoadError(f"cannot load model {name!r}: {exc}") from exc
     model.to(device or default_device()).eval()
+    use_gqa_sdpa(model)
     return LoadedModel.wrap(model, tok, name)
 
 

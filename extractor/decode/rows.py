@@ -11,10 +11,10 @@ import torch
 from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer, forced_tokens
 from extractor.decode.guards import NO_GUARDS, Guard, Guards, JsonTracker
-from extractor.decode.sampling import SamplingOptions, choose, masked, penalize, verify
+from extractor.decode.head import PassLogits
+from extractor.decode.sampling import SamplingOptions, choose, penalize, verify
 from extractor.masks import Matcher
 from extractor.masks.device import DeviceMasks as PackedMasks
-from extractor.masks.device import apply_token_bitmask
 from extractor.masks.matcher import CompiledGrammar, pack
 from extractor.tokens import Vocabulary
 
@@ -65,16 +65,6 @@ class DeviceMasks:
         if packed is None:
             packed = self._packed[grammar] = PackedMasks(grammar, self.device)
         return packed.get(matcher.config)
-
-
-def apply_mask(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
-    """Logits with forbidden tokens at -inf: `allowed` is bool per token or packed int32 words."""
-    if allowed.dtype == torch.int32:
-        return apply_token_bitmask(logits.clone(), allowed)
-    width = logits.shape[-1]
-    if allowed.shape[-1] != width:  # a vocabulary narrower than the logits: the rest is never allowed
-        allowed = torch.nn.functional.pad(allowed[:width], (0, max(width - allowed.shape[-1], 0)))
-    return masked(logits, allowed)
 
 
 @dataclass
@@ -135,9 +125,9 @@ class Row:
         """Compute the first mask of the next step (called while an asynchronous forward pass runs)."""
         self._allowed = self._mask(masks)
 
-    def step(self, logits: torch.Tensor, masks: DeviceMasks) -> None:
-        """Verify the draft and choose the next token from this row's logits (its last `positions` rows)."""
-        logits = logits[logits.shape[0] - self.positions:]
+    def step(self, logits: PassLogits, masks: DeviceMasks) -> None:
+        """Verify the draft and choose the next token from this row's logits (its last `positions` positions)."""
+        logits = logits.last(self.positions)
         sampling, draft = self.options.sampling, self.draft
         self.draft, self.discard = [], 0
         for j in range(len(draft) + 1):
@@ -146,12 +136,10 @@ class Row:
                 return
             allowed = self._allowed if j == 0 and self._allowed is not None else self._mask(masks)
             self._allowed = None
-            scores = logits[j]
+            scores = logits.at(j, allowed)
             if self.tokens and sampling.repetition_penalty != 1.0:
                 scores = penalize(scores, torch.tensor(sorted(set(self.tokens)), device=scores.device),
                                   sampling.repetition_penalty)
-            if allowed is not None:
-                scores = apply_mask(scores, allowed)
             if j == len(draft):
                 token = choose(scores, sampling, self.generator)
                 break
