@@ -37,9 +37,16 @@ class Head:
     """The output layer of a causal LM, applied apart from the model so that it can skip rows."""
 
     def __init__(self, layer: torch.nn.Linear) -> None:
-        self.weight = layer.weight.detach()  # same storage, never part of a graph
-        self.bias = None if layer.bias is None else layer.bias.detach()
-        self.limit = int(self.weight.shape[0] * SPARSE_SHARE)
+        self.layer = layer
+        self.limit = int(layer.out_features * SPARSE_SHARE)
+
+    @property
+    def weight(self) -> torch.Tensor:
+        return self.layer.weight.detach()  # read per use: the model may have been moved or reloaded
+
+    @property
+    def bias(self) -> torch.Tensor | None:
+        return None if self.layer.bias is None else self.layer.bias.detach()
 
     @classmethod
     def probe(cls, model: Any, cache_kwarg: str) -> "Head | None":
@@ -65,15 +72,16 @@ class Head:
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
         """All logits for hidden states [n, d]; for 2-8 positions as W·hᵀ, which MKL streams faster."""
-        n = hidden.shape[0]
-        out = torch.mm(self.weight, hidden.T).T if 2 <= n <= 8 else torch.nn.functional.linear(hidden, self.weight)
-        return out if self.bias is None else out + self.bias
+        weight, bias = self.weight, self.bias
+        out = torch.mm(weight, hidden.T).T if 2 <= hidden.shape[0] <= 8 else torch.nn.functional.linear(hidden, weight)
+        return out if bias is None else out + bias
 
     def allowed_logits(self, hidden: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         """Logits of `ids` from one hidden state [d], -inf for every other token."""
-        out = torch.full((self.weight.shape[0],), float("-inf"), dtype=hidden.dtype, device=hidden.device)
-        values = self.weight.index_select(0, ids) @ hidden
-        out[ids] = values if self.bias is None else values + self.bias[ids]
+        weight, bias = self.weight, self.bias
+        out = torch.full((weight.shape[0],), float("-inf"), dtype=hidden.dtype, device=hidden.device)
+        values = weight.index_select(0, ids) @ hidden
+        out[ids] = values if bias is None else values + bias[ids]
         return out
 
 
@@ -96,7 +104,7 @@ class PassLogits:
         """Position j's logits, tokens outside `allowed` (bool per token, or packed words) at -inf."""
         head = self.head
         if head is not None and allowed is not None and allowed.dtype == torch.bool:
-            host = allowed.numpy()[: head.weight.shape[0]]
+            host = allowed.numpy()[: head.layer.out_features]
             if np.count_nonzero(host) <= head.limit:
                 return head.allowed_logits(self.states[j], torch.from_numpy(np.flatnonzero(host)))
         row = self._row(j)

@@ -179,7 +179,7 @@ class _Batch:
             self.lengths = [0] * len(ids)
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
-        head = self.lm.head
+        head = self.lm.head if self.device.type == "cpu" else None  # probed on CPU; the model may have moved
         if self.lm.logits_kwarg and head is None:
             kwargs[self.lm.logits_kwarg] = keep
         if padded or self.attention is not None:
