@@ -71,9 +71,15 @@ class Head:
         return cls(layer) if same else None
 
     def logits(self, hidden: torch.Tensor) -> torch.Tensor:
-        """All logits for hidden states [n, d]; for 2-8 positions as W·hᵀ, which MKL streams faster."""
+        """All logits for hidden states [n, d]: for up to 8 positions as W·hᵀ, which MKL streams faster than
+        x·Wᵀ (in a pass, embedded model: 2 positions 6.6 against 23.5 ms), one position doubled (7.9
+        against 11.1 ms: two columns take the matrix-matrix path, one the slower matrix-vector one)."""
         weight, bias = self.weight, self.bias
-        out = torch.mm(weight, hidden.T).T if 2 <= hidden.shape[0] <= 8 else torch.nn.functional.linear(hidden, weight)
+        n = hidden.shape[0]
+        if n > 8:
+            out = torch.nn.functional.linear(hidden, weight)
+        else:
+            out = torch.mm(weight, (torch.cat([hidden, hidden]) if n == 1 else hidden).T).T[:n]
         return out if bias is None else out + bias
 
     def allowed_logits(self, hidden: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
