@@ -33,7 +33,7 @@ def masked(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
 
 
 def penalize(logits: torch.Tensor, seen: torch.Tensor, penalty: float) -> torch.Tensor:
-    """The CTRL repetition penalty on tokens in `seen`; applied before masking, so it only re-ranks."""
+    """The CTRL repetition penalty on tokens in `seen`; it only re-ranks (a masked -inf stays -inf)."""
     if penalty == 1.0 or not seen.numel():
         return logits
     picked = logits[seen]
