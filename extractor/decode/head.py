@@ -20,7 +20,7 @@ from extractor.masks.device import apply_token_bitmask
 
 SPARSE_SHARE = 1 / 16
 """Compute allowed logits row by row when at most this share of the vocabulary is allowed (measured:
-3,000 of 49,152 rows cost 1.5 ms against 9.5 ms for the whole layer)."""
+3,000 of 49,152 rows cost 1.5 ms against 8–11 ms for the whole layer on one position)."""
 
 
 def apply_mask(logits: torch.Tensor, allowed: torch.Tensor) -> torch.Tensor:
@@ -57,8 +57,6 @@ class Head:
         base = getattr(model, "base_model", None)
         if not isinstance(layer, torch.nn.Linear) or base is None or base is model:
             return None
-        if next(model.parameters()).device.type != "cpu":
-            return None  # on an accelerator the whole layer is cheap, and a sparse one needs a host sync
         ids = torch.tensor([[1, 2, 3, 4]], device=layer.weight.device)
         try:
             with torch.inference_mode():

@@ -179,7 +179,8 @@ class _Batch:
             self.lengths = [0] * len(ids)
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
-        head = self.lm.head if self.device.type == "cpu" else None  # probed on CPU; the model may have moved
+        # CPU only: on an accelerator the whole output layer is cheap, and a sparse one needs a host sync
+        head = self.lm.head if self.device.type == "cpu" else None
         if self.lm.logits_kwarg and head is None:
             kwargs[self.lm.logits_kwarg] = keep
         if padded or self.attention is not None:

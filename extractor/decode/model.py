@@ -39,7 +39,7 @@ class LoadedModel:
     logits_kwarg: str | None = None
     """How forward() is told to compute logits for the last position only (None: it cannot be)."""
     head: Head | None = None
-    """The output layer apart from the model (CPU), so masked positions compute allowed logits only."""
+    """The output layer apart from the model, so masked positions compute allowed logits only (used on CPU)."""
     splits: dict[int, int] = field(default_factory=dict)
     """Learned while decoding: token -> the shorter token this model wrote where it was drafted (the
     embedded model writes `":` `"` where its tokenizer has `":"`); later drafts follow its habit."""
