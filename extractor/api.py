@@ -7,7 +7,7 @@ import json
 import threading
 import queue
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import fields, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -19,18 +19,22 @@ from extractor.decode import (
     NO_GUARDS, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate, generate_many,
     jump_forward_options, load_model, messages,
 )
+from extractor.decode.prompt import retries
 from extractor.checks import Check, model_checks, run_checks
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, UnsatisfiableSchemaError, Usage,
 )
 from extractor.decode.model import ModelLoadError
-from extractor.grammar import CompileOptions, compile_grammar
+from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, target_ir
 from extractor.stream import completed_members
 from extractor.tokens import Vocabulary
 
 T = TypeVar("T")
+
+DEFAULT_LAYOUT: LayoutName = "pretty"
+"""The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
 
 
 def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusal: type[BaseModel] | None = None,
@@ -62,20 +66,22 @@ class Extractor:
         self._grammars: dict[tuple[Any, Any], CompiledGrammar] = {}
 
     def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
-                source: str | None = None) -> CompiledGrammar:
-        """The grammar for a target (and refusal model), compiled once per Extractor; a target with
-        `Verbatim` fields is compiled per `source` document (and not cached)."""
+                source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT) -> CompiledGrammar:
+        """The grammar for a target (and refusal model), compiled once per Extractor and layout; a target
+        with `Verbatim` fields is compiled per `source` document (and not cached)."""
         text = json.dumps(json_schema(target), sort_keys=True)
         if '"x-verbatim": true' in text:
             try:
-                return compile_schema(target, self.vocab, refusal=refusal, options=CompileOptions(source=source))
+                return compile_schema(target, self.vocab, refusal=refusal,
+                                      options=CompileOptions(source=source, layout=layout))
             except UnsatisfiableSchemaError as exc:
                 raise UnsatisfiableSchemaError(
                     "nothing in the text can fill the target's required Verbatim fields (no substring of it fits "
                     "them); with the refusal branch on (the default) the model would be made to decline") from exc
-        key = (text, refusal)
+        key = (text, refusal, layout)
         if key not in self._grammars:
-            self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal)
+            self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal,
+                                                 options=CompileOptions(layout=layout))
         return self._grammars[key]
 
     @overload
@@ -88,6 +94,8 @@ class Extractor:
                 refusal: bool | type[BaseModel] = True, max_retries: int | Retrying = 1, constrained: bool = True,
                 jump_forward: bool | str = True, guards: bool | Guards = True, checks: Sequence[Check] = (),
                 on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
+                layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
+                system: str | None = None, messages: Sequence[dict[str, str]] | None = None,
                 _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Any:
         """Extract one `target` from `text`; a Refusal when the model declines.
 
@@ -106,10 +114,17 @@ class Extractor:
         `on_attempt(attempt)` is called after every attempt (text, errors, usage). `with_usage=True`
         returns `(result, usage)`, the usage summed over the attempts. Empty text, or a prompt longer
         than the model's context, raises `InputError` before anything is generated.
+
+        `layout`: the whitespace the grammar forces ("pretty", the default: indented like
+        `json.dumps(indent=2)`; "compact", "spaced", "free", or a `Layout`). Prompt: `examples` are
+        (text, answer) pairs shown as earlier turns (answers as target instances or JSON-able values,
+        written in `layout`); `system` replaces the system message (`{schema}`, `{title}`, `{refusal}` filled
+        in, other braces kept); `messages` replaces the whole chat (then `text` is only the source for
+        grounding, drafts and guards).
         """
         _nonempty(text)
         refusal_model = (Refusal if refusal is True else refusal) or None
-        grammar = self.compile(target, refusal_model, source=text) if constrained else None
+        grammar = self.compile(target, refusal_model, source=text, layout=layout) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
         every = [*model_checks(target), *checks]
@@ -117,13 +132,14 @@ class Extractor:
         try:
             for attempt in _retrying(max_retries):
                 with attempt:
-                    prompt = self._prompt(target, text, attempts)
+                    prompt = self._prompt(target, text, attempts, Chat(examples, system, messages, refusal_model, layout))
                     self._fits(prompt, max_tokens)
                     matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
                     gen = generate(self.lm, self.vocab, prompt, matcher, max_tokens=max_tokens, sampling=sampling,
                                    jump_forward=jump_forward, guards=_guards(guards, text), source=text)
                     try:
-                        result = _outcome(target, refusal_model, gen, attempts, max_tokens, every)
+                        result = _outcome(target, refusal_model, gen, attempts, max_tokens, every,
+                                          self._is_target(target, refusal_model, text, layout, constrained))
                     finally:
                         if on_attempt is not None and attempts:
                             on_attempt(attempts[-1])
@@ -170,7 +186,9 @@ class Extractor:
                      temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
                      repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True, max_retries: int = 1,
                      constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
-                     checks: Sequence[Check] = (), progress: bool | None = None) -> list[Any]:
+                     checks: Sequence[Check] = (), progress: bool | None = None,
+                     layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
+                     system: str | None = None) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
         Returns one entry per text, in order: what `extract` would return (the target instance or a
@@ -186,13 +204,14 @@ class Extractor:
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
         every = [*model_checks(target), *checks]
+        chat = Chat(examples, system, None, refusal_model, layout)
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
         grammars: dict[int, CompiledGrammar | None] = {}
         for i, text in enumerate(texts):
             try:
                 _nonempty(text)
-                grammars[i] = self.compile(target, refusal_model, source=text) if constrained else None
+                grammars[i] = self.compile(target, refusal_model, source=text, layout=layout) if constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 results[i] = exc
         pending = [i for i in range(len(texts)) if results[i] is None]
@@ -201,7 +220,7 @@ class Extractor:
             for _ in range(1 + max_retries):
                 prompts = {}
                 for i in list(pending):
-                    prompts[i] = self._prompt(target, texts[i], attempts[i])
+                    prompts[i] = self._prompt(target, texts[i], attempts[i], chat)
                     try:
                         self._fits(prompts[i], max_tokens)
                     except InputError as exc:
@@ -215,7 +234,9 @@ class Extractor:
                     gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards)
                     for i, gen in zip(chunk, gens):
                         try:
-                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens, every)
+                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
+                                                  self._is_target(target, refusal_model, texts[i], layout,
+                                                                  constrained))
                         except _Invalid:
                             results[i] = ExtractionError(attempts[i])
                             retry.append(i)
@@ -238,24 +259,58 @@ class Extractor:
                              [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
                              guards=[_guards(guards, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
 
-    def prompt(self, target: Any, text: str) -> str:
-        """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording."""
-        return self.lm.tokenizer.decode(self._prompt(target, text, []))
+    def _is_target(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
+                   constrained: bool) -> Callable[[bytes], bool] | None:
+        """For a dict target with a refusal branch: whether the target alone (no refusal) accepts an output,
+        its grammar compiled only when an output looks like a refusal."""
+        if not (constrained and refusal is not None and isinstance(target, dict)):
+            return None
+        return lambda data: _accepts(self.compile(target, None, source=text, layout=layout), data)
 
-    def _prompt(self, target: Any, text: str, attempts: list[Attempt]) -> list[int]:
+    def prompt(self, target: Any, text: str, **kw: Any) -> str:
+        """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording;
+        `kw`: `extract`'s `examples`, `system`, `messages`, `refusal`, `layout`."""
+        refusal = kw.get("refusal", True)
+        chat = Chat(kw.get("examples", ()), kw.get("system"), kw.get("messages"),
+                    (Refusal if refusal is True else refusal) or None, kw.get("layout", DEFAULT_LAYOUT))
+        return self.lm.tokenizer.decode(self._prompt(target, text, [], chat))
+
+    def _prompt(self, target: Any, text: str, attempts: list[Attempt], chat: Chat | None = None) -> list[int]:
         """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""
         history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts]
-        return encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history))
+        chat = chat or Chat()
+        if chat.messages is not None:
+            return encode(self.lm.tokenizer, [*chat.messages, *retries(self.template, history)])
+        layout = Layout.named(chat.layout)
+        shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in chat.examples]
+        return encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history, examples=shots,
+                                                  refusal=chat.refusal is not None, system=chat.system))
+
+
+@dataclass(frozen=True)
+class Chat:
+    """What the prompt is made of besides the target and the text."""
+
+    examples: Sequence[tuple[str, Any]] = ()
+    system: str | None = None
+    messages: Sequence[dict[str, str]] | None = None
+    refusal: type[BaseModel] | None = Refusal
+    layout: Layout | LayoutName = DEFAULT_LAYOUT
+
+
+def _plain(answer: Any) -> Any:
+    """An example answer as JSON data: a Pydantic instance dumped in field order, anything else as is."""
+    return answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
 
 
 def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
-             max_tokens: int, checks: Sequence[Check]) -> Any:
+             max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None) -> Any:
     """The result of one attempt: the parsed object, IncompleteOutputError, or _Invalid (errors recorded)."""
-    attempts.append(Attempt(gen.text, gen.usage))
+    attempts.append(Attempt(gen.text, gen.usage, cut=not gen.complete))
     if not gen.complete:
         raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
     try:
-        result = _parse(target, refusal, gen.text)
+        result = _parse(target, refusal, gen.text, is_target)
     except (ValueError, ValidationError) as exc:
         attempts[-1].errors = _errors(exc)
         raise _Invalid() from exc
@@ -331,18 +386,35 @@ class _Invalid(Exception):
     """An attempt failed parsing or validation: retried, then reported as ExtractionError."""
 
 
-def _parse(target: Any, refusal: type[BaseModel] | None, text: str) -> Any:
+def _parse(target: Any, refusal: type[BaseModel] | None, text: str,
+           is_target: Callable[[bytes], bool] | None = None) -> Any:
+    """The output as the target, or as the refusal model where it is one. A dict target is not validated
+    here (the grammar did); a refusal-shaped output is a refusal unless `is_target` says the target's own
+    grammar accepts it too."""
     data = json.loads(text)
+    shaped = refusal is not None and isinstance(data, dict) and set(data) == set(refusal.model_fields)
     try:
         if isinstance(target, dict):
+            if shaped and (is_target is None or not is_target(text.encode())):
+                return refusal.model_validate(data)
             return data
         if isinstance(target, type) and issubclass(target, BaseModel):
             return target.model_validate_json(text)
         return TypeAdapter(target).validate_json(text)
     except ValidationError:
-        if refusal is not None and isinstance(data, dict) and set(data) == set(refusal.model_fields):
+        if shaped:
             return refusal.model_validate_json(text)
         raise
+
+
+def _accepts(grammar: CompiledGrammar, data: bytes) -> bool:
+    """Whether a grammar accepts a whole output."""
+    matcher = grammar.matcher()
+    try:
+        matcher.advance_bytes(data)
+    except ValueError:
+        return False
+    return matcher.accepting()
 
 
 def _errors(exc: Exception) -> list[Any]:

@@ -59,6 +59,8 @@ class Attempt:
     text: str
     usage: Usage
     errors: list[Any] = field(default_factory=list)
+    cut: bool = False
+    """max_tokens ended this attempt's output before it was complete."""
 
 
 class IncompleteOutputError(ExtractorError):

@@ -91,8 +91,9 @@ def cached_run(ex: Extractor, target: Any, text: str, **kw: Any) -> Outcome:
 
 
 def grammar_matcher(ex: Extractor, target: Any, text: str):
-    """Feed `text` to a fresh matcher of the target's grammar; raises ValueError where the grammar forbids it."""
-    matcher = compile_schema(target, ex.vocab, refusal=Refusal).matcher()
+    """Feed `text` to a fresh matcher of the target's grammar (as `extract` compiles it, default layout);
+    raises ValueError where the grammar forbids it."""
+    matcher = ex.compile(target, Refusal).matcher()
     matcher.advance_bytes(text.encode("utf-8"))
     return matcher
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+FORMATS = {"date": "a date as YYYY-MM-DD", "date-time": "a date and time as YYYY-MM-DDTHH:MM:SS",
+           "time": "a time as HH:MM:SS", "email": "an email address", "uri": "a URI"}
+"""How a string format is said in words (the grammar enforces it; the words say what to convert to)."""
 
 
 def describe(schema: dict[str, Any]) -> str:
-    """One line per field: name, type, whether required, description; definitions after."""
+    """The target's description, then one line per field (name, type, constraints, whether required,
+    description, examples); nested models after."""
     defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
-    lines = _fields(schema, defs)
+    lines = [schema["description"].strip()] if schema.get("description") else []
+    lines += _fields(schema, defs)
     for name, sub in defs.items():
         if "properties" in sub:
-            doc = f" ({sub['description'].rstrip('.')})" if sub.get("description") else ""
+            doc = f" ({sub['description'].strip().rstrip('.')})" if sub.get("description") else ""
             lines += ["", f"{name}{doc} has:", *_fields(sub, defs)]
     return "\n".join(lines)
 
@@ -32,22 +39,50 @@ def _type(schema: Any, defs: dict[str, Any]) -> str:
         target = defs.get(name, {})
         return _type(target, defs) if "enum" in target else name
     if "enum" in schema:
-        return "one of " + ", ".join(map(repr, schema["enum"]))
+        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
     if "const" in schema:
-        return repr(schema["const"])
+        return json.dumps(schema["const"], ensure_ascii=False)
     for key in ("anyOf", "oneOf"):
         if key in schema:
             return " or ".join(_type(s, defs) for s in schema[key])
     kind = schema.get("type", "any")
     if kind == "array":
-        return f"list of {_type(schema.get('items', {}), defs)}"
+        return f"list of {_type(schema.get('items', {}), defs)}{_count(schema)}"
     if kind == "object" and "additionalProperties" in schema:
         return f"map of string to {_type(schema['additionalProperties'], defs)}"
     if isinstance(kind, list):
         return " or ".join(kind)
-    return f"{kind} {schema['format']}" if "format" in schema else kind
+    if "format" in schema:
+        return FORMATS.get(schema["format"], f"{kind} {schema['format']}")
+    return kind + _bounds(schema)
+
+
+def _bounds(schema: dict[str, Any]) -> str:
+    """Numeric bounds and string lengths in words."""
+    words = []
+    for key, word in (("minimum", "at least"), ("exclusiveMinimum", "above"), ("maximum", "at most"),
+                      ("exclusiveMaximum", "below"), ("minLength", "characters at least"),
+                      ("maxLength", "characters at most")):
+        if key in schema:
+            words.append(f"{word} {schema[key]}" if "characters" not in word else f"{schema[key]} {word}")
+    if "pattern" in schema:
+        words.append(f"matching {schema['pattern']}")
+    return f", {', '.join(words)}" if words else ""
+
+
+def _count(schema: dict[str, Any]) -> str:
+    lo, hi = schema.get("minItems"), schema.get("maxItems")
+    if lo is None and hi is None:
+        return ""
+    return f", {lo or 0} to {hi} items" if hi is not None else f", at least {lo} items"
 
 
 def _doc(schema: Any) -> str:
-    text = schema.get("description") if isinstance(schema, dict) else None
+    if not isinstance(schema, dict):
+        return ""
+    text = (schema.get("description") or "").strip()
+    examples = schema.get("examples")
+    if isinstance(examples, list) and examples:
+        shown = ", ".join(json.dumps(e, ensure_ascii=False) for e in examples[:3])
+        text = f"{text.rstrip('.')}; e.g. {shown}" if text else f"e.g. {shown}"
     return f": {text}" if text else ""

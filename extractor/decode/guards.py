@@ -7,10 +7,13 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `max_string_bytes`: once a string holds this many bytes, the next token must close it.
   `extract` sets it from the source text (no extracted string is longer than the text it came from).
 - `max_number_digits`: a number stops after this many digits (doubles need at most 17).
-- `unique_items`: an array item that repeats an earlier item of the same array verbatim (compact
-  bytes) may not be followed by `,`: the array closes after the first repeat.
+- `unique_items`: an array item that repeats an earlier item of the same array verbatim (whitespace
+  around items aside) may not be followed by `,`: the array closes after the first repeat.
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
   three times) must close.
+
+Where a string must close but the grammar cannot close it yet (a `pattern` or `format` still unmet),
+the guard steers the model along the shortest way to a closing quote instead of standing aside.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from extractor.automata import Config
+from extractor.masks.exits import along, shortest_path
 from extractor.masks.matcher import CompiledGrammar
 from extractor.masks.trie import TokenTrie
 from extractor.tokens import Vocabulary
@@ -59,6 +64,8 @@ class TokenClasses:
 
     def __init__(self, vocab: Vocabulary) -> None:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
+        self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
+        """Tokens whose first byte past any whitespace is `,`."""
         self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
 
     @classmethod
@@ -150,16 +157,19 @@ class Guard:
 
     def __init__(self, guards: Guards, grammar: CompiledGrammar) -> None:
         self.guards = guards
+        self.grammar = grammar
         self.trie: TokenTrie = grammar.trie
         self.classes = TokenClasses.of(grammar.vocab)
         self.json = JsonTracker()
         self.fired = 0  # steps where a guard removed tokens
+        self.route: tuple[int, bytes] | None = None  # (output length, bytes on) of the way out being steered
 
     def feed(self, data: bytes) -> None:
         self.json.feed(data)
 
-    def restrict(self, mask: np.ndarray) -> np.ndarray:
-        """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything)."""
+    def restrict(self, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
+        """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).
+        `config`, the matcher's configuration, lets a string that cannot close yet be steered out."""
         g, js = self.guards, self.json
         out = mask
         if js.in_string:
@@ -167,6 +177,8 @@ class Guard:
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
                     (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
                 out = out & self.classes.has_quote
+                if not out.any() and config is not None:
+                    out = self._steer(mask, config)
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start
         if g.unique_items:
@@ -180,15 +192,35 @@ class Guard:
         self.fired += 1
         return out
 
+    def _steer(self, mask: np.ndarray, config: Config) -> np.ndarray:
+        """Only the tokens along the shortest way to a closing quote (kept while the model follows it)."""
+        js, route = self.json, self.route
+        written = bytes(js.data[route[0]:]) if route is not None else b""
+        if route is None or not route[1].startswith(written) or len(written) == len(route[1]):
+            path = shortest_path(self.grammar, config, lambda c: 0x22 in self.grammar.allowed_bytes(c))
+            if path is None:
+                return mask
+            route, written = (len(js.data), path + b'"'), b""
+            self.route = route
+        out = np.zeros_like(mask)
+        ids = along(self.trie, route[1][len(written):])
+        out[ids] = mask[ids]
+        return out
+
     def _repeats(self) -> list[np.ndarray]:
-        """Tokens that would complete an item equal to an earlier one of its array and go on with `,`."""
+        """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
+        (whitespace around the item and before the `,` aside)."""
         data, out = self.json.data, []
         for arr in self.json.stack:
             if arr is None or not arr.items:
                 continue
             current = bytes(data[arr.item_start:]).lstrip(_WS)
+            ended = arr is self.json.stack[-1] and not self.json.in_string and current.rstrip(_WS) != current
+            current = current.rstrip(_WS) if ended else current
             for item in set(arr.items):
-                if item.startswith(current):
+                if item == current:
+                    out.append(self.classes.comma)
+                elif item.startswith(current) and not ended:
                     ids = self._prefixed(item[len(current):] + b",")
                     if len(ids):
                         out.append(ids)

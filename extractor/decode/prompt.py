@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -9,33 +11,58 @@ from extractor.decode.describe import describe
 
 DEFAULT_SYSTEM = (
     "Extract information from the user's text as JSON with these fields:\n{schema}\n"
-    "Copy values exactly as written in the text. "
-    '(A text that has nothing to do with a {title} gets an "error" key instead.)'
+    "Copy values exactly as written in the text. {refusal}"
 )
-"""Default system message: `{schema}` is a field-per-line description, `{title}` the target's name.
-Chosen on the embedded 135M model: any more prominent mention of the refusal makes it refuse everything."""
+"""Default system message: `{schema}` is a field-per-line description (the target's docstring first),
+`{title}` the target's name, `{refusal}` the refusal sentence where the refusal branch is on."""
+
+REFUSAL = '(A text that has nothing to do with a {title} gets an "error" key instead.)'
+"""Said where the refusal branch is on. On the embedded 135M model any more prominent mention of the
+refusal makes it refuse everything; calibration is `Guards.refusal_bias`'s job."""
 
 RETRY = "That JSON failed validation:\n{errors}\nReply with corrected JSON only."
 """Fed back after a failed semantic check; `{errors}` lists what failed."""
 
+_FIELD = re.compile(r"\{(schema|title|refusal|errors)\}")
+
 
 @dataclass(frozen=True, kw_only=True)
 class PromptTemplate:
-    """The words around the schema and the text; override to tune for a model."""
+    """The words around the schema and the text; override to tune for a model. Only `{schema}`,
+    `{title}`, `{refusal}` (and `{errors}` in `retry`) are filled in: other braces stay as written."""
 
     system: str = DEFAULT_SYSTEM
+    refusal: str = REFUSAL
     retry: str = RETRY
 
 
+def fill(template: str, **values: str) -> str:
+    """`template` with its known `{name}` fields replaced; any other brace (JSON in an example) left alone."""
+    return _FIELD.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
 def messages(schema: dict[str, Any], text: str, template: PromptTemplate,
-             history: list[tuple[str, str]] = ()) -> list[dict[str, str]]:
-    """Chat messages; `history` holds (failed output, its errors) from earlier attempts."""
-    title = schema.get("title", "record")
-    out = [{"role": "system", "content": template.system.format(schema=describe(schema), title=title)},
-           {"role": "user", "content": text}]
+             history: Sequence[tuple[str, str]] = (), *, examples: Sequence[tuple[str, str]] = (),
+             refusal: bool = True, system: str | None = None) -> list[dict[str, str]]:
+    """Chat messages: the system message, `examples` as earlier (text, JSON answer) turns, the text, and
+    `history`'s (failed output, its errors) turns from earlier attempts."""
+    title = str(schema.get("title", "record"))
+    words = fill(template.refusal, title=title) if refusal else ""
+    content = fill(template.system if system is None else system, schema=describe(schema), title=title,
+                   refusal=words).strip()
+    out = [{"role": "system", "content": content}]
+    for shown, answer in examples:
+        out += [{"role": "user", "content": shown}, {"role": "assistant", "content": answer}]
+    out.append({"role": "user", "content": text})
+    return out + retries(template, history)
+
+
+def retries(template: PromptTemplate, history: Sequence[tuple[str, str]]) -> list[dict[str, str]]:
+    """Each failed attempt as the assistant's turn, its errors as the user's reply."""
+    out = []
     for output, errors in history:
         out += [{"role": "assistant", "content": output},
-                {"role": "user", "content": template.retry.format(errors=errors)}]
+                {"role": "user", "content": fill(template.retry, errors=errors)}]
     return out
 
 

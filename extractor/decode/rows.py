@@ -179,7 +179,7 @@ class Row:
         if self.matcher is None:
             return None
         host = self.matcher.mask()
-        restricted = self.guard.restrict(host) if self.guard is not None else host
+        restricted = self.guard.restrict(host, self.matcher.config) if self.guard is not None else host
         return masks.get(self.matcher, restricted, restricted is host)
 
     def _queue(self, token: int | None, before: object) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from extractor.errors import UnsupportedSchemaError
@@ -13,6 +15,7 @@ from extractor.grammar.regex import (
     EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
     seq, star,
 )
+from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
 from extractor.grammar.pattern import compile_pattern
 from extractor.schema import ir
 from extractor.schema.merge import canonical
@@ -30,10 +33,9 @@ class CompileOptions:
     count_from: int = 64
     """String lengths and item counts with a bound above this are counted beside the automaton
     state instead of unrolled (a few states and a small table, whatever the bound)."""
-    whitespace: int | None = None
-    """None: compact JSON, no whitespace (fastest: structure is forced). An int n: up to n bytes of
-    JSON whitespace around every `{ } [ ] , :` and the whole value; the bound stops a model from
-    filling the gap forever, and every byte of freedom costs a sampled token."""
+    layout: Layout | LayoutName = "compact"
+    """The whitespace between JSON tokens (see `Layout`): "compact", "spaced", "pretty" (indented,
+    every byte forced), "free" (the model's own, bounded), or a `Layout`."""
 
 
 @dataclass
@@ -72,7 +74,10 @@ class _Compiler:
         self.options = options
         self.rules: dict[str, Node] = {}
         self.leaves: set[str] = set()
-        self.names: dict[ir.Node, str] = {}
+        self.names: dict[tuple[ir.Node, int], str] = {}
+        self.layout = Layout.named(options.layout)
+        self.depth = 0
+        """Nesting level of the container being built; stays 0 unless the layout indents."""
 
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
@@ -99,9 +104,9 @@ class _Compiler:
             return self.definition(node.name)
         if isinstance(node, ir.AnyValue):
             return self.any_value()
-        name = self.names.get(node)
+        name = self.names.get((node, self.depth))
         if name is None:
-            name = self.names[node] = f"{type(node).__name__.lower()}#{len(self.names)}"
+            name = self.names[node, self.depth] = f"{type(node).__name__.lower()}#{len(self.names)}"
             self.rules[name] = NOTHING
             self.rules[name] = self.body(node)
         return Ref(name)
@@ -114,7 +119,7 @@ class _Compiler:
         return self.value(node)
 
     def definition(self, name: str) -> Node:
-        rule = f"def:{name}"
+        rule = f"def:{name}{self.at()}"
         if rule not in self.rules:
             self.rules[rule] = NOTHING
             self.rules[rule] = self.body(self.schema.defs[name])
@@ -203,24 +208,32 @@ class _Compiler:
         return (Minus(body, alt(*exclude)) if exclude else body), " ".join(name)
 
     def any_value(self) -> Node:
-        if "value" not in self.rules:
-            value = Ref("value")
+        rule = "value" + self.at()
+        if rule not in self.rules:
+            self.rules[rule] = NOTHING
             string = self.leaf("string", LEAF_RULES["string"])
             number = self.leaf("number", LEAF_RULES["number"])
-            members = seq(string, self.p(":"), value)
-            self.rules["value"] = alt(
-                seq(self.p("{"), opt(seq(members, star(seq(self.p(","), members)))), self.p("}")),
-                seq(self.p("["), opt(seq(value, star(seq(self.p(","), value)))), self.p("]")),
-                string, number, lit("true"), lit("false"), lit("null"))
-        return Ref("value")
+            with self.inner():
+                value = self.any_value()
+            members = seq(string, self.colon(), value)
+            self.rules[rule] = alt(self.container("{", members), self.container("[", value),
+                                   string, number, lit("true"), lit("false"), lit("null"))
+        return Ref(rule)
+
+    def container(self, char: str, element: Node) -> Node:
+        """`{}`/`[]`, or any number of members (items) of one kind, each in the layout's places."""
+        end = "}" if char == "{" else "]"
+        some = seq(self.first(), element, star(seq(self.comma(), element)), self.close(end, True))
+        return seq(self.open(char), alt(self.close(end, False), some))
 
     def object(self, node: ir.Object) -> Node:
         """Declared members in order (optional ones omissible), undeclared members in any slot.
 
         Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
         so the automaton stays linear in the number of properties."""
-        members = [seq(lit(jt.dumps(p.name)), self.p(":"), self.value(p.value)) for p in node.properties]
-        extra = self.undeclared(node)
+        with self.inner():
+            members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
+            extra = self.undeclared(node)
         n, lo, hi = len(members), node.min_properties, node.max_properties
         self.bound(max(lo, hi or 0), "maxProperties", "")
         if lo > n and extra != NOTHING:
@@ -231,7 +244,7 @@ class _Compiler:
         decide: dict[tuple[int, int, int], Node] = {}
 
         def sep(written: int) -> Node:
-            return self.p(",") if written else EMPTY
+            return self.comma() if written else self.first()
 
         def more(a: int) -> int | None:
             """The count after one more member, or None when maxProperties forbids it."""
@@ -241,7 +254,7 @@ class _Compiler:
             for a in range(cap_all, -1, -1):
                 for d in range(lo, -1, -1):  # declared members written, for minProperties
                     if i == n:
-                        body = self.p("}") if d >= lo else NOTHING
+                        body = self.close("}", a > 0) if d >= lo else NOTHING
                     else:
                         take = NOTHING if more(a) is None else seq(sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo)])
                         skip = slot[i + 1, a, d]
@@ -250,11 +263,11 @@ class _Compiler:
                     if more(a) is None or extra == NOTHING:
                         step = NOTHING
                     elif hi is None and a == cap_all:  # saturated: any number of undeclared members
-                        step = seq(sep(a), extra, star(seq(self.p(","), extra)), decide[i, a, d])
+                        step = seq(sep(a), extra, star(seq(self.comma(), extra)), decide[i, a, d])
                     else:
                         step = seq(sep(a), extra, slot[i, more(a), d])
                     slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
-        return seq(self.p("{"), slot[0, 0, 0])
+        return seq(self.open("{"), slot[0, 0, 0])
 
     def undeclared(self, node: ir.Object) -> Node:
         """One undeclared member: a key in canonical spelling, never a declared name, valued by the
@@ -276,7 +289,7 @@ class _Compiler:
                 body = Minus(body, alt(*exclude))
             name = ("string" if body is LEAF_RULES["string"]
                     else f"key{list(group)}-not{list(names)}/{sorted(patterns)}/{key_name}")
-            members.append(seq(self.leaf(name, body), self.p(":"), self.value(value)))
+            members.append(seq(self.leaf(name, body), self.colon(), self.value(value)))
         return alt(*members) if members else NOTHING
 
     def key_language(self, key: ir.Node | None) -> tuple[Node | None, str]:
@@ -302,8 +315,9 @@ class _Compiler:
             return self.unique_array(node, lo, hi)
         if c is not None and (c.min or c.max is not None):
             return self.contains_array(node, c, lo, hi)
-        prefix = [self.value(p) for p in node.prefix]
-        item = None if node.items is None else self.value(node.items)
+        with self.inner():
+            prefix = [self.value(p) for p in node.prefix]
+            item = None if node.items is None else self.value(node.items)
         if item is not None and self.counted(lo, hi):
             return self.counted_array(prefix, item, lo, hi)
         self.bound(lo, "minItems", node.pointer)
@@ -315,33 +329,28 @@ class _Compiler:
         k = len(prefix)
 
         def tail(j: int) -> Node:
-            """Elements j.. given j already written."""
+            """Elements j.. given j >= 1 already written."""
             if hi is not None and j >= hi:
                 return EMPTY
             if j >= k:
-                if item is None:
-                    return EMPTY
-                r_lo, r_hi = max(lo - j, 0), None if hi is None else hi - j
-                if j:
-                    return repeat(seq(self.p(","), item), r_lo, r_hi)
-                more = repeat(seq(self.p(","), item), max(r_lo - 1, 0), None if r_hi is None else r_hi - 1)
-                first = seq(item, more)
-                return first if r_lo else opt(first)
-            step = seq(self.p(",") if j else EMPTY, prefix[j], tail(j + 1))
+                return EMPTY if item is None else repeat(seq(self.comma(), item), max(lo - j, 0),
+                                                         None if hi is None else hi - j)
+            step = seq(self.comma(), prefix[j], tail(j + 1))
             return step if j < lo else opt(step)
 
-        return seq(self.p("["), tail(0), self.p("]"))
+        first = prefix[0] if k else item
+        some = NOTHING if first is None or hi == 0 else seq(self.first(), first, tail(1), self.close("]", True))
+        return seq(self.open("["), alt(self.close("]", False) if lo == 0 else NOTHING, some))
 
     def counted_array(self, prefix: list[Node], item: Node, lo: int, hi: int | None) -> Node:
         """Elements as calls, counted: `[` prefix items in order, then any number of items `]`."""
         each = self.element(item)
-        body = rest = star(seq(self.p(","), each))
-        for j in range(len(prefix) - 1, -1, -1):
-            body = opt(seq(self.p(",") if j else EMPTY, self.element(prefix[j]), body))
-        if not prefix:
-            body = opt(seq(each, rest))
+        body = rest = star(seq(self.comma(), each))
+        for j in range(len(prefix) - 1, 0, -1):
+            body = opt(seq(self.comma(), self.element(prefix[j]), body))
+        some = seq(self.first(), self.element(prefix[0]) if prefix else each, body, self.close("]", True))
         name = f"array#{len(self.rules)}[{lo},{'' if hi is None else hi}]"
-        self.rules[name] = Counted(seq(self.p("["), body, self.p("]")), lo, hi)
+        self.rules[name] = Counted(seq(self.open("["), alt(self.close("]", False), some)), lo, hi)
         return Ref(name)
 
     def contains_array(self, node: ir.Array, c: ir.Contains, lo: int, hi: int | None) -> Node:
@@ -357,12 +366,13 @@ class _Compiler:
         choices = []
         for hit, miss in c.split:
             options = []
-            if not isinstance(hit, ir.Nothing):
-                ref = self.element(self.value(hit), fresh=True)
-                hits.add(ref.rule)
-                options.append(ref)
-            if not isinstance(miss, ir.Nothing):
-                options.append(self.value(miss))
+            with self.inner():
+                if not isinstance(hit, ir.Nothing):
+                    ref = self.element(self.value(hit), fresh=True)
+                    hits.add(ref.rule)
+                    options.append(ref)
+                if not isinstance(miss, ir.Nothing):
+                    options.append(self.value(miss))
             choices.append(alt(*options) if options else NOTHING)
         k = len(node.prefix)
         body = self.elements(choices[:k], choices[k] if node.items is not None else None, lo, hi)
@@ -385,16 +395,17 @@ class _Compiler:
         def tail(j: int, used: frozenset[str]) -> Node:
             key = (min(j, k), used)
             if key not in memo:
-                options = [self.p("]")] if len(used) >= lo else []
+                options = [self.close("]", j > 0)] if len(used) >= lo else []
                 position = j if j < k else (k if has_items else None)
                 if position is not None and (hi is None or len(used) < hi):
                     for cls, text in sets[position]:  # type: ignore[union-attr]
                         if cls not in used:
-                            options.append(seq(self.p(",") if j else EMPTY, lit(text), tail(j + 1, used | {cls})))
+                            options.append(seq(self.comma() if j else self.first(), lit(text),
+                                               tail(j + 1, used | {cls})))
                 memo[key] = Suffix(alt(*options))
             return memo[key]
 
-        return seq(self.p("["), tail(0, frozenset()))
+        return seq(self.open("["), tail(0, frozenset()))
 
     def finite(self, node: ir.Node, depth: int = 0) -> list[tuple[str, str]] | None:
         """(value class, compact text) for every value of a node with finitely many, else None."""
@@ -423,16 +434,47 @@ class _Compiler:
         return Ref(name)
 
     def space(self) -> Node:
-        n = self.options.whitespace
+        """The model's own whitespace, where the layout is flexible."""
+        n = self.layout.flexible
         return EMPTY if not n else repeat(byte_set(0x20, 0x09, 0x0A, 0x0D), 0, n)
 
-    def p(self, char: str) -> Node:
-        """Structural punctuation, with the whitespace the options allow around it."""
-        if char in "{[":
-            return seq(lit(char), self.space())
-        if char in "}]":
-            return seq(self.space(), lit(char))
-        return seq(self.space(), lit(char), self.space())
+    def at(self) -> str:
+        """The suffix of a rule name compiled for this indentation level ("" at the top or unindented)."""
+        return f"@{self.depth}" if self.depth else ""
+
+    @contextlib.contextmanager
+    def inner(self) -> Iterator[None]:
+        """Compile the members or items of the container being built, one indentation level down."""
+        saved = self.depth
+        if self.layout.indent is not None:
+            self.depth = min(saved + 1, MAX_DEPTH)
+        try:
+            yield
+        finally:
+            self.depth = saved
+
+    def newline(self, level: int) -> Node:
+        indent = self.layout.indent
+        return EMPTY if indent is None else lit("\n" + " " * (indent * level))
+
+    def open(self, char: str) -> Node:
+        return seq(lit(char), self.space())
+
+    def first(self) -> Node:
+        """Before the first member or item."""
+        return self.newline(self.depth + 1)
+
+    def comma(self) -> Node:
+        if self.layout.indent is not None:
+            return seq(lit(","), self.newline(self.depth + 1))
+        return seq(self.space(), lit(self.layout.comma), self.space())
+
+    def colon(self) -> Node:
+        return seq(self.space(), lit(self.layout.colon), self.space())
+
+    def close(self, char: str, some: bool) -> Node:
+        """`}` or `]`, on a line of its own after members or items (`some`) where the layout indents."""
+        return seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char))
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:
         if n > self.options.max_repeat:

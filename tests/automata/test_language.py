@@ -351,10 +351,10 @@ def test_multiple_of(schema, good, bad):
 
 
 def test_flexible_whitespace_is_bounded_and_off_by_default():
-    from extractor.grammar import CompileOptions
+    from extractor.grammar import CompileOptions, Layout
     schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}}},
               "required": ["a"]}
-    flexible = build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(whitespace=8)))
+    flexible = build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(layout=Layout(flexible=8))))
     value = {"a": [1, 2]}
     for text in (json.dumps(value), json.dumps(value, indent=2), ' {"a" : [ 1 ,2 ] }\n'):
         assert runs(flexible, text) and not accepts(schema, text), text
