@@ -105,8 +105,9 @@ class Extractor:
         a value is written (verified the same way); "canonical" trusts the tokenizer's split of forced
         text (output may differ); False is off. `guards` stops small models' loops (see `Guards`;
         True: the defaults, with no string longer than `text`; False: none). Raises
-        `IncompleteOutputError` when `max_tokens` cuts the output, `ExtractionError` when every attempt
-        fails validation.
+        `IncompleteOutputError` when `max_tokens` cuts the output of the last attempt (a cut attempt is
+        retried like a failed validation, with `Guards.tightened()`: loops stop sooner and the output wraps
+        up within the budget), `ExtractionError` when every attempt fails validation.
 
         `checks`: callables run on the parsed object (with the target's `@check` methods); a message
         they return or raise fails the attempt, and the retry sees it. `max_retries` is an int or a
@@ -135,17 +136,24 @@ class Extractor:
                     prompt = self._prompt(target, text, attempts, Chat(examples, system, messages, refusal_model, layout))
                     self._fits(prompt, max_tokens)
                     matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
+                    tight = bool(attempts) and attempts[-1].cut
                     gen = generate(self.lm, self.vocab, prompt, matcher, max_tokens=max_tokens, sampling=sampling,
-                                   jump_forward=jump_forward, guards=_guards(guards, text), source=text)
+                                   jump_forward=jump_forward, guards=_guards(guards, text, tight), source=text)
                     try:
                         result = _outcome(target, refusal_model, gen, attempts, max_tokens, every,
                                           self._is_target(target, refusal_model, text, layout, constrained))
+                    except IncompleteOutputError as exc:
+                        if grammar is None:
+                            raise
+                        raise _Cut(exc) from None
                     finally:
                         if on_attempt is not None and attempts:
                             on_attempt(attempts[-1])
                     return (result, _total(attempts)) if with_usage else result
         except _Invalid:
             raise ExtractionError(attempts) from None
+        except _Cut as cut:
+            raise cut.error from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def extract_stream(self, target: Any, text: str, **kw: Any) -> Iterator[Any]:
@@ -231,7 +239,8 @@ class Extractor:
                 retry = []
                 for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
                     # one guard setting per batch row: strings bounded by that row's own text
-                    gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards)
+                    gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards,
+                                       attempts)
                     for i, gen in zip(chunk, gens):
                         try:
                             results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
@@ -241,6 +250,11 @@ class Extractor:
                             results[i] = ExtractionError(attempts[i])
                             retry.append(i)
                             continue
+                        except IncompleteOutputError as exc:
+                            results[i] = exc
+                            if grammars[i] is not None:  # retried with tightened guards
+                                retry.append(i)
+                                continue
                         except ExtractorError as exc:
                             results[i] = exc
                         bar.update(1)
@@ -252,12 +266,14 @@ class Extractor:
 
     def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],
                grammars: dict[int, CompiledGrammar | None], max_tokens: int, sampling: SamplingOptions,
-               jump_forward: bool | str, guards: bool | Guards) -> list[Generation]:
-        """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text)."""
+               jump_forward: bool | str, guards: bool | Guards, attempts: list[list[Attempt]]) -> list[Generation]:
+        """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text,
+        tightened after a cut attempt)."""
         options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
-                             guards=[_guards(guards, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
+                             guards=[_guards(guards, texts[i], bool(attempts[i]) and attempts[i][-1].cut)
+                                     for i in chunk], sources=[texts[i] for i in chunk])
 
     def _is_target(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
                    constrained: bool) -> Callable[[bytes], bool] | None:
@@ -277,7 +293,7 @@ class Extractor:
 
     def _prompt(self, target: Any, text: str, attempts: list[Attempt], chat: Chat | None = None) -> list[int]:
         """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""
-        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts]
+        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]  # a cut is no answer
         chat = chat or Chat()
         if chat.messages is not None:
             return encode(self.lm.tokenizer, [*chat.messages, *retries(self.template, history)])
@@ -328,10 +344,12 @@ def _nonempty(text: str) -> None:
 
 
 def _retrying(max_retries: int | Retrying) -> Retrying:
-    """Retry only failed validations: `max_retries` more attempts, or the given tenacity policy's stop/wait."""
+    """Retry failed validations and cut outputs: `max_retries` more attempts, or the given tenacity policy's
+    stop/wait."""
+    retry = retry_if_exception_type((_Invalid, _Cut))
     if isinstance(max_retries, Retrying):
-        return max_retries.copy(retry=retry_if_exception_type(_Invalid), reraise=True)
-    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry_if_exception_type(_Invalid))
+        return max_retries.copy(retry=retry, reraise=True)
+    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry)
 
 
 def _total(attempts: list[Attempt]) -> Usage:
@@ -364,11 +382,12 @@ def _publish(data: bytes, target: Any, seen: list[int], updates: queue.Queue[tup
     updates.put(("partial", target.model_construct(**members) if model else members))
 
 
-def _guards(guards: bool | Guards, text: str) -> Guards:
-    """True: the default guards, strings bounded by the source text's length (at least 64 bytes)."""
-    if isinstance(guards, Guards):
-        return guards
-    return Guards(max_string_bytes=max(len(text.encode()), 64)) if guards else NO_GUARDS
+def _guards(guards: bool | Guards, text: str, tight: bool = False) -> Guards:
+    """True: the default guards, strings bounded by the source text's length (at least 64 bytes);
+    `tight` (after a cut): those guards tightened, whatever was asked."""
+    chosen = guards if isinstance(guards, Guards) else Guards(max_string_bytes=max(len(text.encode()), 64)) \
+        if guards else NO_GUARDS
+    return chosen.tightened() if tight else chosen
 
 
 @contextlib.contextmanager
@@ -384,6 +403,14 @@ def _progress(total: int, show: bool | None, name: str) -> Iterator[Any]:
 
 class _Invalid(Exception):
     """An attempt failed parsing or validation: retried, then reported as ExtractionError."""
+
+
+class _Cut(Exception):
+    """An attempt was cut by max_tokens: retried with tightened guards, then its error is raised."""
+
+    def __init__(self, error: IncompleteOutputError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def _parse(target: Any, refusal: type[BaseModel] | None, text: str,

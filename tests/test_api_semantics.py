@@ -11,9 +11,10 @@ import pytest
 from pydantic import BaseModel, Field
 from tenacity import Retrying, stop_after_attempt
 
-from extractor import ExtractionError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, check, ungrounded
+from extractor import ExtractionError, IncompleteOutputError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, check, ungrounded
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
+RESUME = (Path(__file__).resolve().parents[1] / "examples" / "data" / "resume.txt").read_text()
 
 
 class Person(BaseModel):
@@ -99,3 +100,22 @@ def test_extract_many_runs_checks_compiles_verbatim_per_text_and_keeps_bad_texts
         assert result.attempts[0].errors == ["never: never good enough"]
     for result, text in ((results[0], CONTACT), (results[2], RECIPE)):
         assert json.loads(result.attempts[0].text)["name"] in text
+
+
+class Skills(BaseModel):
+    name: str
+    skills: list[str]
+
+
+def test_a_cut_attempt_is_retried_with_tightened_guards_that_wrap_up_in_time(model_extractor):
+    """Twelve tokens cannot hold the résumé's skills: the first attempt is cut; the retry steers to a whole
+    object within the same budget (lists closed early), and both attempts are kept."""
+    seen = []
+    result = model_extractor.extract(Skills, RESUME, max_tokens=24, refusal=False, on_attempt=seen.append)
+    assert isinstance(result, Skills) and [a.cut for a in seen] == [True, False]
+    assert seen[1].usage.completion_tokens <= 24
+    with pytest.raises(IncompleteOutputError) as err:
+        model_extractor.extract(Skills, RESUME, max_tokens=24, refusal=False, max_retries=0)
+    assert [a.cut for a in err.value.attempts] == [True]
+    many = model_extractor.extract_many(Skills, [RESUME], max_tokens=24, refusal=False, progress=False)
+    assert many == [result]

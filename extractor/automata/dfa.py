@@ -127,7 +127,7 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     if isinstance(node, Multiple):
         return _multiple(node.m)
     if isinstance(node, Substrings):
-        return _substrings(node.text)
+        return _substrings(node.text, node.words)
     if isinstance(node, Both):
         result = build_dfa(node.items[0])
         for item in node.items[1:]:
@@ -175,10 +175,40 @@ def _multiple(m: int) -> RuleDFA:
     return _from_table(table, accept)
 
 
-def _substrings(text: str) -> RuleDFA:
-    """A quoted JSON string whose characters, in canonical spelling, form a substring of `text`:
-    the suffix automaton of `text` (at most 2n states, minimal over characters), each character
-    edge spelled out as its bytes through a per-state byte trie; any state may close the quote."""
+def _substrings(text: str, words: bool = False) -> RuleDFA:
+    """A quoted JSON string whose characters, in canonical spelling, form a substring of `text` (with
+    `words`, one that cuts no word of `text` in two and has no whitespace at either end), each character
+    edge spelled out as its bytes through a per-state byte trie."""
+    nxt, accept = _word_positions(text) if words else (_suffix_automaton(text), None)
+    n = len(nxt)
+    rows = [[-1] * 256 for _ in range(n + 2)]  # character states 0..n-1, then the opening and closing quotes
+    opening, closing = n, n + 1
+    quote = ord('"')
+    rows[opening][quote] = 0
+    for s in range(n):
+        if accept is None or accept[s]:
+            rows[s][quote] = closing
+        for ch, t in nxt[s].items():
+            data = json.dumps(ch, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
+            at = s
+            for byte in data[:-1]:
+                if rows[at][byte] < 0:
+                    rows[at][byte] = len(rows)
+                    rows.append([-1] * 256)
+                at = rows[at][byte]
+            rows[at][data[-1]] = t
+    final = np.zeros(len(rows), dtype=bool)
+    final[closing] = True
+    order = [opening, *range(n), closing, *range(n + 2, len(rows))]  # the start state first
+    renum = np.empty(len(rows) + 1, dtype=np.int32)
+    renum[order] = np.arange(len(rows), dtype=np.int32)
+    renum[-1] = -1
+    table = renum[np.array(rows, dtype=np.int32)[order]]
+    return RuleDFA(trans=table, accept=final[order], calls=((),) * len(rows))
+
+
+def _suffix_automaton(text: str) -> list[dict[str, int]]:
+    """Character edges of the suffix automaton of `text` (every substring; at most 2n states, minimal)."""
     nxt: list[dict[str, int]] = [{}]
     link, length, last = [-1], [0], 0
     for ch in text:  # the classic online construction
@@ -204,30 +234,38 @@ def _substrings(text: str) -> RuleDFA:
                     p = link[p]
                 link[q] = link[cur] = clone
         last = cur
-    n = len(nxt)
-    rows = [[-1] * 256 for _ in range(n + 2)]  # SAM states 0..n-1, then the opening and closing quotes
-    opening, closing = n, n + 1
-    quote = ord('"')
-    rows[opening][quote] = 0
-    for s in range(n):
-        rows[s][quote] = closing
-        for ch, t in nxt[s].items():
-            data = json.dumps(ch, ensure_ascii=False)[1:-1].encode("utf-8", "surrogatepass")
-            at = s
-            for byte in data[:-1]:
-                if rows[at][byte] < 0:
-                    rows[at][byte] = len(rows)
-                    rows.append([-1] * 256)
-                at = rows[at][byte]
-            rows[at][data[-1]] = t
-    accept = np.zeros(len(rows), dtype=bool)
-    accept[closing] = True
-    order = [opening, *range(n), closing, *range(n + 2, len(rows))]  # the start state first
-    renum = np.empty(len(rows) + 1, dtype=np.int32)
-    renum[order] = np.arange(len(rows), dtype=np.int32)
-    renum[-1] = -1
-    table = renum[np.array(rows, dtype=np.int32)[order]]
-    return RuleDFA(trans=table, accept=accept[order], calls=((),) * len(rows))
+    return nxt
+
+
+def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
+    """Character edges and accepting states of the substrings of `text` that cut no word in two (a word:
+    a run of alphanumeric characters or `_`) and neither start nor end with whitespace. A state is the
+    set of positions where the substrings read so far may end: as many states as the suffix automaton's,
+    in practice."""
+    n = len(text)
+    word = [ch.isalnum() or ch == "_" for ch in text]
+    whole = [i in (0, n) or not (word[i - 1] and word[i]) for i in range(n + 1)]  # no word cut at i
+    first = frozenset(i for i in range(n) if whole[i] and not text[i].isspace())
+    ends = [whole[j] and j > 0 and not text[j - 1].isspace() for j in range(n + 1)]
+    states: dict[frozenset[int], int] = {first: 0}
+    nxt: list[dict[str, int]] = [{}]
+    accept = [True]  # the empty string
+    work = [first]
+    while work:
+        here = work.pop()
+        following: dict[str, set[int]] = {}
+        for p in here:
+            if p < n:
+                following.setdefault(text[p], set()).add(p + 1)
+        for ch, after in following.items():
+            key = frozenset(after)
+            if key not in states:
+                states[key] = len(nxt)
+                nxt.append({})
+                accept.append(any(ends[e] for e in key))
+                work.append(key)
+            nxt[states[here]][ch] = states[key]
+    return nxt, accept
 
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:

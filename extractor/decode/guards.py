@@ -9,6 +9,9 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `max_number_digits`: a number stops after this many digits (doubles need at most 17).
 - `unique_items`: an array item that repeats an earlier item of the same array verbatim (whitespace
   around items aside) may not be followed by `,`: the array closes after the first repeat.
+- `similar_items`: an array item that equals the items just before it once digits are ignored (a model
+  counting `"1.1.1.20", "1.1.1.21", ...` or repeating a line item with a growing price) may not be
+  followed by `,` when it makes that many in a row.
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
   three times) must close.
 
@@ -18,7 +21,8 @@ the guard steers the model along the shortest way to a closing quote instead of 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -39,22 +43,36 @@ class Guards:
     """Digits one number may have before it must end; 20 keeps every double and 64-bit integer."""
     unique_items: bool = True
     """An array item equal to an earlier one ends the array (no `,` after it)."""
+    similar_items: int | None = 4
+    """This many items in a row that are equal but for their digits end the array (None: off). 4 keeps
+    every list of the quality benchmark's gold objects whole (at most 3 in a row there, phone numbers)."""
     string_loops: bool = True
     """A string that starts repeating itself (its last 16-128 bytes twice in a row, or 6-15 bytes three
     times) must close."""
+    wrap_up: bool = False
+    """When the shortest way to a complete output needs about every token left, only tokens along it are
+    allowed (strings close, lists end, required members get their shortest values): the output is whole
+    within `max_tokens` instead of cut. `extract` turns it on for the retry of an attempt that was cut."""
+
+    def tightened(self) -> Guards:
+        """The guards for another try after a cut: repeats stop sooner, and the output wraps up in time."""
+        similar = 2 if self.similar_items is None else min(self.similar_items, 2)
+        return replace(self, unique_items=True, similar_items=similar, string_loops=True, wrap_up=True)
 
     @property
     def active(self) -> bool:
         return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
-                or self.string_loops)
+                or self.similar_items is not None or self.string_loops or self.wrap_up)
 
 
-NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, string_loops=False)
+NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
+                   string_loops=False)
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
 _NUMBER_START = frozenset(b"-0123456789")
 _WS = b" \t\r\n"
+_NO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 
 
 class TokenClasses:
@@ -152,6 +170,27 @@ def looping(data: bytearray, start: int) -> bool:
     return False
 
 
+WRAP_UP_FROM = 256
+"""Tokens left when `wrap_up` first looks for the shortest way to a complete output."""
+WRAP_UP_MARGIN = 4
+"""Tokens to spare when `wrap_up` starts steering along that way."""
+
+
+@dataclass(frozen=True)
+class Route:
+    """A way out being steered along: the output length where it starts, and its bytes."""
+
+    start: int
+    path: bytes
+
+    def rest(self, data: bytearray) -> bytes | None:
+        """What is left of it after `data` (None once the output has left it)."""
+        written = bytes(data[self.start:])
+        if not self.path.startswith(written):
+            return None
+        return self.path[len(written):]
+
+
 class Guard:
     """The guards of one generation: `restrict(mask)` removes the tokens they forbid here."""
 
@@ -162,29 +201,33 @@ class Guard:
         self.classes = TokenClasses.of(grammar.vocab)
         self.json = JsonTracker()
         self.fired = 0  # steps where a guard removed tokens
-        self.route: tuple[int, bytes] | None = None  # (output length, bytes on) of the way out being steered
+        self.routes: dict[str, Route] = {}  # ways out being steered along: "string", "finish"
+        self.check_at = WRAP_UP_FROM  # tokens left at which to look for the way to a complete output
 
     def feed(self, data: bytes) -> None:
         self.json.feed(data)
 
-    def restrict(self, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
+    def restrict(self, mask: np.ndarray, config: Config | None = None, left: int | None = None) -> np.ndarray:
         """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).
-        `config`, the matcher's configuration, lets a string that cannot close yet be steered out."""
+        `config`, the matcher's configuration, lets the output be steered out of a string that cannot close
+        yet, and with `left` (output tokens left) toward its end before the budget runs out (`wrap_up`)."""
         g, js = self.guards, self.json
         out = mask
-        if js.in_string:
+        if g.wrap_up and config is not None and left is not None and self._finishing(config, left):
+            out = self._steer(mask, config, "finish", self.grammar.automaton.accepting)
+        elif js.in_string:
             size = len(js.data) - js.string_start
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
                     (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
                 out = out & self.classes.has_quote
                 if not out.any() and config is not None:
-                    out = self._steer(mask, config)
+                    out = self._steer(mask, config, "string", lambda c: 0x22 in self.grammar.allowed_bytes(c), b'"')
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start
-        if g.unique_items:
+        if out is mask and (g.unique_items or g.similar_items is not None):
             banned = self._repeats()
             if banned:
-                out = out.copy() if out is mask else out  # cached masks are shared: never written to
+                out = mask.copy()  # cached masks are shared: never written to
                 for ids in banned:
                     out[ids] = False
         if out is mask or not out.any():
@@ -192,18 +235,38 @@ class Guard:
         self.fired += 1
         return out
 
-    def _steer(self, mask: np.ndarray, config: Config) -> np.ndarray:
-        """Only the tokens along the shortest way to a closing quote (kept while the model follows it)."""
-        js, route = self.json, self.route
-        written = bytes(js.data[route[0]:]) if route is not None else b""
-        if route is None or not route[1].startswith(written) or len(written) == len(route[1]):
-            path = shortest_path(self.grammar, config, lambda c: 0x22 in self.grammar.allowed_bytes(c))
+    def _finishing(self, config: Config, left: int) -> bool:
+        """Whether the shortest way to a complete output (in bytes, so at most that many tokens) needs
+        about all the tokens left; looked for at 256 tokens left, then again halfway to where it would."""
+        if "finish" in self.routes:
+            return True
+        if left > self.check_at:
+            return False
+        path = shortest_path(self.grammar, config, self.grammar.automaton.accepting)
+        if path is None:
+            self.check_at = -1  # too far to find: no wrap-up
+            return False
+        need = len(path) + WRAP_UP_MARGIN
+        if need < left:
+            self.check_at = need + (left - need) // 2
+            return False
+        self.routes["finish"] = Route(len(self.json.data), path)
+        return True
+
+    def _steer(self, mask: np.ndarray, config: Config, kind: str, goal: Callable[[Config], bool],
+               end: bytes = b"") -> np.ndarray:
+        """Only the tokens along the shortest way to where `goal` holds (then `end`), kept while the model
+        follows it; at the end of a way to a complete output, only EOS."""
+        route = self.routes.get(kind)
+        rest = route.rest(self.json.data) if route is not None else None
+        if rest is None:
+            path = shortest_path(self.grammar, config, goal)
             if path is None:
                 return mask
-            route, written = (len(js.data), path + b'"'), b""
-            self.route = route
+            rest = path + end
+            self.routes[kind] = Route(len(self.json.data), rest)
         out = np.zeros_like(mask)
-        ids = along(self.trie, route[1][len(written):])
+        ids = along(self.trie, rest) if rest else self.grammar.eos
         out[ids] = mask[ids]
         return out
 
@@ -217,11 +280,26 @@ class Guard:
             current = bytes(data[arr.item_start:]).lstrip(_WS)
             ended = arr is self.json.stack[-1] and not self.json.in_string and current.rstrip(_WS) != current
             current = current.rstrip(_WS) if ended else current
-            for item in set(arr.items):
-                if item == current:
-                    out.append(self.classes.comma)
-                elif item.startswith(current) and not ended:
-                    ids = self._prefixed(item[len(current):] + b",")
+            if self.guards.unique_items:
+                out += self._endings(set(arr.items), current, ended)
+            n = self.guards.similar_items
+            if n is not None and len(arr.items) >= n - 1:
+                shapes = {item.translate(_NO_DIGITS) for item in arr.items[len(arr.items) - (n - 1):]}
+                if len(shapes) == 1:
+                    out += self._endings(shapes, current.translate(_NO_DIGITS), ended, digits=False)
+        return out
+
+    def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True) -> list[np.ndarray]:
+        """Tokens that would end the current item equal to one of `items` and go on with `,`
+        (`digits=False`: compared with every digit as 0, and only where no digit is left to write)."""
+        out = []
+        for item in items:
+            if item == current:
+                out.append(self.classes.comma)
+            elif item.startswith(current) and not ended:
+                rest = item[len(current):]
+                if digits or b"0" not in rest:
+                    ids = self._prefixed(rest + b",")
                     if len(ids):
                         out.append(ids)
         return out

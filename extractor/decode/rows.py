@@ -179,7 +179,8 @@ class Row:
         if self.matcher is None:
             return None
         host = self.matcher.mask()
-        restricted = self.guard.restrict(host, self.matcher.config) if self.guard is not None else host
+        left = self.options.max_tokens - len(self.tokens)
+        restricted = self.guard.restrict(host, self.matcher.config, left) if self.guard is not None else host
         return masks.get(self.matcher, restricted, restricted is host)
 
     def _queue(self, token: int | None, before: object) -> None:

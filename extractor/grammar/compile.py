@@ -190,8 +190,9 @@ class _Compiler:
             if self.options.source is None:
                 raise UnsupportedSchemaError("x-verbatim", where,
                                              "a verbatim field needs the source text: CompileOptions(source=...)")
-            parts.append(Substrings(self.options.source))
-            name.append(f"verbatim:{hash(self.options.source) & 0xFFFFFFFF:08x}")
+            words = not (node.patterns or node.format)  # a pattern or format decides where a value may start
+            parts.append(Substrings(self.options.source, words=words))
+            name.append(f"verbatim{'-words' if words else ''}:{hash(self.options.source) & 0xFFFFFFFF:08x}")
         if node.format is not None:
             parts.append(jt.string(content=jt.FORMATS[node.format]))
             name.append(f"format:{node.format}")

@@ -74,9 +74,11 @@ class Multiple:
 @dataclass(frozen=True)
 class Substrings:
     """A JSON string (quotes included) whose content is a substring of `text`, each character in
-    its canonical spelling; only as a whole rule body or inside its `Both`."""
+    its canonical spelling; only as a whole rule body or inside its `Both`. With `words`, only
+    substrings that cut no word in two and neither start nor end with whitespace."""
 
     text: str
+    words: bool = False
 
 
 @dataclass(frozen=True)

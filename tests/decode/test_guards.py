@@ -8,6 +8,7 @@ import pytest
 from extractor import compile_schema
 from extractor.decode import Guards
 from extractor.decode.guards import Guard, JsonTracker, looping
+from extractor.grammar import CompileOptions
 from tests.decode.fakes import hf_tokenizer
 
 
@@ -16,14 +17,14 @@ def gpt2():
     return hf_tokenizer("gpt2")
 
 
-def _at(schema, tok, data: bytes, guards: Guards):
-    grammar = compile_schema(schema, tok, refusal=None)
+def _at(schema, tok, data: bytes, guards: Guards, layout: str = "compact"):
+    grammar = compile_schema(schema, tok, refusal=None, options=CompileOptions(layout=layout))
     matcher = grammar.matcher()
     matcher.advance_bytes(data)
     guard = Guard(guards, grammar)
     guard.feed(data)
     mask = matcher.mask()
-    return grammar.vocab, mask, guard.restrict(mask), guard
+    return grammar.vocab, mask, guard.restrict(mask, matcher.config), guard
 
 
 def _allowed(vocab, mask) -> set[bytes]:
@@ -101,3 +102,61 @@ def test_a_looping_string_must_close(gpt2):
     assert all(b'"' in t for t in _allowed(vocab, out)) and guard.fired == 1
     vocab, mask, out, _ = _at(schema, gpt2, b'{"s":"Hafenweg 3, 20457-Hafenweg 3, 20457-', Guards(string_loops=False))
     assert out is mask
+
+
+def test_items_equal_but_for_digits_end_the_array_after_four_in_a_row(gpt2):
+    schema = {"type": "array", "items": {"type": "string"}}
+    counting = b'["1.1.1.20","1.1.1.21","1.1.1.22","1.1.1.23"'
+    vocab, mask, out, guard = _at(schema, gpt2, counting, Guards())
+    assert any(t.startswith(b",") for t in _allowed(vocab, mask))
+    assert not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out)) and b"]" in _allowed(vocab, out)
+    vocab, mask, out, _ = _at(schema, gpt2, counting[:-1], Guards())  # mid-item: `",` would end the fourth
+    assert b'",' in _allowed(vocab, mask) and b'",' not in _allowed(vocab, out) and b'"' in _allowed(vocab, out)
+    for data in (counting[:counting.rindex(b",")], b'["1.1.1.20","x","1.1.1.22","1.1.1.23"'):  # three; not in a row
+        vocab, mask, out, _ = _at(schema, gpt2, data, Guards())
+        assert out is mask
+    vocab, mask, out, _ = _at(schema, gpt2, counting, Guards(similar_items=None))
+    assert out is mask
+
+
+def test_a_repeat_is_caught_whatever_whitespace_sits_between_items(gpt2):
+    schema = {"type": "array", "items": {"type": "string"}}
+    for data in (b'[\n  "Python",\n  "SQL",\n  "Python"', b'[ "Python" , "SQL" , "Python"  '):
+        vocab, mask, out, _ = _at(schema, gpt2, data, Guards(), layout="free")
+        assert any(t.lstrip().startswith(b",") for t in _allowed(vocab, mask))
+        assert not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out))
+
+
+def test_a_string_that_cannot_close_yet_is_steered_along_the_shortest_way_out(gpt2):
+    schema = {"type": "object", "properties": {"s": {"type": "string", "pattern": "^[a-z]+@[a-z]+\\.com$"}},
+              "required": ["s"]}
+    vocab, mask, out, guard = _at(schema, gpt2, b'{"s":"abcabcabcabc', Guards(max_string_bytes=8))
+    assert not (mask & guard.classes.has_quote).any()  # the pattern is unmet: no token may close the string
+    allowed = _allowed(vocab, out)
+    assert allowed and all(b'@a.com"'.startswith(t) for t in allowed) and not (out & ~mask).any()
+    assert guard.fired == 1
+
+
+def test_wrap_up_steers_to_a_complete_output_when_the_budget_runs_low(gpt2):
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}},
+                                               "b": {"type": "integer"}}, "required": ["a", "b"]}
+    data = b'{"a":["x","y","z'
+    vocab, mask, out, guard = _at(schema, gpt2, data, Guards(wrap_up=True))
+    assert out is mask  # plenty left (restrict without `left`)
+    grammar = compile_schema(schema, gpt2, refusal=None)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(data)
+    guard = Guard(Guards(wrap_up=True), grammar)
+    guard.feed(data)
+    assert guard.restrict(matcher.mask(), matcher.config, left=300) is matcher.mask()
+    steered = guard.restrict(matcher.mask(), matcher.config, left=8)  # the way out, '"],"b":0}', is 9 bytes
+    assert all(b'"],"b":0}'.startswith(t) for t in _allowed(vocab, steered)) and _allowed(vocab, steered)
+    for token in (b'"],', b'"b', b'":', b"0", b"}"):  # following it to the end leaves only EOS
+        matcher.advance_bytes(token)
+        guard.feed(token)
+    assert set(np.flatnonzero(guard.restrict(matcher.mask(), matcher.config, left=2))) == set(grammar.eos.tolist())
+
+
+def test_tightened_guards_stop_repeats_sooner_and_wrap_up():
+    tight = Guards(max_string_bytes=100).tightened()
+    assert tight.wrap_up and tight.similar_items == 2 and tight.unique_items and tight.max_string_bytes == 100
