@@ -22,5 +22,5 @@ class Event(BaseModel):
         default=None, description="Person or organization running the event; null if not given"
     )
     attendees_expected: int | None = Field(
-        default=None, description="Number of people expected to attend, a whole number; null if not given"
+        default=None, ge=0, description="Number of people expected to attend, a whole number; null if not given"
     )

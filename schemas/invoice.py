@@ -7,7 +7,7 @@ from pydantic import BaseModel, Field
 
 
 class Currency(str, Enum):
-    """ISO 4217 code of the currency the invoice is billed in."""
+    """ISO 4217 code of a currency (invoices, receipts and salaries use it)."""
 
     USD = "USD"
     EUR = "EUR"
@@ -21,8 +21,8 @@ class LineItem(BaseModel):
     """One billed line of the invoice: a product or service with quantity and price."""
 
     description: str = Field(description="What was sold or done")
-    quantity: int = Field(description="Number of units billed, a whole number")
-    unit_price: float = Field(description="Price of one unit, without currency symbol")
+    quantity: int = Field(ge=0, description="Number of units billed, a whole number")
+    unit_price: float = Field(ge=0, description="Price of one unit, without currency symbol")
 
 
 class Invoice(BaseModel):
@@ -34,5 +34,5 @@ class Invoice(BaseModel):
     buyer: str = Field(description="Name of the company or person being billed")
     currency: Currency = Field(description="Three-letter currency code")
     line_items: list[LineItem] = Field(description="Every billed line, in the order listed")
-    total: float = Field(description="Total amount due, without currency symbol")
+    total: float = Field(ge=0, description="Total amount due, without currency symbol")
     paid: bool = Field(description="true if the invoice says it is already paid, otherwise false")

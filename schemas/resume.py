@@ -8,9 +8,11 @@ class Job(BaseModel):
 
     company: str = Field(description="Name of the company or employer")
     title: str = Field(description="Job title held at this company")
-    start_year: int = Field(description="Four-digit year the job started")
+    start_year: int = Field(ge=1950, le=2100, description="Four-digit year the job started")
     end_year: int | None = Field(
         default=None,
+        ge=1950,
+        le=2100,
         description="Four-digit year the job ended; null if this is the current job",
     )
 
@@ -21,7 +23,7 @@ class Degree(BaseModel):
     degree: str = Field(description="Name of the degree")
     institution: str = Field(description="University or school that awarded the degree")
     graduation_year: int | None = Field(
-        default=None, description="Four-digit year the degree was completed; null if not given"
+        default=None, ge=1950, le=2100, description="Four-digit year the degree was completed; null if not given"
     )
 
 
