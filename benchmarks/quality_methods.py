@@ -3,7 +3,8 @@
 
 - `prompt_retry`: free generation; the first JSON object in the reply is parsed and validated, and up to 3
   retries see the errors (what users do without constrained decoding);
-- `constrained`: the grammar alone: compact layout, no jump-forward, no guards;
+- `constrained`: the grammar alone: compact layout, no jump-forward, no guards, no relevance screen (the
+  model chooses between the target and the refusal branch);
 - `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options;
 - `llguidance`, `xgrammar`: the peers' own transformers logits processors (benchmarks/generation_peers.py),
   on the same JSON Schema with the refusal branch.
@@ -20,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from benchmarks.quality_score import Outcome
 from extractor import ExtractorError, Extractor, Refusal
-from extractor.decode import encode, generate, messages
+from extractor.decode import PromptTemplate, encode, generate, messages
 from extractor.errors import Attempt, Usage
 from extractor.schema import json_schema, with_refusal
 
@@ -44,7 +45,8 @@ def method(spec: str) -> Method:
     if spec in ("prompt_retry", "extract", "llguidance", "xgrammar"):
         return Method(spec, "peer" if spec in ("llguidance", "xgrammar") else spec)
     if spec == "constrained":
-        return Method(spec, "extract", {"layout": "compact", "jump_forward": False, "guards": False})
+        return Method(spec, "extract", {"layout": "compact", "jump_forward": False, "guards": False,
+                                        "min_relevance": None})
     if spec.startswith("extract[") and spec.endswith("]"):
         options = {}
         for pair in filter(None, spec[8:-1].split(",")):
@@ -70,12 +72,26 @@ def run(m: Method, ex: Extractor, target: type[BaseModel], text: str, budget: in
     return out
 
 
+PROMPTS = {
+    "text-first": PromptTemplate(
+        system="You extract information from texts as JSON.",
+        user="{text}\n\nExtract the {title} from the text above as JSON with these fields:\n{schema}\n"
+             "Copy values exactly as written in the text. {refusal}"),
+}
+"""Prompt variants for ablations (`extract[prompt=text-first]`); the default is `PromptTemplate()`."""
+
+
 def _extract(ex: Extractor, target: type[BaseModel], text: str, budget: int, options: dict[str, Any]) -> Outcome:
     attempts: list[Attempt] = []
+    options = dict(options)
+    saved = ex.template
+    ex.template = PROMPTS[options.pop("prompt")] if "prompt" in options else saved
     try:
         result = ex.extract(target, text, max_tokens=budget, on_attempt=attempts.append, **options)
     except ExtractorError as exc:
         return _outcome(None, attempts, error=f"{type(exc).__name__}: {exc}"[:300])
+    finally:
+        ex.template = saved
     return _outcome(result, attempts)
 
 

@@ -19,6 +19,7 @@ from extractor.decode import (
     NO_GUARDS, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate, generate_many,
     jump_forward_options, load_model, messages,
 )
+from extractor.decode import relevance
 from extractor.decode.prompt import retries
 from extractor.checks import Check, model_checks, run_checks
 from extractor.errors import (
@@ -27,7 +28,7 @@ from extractor.errors import (
 from extractor.decode.model import ModelLoadError
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
-from extractor.schema import NormalizeOptions, Refusal, json_schema, target_ir
+from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, recursive, target_ir
 from extractor.stream import completed_members
 from extractor.tokens import Vocabulary
 
@@ -35,6 +36,11 @@ T = TypeVar("T")
 
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
+
+MIN_RELEVANCE = -2.5
+"""The relevance score below which `extract` offers only the refusal branch: `benchmarks/calibrate_refusal.py
+--split dev` with the embedded model (best refusal F1 refusing at most 10% of answerable documents; any
+value between -2.66 and -2.00 scores the same there)."""
 
 
 def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusal: type[BaseModel] | None = None,
@@ -68,20 +74,28 @@ class Extractor:
     def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
                 source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT) -> CompiledGrammar:
         """The grammar for a target (and refusal model), compiled once per Extractor and layout; a target
-        with `Verbatim` fields is compiled per `source` document (and not cached)."""
-        text = json.dumps(json_schema(target), sort_keys=True)
+        with `Verbatim` fields is compiled per `source` document (and not cached); a recursive target nests
+        at most as deeply as `source` is structured (`nesting`), compiled once per depth."""
+        schema = json_schema(target)
+        text = json.dumps(schema, sort_keys=True)
+        depth = nesting(source) if source is not None and isinstance(schema, dict) and recursive(schema) else None
         if '"x-verbatim": true' in text:
             try:
                 return compile_schema(target, self.vocab, refusal=refusal,
-                                      options=CompileOptions(source=source, layout=layout))
+                                      options=CompileOptions(source=source, layout=layout, max_nesting=depth))
             except UnsatisfiableSchemaError as exc:
                 raise UnsatisfiableSchemaError(
                     "nothing in the text can fill the target's required Verbatim fields (no substring of it fits "
                     "them); with the refusal branch on (the default) the model would be made to decline") from exc
-        key = (text, refusal, layout)
+        key = (text, refusal, layout, depth)
         if key not in self._grammars:
-            self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal,
-                                                 options=CompileOptions(layout=layout))
+            options = CompileOptions(layout=layout, max_nesting=depth)
+            try:
+                self._grammars[key] = compile_schema(target, self.vocab, refusal=refusal, options=options)
+            except UnsatisfiableSchemaError:
+                if depth is None:
+                    raise
+                return self.compile(target, refusal, None, layout)  # the schema itself needs deeper nesting
         return self._grammars[key]
 
     @overload
@@ -96,7 +110,7 @@ class Extractor:
                 on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
                 layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
                 system: str | None = None, messages: Sequence[dict[str, str]] | None = None,
-                _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Any:
+                min_relevance: float | None = MIN_RELEVANCE, _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Any:
         """Extract one `target` from `text`; a Refusal when the model declines.
 
         `jump_forward` feeds text the schema forces (keys, quotes, braces) many tokens per forward pass;
@@ -122,10 +136,14 @@ class Extractor:
         written in `layout`); `system` replaces the system message (`{schema}`, `{title}`, `{refusal}` filled
         in, other braces kept); `messages` replaces the whole chat (then `text` is only the source for
         grounding, drafts and guards).
+
+        `min_relevance`: with a refusal branch, the text is screened first (`Extractor.relevance`): below
+        this score only the refusal branch is offered (the model says why it declines), at or above it only
+        the target. None: no screen, both branches offered and the model chooses.
         """
         _nonempty(text)
         refusal_model = (Refusal if refusal is True else refusal) or None
-        grammar = self.compile(target, refusal_model, source=text, layout=layout) if constrained else None
+        grammar = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
         every = [*model_checks(target), *checks]
@@ -196,7 +214,7 @@ class Extractor:
                      constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
                      checks: Sequence[Check] = (), progress: bool | None = None,
                      layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
-                     system: str | None = None) -> list[Any]:
+                     system: str | None = None, min_relevance: float | None = MIN_RELEVANCE) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
         Returns one entry per text, in order: what `extract` would return (the target instance or a
@@ -219,7 +237,7 @@ class Extractor:
         for i, text in enumerate(texts):
             try:
                 _nonempty(text)
-                grammars[i] = self.compile(target, refusal_model, source=text, layout=layout) if constrained else None
+                grammars[i] = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 results[i] = exc
         pending = [i for i in range(len(texts)) if results[i] is None]
@@ -274,6 +292,24 @@ class Extractor:
                              [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
                              guards=[_guards(guards, texts[i], bool(attempts[i]) and attempts[i][-1].cut)
                                      for i in chunk], sources=[texts[i] for i in chunk])
+
+    def relevance(self, target: Any, text: str) -> float:
+        """How much likelier the model finds `text` announced as the target than as any text (log-likelihood
+        ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a poem."""
+        schema = json_schema(target)
+        return relevance.score(self.lm, schema if isinstance(schema, dict) else {}, text)
+
+    def _grammar(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
+                 min_relevance: float | None) -> CompiledGrammar:
+        """The grammar one text is decoded with: target and refusal, or after the relevance screen, one of them."""
+        if refusal is None or min_relevance is None:
+            return self.compile(target, refusal, source=text, layout=layout)
+        if self.relevance(target, text) >= min_relevance:
+            try:
+                return self.compile(target, None, source=text, layout=layout)
+            except UnsatisfiableSchemaError:
+                pass  # no substring of the text fits a required Verbatim field: the refusal is all there is
+        return self.compile(refusal, None, layout=layout)
 
     def _is_target(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
                    constrained: bool) -> Callable[[bytes], bool] | None:

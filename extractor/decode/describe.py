@@ -58,16 +58,21 @@ def _type(schema: Any, defs: dict[str, Any]) -> str:
 
 
 def _bounds(schema: dict[str, Any]) -> str:
-    """Numeric bounds and string lengths in words."""
+    """Numeric bounds and string lengths in words: `integer between 1950 and 2100`, `number ≥ 0`."""
     words = []
-    for key, word in (("minimum", "at least"), ("exclusiveMinimum", "above"), ("maximum", "at most"),
-                      ("exclusiveMaximum", "below"), ("minLength", "characters at least"),
-                      ("maxLength", "characters at most")):
-        if key in schema:
-            words.append(f"{word} {schema[key]}" if "characters" not in word else f"{schema[key]} {word}")
+    lo, hi = schema.get("minimum"), schema.get("maximum")
+    if lo is not None and hi is not None:
+        words.append(f"between {lo} and {hi}")
+    else:
+        words += [f"≥ {lo}"] if lo is not None else []
+        words += [f"≤ {hi}"] if hi is not None else []
+    words += [f"> {schema['exclusiveMinimum']}"] if "exclusiveMinimum" in schema else []
+    words += [f"< {schema['exclusiveMaximum']}"] if "exclusiveMaximum" in schema else []
+    if "minLength" in schema or "maxLength" in schema:
+        words.append(f"{schema.get('minLength', 0)} to {schema.get('maxLength', 'any number of')} characters")
     if "pattern" in schema:
         words.append(f"matching {schema['pattern']}")
-    return f", {', '.join(words)}" if words else ""
+    return " " + " ".join(words) if words else ""
 
 
 def _count(schema: dict[str, Any]) -> str:

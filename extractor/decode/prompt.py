@@ -16,22 +16,27 @@ DEFAULT_SYSTEM = (
 """Default system message: `{schema}` is a field-per-line description (the target's docstring first),
 `{title}` the target's name, `{refusal}` the refusal sentence where the refusal branch is on."""
 
-REFUSAL = '(A text that has nothing to do with a {title} gets an "error" key instead.)'
+REFUSAL = '(A text with no {title} in it gets an "error" key instead.)'
 """Said where the refusal branch is on. On the embedded 135M model any more prominent mention of the
 refusal makes it refuse everything; calibration is `Guards.refusal_bias`'s job."""
 
 RETRY = "That JSON failed validation:\n{errors}\nReply with corrected JSON only."
 """Fed back after a failed semantic check; `{errors}` lists what failed."""
 
-_FIELD = re.compile(r"\{(schema|title|refusal|errors)\}")
+USER = "{text}"
+"""The user's message: the document itself."""
+
+_FIELD = re.compile(r"\{(schema|title|refusal|errors|text)\}")
 
 
 @dataclass(frozen=True, kw_only=True)
 class PromptTemplate:
     """The words around the schema and the text; override to tune for a model. Only `{schema}`,
-    `{title}`, `{refusal}` (and `{errors}` in `retry`) are filled in: other braces stay as written."""
+    `{title}`, `{refusal}`, `{text}` (in `user`) and `{errors}` (in `retry`) are filled in: other braces
+    stay as written."""
 
     system: str = DEFAULT_SYSTEM
+    user: str = USER
     refusal: str = REFUSAL
     retry: str = RETRY
 
@@ -47,13 +52,14 @@ def messages(schema: dict[str, Any], text: str, template: PromptTemplate,
     """Chat messages: the system message, `examples` as earlier (text, JSON answer) turns, the text, and
     `history`'s (failed output, its errors) turns from earlier attempts."""
     title = str(schema.get("title", "record"))
-    words = fill(template.refusal, title=title) if refusal else ""
-    content = fill(template.system if system is None else system, schema=describe(schema), title=title,
-                   refusal=words).strip()
+    values = {"schema": describe(schema), "title": title, "refusal": fill(template.refusal, title=title) if refusal
+              else ""}
+    content = fill(template.system if system is None else system, **values).strip()
     out = [{"role": "system", "content": content}]
     for shown, answer in examples:
-        out += [{"role": "user", "content": shown}, {"role": "assistant", "content": answer}]
-    out.append({"role": "user", "content": text})
+        out += [{"role": "user", "content": fill(template.user, text=shown, **values)},
+                {"role": "assistant", "content": answer}]
+    out.append({"role": "user", "content": fill(template.user, text=text, **values)})
     return out + retries(template, history)
 
 

@@ -33,6 +33,10 @@ class CompileOptions:
     count_from: int = 64
     """String lengths and item counts with a bound above this are counted beside the automaton
     state instead of unrolled (a few states and a small table, whatever the bound)."""
+    max_nesting: int | None = None
+    """A recursive definition nests at most this many times inside itself (None: no limit): past it the
+    grammar offers only what needs no deeper level (`[]`, `null`), so a model cannot nest forever.
+    `extract` sets it from how deeply the text itself is structured."""
     layout: Layout | LayoutName = "compact"
     """The whitespace between JSON tokens (see `Layout`): "compact", "spaced", "pretty" (indented,
     every byte forced), "free" (the model's own, bounded), or a `Layout`."""
@@ -74,7 +78,9 @@ class _Compiler:
         self.options = options
         self.rules: dict[str, Node] = {}
         self.leaves: set[str] = set()
-        self.names: dict[tuple[ir.Node, int], str] = {}
+        self.names: dict[tuple[ir.Node, int, tuple[tuple[str, int], ...]], str] = {}
+        self.entered: dict[str, int] = {}  # definitions being compiled, counted along the current path
+        self.loops: tuple[tuple[str, int], ...] = ()  # with max_nesting: recursive definitions re-entered
         self.layout = Layout.named(options.layout)
         self.depth = 0
         """Nesting level of the container being built; stays 0 unless the layout indents."""
@@ -104,9 +110,10 @@ class _Compiler:
             return self.definition(node.name)
         if isinstance(node, ir.AnyValue):
             return self.any_value()
-        name = self.names.get((node, self.depth))
+        key = (node, self.depth, self.loops)
+        name = self.names.get(key)
         if name is None:
-            name = self.names[node, self.depth] = f"{type(node).__name__.lower()}#{len(self.names)}"
+            name = self.names[key] = f"{type(node).__name__.lower()}#{len(self.names)}"
             self.rules[name] = NOTHING
             self.rules[name] = self.body(node)
         return Ref(name)
@@ -119,10 +126,21 @@ class _Compiler:
         return self.value(node)
 
     def definition(self, name: str) -> Node:
-        rule = f"def:{name}{self.at()}"
+        """A call of a definition's rule; with `max_nesting`, one rule per level of recursion, none past it."""
+        limit, inside = self.options.max_nesting, self.entered.get(name, 0)
+        saved = self.loops
+        if limit is not None and inside:
+            if inside >= limit:
+                return NOTHING
+            self.loops = tuple(sorted({**dict(self.loops), name: dict(self.loops).get(name, 0) + 1}.items()))
+        tag = "".join(f"~{n}{k}" for n, k in self.loops)
+        rule = f"def:{name}{self.at()}{tag}"
         if rule not in self.rules:
+            self.entered[name] = inside + 1
             self.rules[rule] = NOTHING
             self.rules[rule] = self.body(self.schema.defs[name])
+            self.entered[name] = inside
+        self.loops = saved
         return Ref(rule)
 
     def leaf(self, name: str, body: Node) -> Node:

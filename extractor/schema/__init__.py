@@ -7,10 +7,12 @@ from typing import Any
 from pydantic import BaseModel, TypeAdapter
 
 from extractor.schema import ir
+from extractor.schema.depth import nesting, recursive
 from extractor.schema.normalize import NormalizeOptions, normalize
 from extractor.schema.refusal import Refusal, with_refusal
 
-__all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "normalize", "target_ir", "with_refusal"]
+__all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "nesting", "normalize", "recursive", "target_ir",
+           "with_refusal"]
 
 
 def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | bool:
