@@ -119,3 +119,25 @@ def test_a_cut_attempt_is_retried_with_tightened_guards_that_wrap_up_in_time(mod
     assert [a.cut for a in err.value.attempts] == [True]
     many = model_extractor.extract_many(Skills, [RESUME], max_tokens=24, refusal=False, progress=False)
     assert many == [result]
+
+
+def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(model_extractor):
+    """A recipe scores far below the threshold for a contact, a résumé far above it for a résumé; the
+    recipe comes back as a Refusal for a Pydantic target and for the same target as a JSON Schema dict."""
+    from extractor.api import MIN_RELEVANCE
+
+    assert model_extractor.relevance(Contact, RECIPE) < MIN_RELEVANCE < model_extractor.relevance(Skills, RESUME)
+    assert isinstance(model_extractor.extract(Contact, RECIPE, max_tokens=60), Refusal)
+    refused = model_extractor.extract(Contact.model_json_schema(), RECIPE, max_tokens=60)
+    assert isinstance(refused, Refusal) and refused.error
+
+
+def test_examples_system_and_messages_shape_the_prompt(model_extractor):
+    shown = model_extractor.prompt(Contact, CONTACT, examples=[("Ann Lee, ann@lee.io", Contact(name="Ann Lee",
+                                                                                                email="ann@lee.io"))],
+                                   system='Return {"name", "email"} for the {title}.')
+    assert 'Return {"name", "email"} for the Contact.' in shown
+    assert '{\n  "name": "Ann Lee",\n  "email": "ann@lee.io"\n}' in shown  # the example, in the output layout
+    chat = [{"role": "system", "content": "Extract the person as JSON."}, {"role": "user", "content": CONTACT}]
+    result = model_extractor.extract(Contact, CONTACT, messages=chat, max_tokens=60, min_relevance=None)
+    assert isinstance(result, (Contact, Refusal))

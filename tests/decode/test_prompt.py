@@ -1,0 +1,79 @@
+"""The prompt: the schema in words, templates that keep JSON braces, examples and retries as turns."""
+
+from __future__ import annotations
+
+import datetime
+
+import pytest
+from pydantic import BaseModel, Field
+
+from extractor.decode.describe import describe
+from extractor.decode.prompt import PromptTemplate, fill, messages
+from extractor.grammar import LAYOUTS, Layout
+
+
+class Item(BaseModel):
+    """One line of an order."""
+
+    sku: str = Field(description="Article number", examples=["A-100", "B-7"])
+    count: int = Field(ge=1, le=99, description="How many")
+
+
+class Order(BaseModel):
+    """An order placed by a customer."""
+
+    when: datetime.date = Field(description="Order date")
+    total: float = Field(ge=0, description="Amount due")
+    items: list[Item] = Field(max_length=5, description="Ordered lines")
+    note: str | None = None
+
+
+def test_the_schema_is_described_in_words():
+    text = describe(Order.model_json_schema())
+    assert text.splitlines()[0] == "An order placed by a customer."
+    assert "- when (a date as YYYY-MM-DD): Order date" in text
+    assert "- total (number ≥ 0): Amount due" in text
+    assert "- items (list of Item, 0 to 5 items): Ordered lines" in text
+    assert "- note (string or null, optional)" in text
+    assert "Item (One line of an order) has:" in text
+    assert '- sku (string): Article number; e.g. "A-100", "B-7"' in text
+    assert "- count (integer between 1 and 99): How many" in text
+
+
+@pytest.mark.parametrize("template,expected", [
+    ('Reply like {"name": "x"} for {title}', 'Reply like {"name": "x"} for Order'),
+    ("{schema}|{unknown}|{title}", "S|{unknown}|Order"),
+    ("{{title}}", "{Order}"),
+])
+def test_only_named_fields_are_filled_and_other_braces_stay(template, expected):
+    assert fill(template, schema="S", title="Order") == expected
+
+
+def test_examples_are_earlier_turns_and_retries_follow_the_text():
+    template = PromptTemplate(system='Answer in JSON like {"a": 1}. {refusal}', user="Text:\n{text}")
+    chat = messages(Order.model_json_schema(), "the order", template, [("{bad}", "total: too small")],
+                    examples=[("an old order", '{"when": "2024-01-02"}')], refusal=False)
+    assert [m["role"] for m in chat] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert chat[0]["content"] == 'Answer in JSON like {"a": 1}.'  # no refusal sentence without the branch
+    assert chat[1]["content"] == "Text:\nan old order" and chat[2]["content"] == '{"when": "2024-01-02"}'
+    assert chat[3]["content"] == "Text:\nthe order"
+    assert chat[4]["content"] == "{bad}" and "total: too small" in chat[5]["content"]
+    with_refusal = messages(Order.model_json_schema(), "x", PromptTemplate())
+    assert 'A text with no Order in it gets an "error" key' in with_refusal[0]["content"]
+    assert messages(Order.model_json_schema(), "x", PromptTemplate(), system="Mine: {title}")[0]["content"] == \
+        "Mine: Order"
+
+
+@pytest.mark.parametrize("name", sorted(LAYOUTS))
+def test_examples_are_written_in_the_layout(name):
+    value = {"a": [1, {"b": None}], "c": []}
+    text = LAYOUTS[name].dumps(value)
+    assert __import__("json").loads(text) == value
+    assert ("\n" in text) == (name == "pretty")
+
+
+def test_a_layout_is_checked_when_made():
+    with pytest.raises(ValueError, match="flexible"):
+        Layout(flexible=4, indent=2)
+    with pytest.raises(ValueError, match="layout must be"):
+        Layout.named("fancy")  # type: ignore[arg-type]
