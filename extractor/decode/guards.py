@@ -212,22 +212,23 @@ class Guard:
         `config`, the matcher's configuration, lets the output be steered out of a string that cannot close
         yet, and with `left` (output tokens left) toward its end before the budget runs out (`wrap_up`)."""
         g, js = self.guards, self.json
-        out = mask
+        out, steered = mask, False
         if g.wrap_up and config is not None and left is not None and self._finishing(config, left):
-            out = self._steer(mask, config, "finish", self.grammar.automaton.accepting)
+            out, steered = self._steer(mask, config, "finish", self.grammar.automaton.accepting), True
         elif js.in_string:
             size = len(js.data) - js.string_start
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
                     (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
                 out = out & self.classes.has_quote
                 if not out.any() and config is not None:
-                    out = self._steer(mask, config, "string", lambda c: 0x22 in self.grammar.allowed_bytes(c), b'"')
+                    out, steered = self._steer(mask, config, "string", lambda c: 0x22 in self.grammar.allowed_bytes(c),
+                                               b'"'), True
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start
-        if out is mask and (g.unique_items or g.similar_items is not None):
+        if not steered and (g.unique_items or g.similar_items is not None):
             banned = self._repeats()
             if banned:
-                out = mask.copy()  # cached masks are shared: never written to
+                out = out.copy() if out is mask else out  # cached masks are shared: never written to
                 for ids in banned:
                     out[ids] = False
         if out is mask or not out.any():

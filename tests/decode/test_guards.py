@@ -160,3 +160,12 @@ def test_wrap_up_steers_to_a_complete_output_when_the_budget_runs_low(gpt2):
 def test_tightened_guards_stop_repeats_sooner_and_wrap_up():
     tight = Guards(max_string_bytes=100).tightened()
     assert tight.wrap_up and tight.similar_items == 2 and tight.unique_items and tight.max_string_bytes == 100
+
+
+def test_a_repeat_is_stopped_while_the_string_loop_guard_also_fires(gpt2):
+    """`"UX design design design` both repeats an earlier item and loops inside itself: the string must
+    close (a quote), and the quote may not go on with `,`."""
+    schema = {"type": "array", "items": {"type": "string"}}
+    vocab, mask, out, _ = _at(schema, gpt2, b'["UX design design design","UX design design design', Guards())
+    allowed = _allowed(vocab, out)
+    assert allowed and all(b'"' in t for t in allowed) and b'",' not in allowed and b'"]' in allowed
