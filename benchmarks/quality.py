@@ -128,8 +128,9 @@ def main() -> None:
     parser.add_argument("--targets", default=None, help="comma-separated target names (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="documents per target at most")
     parser.add_argument("--model", default=None, help="Hugging Face id or local path (default: the embedded model)")
-    parser.add_argument("--max-tokens", type=int, default=768)
-    parser.add_argument("--jobs", type=int, default=1, help="worker processes, each with its own model")
+    parser.add_argument("--max-tokens", type=int, default=640,
+                        help="output budget per attempt (each test gold object fits in 500 tokens, indented)")
+    parser.add_argument("--jobs", type=int, default=2, help="worker processes, each with its own model")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per worker (0: torch's default)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)

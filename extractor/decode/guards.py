@@ -13,7 +13,7 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
   counting `"1.1.1.20", "1.1.1.21", ...` or repeating a line item with a growing price) may not be
   followed by `,` when it makes that many in a row.
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
-  three times) must close.
+  three times, or 6-64 bytes four times once digits are ignored) must close.
 
 Where a string must close but the grammar cannot close it yet (a `pattern` or `format` still unmet),
 the guard steers the model along the shortest way to a closing quote instead of standing aside.
@@ -33,6 +33,9 @@ from extractor.masks.trie import TokenTrie
 from extractor.tokens import Vocabulary
 
 
+TIGHT_STRING_BYTES = 256
+"""After a cut, strings close at this many bytes (or the bound asked for, if lower)."""
+
 @dataclass(frozen=True, kw_only=True)
 class Guards:
     """Mask rules that stop small models' loops; None / False turns one off."""
@@ -48,16 +51,20 @@ class Guards:
     every list of the quality benchmark's gold objects whole (at most 3 in a row there, phone numbers)."""
     string_loops: bool = True
     """A string that starts repeating itself (its last 16-128 bytes twice in a row, or 6-15 bytes three
-    times) must close."""
+    times, or 6-64 bytes four times once digits are ignored) must close."""
     wrap_up: bool = False
     """When the shortest way to a complete output needs about every token left, only tokens along it are
     allowed (strings close, lists end, required members get their shortest values): the output is whole
     within `max_tokens` instead of cut. `extract` turns it on for the retry of an attempt that was cut."""
 
     def tightened(self) -> Guards:
-        """The guards for another try after a cut: repeats stop sooner, and the output wraps up in time."""
+        """The guards for another try after a cut: repeats stop sooner, strings close by 256 bytes, and the
+        output wraps up in time."""
         similar = 2 if self.similar_items is None else min(self.similar_items, 2)
-        return replace(self, unique_items=True, similar_items=similar, string_loops=True, wrap_up=True)
+        longest = TIGHT_STRING_BYTES if self.max_string_bytes is None else min(self.max_string_bytes,
+                                                                                TIGHT_STRING_BYTES)
+        return replace(self, max_string_bytes=longest, unique_items=True, similar_items=similar, string_loops=True,
+                       wrap_up=True)
 
     @property
     def active(self) -> bool:
@@ -155,17 +162,22 @@ class JsonTracker:
 
 def looping(data: bytearray, start: int) -> bool:
     """True when the string from `start` ends with a stretch repeated back to back: 16-128 bytes twice,
-    or 6-15 bytes three times."""
-    size = len(data) - start
-    end = len(data)
-    for period in range(6, min(128, size // 2) + 1):
-        times = 2 if period >= 16 else 3
-        if period * times > size:
+    or 6-15 bytes three times; or, once digits are ignored, 6-64 bytes four times (a model counting
+    `2022-01-01, 2022-01-02, ...`)."""
+    text = bytes(data[start:])
+    return _repeats_at_end(text, 6, 128, lambda p: 2 if p >= 16 else 3) or \
+        _repeats_at_end(text.translate(_NO_DIGITS), 6, 64, lambda p: 4)
+
+
+def _repeats_at_end(text: bytes, shortest: int, longest: int, times: Callable[[int], int]) -> bool:
+    """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times."""
+    size = len(text)
+    for period in range(shortest, min(longest, size // 2) + 1):
+        n = times(period)
+        if period * n > size or text[-1] != text[-1 - period]:
             continue
-        if data[end - 1] != data[end - 1 - period]:
-            continue
-        tail = data[end - period:end]
-        if all(data[end - k * period:end - (k - 1) * period] == tail for k in range(2, times + 1)):
+        tail = text[size - period:]
+        if all(text[size - k * period:size - (k - 1) * period] == tail for k in range(2, n + 1)):
             return True
     return False
 

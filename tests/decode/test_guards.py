@@ -90,6 +90,10 @@ def test_a_guard_that_would_forbid_everything_stands_aside(gpt2):
     (b"ha ha ha ha", False),                                # 3 bytes: too short to count
     (b"Factory Berlin, Rheinsberger Str. 76, Berlin", False),
     (b"+44 7700 900456", False),
+    (b"AG, 2022-01-01, 2022-01-02, 2022-01-03, 2022-01-04, ", True),  # counting: 12 bytes four times, digits aside
+    (b"AG, 2022-01-01, 2022-01-02, 2022-01-03, ", False),              # three times
+    (b"DE89 3704 0044 0532 0130 00", False),                           # 5 bytes a group: too short to count
+    (b"4111 1111 1111 1111", False),
 ])
 def test_looping_strings(text, loops):
     data = bytearray(b'{"s":"' + text)
@@ -160,6 +164,7 @@ def test_wrap_up_steers_to_a_complete_output_when_the_budget_runs_low(gpt2):
 def test_tightened_guards_stop_repeats_sooner_and_wrap_up():
     tight = Guards(max_string_bytes=100).tightened()
     assert tight.wrap_up and tight.similar_items == 2 and tight.unique_items and tight.max_string_bytes == 100
+    assert Guards(max_string_bytes=5000).tightened().max_string_bytes == 256
 
 
 def test_a_repeat_is_stopped_while_the_string_loop_guard_also_fires(gpt2):
