@@ -10,9 +10,12 @@ texts with no answer for their target). Defaults were tuned on the `dev` split; 
 token budget; `extract[key=value,...]` runs `extract` with options changed (for ablations).
 
 Each (method, document) outcome is cached in benchmarks/results/quality_cache/ under a key of everything it
-depends on (the method and its options, the document, the model, the budget, and the source of the code
-it runs), so a rerun computes only what changed. Scores are computed from the cached outcomes
-(benchmarks/quality_score.py).
+depends on (the method and its options, the document and its prompt, the model, the budget, and the code it
+runs: the whole library for `extract`, the decoding loop's files for `prompt_retry`, the peer's adapter and version
+for the peers), so a rerun computes only what changed: after a change to the library, `extract` and
+`constrained` only. Scores are computed from the cached outcomes (benchmarks/quality_score.py). On the
+2-core machine a first run of the whole test split takes about three hours (the peers and prompt-and-retry
+run to the token budget on most documents); a rerun after a change to the library, about a quarter of an hour.
 """
 
 from __future__ import annotations
@@ -57,19 +60,22 @@ def documents(split: str, targets: list[str] | None, limit: int | None) -> list[
     return docs
 
 
-def _sources(*folders: str) -> str:
-    """A digest of the code under `folders` (committed or not): outcomes are recomputed when it changes."""
+def _sources(*paths: str) -> str:
+    """A digest of the code in `paths` (files, or folders walked; committed or not): outcomes are recomputed
+    when it changes."""
     digest = hashlib.sha256()
-    for folder in folders:
-        for path in sorted((REPO / folder).rglob("*")):
+    for name in paths:
+        root = REPO / name
+        for path in sorted(root.rglob("*")) if root.is_dir() else [root]:
             if path.suffix in (".py", ".c") and "__pycache__" not in path.parts:
                 digest.update(str(path.relative_to(REPO)).encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
 def _fingerprints() -> dict[str, str]:
-    """What each kind of method depends on besides its own options and the document."""
-    peers = _sources("benchmarks/generation_peers.py") if (REPO / "benchmarks/generation_peers.py").exists() else ""
+    """What each kind of method depends on besides its options, the document and its prompt: `extract` on
+    the whole library; free generation (`prompt_retry`) on the decoding loop; the peers on their own code
+    and versions. (The prompt is part of every key, so a change of wording reruns every method.)"""
     versions = []
     for package in ("llguidance", "xgrammar"):
         try:
@@ -78,14 +84,23 @@ def _fingerprints() -> dict[str, str]:
             versions.append(f"{package}={version(package)}")
         except Exception:  # noqa: BLE001 - not installed: those methods fail when run
             versions.append(f"{package}=none")
+    loop = [f"extractor/decode/{name}.py" for name in ("loop", "rows", "head", "attention", "model", "sampling")]
     return {"extract": _sources("extractor", "schemas", "benchmarks/quality_methods.py"),
-            "prompt_retry": _sources("extractor", "schemas", "benchmarks/quality_methods.py"),
-            "peer": hashlib.sha256((_sources("extractor/decode", "schemas") + peers + ",".join(versions)).encode())
-            .hexdigest()[:16]}
+            "prompt_retry": _sources(*loop, "schemas", "benchmarks/quality_methods.py"),
+            "peer": _sources("benchmarks/generation_peers.py") + ",".join(versions)}
+
+
+def _prompt(doc: dict[str, Any]) -> str:
+    """The chat every method is given for a document (before the model's chat template), as JSON."""
+    import schemas
+    from extractor.decode import PromptTemplate, messages
+    from extractor.schema import json_schema
+
+    return json.dumps(messages(json_schema(getattr(schemas, doc["target"])), doc["text"], PromptTemplate()))
 
 
 def _key(m: Method, doc: dict[str, Any], model: str, budget: int, fingerprint: str) -> str:
-    blob = json.dumps([m.name, m.config(), doc["id"], doc["target"], doc["text"], model, budget, fingerprint],
+    blob = json.dumps([m.name, m.config(), doc["id"], doc["target"], _prompt(doc), model, budget, fingerprint],
                       sort_keys=True)
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
