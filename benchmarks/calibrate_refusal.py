@@ -22,8 +22,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import write_results  # noqa: E402
-from benchmarks.quality import _commit, documents  # noqa: E402
+from benchmarks.common import commit, write_results  # noqa: E402
+from benchmarks.quality import documents  # noqa: E402
 
 
 def rates(scored: list[tuple[float, bool]], threshold: float) -> dict[str, Any]:
@@ -69,7 +69,7 @@ def main() -> None:
     scored = [(r["score"], r["no_answer"]) for r in rows]
     chosen = rates(scored, args.threshold) if args.threshold is not None else choose(scored, args.max_false)
     curve = [rates(scored, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
-    result = {"commit": earlier["commit"] if earlier else _commit(), "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
+    result = {"commit": earlier["commit"] if earlier else commit(), "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
               "max_false_refusal_rate": args.max_false, "chosen": chosen, "curve": curve,
               "auc": _auc(scored), "documents": rows}
     write_results(result, _markdown(result), args.json, args.md)

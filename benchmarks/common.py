@@ -81,8 +81,23 @@ def compact(data: Any) -> bytes:
     return compact_text(data).encode()
 
 
+def commit() -> str:
+    """The checked-out commit, `+dirty` when the library, schemas or benchmarks have uncommitted changes."""
+    import subprocess
+
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "extractor", "schemas", "benchmarks"], cwd=REPO,
+                               capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return "unknown"
+    return (head or "unknown") + ("+dirty" if dirty else "")
+
+
 def write_results(result: dict[str, Any], table: str, json_path: Path | None, md_path: Path | None) -> None:
-    """Write the JSON and Markdown results where asked, and print the table."""
+    """Write the JSON (with the commit it ran on, unless it says so already) and Markdown results where
+    asked, and print the table."""
+    result = result if "commit" in result else {"commit": commit(), **result}
     for path, text in ((json_path, json.dumps(result, indent=1, ensure_ascii=False) + "\n"), (md_path, table)):
         if path:
             path.parent.mkdir(parents=True, exist_ok=True)

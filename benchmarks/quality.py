@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import subprocess
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
@@ -33,7 +32,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import REPO, write_results  # noqa: E402
+from benchmarks.common import REPO, commit, write_results  # noqa: E402
 from benchmarks.quality_methods import Method, method, run  # noqa: E402
 from benchmarks.quality_score import Outcome, summarize  # noqa: E402
 
@@ -105,16 +104,6 @@ def _key(m: Method, doc: dict[str, Any], model: str, budget: int, fingerprint: s
     return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
-def _commit() -> str:
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "extractor", "schemas", "benchmarks"], cwd=REPO,
-                               capture_output=True, text=True).stdout.strip()
-        return head + ("+dirty" if dirty else "")
-    except OSError:
-        return "unknown"
-
-
 _WORKER: dict[str, Any] = {}
 
 
@@ -168,7 +157,7 @@ def main() -> None:
                 todo.append((m.name, doc, path))
     print(f"{len(docs)} documents x {len(methods)} methods: {len(outcomes)} cached, {len(todo)} to run",
           file=sys.stderr, flush=True)
-    commit = _commit()
+    stamp = commit()
     from tqdm import tqdm
 
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init, initargs=(args.model, args.threads)) as pool:
@@ -176,17 +165,17 @@ def main() -> None:
         for (name, doc, path), (_, record) in tqdm(zip(todo, results), total=len(todo), desc="quality"):
             out = Outcome(**record)
             outcomes[name, doc["id"]] = out
-            path.write_text(json.dumps({"method": name, "document": doc["id"], "commit": commit,
+            path.write_text(json.dumps({"method": name, "document": doc["id"], "commit": stamp,
                                         "outcome": record}, ensure_ascii=False))
 
-    result = report(methods, docs, outcomes, args, commit)
+    result = report(methods, docs, outcomes, args, stamp)
     write_results(result, markdown(result), args.json, args.md)
     if args.chart:
         chart(result, args.chart)
 
 
 def report(methods: list[Method], docs: list[dict[str, Any]], outcomes: dict[tuple[str, str], Outcome],
-           args: argparse.Namespace, commit: str) -> dict[str, Any]:
+           args: argparse.Namespace, stamp: str) -> dict[str, Any]:
     """Metrics per method (all documents, and per target), the targets checked, every outcome listed."""
     per_method, per_target = {}, {}
     for m in methods:
@@ -195,7 +184,7 @@ def report(methods: list[Method], docs: list[dict[str, Any]], outcomes: dict[tup
         per_target[m.name] = {t: summarize([(d["gold"], outcomes[m.name, d["id"]]) for d in docs if d["target"] == t])
                               for t in sorted({d["target"] for d in docs})}
     return {
-        "commit": commit, "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
+        "commit": stamp, "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
         "max_tokens": args.max_tokens, "greedy": True, "documents": len(docs),
         "no_answer_documents": sum(d["gold"] is None for d in docs),
         "methods": per_method, "per_target": per_target, "targets": checks(per_method),
