@@ -45,3 +45,17 @@ def test_extract_writes_one_json_line_per_file(tmp_path):
     assert code == (1 if any("error" in line for line in lines) else 0)
     answered = [line for line in lines if "result" in line and not line["refused"]]
     assert all(isinstance(line["ungrounded"], list) for line in answered)
+
+
+@pytest.mark.model
+def test_a_json_schema_target_reports_a_refusal_as_refused(tmp_path):
+    from schemas import ContactCard
+
+    schema = tmp_path / "contact.json"
+    schema.write_text(json.dumps(ContactCard.model_json_schema()))
+    (tmp_path / "recipe.txt").write_text((ROOT / "examples" / "data" / "no_answer.txt").read_text())
+    out = tmp_path / "out.jsonl"
+    assert main(["extract", "--schema", str(schema), "--input", str(tmp_path / "recipe.txt"), "--jsonl", str(out),
+                 "--max-tokens", "48"]) == 0
+    line = json.loads(out.read_text())
+    assert line["refused"] is True and set(line["result"]) == {"error"}
