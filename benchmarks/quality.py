@@ -25,7 +25,7 @@ import hashlib
 import json
 import sys
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -161,10 +161,11 @@ def main() -> None:
     from tqdm import tqdm
 
     with ProcessPoolExecutor(max_workers=args.jobs, initializer=_init, initargs=(args.model, args.threads)) as pool:
-        results = pool.map(_work, [(name, doc, args.max_tokens) for name, doc, _ in todo])
-        for (name, doc, path), (_, record) in tqdm(zip(todo, results), total=len(todo), desc="quality"):
-            out = Outcome(**record)
-            outcomes[name, doc["id"]] = out
+        jobs = {pool.submit(_work, (name, doc, args.max_tokens)): (name, doc, path) for name, doc, path in todo}
+        for job in tqdm(as_completed(jobs), total=len(todo), desc="quality"):  # each cached as soon as it ends
+            name, doc, path = jobs[job]
+            _, record = job.result()
+            outcomes[name, doc["id"]] = Outcome(**record)
             path.write_text(json.dumps({"method": name, "document": doc["id"], "commit": stamp,
                                         "outcome": record}, ensure_ascii=False))
 
