@@ -48,15 +48,13 @@ def documents(split: str, targets: list[str] | None, limit: int | None) -> list[
     docs = [d for d in docs if split == "all" or d["split"] == split]
     if targets:
         docs = [d for d in docs if d["target"] in targets]
-    if limit:
-        seen: Counter[str] = Counter()
-        kept = []
-        for doc in docs:
-            seen[doc["target"]] += 1
-            if seen[doc["target"]] <= limit:
-                kept.append(doc)
-        docs = kept
-    return docs
+    seen: Counter[str] = Counter()
+    ranked = []
+    for doc in docs:
+        seen[doc["target"]] += 1
+        ranked.append((seen[doc["target"]], doc))
+    # round robin over the targets: a run stopped early has finished the first k documents of each
+    return [doc for rank, doc in sorted(ranked, key=lambda r: r[0]) if not limit or rank <= limit]
 
 
 def _sources(*paths: str) -> str:
