@@ -183,7 +183,7 @@ def report(methods: list[Method], docs: list[dict[str, Any]], outcomes: dict[tup
         per_target[m.name] = {t: summarize([(d["gold"], outcomes[m.name, d["id"]]) for d in docs if d["target"] == t])
                               for t in sorted({d["target"] for d in docs})}
     return {
-        "commit": stamp, "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
+        "commit": stamp, "split": args.split, "limit_per_target": args.limit, "model": args.model or "embedded SmolLM2-135M-Instruct",
         "max_tokens": args.max_tokens, "greedy": True, "documents": len(docs),
         "no_answer_documents": sum(d["gold"] is None for d in docs),
         "methods": per_method, "per_target": per_target, "targets": checks(per_method),
@@ -227,7 +227,8 @@ def markdown(result: dict[str, Any]) -> str:
     def cell(v: Any) -> str:
         return "–" if v is None else (f"{v:.3f}" if isinstance(v, float) else str(v))
 
-    lines = [f"# Extraction quality ({result['split']} split, {result['documents']} documents, "
+    subset = f", the first {result['limit_per_target']} per target" if result.get("limit_per_target") else ""
+    lines = [f"# Extraction quality ({result['split']} split{subset}: {result['documents']} documents, "
              f"{result['no_answer_documents']} with no answer)", "",
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; commit `{result['commit']}`.", "",
              "| method | " + " | ".join(COLUMNS) + " |", "|---|" + "---:|" * len(COLUMNS)]
