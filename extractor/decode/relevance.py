@@ -35,7 +35,7 @@ CHUNK = 256
 def score(lm: LoadedModel, schema: dict[str, Any], text: str) -> float:
     """log p(text | announced as the target) − log p(text | announced as a text), in one batched pass."""
     tok = lm.tokenizer
-    body = tok(text, add_special_tokens=False)["input_ids"]
+    body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"]  # text, never control tokens
     prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in (about(schema), NEUTRAL)]
     width = max(len(p) for p in prefixes) + len(body)
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
