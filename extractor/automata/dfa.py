@@ -43,53 +43,54 @@ class _NFA:
         return len(self.eps) - 1
 
     def build(self, node: Node, a: int, b: int) -> None:
-        if isinstance(node, Bytes):
-            self.edges[a].append((node.mask, b))
-        elif isinstance(node, Ref):
-            self.edges[a].append((node.rule, b))
-        elif isinstance(node, Suffix):
-            entry = self.suffixes.get(id(node))
-            if entry is None:
-                entry = self.suffixes[id(node)] = (node, self.state())
-                self.build(node.item, entry[1], 1)
-            self.eps[a].append(entry[1])
-        elif isinstance(node, Seq):
-            cur = a
-            for item in node.items[:-1]:
-                nxt = self.state()
-                self.build(item, cur, nxt)
-                cur = nxt
-            if node.items:
-                self.build(node.items[-1], cur, b)
-            else:
-                self.eps[a].append(b)
-        elif isinstance(node, Alt):
-            for item in node.items:
-                x, y = self.state(), self.state()
-                self.eps[a].append(x)
-                self.build(item, x, y)
-                self.eps[y].append(b)
-        elif isinstance(node, Repeat):
-            cur = a
-            for _ in range(node.min):
-                nxt = self.state()
-                self.build(node.item, cur, nxt)
-                cur = nxt
-            if node.max is None:
-                hub, back = self.state(), self.state()
-                self.eps[cur].append(hub)
-                self.build(node.item, hub, back)
-                self.eps[back].append(hub)
-                self.eps[hub].append(b)
-            else:
-                for _ in range(node.max - node.min):
-                    self.eps[cur].append(b)
+        """Thompson's construction with an explicit stack, not recursion: a body may be thousands of nodes
+        deep (an object of many optional properties nests its suffixes)."""
+        work = [(node, a, b)]
+        while work:
+            node, a, b = work.pop()
+            if isinstance(node, Bytes):
+                self.edges[a].append((node.mask, b))
+            elif isinstance(node, Ref):
+                self.edges[a].append((node.rule, b))
+            elif isinstance(node, Suffix):
+                entry = self.suffixes.get(id(node))
+                if entry is None:
+                    entry = self.suffixes[id(node)] = (node, self.state())
+                    work.append((node.item, entry[1], 1))
+                self.eps[a].append(entry[1])
+            elif isinstance(node, Seq):
+                if not node.items:
+                    self.eps[a].append(b)
+                    continue
+                cuts = [a, *(self.state() for _ in node.items[:-1]), b]
+                work.extend((item, cuts[k], cuts[k + 1]) for k, item in enumerate(node.items))
+            elif isinstance(node, Alt):
+                for item in node.items:
+                    x, y = self.state(), self.state()
+                    self.eps[a].append(x)
+                    self.eps[y].append(b)
+                    work.append((item, x, y))
+            elif isinstance(node, Repeat):
+                cur = a
+                for _ in range(node.min):
                     nxt = self.state()
-                    self.build(node.item, cur, nxt)
+                    work.append((node.item, cur, nxt))
                     cur = nxt
-                self.eps[cur].append(b)
-        else:
-            raise TypeError(f"not a regex node: {node!r}")
+                if node.max is None:
+                    hub, back = self.state(), self.state()
+                    self.eps[cur].append(hub)
+                    work.append((node.item, hub, back))
+                    self.eps[back].append(hub)
+                    self.eps[hub].append(b)
+                else:
+                    for _ in range(node.max - node.min):
+                        self.eps[cur].append(b)
+                        nxt = self.state()
+                        work.append((node.item, cur, nxt))
+                        cur = nxt
+                    self.eps[cur].append(b)
+            else:
+                raise TypeError(f"not a regex node: {node!r}")
 
     def kernel_closure(self, state: int) -> frozenset[int]:
         """States reachable by empty moves that read something or accept (memoized per state):

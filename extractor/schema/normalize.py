@@ -95,6 +95,7 @@ class _Normalizer:
         self.names: dict[int, str] = {}
         self.merger = Merger(self.defs)
         self.negating = 0  # depth of complements taken through $ref (recursion guard)
+        self.depth = 0  # subschemas being read, one inside the other
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
@@ -108,6 +109,16 @@ class _Normalizer:
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
+        self.depth += 1
+        try:
+            if self.depth > MAX_SCHEMA_DEPTH:
+                raise UnsupportedSchemaError("schema", ptr.encode("utf-8", "backslashreplace").decode(),
+                                             f"subschemas (through $refs too) nest deeper than {MAX_SCHEMA_DEPTH}")
+            return self._node(schema, ptr)
+        finally:
+            self.depth -= 1
+
+    def _node(self, schema: Any, ptr: str) -> ir.Node:
         if isinstance(schema, dict) and isinstance(schema.get("$id"), str) and schema is not self.document:
             # a nested $id is a new base URI: $refs below it resolve against it
             outer = self.resolver
@@ -656,6 +667,10 @@ def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
     best = tighter(v for v, _ in found)
     return best, any(x for v, x in found if v == best)
 
+
+MAX_SCHEMA_DEPTH = 96
+"""Subschemas read one inside the other (nesting, `anyOf` in `anyOf`, a chain of `$ref`s): deeper schemas are
+refused, so every later stage stays within Python's recursion limit."""
 
 MAX_BOUND_DIGITS = 24
 """Digits a numeric bound may have before and after the point: its digit automaton is built exactly, in
