@@ -10,7 +10,8 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
 
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	# two workers, a test file per worker (model tests share generations within a file)
+	$(BIN)/python -m pytest -q -n 2 --dist loadfile
 
 $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
