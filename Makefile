@@ -10,8 +10,7 @@ demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
 
 test: $(STAMP)
-	# two workers, a test file per worker (model tests share generations within a file)
-	$(BIN)/python -m pytest -q -n 2 --dist loadfile
+	$(BIN)/python -m pytest -q
 
 $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -16,13 +16,8 @@ MODEL_FIXTURE = "model_extractor"
 @pytest.fixture(scope="session")
 def model_extractor():
     """An `Extractor()` on the embedded model (SmolLM2-135M-Instruct), loaded once for the whole session."""
-    import torch
-
     from extractor import Extractor
 
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    if workers > 1:  # the cores shared between the workers' models, not each worker taking them all
-        torch.set_num_threads(max(1, (os.cpu_count() or 1) // workers))
     return Extractor()
 
 
