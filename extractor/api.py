@@ -147,6 +147,8 @@ class Extractor:
         if not isinstance(max_retries, Retrying):
             _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
+        # a text over the context is refused before anything is compiled for it
+        self._fits(self._prompt(target, text, [], Chat(examples, system, messages, refusal_model, layout)), max_tokens)
         grammar = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -245,6 +247,7 @@ class Extractor:
         for i, text in enumerate(texts):
             try:
                 _nonempty(text)
+                self._fits(self._prompt(target, text, [], chat), max_tokens)
                 grammars[i] = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 results[i] = exc
