@@ -319,6 +319,8 @@ class _Normalizer:
             self.resolver = outer
 
     def ref(self, ref: str, ptr: str) -> ir.Node:
+        if not isinstance(ref, str):
+            raise InvalidSchemaError(f"$ref must be a string, not {ref!r:.40}", f"{ptr}/$ref")
         try:
             resolved = self.resolver.lookup(ref)
         except Unresolvable as exc:

@@ -197,6 +197,8 @@ INVALID_ROWS = [
     ({"properties": {"a": 3}}, "/properties/a"),
     ({"properties": [1]}, ""),
     ({"enum": "abc"}, "/enum"),
+    ({"$ref": 5}, "/$ref"),
+    ({"properties": {"a": {"$ref": ["#"]}}}, "/properties/a/$ref"),
     ({"type": "string", "minLength": -1}, "/minLength"),
     ({"type": "string", "maxLength": 1.5}, "/maxLength"),
     ({"type": "array", "minItems": "2"}, "/minItems"),
