@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
+import unicodedata
 import queue
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
@@ -142,7 +143,12 @@ class Extractor:
         the target. None: no screen, both branches offered and the model chooses.
         """
         _nonempty(text)
+        _at_least(1, max_tokens=max_tokens)
+        if not isinstance(max_retries, Retrying):
+            _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
+        # a text over the context is refused before anything is compiled for it
+        self._fits(self._prompt(target, text, [], Chat(examples, system, messages, refusal_model, layout)), max_tokens)
         grammar = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -226,6 +232,10 @@ class Extractor:
         the context, no value for a required Verbatim field) gets its `InputError` or schema error in its
         slot. `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
         """
+        if isinstance(texts, (str, bytes)):
+            raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
+        _at_least(1, max_tokens=max_tokens, batch_size=batch_size)
+        _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -237,6 +247,7 @@ class Extractor:
         for i, text in enumerate(texts):
             try:
                 _nonempty(text)
+                self._fits(self._prompt(target, text, [], chat), max_tokens)
                 grammars[i] = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 results[i] = exc
@@ -375,8 +386,29 @@ def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, atte
 
 
 def _nonempty(text: str) -> None:
-    if not text.strip():
-        raise InputError("the text is empty: there is nothing to extract from")
+    """A text to extract from: a str with something visible in it that UTF-8 can encode."""
+    if not isinstance(text, str):
+        hint = " (decode bytes first)" if isinstance(text, (bytes, bytearray)) else ""
+        raise InputError(f"the text must be a str, not {type(text).__name__}{hint}")
+    if all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text):
+        raise InputError("the text is empty (nothing but whitespace or invisible characters): there is nothing to "
+                         "extract from")
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InputError(f"the text holds a lone surrogate at character {exc.start}, which no UTF-8 text can hold "
+                         "(decode with errors='replace')") from None
+
+
+_INVISIBLE = {"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp", "Zs"}
+"""Unicode categories that show nothing: controls, format characters (zero-width), unassigned, separators."""
+
+
+def _at_least(minimum: int, **counts: Any) -> None:
+    """Counts passed as arguments: ints no smaller than `minimum`, or an InputError that names them."""
+    for name, value in counts.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+            raise InputError(f"{name} must be an int ≥ {minimum}, got {value!r}")
 
 
 def _retrying(max_retries: int | Retrying) -> Retrying:

@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
 from extractor.errors import ExtractorError
 
 
@@ -40,11 +42,19 @@ def load_target(spec: str) -> Any:
     """`package.module:Model`, or the path of a JSON Schema file."""
     path = Path(spec)
     if path.suffix == ".json" and path.exists():
-        return json.loads(path.read_text())
+        try:
+            schema = json.loads(path.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path} is not a JSON file: {exc}") from None
+        if not isinstance(schema, dict):
+            raise ValueError(f"{path} holds a JSON {type(schema).__name__}, not a JSON Schema object")
+        return schema
     module_name, _, attr = spec.partition(":")
     if not attr:
         raise ValueError(f"expected module:Model or a .json file, got {spec!r}")
-    sys.path.insert(0, str(Path.cwd()))
+    here = str(Path.cwd())
+    if here not in sys.path:
+        sys.path.append(here)  # after the installed packages: a file here cannot stand in for a dependency
     try:
         target: Any = importlib.import_module(module_name)
     except ImportError as exc:
@@ -53,6 +63,8 @@ def load_target(spec: str) -> Any:
         if not hasattr(target, part):
             raise ValueError(f"{module_name!r} has no {attr!r}")
         target = getattr(target, part)
+    if not (isinstance(target, type) and issubclass(target, BaseModel)):
+        raise ValueError(f"{spec} is {target!r:.80}, not a Pydantic model")
     return target
 
 
@@ -84,15 +96,16 @@ def _extract(args: argparse.Namespace) -> int:
             started = time.perf_counter()
             record: dict[str, Any] = {"file": str(path)}
             try:
-                text = path.read_text()
+                text = path.read_text(encoding="utf-8")
                 result = extractor.extract(target, text, max_tokens=args.max_tokens, refusal=not args.no_refusal)
                 record["refused"] = isinstance(result, Refusal)
                 record["result"] = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
                 if args.grounding and not record["refused"]:
                     record["ungrounded"] = [vars(u) for u in ungrounded(result, text, target)]
-            except ExtractorError as exc:  # one bad document does not stop the others
+            except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
                 failed += 1
-                record["error"] = {"type": type(exc).__name__, "message": str(exc)}
+                message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+                record["error"] = {"type": type(exc).__name__, "message": message}
             record["seconds"] = round(time.perf_counter() - started, 3)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()

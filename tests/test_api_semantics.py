@@ -11,7 +11,7 @@ import pytest
 from pydantic import BaseModel, Field
 from tenacity import Retrying, stop_after_attempt
 
-from extractor import ExtractionError, IncompleteOutputError, InputError, Refusal, UnsatisfiableSchemaError, Verbatim, check, ungrounded
+from extractor import ExtractionError, IncompleteOutputError, InputError, InvalidSchemaError, Refusal, UnsatisfiableSchemaError, Verbatim, check, ungrounded
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
 RESUME = (Path(__file__).resolve().parents[1] / "examples" / "data" / "resume.txt").read_text()
@@ -56,6 +56,26 @@ def test_bad_input_is_refused_before_generating(model_extractor):
         model_extractor.extract(Person, "  \n")
     with pytest.raises(InputError, match="context is 8192 tokens"):
         model_extractor.extract(Person, "word " * 20000)
+
+
+@pytest.mark.parametrize("call,error,message", [
+    (lambda ex: ex.extract(Person, "\u200b\u2060\ufeff \n"), InputError, "invisible"),
+    (lambda ex: ex.extract(Person, None), InputError, "must be a str, not NoneType"),
+    (lambda ex: ex.extract(Person, b"Bob"), InputError, "decode bytes first"),
+    (lambda ex: ex.extract(Person, "Bob \ud800 Smith"), InputError, "lone surrogate at character 4"),
+    (lambda ex: ex.extract(Person, "Bob", temperature=-1), InputError, "temperature must be ≥ 0, got -1"),
+    (lambda ex: ex.extract(Person, "Bob", top_p=2), InputError, "top_p must be in"),
+    (lambda ex: ex.extract(Person, "Bob", max_retries=-1), InputError, "max_retries must be an int ≥ 0"),
+    (lambda ex: ex.extract(Person, "Bob", max_tokens=0), InputError, "max_tokens must be an int ≥ 1"),
+    (lambda ex: ex.extract_many(Person, ["Bob"], batch_size=0), InputError, "batch_size must be an int ≥ 1"),
+    (lambda ex: ex.extract_many(Person, "Bob"), InputError, "sequence of str"),
+    (lambda ex: ex.extract(42, "Bob"), InvalidSchemaError, "not 42"),
+    (lambda ex: ex.extract([1, 2], "Bob"), InvalidSchemaError, "not \\[1, 2\\]"),
+], ids=["invisible", "none", "bytes", "surrogate", "temperature", "top_p", "retries", "max_tokens", "batch_size",
+        "one_text", "int_schema", "list_schema"])
+def test_bad_arguments_raise_typed_errors_that_name_them(model_extractor, call, error, message):
+    with pytest.raises(error, match=message):
+        call(model_extractor)
 
 
 RECIPE = (Path(__file__).resolve().parents[1] / "examples" / "data" / "no_answer.txt").read_text()

@@ -24,6 +24,7 @@ def test_schema_prints_the_refusal_branch_and_grammar_statistics(capsys):
     (["schema", "nowhere:Model"], "cannot import"),
     (["schema", "schemas:Missing"], "has no"),
     (["schema", "schemas"], "module:Model"),
+    (["schema", "typing:Optional"], "not a Pydantic model"),
     (["extract", "--schema", "schemas:ContactCard", "--input", "/no/such/file"], "does not exist"),
 ])
 def test_bad_arguments_exit_2_with_a_message(argv, message, capsys):
@@ -59,3 +60,45 @@ def test_a_json_schema_target_reports_a_refusal_as_refused(tmp_path):
                  "--max-tokens", "48"]) == 0
     line = json.loads(out.read_text())
     assert line["refused"] is True and set(line["result"]) == {"error"}
+
+
+def test_a_json_file_that_is_not_a_schema_object_exits_2(tmp_path, capsys):
+    for name, data in (("list.json", b"[1, 2]"), ("broken.json", b'{"type": '), ("latin.json", b'{"\xe9": 1}')):
+        (tmp_path / name).write_bytes(data)
+        assert main(["schema", str(tmp_path / name)]) == 2
+        assert str(tmp_path / name) in capsys.readouterr().err
+
+
+def test_a_file_in_the_working_directory_cannot_stand_in_for_a_dependency(tmp_path, monkeypatch):
+    import importlib.util
+    import sys
+
+    from extractor.cli import load_target
+
+    (tmp_path / "tenacity.py").write_text("raise SystemExit('planted module imported')\n")
+    (tmp_path / "mymodels.py").write_text("from pydantic import BaseModel\nclass Person(BaseModel):\n    name: str\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if p not in ("", str(tmp_path))])
+    assert load_target("mymodels:Person").__name__ == "Person"  # the working directory is still searched...
+    assert importlib.util.find_spec("tenacity").origin != str(tmp_path / "tenacity.py")  # ...after the packages
+
+
+def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, monkeypatch):
+    import extractor.api
+    from schemas import ContactCard
+
+    class Fake:
+        def __init__(self, model=None):
+            pass
+
+        def extract(self, target, text, **kw):
+            return ContactCard(name=text.strip(), emails=[], phones=[])
+
+    monkeypatch.setattr(extractor.api, "Extractor", Fake)
+    (tmp_path / "a.txt").write_bytes(b"\xff\xfe broken")
+    (tmp_path / "b.txt").write_text("Ada Lovelace")
+    out = tmp_path / "out.jsonl"
+    assert main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path), "--jsonl", str(out)]) == 1
+    first, second = map(json.loads, out.read_text().splitlines())
+    assert first["error"]["type"] == "UnicodeDecodeError" and "a.txt" in first["error"]["message"]
+    assert second["result"]["name"] == "Ada Lovelace"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import groupby
 
 import numpy as np
 
@@ -43,53 +44,54 @@ class _NFA:
         return len(self.eps) - 1
 
     def build(self, node: Node, a: int, b: int) -> None:
-        if isinstance(node, Bytes):
-            self.edges[a].append((node.mask, b))
-        elif isinstance(node, Ref):
-            self.edges[a].append((node.rule, b))
-        elif isinstance(node, Suffix):
-            entry = self.suffixes.get(id(node))
-            if entry is None:
-                entry = self.suffixes[id(node)] = (node, self.state())
-                self.build(node.item, entry[1], 1)
-            self.eps[a].append(entry[1])
-        elif isinstance(node, Seq):
-            cur = a
-            for item in node.items[:-1]:
-                nxt = self.state()
-                self.build(item, cur, nxt)
-                cur = nxt
-            if node.items:
-                self.build(node.items[-1], cur, b)
-            else:
-                self.eps[a].append(b)
-        elif isinstance(node, Alt):
-            for item in node.items:
-                x, y = self.state(), self.state()
-                self.eps[a].append(x)
-                self.build(item, x, y)
-                self.eps[y].append(b)
-        elif isinstance(node, Repeat):
-            cur = a
-            for _ in range(node.min):
-                nxt = self.state()
-                self.build(node.item, cur, nxt)
-                cur = nxt
-            if node.max is None:
-                hub, back = self.state(), self.state()
-                self.eps[cur].append(hub)
-                self.build(node.item, hub, back)
-                self.eps[back].append(hub)
-                self.eps[hub].append(b)
-            else:
-                for _ in range(node.max - node.min):
-                    self.eps[cur].append(b)
+        """Thompson's construction with an explicit stack, not recursion: a body may be thousands of nodes
+        deep (an object of many optional properties nests its suffixes)."""
+        work = [(node, a, b)]
+        while work:
+            node, a, b = work.pop()
+            if isinstance(node, Bytes):
+                self.edges[a].append((node.mask, b))
+            elif isinstance(node, Ref):
+                self.edges[a].append((node.rule, b))
+            elif isinstance(node, Suffix):
+                entry = self.suffixes.get(id(node))
+                if entry is None:
+                    entry = self.suffixes[id(node)] = (node, self.state())
+                    work.append((node.item, entry[1], 1))
+                self.eps[a].append(entry[1])
+            elif isinstance(node, Seq):
+                if not node.items:
+                    self.eps[a].append(b)
+                    continue
+                cuts = [a, *(self.state() for _ in node.items[:-1]), b]
+                work.extend((item, cuts[k], cuts[k + 1]) for k, item in enumerate(node.items))
+            elif isinstance(node, Alt):
+                for item in node.items:
+                    x, y = self.state(), self.state()
+                    self.eps[a].append(x)
+                    self.eps[y].append(b)
+                    work.append((item, x, y))
+            elif isinstance(node, Repeat):
+                cur = a
+                for _ in range(node.min):
                     nxt = self.state()
-                    self.build(node.item, cur, nxt)
+                    work.append((node.item, cur, nxt))
                     cur = nxt
-                self.eps[cur].append(b)
-        else:
-            raise TypeError(f"not a regex node: {node!r}")
+                if node.max is None:
+                    hub, back = self.state(), self.state()
+                    self.eps[cur].append(hub)
+                    work.append((node.item, hub, back))
+                    self.eps[back].append(hub)
+                    self.eps[hub].append(b)
+                else:
+                    for _ in range(node.max - node.min):
+                        self.eps[cur].append(b)
+                        nxt = self.state()
+                        work.append((node.item, cur, nxt))
+                        cur = nxt
+                    self.eps[cur].append(b)
+            else:
+                raise TypeError(f"not a regex node: {node!r}")
 
     def kernel_closure(self, state: int) -> frozenset[int]:
         """States reachable by empty moves that read something or accept (memoized per state):
@@ -239,33 +241,41 @@ def _suffix_automaton(text: str) -> list[dict[str, int]]:
 
 def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
     """Character edges and accepting states of the substrings of `text` that cut no word in two (a word:
-    a run of alphanumeric characters or `_`) and neither start nor end with whitespace. A state is the
-    set of positions where the substrings read so far may end: as many states as the suffix automaton's,
-    in practice."""
-    n = len(text)
-    word = [ch.isalnum() or ch == "_" for ch in text]
-    whole = [i in (0, n) or not (word[i - 1] and word[i]) for i in range(n + 1)]  # no word cut at i
-    first = frozenset(i for i in range(n) if whole[i] and not text[i].isspace())
-    ends = [whole[j] and j > 0 and not text[j - 1].isspace() for j in range(n + 1)]
-    states: dict[frozenset[int], int] = {first: 0}
-    nxt: list[dict[str, int]] = [{}]
-    accept = [True]  # the empty string
-    work = [first]
-    while work:
-        here = work.pop()
-        following: dict[str, set[int]] = {}
-        for p in here:
-            if p < n:
-                following.setdefault(text[p], set()).add(p + 1)
-        for ch, after in following.items():
-            key = frozenset(after)
-            if key not in states:
-                states[key] = len(nxt)
-                nxt.append({})
-                accept.append(any(ends[e] for e in key))
-                work.append(key)
-            nxt[states[here]][ch] = states[key]
+    a run of alphanumeric characters or `_`) and neither start nor end with whitespace.
+
+    Built in linear size: the suffix automaton of `text` read as tokens (each word one token, every other
+    character its own), each word edge then spelled out character by character through a trie per state.
+    After a whole word only a non-word character can follow, so the trie node that ends a word takes the
+    edges of the state the word leads to (all single non-word characters) beside the word characters that
+    continue longer words: the result stays deterministic."""
+    tokens = ["".join(run) for is_word, group in groupby(text, key=lambda ch: ch.isalnum() or ch == "_")
+              for run in ([list(group)] if is_word else [[ch] for ch in group])]
+    sam = _suffix_automaton(tokens)  # type: ignore[arg-type]
+    last = {t: token for edges in sam for token, t in edges.items()}  # every edge into a state has one label
+    nxt: list[dict[str, int]] = [{} for _ in sam]
+    accept = [s == 0 or (len(last[s]) == 1 and not _is_word(last[s]) and not last[s].isspace())
+              for s in range(len(sam))]
+    for s, edges in enumerate(sam):
+        for token, t in edges.items():
+            if s == 0 and token.isspace():
+                continue  # no substring starts with whitespace
+            if not _is_word(token):
+                nxt[s][token] = t
+                continue
+            at = s
+            for ch in token:
+                if ch not in nxt[at]:
+                    nxt[at][ch] = len(nxt)
+                    nxt.append({})
+                    accept.append(False)  # inside a word
+                at = nxt[at][ch]
+            accept[at] = True  # a whole word read: it may end here, or go on as the state after it goes on
+            nxt[at].update(sam[t])
     return nxt, accept
+
+
+def _is_word(token: str) -> bool:
+    return token[0].isalnum() or token[0] == "_"
 
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:

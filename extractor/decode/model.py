@@ -8,10 +8,12 @@ import inspect
 import logging
 import os
 import shutil
+import socket
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from extractor.decode.attention import use_gqa_sdpa
 from extractor.decode.head import Head
@@ -76,6 +78,9 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
     """Load by Hugging Face id or local path (a folder, or a .gguf file); None is the embedded model."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    if name is not None and not name.strip():
+        raise ModelLoadError("model is empty: give a Hugging Face id, a local folder or a .gguf file (None: the "
+                             "embedded model)")
     name = name or DEFAULT_MODEL
     try:
         if name == DEFAULT_MODEL:
@@ -85,7 +90,7 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
         else:
             if _looks_like_path(name) and not Path(name).exists():
                 raise ModelLoadError(f"model path {name!r} does not exist")
-            folder, kwargs = name, {}
+            folder, kwargs = name, {} if Path(name).exists() else _hub(name)
         model = AutoModelForCausalLM.from_pretrained(folder, **kwargs)
         tok = tokenizer if tokenizer is not None else AutoTokenizer.from_pretrained(folder, **kwargs)
     except ModelLoadError:
@@ -100,6 +105,29 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
 def _looks_like_path(name: str) -> bool:
     """Hub ids are `name` or `org/name`; anything else is meant as a local path."""
     return name.startswith((".", "/", "~")) or name.count("/") > 1
+
+
+def _hub(name: str) -> dict[str, Any]:
+    """How to load a hub id: from the local cache when it is there; online only when the hub answers, so that
+    a machine without a network fails at once instead of waiting out the download's retries."""
+    from huggingface_hub import try_to_load_from_cache
+
+    if isinstance(try_to_load_from_cache(name, "config.json"), str):
+        return {"local_files_only": True}
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("", "0", "false") or not _reachable():
+        raise ModelLoadError(f"{name!r} is not in the local Hugging Face cache and the hub cannot be reached: "
+                             "download it on a machine with a network, or pass a local folder")
+    return {}
+
+
+def _reachable(timeout: float = 3.0) -> bool:
+    """Whether the hub (HF_ENDPOINT) accepts a connection within `timeout` seconds."""
+    endpoint = urlparse(os.environ.get("HF_ENDPOINT") or "https://huggingface.co")
+    try:
+        socket.create_connection((endpoint.hostname or "", endpoint.port or 443), timeout=timeout).close()
+    except OSError:
+        return False
+    return True
 
 
 def _embedded() -> str:

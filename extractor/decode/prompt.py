@@ -73,9 +73,34 @@ def retries(template: PromptTemplate, history: Sequence[tuple[str, str]]) -> lis
 
 
 def encode(tokenizer: Any, chat: list[dict[str, str]]) -> list[int]:
-    """Token ids of the chat, through the model's chat template when it has one."""
+    """Token ids of the chat, through the model's chat template when it has one; the text of a message never
+    becomes a control token (a document holding `<|im_end|>` must not end its own turn)."""
+    specials = [s for s in getattr(tokenizer, "all_special_tokens", []) if s]
+    if not any(s in m["content"] for m in chat for s in specials):
+        return _tokens(tokenizer, _render(tokenizer, chat))
+    # the template rendered around markers; the messages' own text tokenized apart, special tokens as plain text
+    marks = [f"{_MARK}{i}{_MARK}" for i in range(len(chat))]
+    rendered = _render(tokenizer, [{**m, "content": mark} for m, mark in zip(chat, marks)])
+    ids: list[int] = []
+    for k, piece in enumerate(re.split(f"{_MARK}(\\d+){_MARK}", rendered)):
+        if k % 2 == 0:
+            ids += _tokens(tokenizer, piece) if piece else []
+        else:
+            ids += list(tokenizer(chat[int(piece)]["content"], add_special_tokens=False,
+                                  split_special_tokens=True)["input_ids"])
+    return ids
+
+
+_MARK = "\u2063extractor-message\u2063"
+"""Stands for a message's text while the chat template is rendered (invisible separators: no document text
+is expected to hold them, and a template's `trim` keeps them)."""
+
+
+def _render(tokenizer: Any, chat: list[dict[str, str]]) -> str:
     if getattr(tokenizer, "chat_template", None):
-        text = tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
-    else:
-        text = "\n\n".join(f"{m['role']}: {m['content']}" for m in chat) + "\n\nassistant: "
+        return tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+    return "\n\n".join(f"{m['role']}: {m['content']}" for m in chat) + "\n\nassistant: "
+
+
+def _tokens(tokenizer: Any, text: str) -> list[int]:
     return list(tokenizer(text, add_special_tokens=False)["input_ids"])

@@ -27,6 +27,10 @@ def about(schema: dict[str, Any]) -> str:
     return ABOUT.format(title=title, fields=", ".join(names) or "details").replace(" the details", " details")
 
 
+SCREEN_TOKENS = 512
+"""The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
+cost stays bounded on any text (one pass of at most this many positions, however long the document)."""
+
 CHUNK = 256
 """Positions whose full logits are computed at once (bounds memory: 256 x the vocabulary per row)."""
 
@@ -35,7 +39,7 @@ CHUNK = 256
 def score(lm: LoadedModel, schema: dict[str, Any], text: str) -> float:
     """log p(text | announced as the target) − log p(text | announced as a text), in one batched pass."""
     tok = lm.tokenizer
-    body = tok(text, add_special_tokens=False)["input_ids"]
+    body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
     prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in (about(schema), NEUTRAL)]
     width = max(len(p) for p in prefixes) + len(body)
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0

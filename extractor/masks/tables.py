@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 import zipfile
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -83,15 +85,22 @@ class TableCache:
         return self.directory / f"v{FORMAT}" / vocab[:16] / f"{rule}-{state}.npz"
 
     def load(self, key: tuple[str, str, int]) -> Table | None:
+        """The table on disk, only where the file names this key and its content matches its checksum: a torn,
+        foreign, stale or tampered file is recomputed (and overwritten), never trusted."""
         path = self.path(key)
         if path is None or not path.exists():
             return None
         try:
-            with np.load(path) as data:
-                allowed = np.unpackbits(data["allowed"], count=int(data["size"]), bitorder="little").astype(bool)
-                return Table(allowed=allowed, exit_nodes=data["exit_nodes"])
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
-            return None  # a torn or foreign file: recompute (and overwrite it)
+            with np.load(path, allow_pickle=False) as data:
+                packed, size, exits = data["allowed"], int(data["size"]), data["exit_nodes"]
+                if str(data["key"]) != _key_text(key) or str(data["digest"]) != _digest(packed, size, exits):
+                    return None
+                if packed.dtype != np.uint8 or len(packed) != (size + 7) // 8 or exits.dtype != np.int32:
+                    return None
+                return Table(allowed=np.unpackbits(packed, count=size, bitorder="little").astype(bool),
+                             exit_nodes=exits)
+        except (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error):
+            return None
 
     def save(self, key: tuple[str, str, int], table: Table) -> None:
         path = self.path(key)
@@ -100,9 +109,10 @@ class TableCache:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            packed, exits = np.packbits(table.allowed, bitorder="little"), table.exit_nodes.astype(np.int32)
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, allowed=np.packbits(table.allowed, bitorder="little"), size=len(table.allowed),
-                         exit_nodes=table.exit_nodes)
+                np.savez(f, allowed=packed, size=len(table.allowed), exit_nodes=exits, key=_key_text(key),
+                         digest=_digest(packed, len(table.allowed), exits))
             os.replace(tmp, path)  # atomic: readers see a whole file or none
         except OSError:
             return  # a read-only or full disk only costs the recomputation
@@ -117,8 +127,20 @@ class TableCache:
             old.unlink(missing_ok=True)
 
 
-FORMAT = 2
+FORMAT = 3
 """Version of the tables' meaning and file layout: bump it when either changes."""
+
+
+def _key_text(key: tuple[str, str, int]) -> str:
+    return "/".join(map(str, key))
+
+
+def _digest(packed: np.ndarray, size: int, exits: np.ndarray) -> str:
+    """A checksum of a table file's content (integrity against torn writes and edits, not a signature)."""
+    h = hashlib.sha256(np.ascontiguousarray(packed).tobytes())
+    h.update(str(size).encode())
+    h.update(np.ascontiguousarray(exits).tobytes())
+    return h.hexdigest()
 
 
 def _default_directory() -> Path | None:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
+from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, PydanticUserError
 
+from extractor.errors import InvalidSchemaError
 from extractor.schema import ir
 from extractor.schema.depth import nesting, recursive
 from extractor.schema.normalize import NormalizeOptions, normalize
@@ -21,7 +23,12 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
         return target
     if isinstance(target, type) and issubclass(target, BaseModel):
         return target.model_json_schema()
-    return TypeAdapter(target).json_schema()
+    if isinstance(target, (str, bytes, int, float, list, tuple)) or target is None:  # a value, not a type
+        raise InvalidSchemaError(f"a target is a Pydantic model, a type or a JSON Schema dict, not {target!r:.80}")
+    try:
+        return TypeAdapter(target).json_schema()
+    except (PydanticUserError, PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, TypeError) as exc:
+        raise InvalidSchemaError(f"Pydantic cannot describe {target!r:.80} as JSON Schema: {str(exc).splitlines()[0]}") from None
 
 
 def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,

@@ -55,7 +55,33 @@ def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = Norma
     """Read a JSON Schema into the IR, resolving $ref through `referencing`."""
     if not isinstance(document, (dict, bool)):
         raise InvalidSchemaError(f"a schema must be an object or a boolean, not {type(document).__name__}")
+    _check_text(document)
     return _Normalizer(document, options).run()
+
+
+def _check_text(document: Any) -> None:
+    """Every key and string of the schema is text UTF-8 can carry (no lone surrogate), walked without recursion."""
+    stack = [(document, "")]
+    while stack:
+        value, ptr = stack.pop()
+        if isinstance(value, dict):
+            for key, item in value.items():
+                where = f"{ptr}/{_escape(str(key))}"
+                _utf8(key, where)
+                stack.append((item, where))
+        elif isinstance(value, list):
+            stack.extend((item, f"{ptr}/{k}") for k, item in enumerate(value))
+        else:
+            _utf8(value, ptr)
+
+
+def _utf8(value: Any, ptr: str) -> None:
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidSchemaError(f"a lone surrogate at character {exc.start} of {value!r:.40}: no UTF-8 text "
+                                     "holds one", ptr.encode("utf-8", "backslashreplace").decode()) from None
 
 
 class _Normalizer:
@@ -69,6 +95,7 @@ class _Normalizer:
         self.names: dict[int, str] = {}
         self.merger = Merger(self.defs)
         self.negating = 0  # depth of complements taken through $ref (recursion guard)
+        self.depth = 0  # subschemas being read, one inside the other
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
@@ -82,6 +109,16 @@ class _Normalizer:
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
+        self.depth += 1
+        try:
+            if self.depth > MAX_SCHEMA_DEPTH:
+                raise UnsupportedSchemaError("schema", ptr.encode("utf-8", "backslashreplace").decode(),
+                                             f"subschemas (through $refs too) nest deeper than {MAX_SCHEMA_DEPTH}")
+            return self._node(schema, ptr)
+        finally:
+            self.depth -= 1
+
+    def _node(self, schema: Any, ptr: str) -> ir.Node:
         if isinstance(schema, dict) and isinstance(schema.get("$id"), str) and schema is not self.document:
             # a nested $id is a new base URI: $refs below it resolve against it
             outer = self.resolver
@@ -218,13 +255,13 @@ class _Normalizer:
 
     def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
         """Each dependency as a union: the trigger key absent, or present with what it demands."""
-        found = {**schema.get("dependencies", {}), **schema.get("dependentRequired", {}),
-                 **schema.get("dependentSchemas", {})}
+        found = [(keyword, key, needs) for keyword in ("dependencies", "dependentRequired", "dependentSchemas")
+                 for key, needs in schema.get(keyword, {}).items()]  # the same key under two keywords: both hold
         if len(found) > MAX_DEPENDENCIES:
             raise UnsupportedSchemaError("dependencies", ptr, f"more than {MAX_DEPENDENCIES} dependencies")
         out = []
-        for key, needs in found.items():
-            where = f"{ptr}/dependencies/{_escape(key)}"
+        for keyword, key, needs in found:
+            where = f"{ptr}/{keyword}/{_escape(key)}"
             present = ir.Object(properties=(ir.Property(key, ir.AnyValue(), True),), additional=ir.AnyValue())
             if isinstance(needs, list):
                 demand: ir.Node = ir.Object(properties=tuple(ir.Property(n, ir.AnyValue(), True) for n in needs),
@@ -282,6 +319,8 @@ class _Normalizer:
             self.resolver = outer
 
     def ref(self, ref: str, ptr: str) -> ir.Node:
+        if not isinstance(ref, str):
+            raise InvalidSchemaError(f"$ref must be a string, not {ref!r:.40}", f"{ptr}/$ref")
         try:
             resolved = self.resolver.lookup(ref)
         except Unresolvable as exc:
@@ -376,8 +415,7 @@ class _Normalizer:
                          multiple_of=multiple)
 
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
-        lo, hi = _count(schema, "minLength", ptr), schema.get("maxLength")
-        hi = None if hi is None else _count(schema, "maxLength", ptr)
+        lo, hi = _count(schema, "minLength", ptr), _most(schema, "maxLength", ptr)
         fmt = schema.get("format")
         if fmt is not None and fmt not in FORMATS:
             if fmt in KNOWN_FORMATS:
@@ -409,7 +447,7 @@ class _Normalizer:
         prefix = tuple(self.node(s, f"{ptr}/{prefix_key}/{i}") for i, s in enumerate(prefix_schemas))
         rest = self.node(items, f"{ptr}/{'additionalItems' if prefix_key == 'items' else 'items'}")
         lo = _count(schema, "minItems", ptr)
-        hi = None if schema.get("maxItems") is None else _count(schema, "maxItems", ptr)
+        hi = _most(schema, "maxItems", ptr)
         return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo,
                         max_items=hi, contains=self.contains(schema, ptr), unique=schema.get("uniqueItems") is True,
                         pointer=ptr)
@@ -617,15 +655,32 @@ def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
             if not isinstance(schema.get(inclusive), (int, float)):
                 raise InvalidSchemaError(f"{key}: true needs {inclusive}", f"{ptr}/{key}")
             continue
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or not math.isfinite(value):
+        if not isinstance(value, (int, float)) or isinstance(value, bool) or (isinstance(value, float)
+                                                                              and not math.isfinite(value)):
             raise InvalidSchemaError(f"{key} must be a number, not {value!r}", f"{ptr}/{key}")
-        found.append((Decimal(repr(value)) if isinstance(value, float) else Decimal(value),
-                      excl or (key == inclusive and schema.get(exclusive) is True)))
+        exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
+        _, digits, exponent = exact.as_tuple()
+        if max(len(digits) + int(exponent), 0) > MAX_BOUND_DIGITS or -int(exponent) > MAX_BOUND_DIGITS:
+            raise UnsupportedSchemaError(key, f"{ptr}/{key}", f"{value!r:.40}: bounds are enforced with up to "
+                                         f"{MAX_BOUND_DIGITS} digits before and after the point")
+        found.append((exact, excl or (key == inclusive and schema.get(exclusive) is True)))
     if not found:
         return None, False
     best = tighter(v for v, _ in found)
     return best, any(x for v, x in found if v == best)
 
+
+MAX_SCHEMA_DEPTH = 96
+"""Subschemas read one inside the other (nesting, `anyOf` in `anyOf`, a chain of `$ref`s): deeper schemas are
+refused, so every later stage stays within Python's recursion limit."""
+
+MAX_BOUND_DIGITS = 24
+"""Digits a numeric bound may have before and after the point: its digit automaton is built exactly, in
+decimal arithmetic of 28 digits."""
+
+MAX_COUNT = 2**32
+"""Largest length or item count enforced as written. A larger maximum is no bound (no output of any budget
+reaches it); a larger minimum is refused (no output could meet it)."""
 
 MAX_MULTIPLE = 10_000
 """Largest integral multipleOf: its automaton has one state per remainder."""
@@ -664,7 +719,17 @@ def _count(schema: dict[str, Any], key: str, ptr: str) -> int:
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
         raise InvalidSchemaError(f"{key} must be a non-negative integer, not {value!r}", f"{ptr}/{key}")
+    if value > MAX_COUNT and key.startswith("min"):
+        raise UnsupportedSchemaError(key, f"{ptr}/{key}", f"{value} is above {MAX_COUNT}: no output could meet it")
     return value
+
+
+def _most(schema: dict[str, Any], key: str, ptr: str) -> int | None:
+    """An upper count (`maxLength`, `maxItems`), None where absent or too large for any output to reach."""
+    if schema.get(key) is None:
+        return None
+    value = _count(schema, key, ptr)
+    return None if value > MAX_COUNT else value
 
 
 def _escape(name: str) -> str:

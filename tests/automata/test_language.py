@@ -372,6 +372,9 @@ DEPENDENCY_ROWS = [
       "dependentSchemas": {"a": {"properties": {"b": {"minimum": 3}}, "required": ["b"]}}},
      ['{"b":1}', '{"a":0,"b":3}'], ['{"a":0}', '{"a":0,"b":2}']),
     ({"not": {"required": ["x", "y"]}}, ['{}', '{"x":1}', '{"y":1}'], ['{"x":1,"y":2}', "3"]),
+    # one key under two dependency keywords: both demands hold
+    ({"type": "object", "dependentRequired": {"a": ["b"]}, "dependentSchemas": {"a": {"required": ["c"]}}},
+     ['{}', '{"a":1,"b":2,"c":3}', '{"b":1}'], ['{"a":1,"c":1}', '{"a":1,"b":1}']),
 ]
 
 

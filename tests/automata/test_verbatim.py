@@ -122,3 +122,32 @@ def test_verbatim_needs_the_source_and_refuses_lengths():
         build_automaton(compile_grammar(target_ir(Contact, None)))
     with pytest.raises(UnsupportedSchemaError, match="x-verbatim"):
         build({"type": "string", "x-verbatim": True, "maxLength": 5})
+
+
+def _reads(text: str, piece: str) -> bool:
+    from extractor.automata.dfa import _word_positions
+
+    nxt, accept = _word_positions(text)
+    state: int | None = 0
+    for ch in piece:
+        state = nxt[state].get(ch)
+        if state is None:
+            return False
+    return accept[state]
+
+
+@settings(max_examples=120, deadline=None)
+@given(text=st.text(alphabet="ab_ .\n€", max_size=16))
+def test_the_whole_word_substring_automaton_is_exact_on_any_text(text):
+    wanted = word_substrings(text)
+    pieces = {text[i:j] for i in range(len(text) + 1) for j in range(i, len(text) + 1)} | {"a", "ab", " ", "a b"}
+    assert {p for p in pieces if _reads(text, p)} == wanted & pieces
+
+
+def test_the_whole_word_substring_automaton_grows_linearly_with_the_text():
+    from extractor.automata.dfa import _word_positions
+
+    text = "word " * 20_000  # as repetitive as a text gets: end-position sets would hold thousands each
+    nxt, _ = _word_positions(text)
+    assert len(nxt) <= 4 * len(text)
+    assert _reads(text, "word word") and not _reads(text, "ord")

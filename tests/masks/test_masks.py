@@ -108,7 +108,31 @@ def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
     assert steps == schema.get("maxLength", schema.get("maxItems", 0) - 1)
 
 
-def test_tables_persist_on_disk_and_survive_torn_files(tmp_path) -> None:
+def _tamper(path, how: str) -> None:
+    import io
+
+    import numpy as np
+
+    if how == "empty":
+        path.write_bytes(b"")
+    elif how == "torn":
+        path.write_bytes(path.read_bytes()[: len(path.read_bytes()) // 2])
+    else:  # well-formed files that must not be trusted
+        with np.load(path) as data:
+            fields = dict(data)
+        if how == "flipped":  # a bit of the mask changed, checksum kept
+            fields["allowed"] = fields["allowed"] ^ np.uint8(1)
+        elif how == "resized":  # the mask of another vocabulary size
+            fields["size"] = np.array(int(fields["size"]) + 8)
+        elif how == "moved":  # another key's file copied over this one
+            fields["key"] = np.array("other/key/0")
+        buffer = io.BytesIO()
+        np.savez(buffer, **fields)
+        path.write_bytes(buffer.getvalue())
+
+
+@pytest.mark.parametrize("how", ["empty", "torn", "flipped", "resized", "moved"])
+def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) -> None:
     vocab = small_vocab("gpt2")
     schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 80}}, "required": ["name"]}
     first = compile_schema(schema, vocab)
@@ -119,13 +143,20 @@ def test_tables_persist_on_disk_and_survive_torn_files(tmp_path) -> None:
     files = sorted(tmp_path.rglob("*.npz"))
     assert files and first.tables.saved == len(files)
 
+    clean = compile_schema(schema, vocab)
+    clean.tables = TableCache(directory=tmp_path)
+    reused = clean.matcher()
+    reused.advance_bytes(b'{"name":"ab')
+    assert (reused.mask() == expected).all() and clean.tables.saved == 0  # a later process pays nothing
+
+    for path in files:
+        _tamper(path, how)
     second = compile_schema(schema, vocab)
     second.tables = TableCache(directory=tmp_path)
-    files[0].write_bytes(b"torn")  # a half-written or foreign file is recomputed, not trusted
     again = second.matcher()
     again.advance_bytes(b'{"name":"ab')
     assert (again.mask() == expected).all()
-    assert second.tables.saved == 1  # only the torn one was computed again
+    assert second.tables.saved == len(files)  # every faulty file computed again and rewritten
 
 
 def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:

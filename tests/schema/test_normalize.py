@@ -8,7 +8,7 @@ from typing import Literal, Optional, Union
 import pytest
 from pydantic import BaseModel, Field
 
-from extractor.errors import ExtractorError, InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
+from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.grammar import compile_grammar
 from extractor.schema import NormalizeOptions, normalize, target_ir
 from extractor.schema.ir import (
@@ -146,6 +146,14 @@ UNSUPPORTED_ROWS = [
     ({"type": "string", "format": "uri-template"}, "format", "/format"),
     ({"properties": {"id": {"type": "string", "format": "iri"}}}, "format", "/properties/id/format"),
     ({"properties": {}, "items": {}}, "type", ""),
+    # numbers past what the digit automata are built for, and counts no output could meet
+    ({"type": "integer", "minimum": 10**28}, "minimum", "/minimum"),
+    ({"type": "integer", "maximum": 10**400}, "maximum", "/maximum"),
+    ({"type": "number", "minimum": 1e250}, "minimum", "/minimum"),
+    ({"properties": {"p": {"type": "number", "exclusiveMaximum": 1e-300}}}, "exclusiveMaximum",
+     "/properties/p/exclusiveMaximum"),
+    ({"type": "string", "minLength": 2**70}, "minLength", "/minLength"),
+    ({"type": "array", "minItems": 2**70}, "minItems", "/minItems"),
 ]
 
 
@@ -189,6 +197,8 @@ INVALID_ROWS = [
     ({"properties": {"a": 3}}, "/properties/a"),
     ({"properties": [1]}, ""),
     ({"enum": "abc"}, "/enum"),
+    ({"$ref": 5}, "/$ref"),
+    ({"properties": {"a": {"$ref": ["#"]}}}, "/properties/a/$ref"),
     ({"type": "string", "minLength": -1}, "/minLength"),
     ({"type": "string", "maxLength": 1.5}, "/maxLength"),
     ({"type": "array", "minItems": "2"}, "/minItems"),
@@ -212,12 +222,18 @@ def test_relative_ref_against_id():
     assert normalize(schema).defs == {"item.json": Null()} or accepts(schema, "null")
 
 
-@pytest.mark.parametrize("schema", [{"enum": ["\ud800"]}, {"properties": {"\udc00": {}}}])
-def test_lone_surrogate_in_schema_text(schema):
-    try:
-        automaton(schema)
-    except ExtractorError:
-        pass
+@pytest.mark.parametrize("schema,pointer", [({"enum": ["a", "\ud800"]}, "/enum/1"),
+                                            ({"properties": {"\udc00": {}}}, "/properties/\\udc00"),
+                                            ({"const": {"k": ["x\udbff"]}}, "/const/k/0")])
+def test_a_lone_surrogate_in_the_schema_is_refused(schema, pointer):
+    with pytest.raises(InvalidSchemaError, match="lone surrogate") as err:
+        normalize(schema)
+    assert err.value.pointer == pointer
+
+
+def test_a_maximum_no_output_can_reach_is_no_bound():
+    for key, kind in (("maxLength", "string"), ("maxItems", "array")):
+        assert normalize({"type": kind, key: 2**70}) == normalize({"type": kind})
 
 
 # (schema, warning text, expected root)

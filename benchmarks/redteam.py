@@ -1,0 +1,139 @@
+"""Hostile inputs, one per row, each in a child process with a time limit: does it end in a correct result or
+a typed `ExtractorError`, within the budget?
+
+usage: python benchmarks/redteam.py [--seconds 10] [--only CATEGORY] [--json OUT] [--md OUT]
+
+A row is a snippet run with `extractor` imported; it prints "ok" (a correct result, checked by the snippet)
+or raises. Outcomes: `ok`, `typed` (an ExtractorError subclass, or ValueError from the CLI's argument
+checks), `raw` (any other exception: a defect), `timeout` (past `--seconds`), `crash` (killed, e.g. for
+memory). Peak memory is the child's maximum resident set. Rows that need the shared tokenizers or the
+embedded model are skipped where those are missing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import REPO, commit, write_results  # noqa: E402
+
+PRELUDE = """
+import json, resource, sys
+from extractor.schema import target_ir
+from extractor.grammar import compile_grammar
+from extractor.automata import build_automaton
+from extractor.errors import ExtractorError
+def build(schema):
+    build_automaton(compile_grammar(target_ir(schema, None)))
+def chain(n):
+    d = {f"d{i}": {"type": "object", "properties": {"x": {"$ref": f"#/$defs/d{i+1}"}}, "required": ["x"]}
+         for i in range(n)}
+    return {"$ref": "#/$defs/d0", "$defs": {**d, f"d{n}": {"type": "integer"}}}
+def nest(n):
+    s = {"type": "integer"}
+    for _ in range(n): s = {"type": "object", "properties": {"a": s}, "required": ["a"]}
+    return s
+def any_of(n):
+    s = {"type": "integer"}
+    for i in range(n): s = {"anyOf": [s, {"const": f"c{i}"}]}
+    return s
+"""
+
+# (category, name, snippet): the snippet raises, or prints ok after checking the result is right
+ROWS: list[tuple[str, str, str]] = [
+    ("hostile schemas", "Pydantic model of 400 fields",
+     "from pydantic import create_model\nbuild(create_model('W', **{f'f{i}': (int, ...) for i in range(400)}))"),
+    ("hostile schemas", "400 optional properties",
+     "build({'type': 'object', 'properties': {f'f{i}': {'type': 'integer'} for i in range(400)}})"),
+    ("hostile schemas", "330 required properties", "build({'type': 'object', 'properties': {f'f{i}': "
+     "{'type': 'integer'} for i in range(330)}, 'required': [f'f{i}' for i in range(330)]})"),
+    ("hostile schemas", "165 levels of nesting", "build(nest(165))"),
+    ("hostile schemas", "331 levels of anyOf", "build(any_of(331))"),
+    ("references", "$ref chain of 113", "build(chain(113))"),
+    ("references", "$ref chain of 275", "build(chain(275))"),
+    ("references", "$ref chain of 500", "build(chain(500))"),
+    ("references", "remote $ref", "build({'$ref': 'https://example.com/s.json'})"),
+    ("references", "file $ref", "build({'$ref': 'file:///etc/passwd'})"),
+    ("numbers", "integer minimum 10^28", "build({'type': 'integer', 'minimum': 10**28})"),
+    ("numbers", "number minimum 1e250", "build({'type': 'number', 'minimum': 1e250})"),
+    ("numbers", "number minimum 1e-300", "build({'type': 'number', 'minimum': 1e-300})"),
+    ("numbers", "integer maximum 10^400", "build({'type': 'integer', 'maximum': 10**400})"),
+    ("numbers", "maxLength 2^70 (no bound)", "build({'type': 'string', 'maxLength': 2**70})"),
+    ("numbers", "minLength 2^70", "build({'type': 'string', 'minLength': 2**70})"),
+    ("schema text", "lone surrogate in enum", "build({'enum': ['\\ud800']})"),
+    ("schema text", "lone surrogate as a property name", "build({'properties': {'\\udc00': {}}})"),
+    ("schema text", "dependentRequired beside dependentSchemas on one key",
+     "from extractor.automata import build_automaton\n"
+     "s = {'type': 'object', 'dependentRequired': {'a': ['b']}, 'dependentSchemas': {'a': {'required': ['c']}}}\n"
+     "m = build_automaton(compile_grammar(target_ir(s, None)))\n"
+     "from tests.automata.helpers import runs\nassert not runs(m, '{\"a\":1,\"c\":1}')"),
+    ("patterns", "^.*a.{12}$", "build({'type': 'string', 'pattern': '^.*a.{12}$'})"),
+    ("patterns", "^(a{1000}){1000}$", "build({'type': 'string', 'pattern': '^(a{1000}){1000}$'})"),
+    ("patterns", "string enum of 5,000", "build({'enum': [f'value-{i}' for i in range(5000)]})"),
+    ("patterns", "const string of 100 KB", "build({'const': 'x' * 100_000})"),
+    ("bad targets", "target 42", "from extractor.schema import json_schema\njson_schema(42)"),
+    ("bad targets", "target typing.Optional",
+     "from typing import Optional\nfrom extractor.schema import json_schema\njson_schema(Optional)"),
+    ("bad targets", "schema [1, 2]", "build([1, 2])"),
+    ("bad targets", "{'$ref': 5}", "build({'$ref': 5})"),
+]
+
+
+def run_row(snippet: str, seconds: float) -> dict[str, Any]:
+    code = PRELUDE + "\ntry:\n" + textwrap.indent(snippet, "    ") + """
+    print("ok")
+except ExtractorError as exc:
+    print("typed", type(exc).__name__, str(exc)[:160])
+except BaseException as exc:
+    print("raw", type(exc).__name__, str(exc)[:160])
+print("rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+    started = time.perf_counter()
+    try:
+        done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True,
+                              timeout=seconds)
+    except subprocess.TimeoutExpired:
+        return {"outcome": "timeout", "seconds": seconds, "detail": f"past {seconds} s"}
+    lines = done.stdout.strip().splitlines()
+    elapsed = round(time.perf_counter() - started, 2)
+    if done.returncode != 0 or len(lines) < 2:
+        return {"outcome": "crash", "seconds": elapsed, "detail": (done.stderr or done.stdout)[-200:]}
+    kind, _, detail = lines[-2].partition(" ")
+    return {"outcome": kind, "seconds": elapsed, "detail": detail, "peak_mb": int(lines[-1].split()[1]) // 1024}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--only", default=None, help="one category")
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--md", type=Path, default=None)
+    args = parser.parse_args()
+    rows = []
+    for category, name, snippet in ROWS:
+        if args.only and category != args.only:
+            continue
+        rows.append({"category": category, "input": name, **run_row(snippet, args.seconds)})
+        print(f"{rows[-1]['outcome']:8} {rows[-1]['seconds']:6.2f}s  {category}: {name}", file=sys.stderr)
+    good = sum(r["outcome"] in ("ok", "typed") for r in rows)
+    result = {"commit": commit(), "seconds_limit": args.seconds, "inputs": len(rows), "bounded_and_typed": good,
+              "rows": rows}
+    lines = [f"# Red team: {good} of {len(rows)} hostile inputs end in a result or a typed error within "
+             f"{args.seconds:g} s", "", f"Commit `{result['commit']}`; each input in a child process "
+             "(time includes importing the library).", "", "| category | input | outcome | seconds | peak MB | detail |",
+             "|---|---|---|---:|---:|---|"]
+    lines += [f"| {r['category']} | {r['input']} | {r['outcome']} | {r['seconds']} | {r.get('peak_mb', '–')} | "
+              f"{str(r['detail']).replace('|', '/')[:90]} |" for r in rows]
+    write_results(result, "\n".join(lines) + "\n", args.json, args.md)
+
+
+if __name__ == "__main__":
+    main()
