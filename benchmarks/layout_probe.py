@@ -42,7 +42,7 @@ def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[d
     from extractor.grammar import Layout
 
     layout = Layout.named(layout_name)
-    grammar = ex.compile(target, None, source=doc["text"], layout=layout_name)
+    grammar = ex.compile(target, None, layout=layout_name)  # compiled once per layout (no Verbatim fields here)
     prompt = ex._prompt(target, doc["text"], [], Chat(layout=layout_name))
     rows = []
     for field, value in doc["gold"].items():
