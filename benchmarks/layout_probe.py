@@ -54,7 +54,8 @@ def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[d
         allowed = torch.from_numpy(matcher.mask().copy())
         ids = prompt + list(ex.lm.tokenizer(head, add_special_tokens=False)["input_ids"])
         with torch.inference_mode():
-            logits = ex.lm.model(torch.tensor([ids], device=ex.lm.device)).logits[0, -1, :len(allowed)].float()
+            keep = {ex.lm.logits_kwarg: 1} if ex.lm.logits_kwarg else {}  # the last position's logits only
+            logits = ex.lm.model(torch.tensor([ids], device=ex.lm.device), **keep).logits[0, -1, :len(allowed)].float()
         probs = logits.masked_fill(~allowed, float("-inf")).softmax(-1)
         closes = torch.tensor([tok.startswith(b"]") for tok in ex.vocab.tokens[:len(allowed)]]) & allowed
         rows.append({"document": doc["id"], "field": field, "p_empty": float(probs[closes].sum()),
