@@ -147,8 +147,9 @@ class Extractor:
         if not isinstance(max_retries, Retrying):
             _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
-        # a text over the context is refused before anything is compiled for it
-        self._fits(self._prompt(target, text, [], Chat(examples, system, messages, refusal_model, layout)), max_tokens)
+        chat = Chat(examples, system, messages, refusal_model, layout)
+        first = self._prompt(target, text, [], chat)
+        self._fits(first, max_tokens)  # a text over the context is refused before anything is compiled for it
         grammar = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -157,7 +158,7 @@ class Extractor:
         try:
             for attempt in _retrying(max_retries):
                 with attempt:
-                    prompt = self._prompt(target, text, attempts, Chat(examples, system, messages, refusal_model, layout))
+                    prompt = self._prompt(target, text, attempts, chat) if attempts else first
                     self._fits(prompt, max_tokens)
                     matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
                     tight = bool(attempts) and attempts[-1].cut

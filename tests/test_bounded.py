@@ -60,3 +60,21 @@ def test_deep_schemas_compile_to_the_limit_and_are_refused_past_it(shape, within
     for levels in (MAX_SCHEMA_DEPTH + 1, past):
         with pytest.raises(UnsupportedSchemaError, match=f"nest deeper than {MAX_SCHEMA_DEPTH}"):
             compiles(shape(levels))
+
+
+def test_a_schema_document_nested_past_the_limit_is_refused_before_anything_recursive_reads_it():
+    from extractor.schema import json_schema
+    from extractor.schema.normalize import MAX_JSON_DEPTH
+
+    deep: dict[str, Any] = {"type": "integer"}
+    for _ in range(3000):  # json.dumps alone would raise RecursionError
+        deep = {"type": "object", "properties": {"a": deep}}
+    with pytest.raises(UnsupportedSchemaError, match=f"nests deeper than {MAX_JSON_DEPTH}"):
+        json_schema(deep)
+
+
+def test_the_prompt_describes_a_schema_as_deep_as_the_document_limit_allows():
+    from extractor.decode.describe import describe
+    from extractor.schema.normalize import MAX_JSON_DEPTH
+
+    assert "a nested value" in describe(any_of(MAX_JSON_DEPTH // 2 - 1))  # anyOf: two JSON levels each

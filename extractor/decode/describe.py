@@ -31,25 +31,32 @@ def _fields(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
             for name, sub in schema["properties"].items()]
 
 
-def _type(schema: Any, defs: dict[str, Any]) -> str:
+DESCRIBED_DEPTH = 16
+"""Types nested deeper than this are described as "a nested value": the prompt stays short and the walk
+bounded on any schema."""
+
+
+def _type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
     if not isinstance(schema, dict):
         return "any"
+    if depth > DESCRIBED_DEPTH:
+        return "a nested value"
     if "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
         target = defs.get(name, {})
-        return _type(target, defs) if "enum" in target else name
+        return _type(target, defs, depth + 1) if "enum" in target else name
     if "enum" in schema:
         return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
     if "const" in schema:
         return json.dumps(schema["const"], ensure_ascii=False)
     for key in ("anyOf", "oneOf"):
         if key in schema:
-            return " or ".join(_type(s, defs) for s in schema[key])
+            return " or ".join(_type(s, defs, depth + 1) for s in schema[key])
     kind = schema.get("type", "any")
     if kind == "array":
-        return f"list of {_type(schema.get('items', {}), defs)}{_count(schema)}"
+        return f"list of {_type(schema.get('items', {}), defs, depth + 1)}{_count(schema)}"
     if kind == "object" and "additionalProperties" in schema:
-        return f"map of string to {_type(schema['additionalProperties'], defs)}"
+        return f"map of string to {_type(schema['additionalProperties'], defs, depth + 1)}"
     if isinstance(kind, list):
         return " or ".join(kind)
     if "format" in schema:

@@ -10,7 +10,7 @@ from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerati
 from extractor.errors import InvalidSchemaError
 from extractor.schema import ir
 from extractor.schema.depth import nesting, recursive
-from extractor.schema.normalize import NormalizeOptions, normalize
+from extractor.schema.normalize import NormalizeOptions, check_document, normalize
 from extractor.schema.refusal import Refusal, with_refusal
 
 __all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "nesting", "normalize", "recursive", "target_ir",
@@ -20,6 +20,7 @@ __all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "nesting", "norma
 def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | bool:
     """The JSON Schema of a Pydantic model, any type Pydantic can describe, or a schema dict as is."""
     if isinstance(target, (dict, bool)):
+        check_document(target)
         return target
     if isinstance(target, type) and issubclass(target, BaseModel):
         return target.model_json_schema()

@@ -55,22 +55,26 @@ def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = Norma
     """Read a JSON Schema into the IR, resolving $ref through `referencing`."""
     if not isinstance(document, (dict, bool)):
         raise InvalidSchemaError(f"a schema must be an object or a boolean, not {type(document).__name__}")
-    _check_text(document)
+    check_document(document)
     return _Normalizer(document, options).run()
 
 
-def _check_text(document: Any) -> None:
-    """Every key and string of the schema is text UTF-8 can carry (no lone surrogate), walked without recursion."""
-    stack = [(document, "")]
+def check_document(document: Any) -> None:
+    """A schema document every later stage can walk: JSON nested at most MAX_JSON_DEPTH deep, and every key and
+    string text that UTF-8 can carry (no lone surrogate); walked without recursion."""
+    stack = [(document, "", 0)]
     while stack:
-        value, ptr = stack.pop()
+        value, ptr, depth = stack.pop()
+        if depth > MAX_JSON_DEPTH:
+            raise UnsupportedSchemaError("schema", ptr.encode("utf-8", "backslashreplace").decode()[:200],
+                                         f"the schema document nests deeper than {MAX_JSON_DEPTH}")
         if isinstance(value, dict):
             for key, item in value.items():
                 where = f"{ptr}/{_escape(str(key))}"
                 _utf8(key, where)
-                stack.append((item, where))
+                stack.append((item, where, depth + 1))
         elif isinstance(value, list):
-            stack.extend((item, f"{ptr}/{k}") for k, item in enumerate(value))
+            stack.extend((item, f"{ptr}/{k}", depth + 1) for k, item in enumerate(value))
         else:
             _utf8(value, ptr)
 
@@ -673,6 +677,10 @@ def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
 MAX_SCHEMA_DEPTH = 96
 """Subschemas read one inside the other (nesting, `anyOf` in `anyOf`, a chain of `$ref`s): deeper schemas are
 refused, so every later stage stays within Python's recursion limit."""
+
+MAX_JSON_DEPTH = 8 * MAX_SCHEMA_DEPTH
+"""Levels of JSON nesting in a schema document (a subschema level is at most a few: `properties`, a name, the
+subschema): checked before anything recursive (json.dumps, the prompt's description) reads the document."""
 
 MAX_BOUND_DIGITS = 24
 """Digits a numeric bound may have before and after the point: its digit automaton is built exactly, in
