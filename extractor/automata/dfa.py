@@ -271,7 +271,19 @@ def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
                 at = nxt[at][ch]
             accept[at] = True  # a whole word read: it may end here, or go on as the state after it goes on
             nxt[at].update(sam[t])
-    return nxt, accept
+    return _reachable(nxt, accept)
+
+
+def _reachable(nxt: list[dict[str, int]], accept: list[bool]) -> tuple[list[dict[str, int]], list[bool]]:
+    """Only the states reachable from 0, renumbered in the order they are found (a state a word leads to
+    is left behind once its trie node has taken its edges)."""
+    order, index = [0], {0: 0}
+    for s in order:
+        for t in nxt[s].values():
+            if t not in index:
+                index[t] = len(order)
+                order.append(t)
+    return [{ch: index[t] for ch, t in nxt[s].items()} for s in order], [accept[s] for s in order]
 
 
 def _is_word(token: str) -> bool:
