@@ -1,13 +1,15 @@
 """Structured extraction with local language models: a Pydantic model in, a validated object out."""
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from extractor.api import Extractor, compile_schema, extract, extract_many, extract_stream
 from extractor.checks import check
-from extractor.decode import Guards
+from extractor.decode.guards import Guards
+from extractor.decode.prompt import PromptTemplate
 from extractor.errors import (
-    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, UnsatisfiableSchemaError,
-    UnsupportedSchemaError,
+    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, ModelLoadError,
+    SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
 from extractor.grounding import Ungrounded, ungrounded
 from extractor.schema import Refusal
@@ -15,9 +17,14 @@ from extractor.schema.verbatim import Verbatim
 
 __all__ = [
     "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
-    "InputError", "InvalidSchemaError", "Refusal", "Ungrounded", "UnsatisfiableSchemaError", "UnsupportedSchemaError",
-    "Verbatim", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
+    "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal", "SchemaTooComplexError", "Ungrounded",
+    "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "Verbatim", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
 ]
+
+try:
+    __version__ = version("extractor")
+except PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
 
 
 def __getattr__(name: str) -> Any:

@@ -10,28 +10,28 @@ import queue
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from extractor.automata import build_automaton
-from extractor.decode import (
-    NO_GUARDS, Generation, Guards, LoadedModel, PromptTemplate, SamplingOptions, encode, generate, generate_many,
-    jump_forward_options, load_model, messages,
-)
-from extractor.decode import relevance
-from extractor.decode.prompt import retries
+from extractor.decode.guards import NO_GUARDS, Guards
+from extractor.decode.prompt import PromptTemplate, encode, messages, retries
 from extractor.checks import Check, model_checks, run_checks
 from extractor.errors import (
-    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, UnsatisfiableSchemaError, Usage,
+    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, ModelLoadError,
+    UnsatisfiableSchemaError, Usage,
 )
-from extractor.decode.model import ModelLoadError
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, recursive, target_ir
 from extractor.stream import completed_members
 from extractor.tokens import Vocabulary
+
+if TYPE_CHECKING:  # torch-backed: imported where a model is loaded or run, so compiling needs no torch
+    from extractor.decode.loop import Generation
+    from extractor.decode.sampling import SamplingOptions
 
 T = TypeVar("T")
 
@@ -58,6 +58,8 @@ class Extractor:
 
     def __init__(self, model: str | Any | None = None, tokenizer: Any = None, *, device: str | None = None,
                  template: PromptTemplate = PromptTemplate()) -> None:
+        from extractor.decode.model import LoadedModel, load_model
+
         if model is None or isinstance(model, (str, Path)):
             self.lm = load_model(None if model is None else str(model), device=device, tokenizer=tokenizer)
         else:
@@ -142,6 +144,9 @@ class Extractor:
         this score only the refusal branch is offered (the model says why it declines), at or above it only
         the target. None: no screen, both branches offered and the model chooses.
         """
+        from extractor.decode.loop import generate
+        from extractor.decode.sampling import SamplingOptions
+
         _nonempty(text)
         _at_least(1, max_tokens=max_tokens)
         if not isinstance(max_retries, Retrying):
@@ -233,11 +238,15 @@ class Extractor:
         the context, no value for a required Verbatim field) gets its `InputError` or schema error in its
         slot. `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
         """
+        from extractor.decode.sampling import SamplingOptions
+
         if isinstance(texts, (str, bytes)):
             raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
         _at_least(1, max_tokens=max_tokens, batch_size=batch_size)
         _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
+        from extractor.decode.sampling import SamplingOptions
+
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
         every = [*model_checks(target), *checks]
@@ -299,6 +308,8 @@ class Extractor:
                jump_forward: bool | str, guards: bool | Guards, attempts: list[list[Attempt]]) -> list[Generation]:
         """Decode one batch of documents, each with its own matcher and guards (strings bounded by its text,
         tightened after a cut attempt)."""
+        from extractor.decode.loop import generate_many, jump_forward_options
+
         options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
@@ -308,8 +319,10 @@ class Extractor:
     def relevance(self, target: Any, text: str) -> float:
         """How much likelier the model finds `text` announced as the target than as any text (log-likelihood
         ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a poem."""
+        from extractor.decode.relevance import score
+
         schema = json_schema(target)
-        return relevance.score(self.lm, schema if isinstance(schema, dict) else {}, text)
+        return score(self.lm, schema if isinstance(schema, dict) else {}, text)
 
     def _grammar(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
                  min_relevance: float | None) -> CompiledGrammar:

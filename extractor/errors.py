@@ -26,6 +26,10 @@ class InputError(ExtractorError, ValueError):
     """The text cannot be extracted from as given (empty, or longer than the model's context)."""
 
 
+class ModelLoadError(ExtractorError):
+    """The model or tokenizer could not be found or loaded."""
+
+
 class SchemaWarning(UserWarning):
     """A schema part that does not constrain generation (unknown keyword or format)."""
 
@@ -39,6 +43,16 @@ class UnsupportedSchemaError(ExtractorError):
         self.reason = reason
         detail = f": {reason}" if reason else ""
         super().__init__(f"unsupported keyword {keyword!r} at {pointer or '/'}{detail}")
+
+
+class SchemaTooComplexError(UnsupportedSchemaError):
+    """Compiling the schema would pass its budget of automaton states or seconds (`CompileOptions`)."""
+
+    def __init__(self, rule: str, reason: str) -> None:
+        self.rule = rule  # the grammar rule being built: a definition, a pattern, an object
+        self.keyword, self.pointer, self.reason = "schema", "", reason
+        ExtractorError.__init__(self, f"schema too complex to compile: {reason}"
+                                      + (f"; in rule {rule!r}" if rule else ""))
 
 
 @dataclass

@@ -78,3 +78,64 @@ def test_the_prompt_describes_a_schema_as_deep_as_the_document_limit_allows():
     from extractor.schema.normalize import MAX_JSON_DEPTH
 
     assert "a nested value" in describe(any_of(MAX_JSON_DEPTH // 2 - 1))  # anyOf: two JSON levels each
+
+
+def test_repeats_that_unroll_past_the_state_budget_are_refused_before_anything_is_built():
+    from extractor.errors import SchemaTooComplexError
+
+    with pytest.raises(SchemaTooComplexError, match=r"more than 1,000,000 automaton states.*max_states") as exc:
+        compiles({"type": "string", "pattern": "^(a{1000}){1000}$"})
+    assert "(a{1000}){1000}" in exc.value.rule
+    assert isinstance(exc.value, UnsupportedSchemaError)
+
+
+def test_a_compile_past_its_timeout_fails_naming_the_rule_and_the_option():
+    from extractor.errors import SchemaTooComplexError
+    from extractor.grammar import CompileOptions
+
+    schema = {"type": "object", "properties": {"code": {"type": "string", "pattern": "^.*a.{12}$"}}}
+    with pytest.raises(SchemaTooComplexError, match=r"more than 0.2 s.*timeout=.*in rule 'string pattern:\^\.\*a"):
+        build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(timeout=0.2)))
+
+
+def test_the_state_budget_is_a_compile_option():
+    """(A rule built once is cached per process: the unlimited build comes last.)"""
+    from extractor.errors import SchemaTooComplexError
+    from extractor.grammar import CompileOptions
+
+    schema = {"type": "string", "pattern": "^(ab|cd|ef){1,60}$"}
+    for limit in (10, 200):
+        with pytest.raises(SchemaTooComplexError, match=f"more than {limit:,} automaton states"):
+            build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(max_states=limit)))
+    build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(max_states=None)))
+
+
+def test_large_string_enums_and_constants_compile_exactly():
+    """A 5,000-string enum and a 20 KB constant: linear constructions (deduplication by hash, Hopcroft
+    splitting off the smaller half), exact languages."""
+    from tests.automata.helpers import runs
+
+    enum = build_automaton(compile_grammar(target_ir({"enum": [f"value-{i}" for i in range(5000)]}, None)))
+    assert runs(enum, '"value-4999"') and runs(enum, '"value-0"')
+    assert not runs(enum, '"value-5000"') and not runs(enum, '"value-"')
+    text = "ab" * 10_000
+    const = build_automaton(compile_grammar(target_ir({"const": text}, None)))
+    assert runs(const, f'"{text}"') and not runs(const, f'"{text}a"') and not runs(const, f'"{text[:-1]}"')
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "pattern": "^(ab|c{2,5})*d{3}$"},
+    {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(8)}},
+    {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 6},
+    {"type": "object", "properties": {"a": {"type": "string", "format": "email"},
+                                      "b": {"anyOf": [{"type": "number", "minimum": 3}, {"type": "array"}]}},
+     "required": ["a"]},
+], ids=["pattern", "optional_properties", "bounded_array", "formats_and_anyof"])
+def test_the_state_count_charged_before_building_is_the_count_built(schema):
+    """The budget refuses unrolled repeats from a count made without building: it must be exact."""
+    from extractor.automata.dfa import _NFA, thompson_size
+    from extractor.grammar.regex import Both, Counted, Minus, Multiple, Substrings
+
+    for node in compile_grammar(target_ir(schema, None)).rules.values():
+        if not isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):
+            assert thompson_size(node) == len(_NFA(node).eps)

@@ -27,7 +27,7 @@ import extractor.api as api
 from extractor import (
     ExtractionError, Extractor, ExtractorError, IncompleteOutputError, Refusal, compile_schema,
 )
-from extractor.decode import ModelLoadError
+from extractor import ModelLoadError
 from extractor.decode.loop import Generation
 from schemas import ContactCard, Event, Invoice, Resume
 

@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from extractor.automata.budget import spend
 from extractor.automata.dfa import RuleDFA, build_dfa, live_states
 from extractor.grammar.regex import Counted, lit, refs, seq, star
 
@@ -267,6 +268,7 @@ def _mark_units(body: RuleDFA, frame: RuleDFA, boundary: int) -> tuple[RuleDFA, 
     rows, marks = [], []
     quote = np.arange(256) == ord('"')
     for s, q in order:
+        spend()
         t, u = body.trans[s], frame.trans[q]
         live = (t >= 0) & (u >= 0)
         row = np.full(256, -1, dtype=np.int32)

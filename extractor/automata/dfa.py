@@ -9,6 +9,7 @@ from itertools import groupby
 
 import numpy as np
 
+from extractor.automata.budget import spend
 from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
 
 ALL_BYTES = (1 << 256) - 1
@@ -35,6 +36,7 @@ class _NFA:
         self.edges: list[list[tuple[int | str, int]]] = []
         self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
         self.memo: dict[int, frozenset[int]] = {}
+        spend(thompson_size(node))  # refused before building when the unrolled repeats cannot fit the budget
         start, end = self.state(), self.state()
         self.build(node, start, end)
 
@@ -114,6 +116,36 @@ class _NFA:
         return frozenset().union(*(self.kernel_closure(s) for s in states))
 
 
+def thompson_size(node: Node) -> int:
+    """How many states `_NFA` builds for `node`, counted without building them (nested repeats multiply)."""
+    size: dict[int, int] = {}
+    shared = 0
+    work: list[tuple[Node, bool]] = [(node, False)]
+    while work:
+        n, ready = work.pop()
+        if id(n) in size:
+            continue
+        parts = n.items if isinstance(n, (Seq, Alt)) else (n.item,) if isinstance(n, (Repeat, Suffix)) else ()
+        parts = [p for p in parts if not isinstance(p, (Bytes, Ref))]  # an edge: no state of its own
+        if not ready and parts:
+            work.append((n, True))
+            work.extend((p, False) for p in parts if id(p) not in size)
+            continue
+        inner = sum(size[id(p)] for p in parts)
+        if isinstance(n, Seq):
+            size[id(n)] = max(len(n.items) - 1, 0) + inner
+        elif isinstance(n, Alt):
+            size[id(n)] = 2 * len(n.items) + inner
+        elif isinstance(n, Repeat):
+            size[id(n)] = n.max * (inner + 1) if n.max is not None else n.min * (inner + 1) + 2 + inner
+        elif isinstance(n, Suffix):  # built once, however often it is reached: counted once, apart
+            shared += inner + 1
+            size[id(n)] = 0
+        else:
+            size[id(n)] = 0
+    return 2 + size[id(node)] + shared
+
+
 def _byte_classes(masks: set[int]) -> list[int]:
     """Partition 0..255 so that every label mask is a union of classes."""
     classes = [ALL_BYTES]
@@ -145,6 +177,7 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     trans: list[list[int]] = []
     calls: list[dict[str, int]] = []
     for subset in order:
+        spend()
         targets: list[list[int]] = [[] for _ in classes]
         named: dict[str, list[int]] = {}
         for n in subset:
@@ -308,6 +341,7 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     rows: list[np.ndarray] = []
     accept: list[bool] = []
     for s, t in order:
+        spend()
         ra = a.trans[s]
         rb = b.trans[t] if t >= 0 else np.full(256, -1, dtype=np.int32)
         live = ra >= 0 if minus else (ra >= 0) & (rb >= 0)
@@ -411,15 +445,14 @@ def _hopcroft(states: list[int], trans: list[list[int]], accept: list[bool], cal
         for b, inside in touched.items():
             if len(inside) == len(blocks[b]):
                 continue
-            rest = blocks[b] - inside
-            blocks[b] = inside
-            blocks.append(rest)
+            blocks[b] -= inside  # the split costs what finding `inside` cost, never the block's size
+            blocks.append(inside)
             new = len(blocks) - 1
-            for s in rest:
+            for s in inside:
                 block_of[s] = new
             for sym in symbols:
                 if (b, sym) in work:
                     work.add((new, sym))
                 else:
-                    work.add((b, sym) if len(inside) <= len(rest) else (new, sym))
+                    work.add((new, sym) if len(inside) <= len(blocks[b]) else (b, sym))
     return block_of

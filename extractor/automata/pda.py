@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from extractor.automata.budget import Budget, building, metered
 from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
 from extractor.automata.dfa import RuleDFA, build_dfa
 from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
@@ -77,7 +78,12 @@ class Automaton:
 
 
 def build_automaton(grammar: Grammar) -> Automaton:
-    """Compile every rule reachable from the root, refusing grammars that cannot run."""
+    """Compile every rule reachable from the root, refusing grammars that cannot run or pass their budget."""
+    with metered(Budget(grammar.max_states, grammar.timeout)):
+        return _build_automaton(grammar)
+
+
+def _build_automaton(grammar: Grammar) -> Automaton:
     reachable = _reachable(grammar)
     dfas = {n: _build(n, grammar.rules[n]) for n in reachable}
     while True:  # rebuild rules that call a rule that can never finish, until nothing changes
@@ -115,6 +121,16 @@ def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA
     if leaf and node in _LEAF_DFAS:
         _LEAF_DFAS.move_to_end(node)
         return _LEAF_DFAS[node]
+    with building(name):
+        dfa = _construct(name, node, productive)
+    if leaf:
+        _LEAF_DFAS[node] = dfa
+        if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
+            _LEAF_DFAS.popitem(last=False)
+    return dfa
+
+
+def _construct(name: str, node: Node, productive: set[str] | None) -> RuleDFA | CountedDFA:
     if not isinstance(node, Counted):
         dfa: RuleDFA | CountedDFA = build_dfa(node, productive)
     else:
@@ -123,10 +139,6 @@ def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA
         except CountedTooComplex as exc:
             raise UnsupportedSchemaError("maxLength" if node.unit is not None else "maxItems", "",
                                          f"rule {name!r}: {exc}") from None
-    if leaf:
-        _LEAF_DFAS[node] = dfa
-        if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
-            _LEAF_DFAS.popitem(last=False)
     return dfa
 
 

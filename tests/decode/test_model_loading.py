@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from extractor.decode import model
-from extractor.decode.model import ModelLoadError, load_model
+from extractor.decode.model import load_model
+from extractor.errors import ModelLoadError
 
 
 @pytest.mark.parametrize("name", ["", "   "])

@@ -217,3 +217,16 @@ def test_native_and_numpy_tables_agree(schema: dict, tokenizer: str) -> None:
             assert fast.exit_nodes.tolist() == slow.exit_nodes.tolist(), (rule, state)
             compared += 1
     assert compared
+
+
+def test_the_mask_cache_is_bounded_in_bytes_and_drops_the_least_recently_used():
+    from extractor.masks.matcher import ENTRY_BYTES, ByteLRU
+
+    cache: ByteLRU[str, bytes] = ByteLRU(max_bytes=3 * (100 + ENTRY_BYTES))
+    for key in "abc":
+        cache.put(key, key.encode(), 100)
+    assert cache.get("a") == b"a"  # a is now the most recently used
+    cache.put("d", b"d", 100)
+    assert cache.get("b") is None and [cache.get(k) for k in "acd"] == [b"a", b"c", b"d"]
+    cache.put("big", b"x", 10_000)  # larger than the whole budget: kept alone, the rest dropped
+    assert len(cache) == 1 and cache.bytes == 10_000 + ENTRY_BYTES

@@ -1,0 +1,78 @@
+"""A compile budget: automaton states built and seconds spent, checked as automata grow, so a schema that
+would take minutes or gigabytes fails in its first second with a typed error naming the rule."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from extractor.errors import SchemaTooComplexError
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Limits on one schema's compile; None lifts a limit."""
+
+    max_states: int | None = 1_000_000
+    """States built in all (NFA and DFA states of every rule, pairs of products): a few hundred bytes each."""
+    timeout: float | None = 30.0
+    """Seconds for the whole compile."""
+
+
+class _Meter:
+    def __init__(self, budget: Budget) -> None:
+        self.budget = budget
+        self.deadline = None if budget.timeout is None else time.monotonic() + budget.timeout
+        self.states = 0
+        self.rule = ""
+
+    def spend(self, states: int) -> None:
+        before, self.states = self.states, self.states + states
+        limit = self.budget.max_states
+        if limit is not None and self.states > limit:
+            raise SchemaTooComplexError(self.rule, f"needs more than {limit:,} automaton states "
+                                                   "(CompileOptions(max_states=...) raises the limit)")
+        if self.deadline is not None and (before >> 10 != self.states >> 10 or states > 1) \
+                and time.monotonic() > self.deadline:
+            raise SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile "
+                                                   "(CompileOptions(timeout=...) raises the limit)")
+
+
+_METER: ContextVar[_Meter | None] = ContextVar("extractor_compile_meter", default=None)
+
+
+@contextmanager
+def metered(budget: Budget) -> Iterator[None]:
+    """Charge every state built inside to `budget` (nested calls share the outermost meter)."""
+    if _METER.get() is not None:
+        yield
+        return
+    token = _METER.set(_Meter(budget))
+    try:
+        yield
+    finally:
+        _METER.reset(token)
+
+
+@contextmanager
+def building(rule: str) -> Iterator[None]:
+    """Name the rule being built, for the error that reports an overrun."""
+    meter = _METER.get()
+    if meter is None:
+        yield
+        return
+    outer, meter.rule = meter.rule, rule
+    try:
+        yield
+    finally:
+        meter.rule = outer
+
+
+def spend(states: int = 1) -> None:
+    """Count states built; raises SchemaTooComplexError past the budget (no-op outside `metered`)."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.spend(states)
