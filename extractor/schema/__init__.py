@@ -10,6 +10,7 @@ from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerati
 from extractor.errors import InvalidSchemaError
 from extractor.schema import ir
 from extractor.schema.depth import nesting, recursive
+from extractor.schema.pydantic_types import ExactJsonSchema
 from extractor.schema.normalize import NormalizeOptions, check_document, normalize
 from extractor.schema.refusal import Refusal, with_refusal
 
@@ -23,11 +24,11 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
         check_document(target)
         return target
     if isinstance(target, type) and issubclass(target, BaseModel):
-        return target.model_json_schema()
+        return target.model_json_schema(schema_generator=ExactJsonSchema)
     if isinstance(target, (str, bytes, int, float, list, tuple)) or target is None:  # a value, not a type
         raise InvalidSchemaError(f"a target is a Pydantic model, a type or a JSON Schema dict, not {target!r:.80}")
     try:
-        return TypeAdapter(target).json_schema()
+        return TypeAdapter(target).json_schema(schema_generator=ExactJsonSchema)
     except (PydanticUserError, PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, TypeError) as exc:
         raise InvalidSchemaError(f"Pydantic cannot describe {target!r:.80} as JSON Schema: {str(exc).splitlines()[0]}") from None
 
