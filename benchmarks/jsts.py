@@ -53,14 +53,9 @@ def compile_automaton(schema: Any) -> Any:
 
 
 def accepts(automaton: Any, data: bytes) -> bool:
-    if automaton is None:
-        return False
-    config = automaton.start()
-    for byte in data:
-        config = automaton.step(config, byte)
-        if not config:
-            return False
-    return bool(automaton.accepting(config))
+    from extractor.automata import accepts as language_accepts
+
+    return automaton is not None and language_accepts(automaton, data)
 
 
 def _compile_outcome(exc: Exception) -> tuple[str, str]:

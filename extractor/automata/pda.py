@@ -36,6 +36,10 @@ class Automaton:
     leaves: frozenset[int]  # rules that call nothing: their tables come from a vectorized walk
     fingerprints: tuple[str, ...]  # content hash of each rule together with everything it calls
     root: int
+    distinct: frozenset[int] = frozenset()
+    """Rules whose strings must not repeat within their enclosing object or array (`Grammar.distinct`),
+    kept only where no prefix runs out of fresh strings (see `endless`): there a matcher can forbid a
+    repeat without ever leaving the model no way on."""
 
     def start(self) -> frozenset[Stack]:
         """The configurations before any byte."""
@@ -108,7 +112,8 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
         leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
-        fingerprints=_fingerprints(names, dfas), root=index[grammar.root])
+        fingerprints=_fingerprints(names, dfas), root=index[grammar.root],
+        distinct=_distinct(grammar, index, dfas))
 
 
 _LEAF_DFAS: OrderedDict[Node, RuleDFA | CountedDFA] = OrderedDict()
@@ -140,6 +145,52 @@ def _construct(name: str, node: Node, productive: set[str] | None) -> RuleDFA | 
             raise UnsupportedSchemaError("maxLength" if node.unit is not None else "maxItems", "",
                                          f"rule {name!r}: {exc}") from None
     return dfa
+
+
+def _distinct(grammar: Grammar, index: dict[str, int], dfas: dict[str, RuleDFA | CountedDFA]) -> frozenset[int]:
+    """The distinct rules a matcher can keep apart; unique items it cannot are refused (keys stay free)."""
+    out = set()
+    for name, pointer in grammar.distinct.items():
+        if name not in index:
+            continue
+        if endless(dfas[name]):
+            out.add(index[name])
+        elif pointer is not None:
+            raise UnsupportedSchemaError("uniqueItems", pointer, "strings of a bounded language (a repeat could "
+                                         "become the only way on)")
+    return frozenset(out)
+
+
+ENDLESS_STATES = 4096
+"""Larger rules are not checked (the check is quadratic): their strings may then repeat."""
+
+
+def endless(dfa: RuleDFA | CountedDFA) -> bool:
+    """True when every live state short of the end still has infinitely many completions (a cycle on the
+    way to acceptance): however many strings were used, a fresh one can always be finished."""
+    if isinstance(dfa, CountedDFA) or any(dfa.calls) or dfa.size > ENDLESS_STATES:
+        return False
+    trans = dfa.trans
+    n = len(dfa.accept)
+    succ = [set(int(t) for t in np.unique(trans[s]) if t >= 0) for s in range(n)]
+    pred: list[set[int]] = [set() for _ in range(n)]
+    for s, targets in enumerate(succ):
+        for t in targets:
+            pred[t].add(s)
+    live = _backward({s for s in range(n) if dfa.accept[s]}, pred)
+    on_cycle = {s for s in live if succ[s] & _backward({s}, pred)}  # some successor leads back to s
+    endless_states = _backward(on_cycle, pred) & live
+    return all(s in endless_states for s in live if succ[s] & live)
+
+
+def _backward(start: set[int], pred: list[set[int]]) -> set[int]:
+    seen, work = set(start), list(start)
+    while work:
+        for p in pred[work.pop()]:
+            if p not in seen:
+                seen.add(p)
+                work.append(p)
+    return seen
 
 
 def _shape(dfa: RuleDFA | CountedDFA) -> RuleDFA:

@@ -58,7 +58,7 @@ class DeviceMasks:
         """The tensor for `host` (the matcher's mask, or a guard's narrowing of it when not `cached`)."""
         if self.device.type == "cpu":
             return torch.from_numpy(host)
-        if not cached:
+        if not cached or host is not matcher.grammar.mask(matcher.config):  # narrowed by a guard or repeats
             return torch.from_numpy(pack(host)).to(self.device, non_blocking=True)
         grammar = matcher.grammar
         packed = self._packed.get(grammar)

@@ -54,6 +54,10 @@ class Grammar:
     rules: dict[str, Node] = field(default_factory=dict)
     root: str = "root"
     leaves: frozenset[str] = frozenset()
+    distinct: dict[str, str | None] = field(default_factory=dict)
+    """Rules whose strings must differ within one enclosing object or array: undeclared keys (None), items
+    of a `uniqueItems` array of strings (the keyword's pointer: exactness depends on it). The matcher
+    remembers those written and forbids a repeat."""
     max_states: int | None = None
     """The compile budget the automaton is built under (from `CompileOptions`)."""
     timeout: float | None = None
@@ -86,6 +90,7 @@ class _Compiler:
         self.options = options
         self.rules: dict[str, Node] = {}
         self.leaves: set[str] = set()
+        self.distinct: dict[str, str | None] = {}
         self.names: dict[tuple[ir.Node, int, tuple[tuple[str, int], ...]], str] = {}
         self.entered: dict[str, int] = {}  # definitions being compiled, counted along the current path
         self.loops: tuple[tuple[str, int], ...] = ()  # with max_nesting: recursive definitions re-entered
@@ -96,7 +101,7 @@ class _Compiler:
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
         self.rules["root"] = seq(self.space(), self.value(self.schema.root), self.space())
-        return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves),
+        return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves), distinct=self.distinct,
                        max_states=self.options.max_states, timeout=self.options.timeout)
 
     def value(self, node: ir.Node) -> Node:
@@ -315,8 +320,9 @@ class _Compiler:
             body = parts[0] if len(parts) == 1 else Both(tuple(parts))
             if exclude:
                 body = Minus(body, alt(*exclude))
-            name = ("string" if body is LEAF_RULES["string"]
+            name = ("key" if body is LEAF_RULES["string"]
                     else f"key{list(group)}-not{list(names)}/{sorted(patterns)}/{key_name}")
+            self.distinct.setdefault(name, None)
             members.append(seq(self.leaf(name, body), self.colon(), self.value(value)))
         return alt(*members) if members else NOTHING
 
@@ -337,15 +343,18 @@ class _Compiler:
                 return NOTHING
             hi = k if hi is None else min(hi, k)
         c = node.contains
+        distinct = None
         if node.unique and (hi is None or hi > 1):
             if c is not None and (c.min or c.max is not None):
                 raise UnsupportedSchemaError("uniqueItems", f"{node.pointer}/uniqueItems", "beside `contains`")
-            return self.unique_array(node, lo, hi)
+            distinct = self.distinct_strings(node)
+            if distinct is None:
+                return self.unique_array(node, lo, hi)
         if c is not None and (c.min or c.max is not None):
             return self.contains_array(node, c, lo, hi)
         with self.inner():
             prefix = [self.value(p) for p in node.prefix]
-            item = None if node.items is None else self.value(node.items)
+            item = distinct or (None if node.items is None else self.value(node.items))
         if item is not None and self.counted(lo, hi):
             return self.counted_array(prefix, item, lo, hi)
         self.bound(lo, "minItems", node.pointer)
@@ -407,6 +416,19 @@ class _Compiler:
         name = f"contains#{len(self.rules)}[{c.min},{'' if c.max is None else c.max}]"
         self.rules[name] = Counted(body, c.min, c.max, callees=frozenset(hits))
         return Ref(name)
+
+    def distinct_strings(self, node: ir.Array) -> Node | None:
+        """Unique items that are strings of an unbounded language (`set[str]`): the items' own rule, marked
+        distinct, so the matcher forbids a repeat; None where `unique_array` applies (finite sets)."""
+        if node.prefix or not isinstance(node.items, ir.String) or self.finite(node.items) is not None:
+            return None
+        with self.inner():
+            item = self.value(node.items)
+        if not isinstance(item, Ref) or item.rule not in self.leaves:
+            return None
+        name = f"unique {item.rule}"
+        self.distinct[name] = f"{node.pointer}/uniqueItems"
+        return self.leaf(name, self.rules[item.rule])
 
     def unique_array(self, node: ir.Array, lo: int, hi: int | None) -> Node:
         """Distinct elements drawn from finite sets: the automaton remembers which values were used."""

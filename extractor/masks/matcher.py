@@ -8,6 +8,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from extractor.automata import Automaton, Config
+from extractor.automata.distinct import Distinct
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.masks.walk import walk
@@ -65,6 +66,8 @@ class CompiledGrammar:
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
+        self.quoted = np.array([i for i, t in enumerate(vocab.tokens) if b'"' in t] if automaton.distinct else [],
+                               dtype=np.int64)  # the tokens that can finish a string
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def matcher(self) -> Matcher:
@@ -148,17 +151,25 @@ class Matcher:
         self.config: Config = grammar.automaton.start()
         self.output = bytearray()
         self.finished = False
+        self.distinct = Distinct(grammar.automaton) if grammar.automaton.distinct else None
 
     def mask(self) -> np.ndarray:
         """Bool vector of the tokens allowed next (EOS only where the output may end)."""
         if self.finished:
             return np.zeros(self.grammar.vocab.size, dtype=bool)
-        return self.grammar.mask(self.config)
+        mask = self.grammar.mask(self.config)
+        if self.distinct is None:
+            return mask
+        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
 
     def bitmask(self) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
         if self.finished:
             return np.zeros((self.grammar.vocab.size + 31) // 32, dtype=np.int32)
+        if self.distinct is not None:
+            mask = self.mask()
+            if mask is not self.grammar.mask(self.config):  # narrowed: not the cached mask of the config
+                return pack(mask)
         return self.grammar.bitmask(self.config)
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
@@ -179,7 +190,7 @@ class Matcher:
             self.finished = True
             return
         data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
-        nxt = self.grammar.walk(self.config, data) if data else frozenset()
+        nxt = self._walk(data) if data else frozenset()
         if not nxt:
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
         self.config = nxt
@@ -187,11 +198,24 @@ class Matcher:
 
     def advance_bytes(self, data: bytes) -> None:
         """Consume raw bytes (forced text); raises ValueError where the grammar forbids them."""
-        nxt = self.grammar.walk(self.config, data)
+        nxt = self._walk(data)
         if not nxt:
             raise ValueError(f"bytes {data!r} are not allowed after {bytes(self.output[-40:])!r}")
         self.config = nxt
         self.output += data
+
+    def _walk(self, data: bytes) -> Config:
+        """The configuration after `data`, remembering the distinct strings it finishes; empty where a byte
+        is not allowed or finishes one already written (state kept only when all are allowed)."""
+        if self.distinct is None:
+            return self.grammar.walk(self.config, data)
+        distinct, config = self.distinct.copy(), self.config
+        for byte in data:
+            config, repeated = distinct.step(config, byte)
+            if not config or repeated:
+                return frozenset()
+        self.distinct = distinct
+        return config
 
     def forced_bytes(self, limit: int = 256) -> bytes:
         """The bytes every continuation must start with (stops where the output could end)."""

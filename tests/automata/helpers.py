@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from extractor.automata import Automaton, build_automaton
+from extractor.automata import accepts as language_accepts
 from extractor.grammar import compile_grammar
 from extractor.schema import target_ir
 
@@ -23,13 +24,8 @@ def automaton(schema: dict[str, Any] | type) -> Automaton:
 
 
 def runs(auto: Automaton, text: str | bytes) -> bool:
-    """True when every byte keeps some configuration alive and the end is accepting."""
-    config = auto.start()
-    for byte in text.encode() if isinstance(text, str) else text:
-        config = auto.step(config, byte)
-        if not config:
-            return False
-    return auto.accepting(config)
+    """True when every byte keeps some configuration alive, no distinct string repeats, and the end accepts."""
+    return language_accepts(auto, text.encode() if isinstance(text, str) else text)
 
 
 def accepts(schema: dict[str, Any] | type, text: str | bytes) -> bool:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from extractor import Refusal, compile_schema
+from extractor.automata import Distinct
 from extractor.automata.counted import CountedDFA
 from extractor.grammar import CompileOptions
 from extractor.masks import TableCache
@@ -32,14 +33,24 @@ def small_vocab(name: str, size: int = 3000, seed: int = 0) -> Vocabulary:
     return Vocabulary(tokens=tokens, eos_ids=full.eos_ids, fingerprint=digest)
 
 
-def brute_force(grammar: CompiledGrammar, config: frozenset) -> np.ndarray:
+def brute_force(grammar: CompiledGrammar, config: frozenset, distinct: Distinct | None = None) -> np.ndarray:
+    """Every token run byte by byte: allowed when each byte is and it finishes no distinct string again."""
     out = np.zeros(grammar.vocab.size, dtype=bool)
     for tid, data in enumerate(grammar.vocab.tokens):
-        if data and grammar.walk(config, data):
+        if data and (grammar.walk(config, data) if distinct is None else _fresh(distinct, config, data)):
             out[tid] = True
     if grammar.automaton.accepting(config):
         out[list(grammar.vocab.eos_ids)] = True
     return out
+
+
+def _fresh(distinct: Distinct, config: frozenset, data: bytes) -> bool:
+    distinct = distinct.copy()
+    for byte in data:
+        config, repeated = distinct.step(config, byte)
+        if not config or repeated:
+            return False
+    return True
 
 
 def masks_match_brute_force(grammar: CompiledGrammar, rounds: int, limit: int, seed: int) -> int:
@@ -49,7 +60,7 @@ def masks_match_brute_force(grammar: CompiledGrammar, rounds: int, limit: int, s
     for _ in range(rounds):
         matcher = grammar.matcher()
         while not matcher.finished and checked < limit:
-            fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
+            fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
             diff = np.flatnonzero(fast != slow)
             assert not len(diff), [(int(t), vocab.tokens[t], bool(fast[t])) for t in diff[:5]]
             matcher.advance(sample(fast, bonus, rng))
@@ -100,7 +111,7 @@ def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
     matcher.advance_bytes(b'"' if schema["type"] == "string" else b"[")
     steps = 0
     while grammar.walk(matcher.config, unit):
-        fast, slow = matcher.mask(), brute_force(grammar, matcher.config)
+        fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
         diff = np.flatnonzero(fast != slow)
         assert not len(diff), (bytes(matcher.output[-12:]), [(vocab.tokens[t], bool(fast[t])) for t in diff[:5]])
         matcher.advance_bytes(unit)
