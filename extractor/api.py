@@ -226,7 +226,9 @@ class Extractor:
                      constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
                      checks: Sequence[Check] = (), progress: bool | None = None,
                      layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
-                     system: str | None = None, min_relevance: float | None = MIN_RELEVANCE) -> list[Any]:
+                     system: str | None = None, min_relevance: float | None = MIN_RELEVANCE,
+                     on_attempt: Callable[[int, Attempt], None] | None = None,
+                     with_usage: bool = False) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
         Returns one entry per text, in order: what `extract` would return (the target instance or a
@@ -236,7 +238,9 @@ class Extractor:
         independently; failed validations (Pydantic, `@check` methods, `checks`) are retried in later
         batches with their errors fed back. A text `extract` would refuse before generating (empty, over
         the context, no value for a required Verbatim field) gets its `InputError` or schema error in its
-        slot. `progress` shows a tqdm bar (None: only on a terminal). Options as in `extract`.
+        slot. `progress` shows a tqdm bar (None: only on a terminal). `on_attempt(index, attempt)` is
+        called after every attempt with the document's index; `with_usage=True` makes each entry a
+        `(result, Usage)` pair, usage summed over that document's attempts. Options as in `extract`.
         """
         from extractor.decode.sampling import SamplingOptions
 
@@ -245,8 +249,6 @@ class Extractor:
         _at_least(1, max_tokens=max_tokens, batch_size=batch_size)
         _at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
-        from extractor.decode.sampling import SamplingOptions
-
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
         every = [*model_checks(target), *checks]
@@ -296,11 +298,16 @@ class Extractor:
                                 continue
                         except ExtractorError as exc:
                             results[i] = exc
+                        finally:
+                            if on_attempt is not None and attempts[i]:
+                                on_attempt(i, attempts[i][-1])
                         bar.update(1)
                 pending = retry
                 if not pending:
                     break
             bar.update(len(pending))
+        if with_usage:
+            return [(r, _total(a)) for r, a in zip(results, attempts)]
         return results
 
     def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],

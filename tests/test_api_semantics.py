@@ -112,8 +112,13 @@ class Picky(BaseModel):
 
 
 def test_extract_many_runs_checks_compiles_verbatim_per_text_and_keeps_bad_texts_in_their_slot(model_extractor):
-    results = model_extractor.extract_many(Picky, [CONTACT, "   ", RECIPE], max_tokens=40, max_retries=0,
-                                           refusal=False, progress=False)
+    reported: list[int] = []
+    paired = model_extractor.extract_many(Picky, [CONTACT, "   ", RECIPE], max_tokens=40, max_retries=0,
+                                          refusal=False, progress=False, with_usage=True,
+                                          on_attempt=lambda index, attempt: reported.append(index))
+    results, usages = [r for r, _ in paired], [u for _, u in paired]
+    assert sorted(reported) == [0, 2]  # one attempt each; the blank text never reached the model
+    assert usages[0].completion_tokens > 0 and usages[2].completion_tokens > 0 and usages[1].completion_tokens == 0
     assert isinstance(results[1], InputError)
     for result in (results[0], results[2]):  # each text's own substrings, then the @check method fails them
         assert isinstance(result, ExtractionError), repr(result)
