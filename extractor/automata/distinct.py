@@ -19,13 +19,6 @@ class Distinct:
         self.raw: bytearray | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
 
-    def copy(self) -> Distinct:
-        other = Distinct(self.automaton)
-        other.seen = {d: set(v) for d, v in self.seen.items()}
-        other.raw = None if self.raw is None else bytearray(self.raw)
-        other.depth = self.depth
-        return other
-
     def step(self, config: Config, byte: int) -> tuple[Config, bool]:
         """The configuration after `byte`, and whether that byte finished a string already written."""
         nxt = self.automaton.step(config, byte)
@@ -49,27 +42,48 @@ class Distinct:
             del self.seen[d]
         return nxt, repeated
 
-    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: np.ndarray) -> np.ndarray:
+    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: np.ndarray,
+               quotes: np.ndarray) -> np.ndarray:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
-        is removed; `quoted` are the ids of tokens holding a quote, the only ones that can finish one)."""
+        is removed). `quoted` are the ids of the tokens holding a quote, `quotes` how many each holds: a
+        token finishes a string only with its closing quote, and one that first opens it needs two."""
         if not any(self.seen.values()):
             return mask
+        candidates = quoted[mask[quoted] & (quotes >= (1 if self.depth is not None else 2))]
         out = mask
-        for token in quoted[mask[quoted]].tolist():
-            if self._repeats(config, tokens[token]):
+        for token in candidates.tolist():
+            if self.repeats(config, tokens[token]):
                 if out is mask:
                     out = mask.copy()
                 out[token] = False
         return out
 
-    def _repeats(self, config: Config, data: bytes) -> bool:
-        sim = self.copy()
+    def repeats(self, config: Config, data: bytes) -> bool:
+        """Whether `data`, read from `config`, finishes a string already written (this state unchanged)."""
+        depth, raw = self.depth, None if self.raw is None else bytearray(self.raw)
+        added: dict[int, set[str]] = {}
+        kept = 1 << 30  # depths at or below this still hold their strings (none closed yet)
         for byte in data:
-            config, repeated = sim.step(config, byte)
-            if repeated:
-                return True
+            config = self.automaton.step(config, byte)
             if not config:
                 return False
+            now = self._inside(config)
+            if depth is not None and now is None:
+                text = json.loads(b'"' + bytes(raw or b"") + b'"')
+                if (depth <= kept and text in self.seen.get(depth, ())) or text in added.get(depth, ()):
+                    return True
+                added.setdefault(depth, set()).add(text)
+                raw = None
+            elif now is not None:
+                if depth is None:
+                    raw = bytearray()
+                else:
+                    raw.append(byte)  # type: ignore[union-attr]
+            depth = now
+            low = min(len(st) for st in config)
+            kept = min(kept, low)
+            for d in [d for d in added if d > low]:
+                del added[d]
         return False
 
     def _inside(self, config: Config) -> int | None:

@@ -53,6 +53,19 @@ class ByteLRU(Generic[K, V]):
         return len(self.items)
 
 
+_QUOTED: dict[int, tuple[Vocabulary, np.ndarray, np.ndarray]] = {}
+
+
+def _quoted(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
+    """The ids of the tokens holding a double quote, and how many each holds (once per vocabulary)."""
+    hit = _QUOTED.get(id(vocab))
+    if hit is None or hit[0] is not vocab:
+        counts = np.array([t.count(b'"') for t in vocab.tokens], dtype=np.int64)
+        ids = np.flatnonzero(counts)
+        hit = _QUOTED[id(vocab)] = (vocab, ids, counts[ids])
+    return hit[1], hit[2]
+
+
 class CompiledGrammar:
     """An automaton paired with a vocabulary; masks are computed lazily and cached here."""
 
@@ -66,8 +79,7 @@ class CompiledGrammar:
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
-        self.quoted = np.array([i for i, t in enumerate(vocab.tokens) if b'"' in t] if automaton.distinct else [],
-                               dtype=np.int64)  # the tokens that can finish a string
+        self.quoted, self.quotes = _quoted(vocab) if automaton.distinct else (np.zeros(0, dtype=np.int64),) * 2
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def matcher(self) -> Matcher:
@@ -160,7 +172,8 @@ class Matcher:
         mask = self.grammar.mask(self.config)
         if self.distinct is None:
             return mask
-        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
+        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted,
+                                    self.grammar.quotes)
 
     def bitmask(self) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
@@ -207,14 +220,13 @@ class Matcher:
     def _walk(self, data: bytes) -> Config:
         """The configuration after `data`, remembering the distinct strings it finishes; empty where a byte
         is not allowed or finishes one already written (state kept only when all are allowed)."""
-        if self.distinct is None:
+        if self.distinct is None or not self.grammar.walk(self.config, data):
             return self.grammar.walk(self.config, data)
-        distinct, config = self.distinct.copy(), self.config
+        if self.distinct.repeats(self.config, data):
+            return frozenset()
+        config = self.config
         for byte in data:
-            config, repeated = distinct.step(config, byte)
-            if not config or repeated:
-                return frozenset()
-        self.distinct = distinct
+            config, _ = self.distinct.step(config, byte)
         return config
 
     def forced_bytes(self, limit: int = 256) -> bytes:

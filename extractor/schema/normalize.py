@@ -488,10 +488,16 @@ class _Normalizer:
                     value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
             properties.append(
                 ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value))))
-        for name in dict.fromkeys(required):  # required but undeclared: a member valued by additionalProperties
-            if name not in props:
+        for name in dict.fromkeys(required):  # required but undeclared: valued by the patterns it matches, if
+            if name not in props:             # any, else by additionalProperties
+                value = extra
+                matching = [schema_ for pattern, schema_ in patterned if pattern_matches(pattern, name)]
+                if matching:
+                    value = ir.AnyValue()
+                    for schema_ in matching:
+                        value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
                 allowed = keys is None or self.merger.admits(keys, name, f"{ptr}/propertyNames")
-                properties.append(ir.Property(name, extra if allowed else ir.Nothing(), True))
+                properties.append(ir.Property(name, value if allowed else ir.Nothing(), True))
         lo = _count(schema, "minProperties", ptr)
         hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
         groups = []

@@ -1,5 +1,8 @@
 """Random schemas over the enforced keywords, instances for them, and the oracle that judges the engine.
 
+Every keyword of ENFORCED appears but `dependencies` and `additionalItems` (not Draft 2020-12 keywords:
+the reference ignores them) and `x-verbatim` (it needs a source document).
+
 Shared by tests/fuzz/test_differential.py and benchmarks/fuzz.py. A schema compiles with the default
 options, as users get them; an instance's compact JSON runs through its automaton, and the verdict is
 compared with jsonschema's (Draft 2020-12, format checker on, two deviations of its own corrected: see
@@ -39,8 +42,10 @@ KEYS = ("a", "b", "id", "x1", "x2", "名前", "ключ", "é", "a b", 'q"', "�
 """Property names: ASCII, accented, CJK, Cyrillic, astral, a space and a quote (escaped in JSON)."""
 KEY_PATTERNS = ("^x", "[0-9]$", "é", "^[a-c]+$")
 CHARS = st.one_of(st.sampled_from('abcx1 -é名😀"\\\n\t\x00\x7f'), st.characters(codec="utf-8"))
-ATOMS = ("a", "b", "x", "é", "[a-c]", "[0-9]", "[^a]", "\\.", "-", "(a|bc)")
-QUANTIFIERS = ("", "", "?", "*", "+", "{2}", "{1,3}")
+ATOMS = ("a", "b", "x", "é", "[a-c]", "[0-9]", "[^a]", "\\.", "-", "(a|bc)", "\\d", "\\w", ".", "\\u00e9")
+QUANTIFIERS = ("", "", "?", "*", "+", "{2}", "{1,3}", "{2,}", "+?")
+COUNTED = st.sampled_from((63, 64, 65, 70))
+"""Bounds about CompileOptions.count_from (64), past which lengths and item counts are counted, not unrolled."""
 FORMATS = tuple(sorted(set(Draft202012Validator.FORMAT_CHECKER.checkers) & set(ENGINE_FORMATS)))
 """Formats both sides check: jsonschema checks only those whose optional packages are installed, and
 passes every string for the rest, so an engine reject there would be no disagreement."""
@@ -62,8 +67,8 @@ def _text(value: Any) -> str:
 
 @st.composite
 def patterns(draw: Draw) -> str:
-    """ECMA-262 patterns whose meaning Python's `re` shares (no `\\d`, `\\w`, `.`): one or two anchored
-    alternatives of quantified atoms."""
+    """ECMA-262 patterns of one or two anchored alternatives of quantified atoms, each of which Python's
+    `re` reads the same way once `ecma_to_python` has rewritten `$` and `.`."""
     def alternative() -> str:
         pieces = draw(st.lists(st.tuples(st.sampled_from(ATOMS), st.sampled_from(QUANTIFIERS)), min_size=1, max_size=3))
         return draw(st.sampled_from(("^", ""))) + "".join(a + q for a, q in pieces) + draw(st.sampled_from(("$", "")))
@@ -85,11 +90,11 @@ def _leaf(draw: Draw, refs: tuple[str, ...]) -> Schema:
                                         {"multipleOf": 0.5})))}
     if kind == "string":
         s: dict[str, Any] = {"type": "string"}
-        lo = draw(st.none() | st.integers(0, 3))
+        lo = draw(st.none() | st.integers(0, 3) | COUNTED)
         if lo is not None:
             s["minLength"] = lo
         if draw(st.booleans()):
-            s["maxLength"] = (lo or 0) + draw(st.integers(0, 6))
+            s["maxLength"] = (lo or 0) + draw(st.integers(0, 6) | COUNTED)
         extra = draw(st.sampled_from(("", "", "pattern", "format")))
         if extra == "pattern":
             s["pattern"] = draw(patterns())
@@ -179,11 +184,11 @@ def _array(draw: Draw, depth: int, refs: tuple[str, ...]) -> dict[str, Any]:
         s["items"] = draw(st.sampled_from((False, True))) if draw(st.booleans()) else draw(schemas_of(0, refs))
     elif form == "items":
         s["items"] = draw(schemas_of(depth - 1, refs))
-    lo = draw(st.integers(0, 2))
+    lo = draw(st.integers(0, 2) | COUNTED)
     if lo:
         s["minItems"] = lo
     if draw(st.booleans()):
-        s["maxItems"] = lo + draw(st.integers(0, 3))
+        s["maxItems"] = lo + draw(st.integers(0, 3) | COUNTED)
     if draw(st.integers(0, 3)) == 0:
         s["contains"] = draw(_negatable())
         s.update(draw(st.sampled_from(({}, {"minContains": 2}, {"maxContains": 1}, {"minContains": 0}))))
@@ -387,8 +392,8 @@ def _string_value(draw: Draw, s: dict[str, Any]) -> str:
     hi = max(lo, s.get("maxLength", lo + 6))
     if s.get("format") in FORMAT_VALUES:
         return draw(FORMAT_VALUES[s["format"]])
-    if "pattern" in s:  # ECMA `$` is Python's `\Z` (Python's `$` also matches before a final newline)
-        return draw(st.from_regex(s["pattern"].replace("$", r"\Z")))
+    if "pattern" in s:
+        return draw(st.from_regex(ecma_to_python(s["pattern"])))
     return draw(st.text(CHARS, min_size=lo, max_size=hi))
 
 
@@ -434,7 +439,8 @@ def mutants(draw: Draw, value: Any) -> Any:
     elif isinstance(node, bool):
         ops.append(st.just(not node))
     elif isinstance(node, (int, float)):
-        ops.append(st.sampled_from([node + 1, node - 1, -node - 1, node * 10 + 1, _number(Decimal(str(node)) + Decimal("0.5"))]))
+        ops.append(st.sampled_from([node + 1, node - 1, -node - 1, node * 10 + 1, _number(Decimal(str(node)) + Decimal("0.5")),
+                                    int(node) * 10**20 + 1]))
     elif isinstance(node, str):
         ops.append(st.sampled_from([node + "a", node[:-1], "", node + "é", node * 2]))
     new = draw(draw(st.sampled_from(ops)))
@@ -463,15 +469,21 @@ def _exact_multiple_of(validator: Any, step: Any, instance: Any, schema: Any) ->
         yield ValidationError(f"{instance!r} is not a multiple of {step}")
 
 
+def ecma_to_python(pattern: str) -> re.Pattern[str]:
+    """A generated ECMA-262 pattern as Python reads it: `$` is the end of input (Python's also matches
+    before a final newline), `.` excludes every line terminator, `\\d` and `\\w` are ASCII."""
+    python = re.sub(r"(?<!\\)\.", "[^\n\r\u2028\u2029]", pattern).replace("$", r"\Z")
+    return re.compile(python, re.ASCII)
+
+
 def _ecma_pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Iterator[ValidationError]:
-    """ECMA-262 `$` (end of input): Python's also matches before a final newline. The generated patterns
-    use `$` only as an anchor."""
-    if validator.is_type(instance, "string") and not re.search(pattern.replace("$", r"\Z"), instance):
+    if validator.is_type(instance, "string") and not ecma_to_python(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
 Reference = validators.extend(Draft202012Validator, {"multipleOf": _exact_multiple_of, "pattern": _ecma_pattern})
-"""jsonschema's Draft 2020-12 with `multipleOf` and `pattern` as the specification reads them."""
+"""jsonschema's Draft 2020-12 with `multipleOf` exact and `pattern` read as ECMA-262 (for the patterns
+generated here): two deviations of jsonschema corrected, not policies of the engine."""
 COMPILE = CompileOptions(timeout=3.0)
 """A schema whose automata take longer is refused (SchemaTooComplexError), keeping each example short."""
 WRONG = ("wrong accept", "wrong reject", "wrong unsatisfiable")
@@ -480,15 +492,19 @@ LAX_OBJECTS = NormalizeOptions(strict_objects=False)
 LAX = NormalizeOptions(strict_objects=False, implied_types=False)
 POLICIES = {
     "number spelling": "integers are written without fraction or exponent, never as -0 (Numbers)",
-    "key order": "members follow the order of `properties` (Key order)",
+    "key order": "members in `properties` order, then required undeclared ones in `required` order (Key order)",
+    "key order (undocumented)": "some other order of the keys is accepted: a layout the documentation does not "
+                                "describe (for example a dependentRequired trigger before the keys it demands)",
     "closed objects": "strict_objects, the default, closes an absent or true additionalProperties and always "
                       "writes a union tag (Closed objects, Union tags)",
     "implied types": "implied_types, the default, gives a subschema with no `type` the type its keywords "
                      "imply (Implied types)",
+    "minProperties counts declared keys": "undeclared keys never count toward minProperties (the keyword table)",
     "email format": "email is dot-atom@hostname with a letter TLD; jsonschema only looks for an '@' (format)",
 }
-"""The documented stricter policies of docs/schema-support.md: a reject of a valid value is excused when,
-the policy relaxed (each on top of the ones before), the engine accepts the value."""
+"""The documented stricter policies of docs/schema-support.md, in the order they are relaxed: a reject of
+a valid value is excused by the first policy that, relaxed on top of the ones before it, makes the engine
+accept the value."""
 
 
 def compile_automaton(schema: Schema, options: NormalizeOptions = STRICT) -> Automaton:
@@ -504,24 +520,92 @@ def _respell(value: Any) -> Any:
     return [_respell(v) for v in value] if isinstance(value, list) else value
 
 
-def _without_email(schema: Any) -> Any:
+def _without(schema: Any, drop: Callable[[str, Any], bool]) -> Any:
     if isinstance(schema, dict):
-        return {k: _without_email(v) for k, v in schema.items() if not (k == "format" and v == "email")}
-    return [_without_email(v) for v in schema] if isinstance(schema, list) else schema
+        return {k: _without(v, drop) for k, v in schema.items() if not drop(k, v)}
+    return [_without(v, drop) for v in schema] if isinstance(schema, list) else schema
 
 
 def _members(schema: Any) -> Any:
-    """The schema with each required key that `properties` lacks declared after them (for Reorderer): the
-    engine writes such a key as a member, in `required` order."""
+    """The schema for Reorderer: each required key that `properties` lacks declared after them (the engine
+    writes such a key as a member, in `required` order), and `then`/`else` as union branches it follows."""
     if isinstance(schema, list):
         return [_members(v) for v in schema]
     if not isinstance(schema, dict):
         return schema
-    out = {k: _members(v) for k, v in schema.items()}
+    out = {k: _members(v) for k, v in schema.items() if k not in ("if", "then", "else")}
+    if "then" in schema or "else" in schema:
+        out["allOf"] = [*out.get("allOf", []), {"anyOf": [_members(schema.get(k, True)) for k in ("then", "else")]}]
     if isinstance(schema.get("required"), list):
         props = out.get("properties", {})
         out["properties"] = {**props, **{k: True for k in schema["required"] if k not in props}}
     return out
+
+
+def _keys(value: Any) -> set[str]:
+    if isinstance(value, dict):
+        return set(value).union(*map(_keys, value.values()))
+    return set().union(*map(_keys, value)) if isinstance(value, list) else set()
+
+
+def _counted(schema: Any) -> set[str]:
+    """The keys declared beside a `minProperties` (in `properties` of its object or of that object's
+    `allOf`/`anyOf`/`oneOf` branches): the keys the engine counts toward that minimum."""
+    if isinstance(schema, list):
+        return set().union(*map(_counted, schema))
+    if not isinstance(schema, dict):
+        return set()
+    inner = set().union(*map(_counted, schema.values()))
+    if "minProperties" not in schema:
+        return inner
+    parts = [schema, *(b for w in ("allOf", "anyOf", "oneOf") for b in schema.get(w, []) if isinstance(b, dict))]
+    return inner.union(*(p["properties"] for p in parts if isinstance(p.get("properties"), dict)))
+
+
+def some_order(auto: Automaton, value: Any, budget: int = 20_000) -> bool:
+    """Whether the automaton accepts the value with its objects' keys in some order: a depth-first search
+    over key orders, each branch cut as soon as the automaton refuses a byte (at most `budget` nodes)."""
+    nodes = 0
+
+    def feed(config: Any, text: str) -> Any:
+        for byte in text.encode():
+            config = auto.step(config, byte)
+            if not config:
+                return None
+        return config
+
+    def walk(config: Any, v: Any) -> Iterator[tuple[Any, Any]]:
+        nonlocal nodes
+        nodes += 1
+        if config is None or nodes > budget:
+            return
+        if isinstance(v, dict):
+            yield from members(feed(config, "{"), list(v.items()), {})
+        elif isinstance(v, list):
+            yield from items(feed(config, "["), v, [])
+        elif (end := feed(config, _text(v))) is not None:
+            yield end, v
+
+    def members(config: Any, rest: list[tuple[str, Any]], done: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+        if config is None:
+            return
+        if not rest:
+            if (end := feed(config, "}")) is not None:
+                yield end, done
+            return
+        for i, (k, v) in enumerate(rest):
+            for after, w in walk(feed(config, ("," if done else "") + _text(k) + ":"), v):
+                yield from members(after, rest[:i] + rest[i + 1:], {**done, k: w})
+
+    def items(config: Any, rest: list[Any], done: list[Any]) -> Iterator[tuple[Any, Any]]:
+        if config is None or not rest:
+            end = None if config is None else feed(config, "]")
+            yield from [] if end is None else [(end, done)]
+            return
+        for after, w in walk(feed(config, "," if done else ""), rest[0]):
+            yield from items(after, rest[1:], [*done, w])
+
+    return any(auto.accepting(end) and runs(auto, _text(found)) for end, found in walk(auto.start(), value))
 
 
 @dataclass
@@ -571,22 +655,32 @@ class Oracle:
         return v
 
     def _excuse(self, instance: Any) -> str | None:
-        respelled = _respell(instance)
-        reordered = [respelled, *Reorderer(_members(self.schema)).candidates(respelled)]
-        steps = (("number spelling", self.schema, STRICT, [respelled]), ("key order", self.schema, STRICT, reordered),
-                 ("closed objects", self.schema, LAX_OBJECTS, reordered), ("implied types", self.schema, LAX, reordered),
-                 ("email format", _without_email(self.schema), LAX, reordered))
+        value = _respell(instance)
+        documented = [value, *Reorderer(_members(self.schema)).candidates(value)]
+        no_min = self.schema
+        if _keys(value) - _counted(self.schema):
+            no_min = _without(self.schema, lambda k, v: k == "minProperties" and isinstance(v, int))
+        no_email = _without(no_min, lambda k, v: k == "format" and v == "email")
+        relaxed: list[tuple[Any, NormalizeOptions, Callable[[Automaton], bool]]] = [  # one per POLICIES entry
+            (self.schema, STRICT, lambda a: runs(a, _text(value))),
+            (self.schema, STRICT, lambda a: any(runs(a, _text(v)) for v in documented)),
+            (self.schema, STRICT, lambda a: some_order(a, value)),
+            (self.schema, LAX_OBJECTS, lambda a: some_order(a, value)),
+            (self.schema, LAX, lambda a: some_order(a, value)),
+            (no_min, LAX, lambda a: some_order(a, value)),
+            (no_email, LAX, lambda a: some_order(a, value))]
         refused, tried = [], set()
-        for name, schema, options, values in steps:
-            if (name != "key order") and (json.dumps(schema), options) in tried:
+        for name, (schema, options, accepts) in zip(POLICIES, relaxed, strict=True):
+            key = (json.dumps(schema), options)
+            if key in tried and not name.startswith(("key order", "number")):
                 continue  # this relaxation changes nothing for this schema
-            tried.add((json.dumps(schema), options))
+            tried.add(key)
             auto = self._relaxed(schema, options)
             if isinstance(auto, ExtractorError):
                 refused += [] if isinstance(auto, UnsatisfiableSchemaError) else [name]
-            elif any(runs(auto, _text(v)) for v in values):
+            elif accepts(auto):
                 return name
-        return f"unverified ({', '.join(refused)}: relaxed reading refused)" if refused else None
+        return f"unverified ({', '.join(dict.fromkeys(refused))}: relaxed reading refused)" if refused else None
 
     def _relaxed(self, schema: Any, options: NormalizeOptions) -> Automaton | ExtractorError:
         """The automaton with a policy relaxed, or the engine's refusal of that reading."""
@@ -605,43 +699,3 @@ def read_exact(text: bytes) -> Any:
     def number(token: str) -> float | Decimal:
         return float(token) if Decimal(repr(float(token))) == Decimal(token) else Decimal(token)
     return json.loads(text.decode("utf-8"), parse_float=number)
-
-
-def declare_pattern_keys(schema: Any) -> Any:
-    """The same schema as JSON Schema reads it, each required key (of the object or of its unions' and
-    allOf's branches) that `properties` lacks but a `patternProperties` pattern beside it matches declared
-    as `{}`: the form the known bug below does not reach."""
-    if isinstance(schema, list):
-        return [declare_pattern_keys(v) for v in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out = {k: declare_pattern_keys(v) for k, v in schema.items()}
-    patterns, props = schema.get("patternProperties"), schema.get("properties", {})
-    if isinstance(patterns, dict) and isinstance(props, dict):
-        parts = [schema, *(b for w in ("allOf", "anyOf", "oneOf") for b in schema.get(w, []) if isinstance(b, dict))]
-        keys = [k for part in parts for k in part.get("required", []) if isinstance(k, str)]
-        missing = [k for k in dict.fromkeys(keys) if k not in props and any(re.search(p, k) for p in patterns)]
-        if missing:
-            out["properties"] = {**out.get("properties", {}), **{k: {} for k in missing}}
-    return out
-
-
-KNOWN_BUGS: dict[str, Callable[[Any], Any]] = {"required-key-skips-patternProperties": declare_pattern_keys}
-"""Engine bugs this fuzzer found (stored examples in test_differential.py, strict xfail), each with a
-rewrite of a schema into one JSON Schema reads the same and the bug leaves alone. The engine values a
-required key that `properties` lacks by `additionalProperties` alone, ignoring `patternProperties`:
-wrong accepts, wrong rejects, and UnsatisfiableSchemaError for satisfiable schemas."""
-
-
-def known_bug(schema: dict[str, Any], instance: Any) -> str | None:
-    """The known bug a disagreement comes from: the one whose rewrite of the schema removes it."""
-    for name, rewrite in KNOWN_BUGS.items():
-        fixed = rewrite(schema)
-        if fixed == schema:
-            continue
-        try:
-            if Oracle(fixed).verdict(instance).kind not in WRONG:
-                return name
-        except ExtractorError:
-            continue
-    return None

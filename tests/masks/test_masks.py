@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import hashlib
 
 import numpy as np
@@ -45,7 +46,11 @@ def brute_force(grammar: CompiledGrammar, config: frozenset, distinct: Distinct 
 
 
 def _fresh(distinct: Distinct, config: frozenset, data: bytes) -> bool:
-    distinct = distinct.copy()
+    """The token stepped byte by byte on a copy of the tracker (not the mask's own shortcut)."""
+    state = distinct
+    distinct = Distinct(state.automaton)
+    distinct.seen = {d: set(v) for d, v in state.seen.items()}
+    distinct.raw, distinct.depth = copy.copy(state.raw), state.depth
     for byte in data:
         config, repeated = distinct.step(config, byte)
         if not config or repeated:
