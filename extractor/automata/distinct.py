@@ -5,6 +5,7 @@ forbids a token that would finish one of them again."""
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -18,18 +19,26 @@ class Distinct:
         self.seen: dict[int, set[str]] = {}
         self.raw: bytearray | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
+        self.in_string = self.escaped = False  # inside some JSON string, and after its backslash
 
     def step(self, config: Config, byte: int) -> tuple[Config, bool]:
         """The configuration after `byte`, and whether that byte finished a string already written."""
         nxt = self.automaton.step(config, byte)
         if not nxt:
             return nxt, False
+        if self.escaped:
+            self.escaped = False
+        elif self.in_string and byte == 0x5C:
+            self.escaped = True
+        elif byte == 0x22:
+            self.in_string = not self.in_string
         depth = self._inside(nxt)
         repeated = False
-        if self.depth is not None and depth is None:  # the closing quote
-            text = json.loads(b'"' + bytes(self.raw or b"") + b'"')
-            repeated = text in self.seen.get(self.depth, ())
-            self.seen.setdefault(self.depth, set()).add(text)
+        if self.depth is not None and depth is None:  # the string ended, or only another path went on
+            if self._finished(nxt, self.depth):  # (a declared key is no undeclared one)
+                text = json.loads(b'"' + bytes(self.raw or b"") + b'"')
+                repeated = text in self.seen.get(self.depth, ())
+                self.seen.setdefault(self.depth, set()).add(text)
             self.raw = None
         elif depth is not None:
             if self.depth is None:
@@ -42,21 +51,44 @@ class Distinct:
             del self.seen[d]
         return nxt, repeated
 
-    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: np.ndarray,
-               quotes: np.ndarray) -> np.ndarray:
+    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: Quoted) -> np.ndarray:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
-        is removed). `quoted` are the ids of the tokens holding a quote, `quotes` how many each holds: a
-        token finishes a string only with its closing quote, and one that first opens it needs two."""
+        is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
+        its first quote), or one opening and ending a new string (run byte by byte: few tokens hold two)."""
         if not any(self.seen.values()):
             return mask
-        candidates = quoted[mask[quoted] & (quotes >= (1 if self.depth is not None else 2))]
+        ids, counts = quoted.ids, quoted.counts
+        allowed = mask[ids]
         out = mask
+        if self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
+            ends = self._endings()
+            if ends is None:
+                candidates = ids[allowed]
+            else:
+                for end in ends:
+                    hit = quoted.by_head.get(end)
+                    if hit is not None and mask[hit].any():
+                        out = out if out is not mask else mask.copy()
+                        out[hit] = False
+                candidates = ids[allowed & (counts >= 3)]  # may end this string, then open and end another
+        else:  # must open a string before it can end one, and first end the one it is in, if any
+            candidates = ids[allowed & (counts >= (3 if self.in_string else 2))]
         for token in candidates.tolist():
             if self.repeats(config, tokens[token]):
-                if out is mask:
-                    out = mask.copy()
+                out = out if out is not mask else mask.copy()
                 out[token] = False
         return out
+
+    def _endings(self) -> set[str] | None:
+        """What may follow the open string's text so far to make one already written at its depth; None
+        where that text ends inside an escape or a surrogate pair (tokens are then run byte by byte)."""
+        try:
+            so_far = json.loads(b'"' + bytes(self.raw or b"") + b'"')
+        except ValueError:
+            return None
+        if so_far and "\ud800" <= so_far[-1] <= "\udbff":
+            return None
+        return {k[len(so_far):] for k in self.seen.get(self.depth, ()) if k.startswith(so_far)}  # type: ignore[arg-type]
 
     def repeats(self, config: Config, data: bytes) -> bool:
         """Whether `data`, read from `config`, finishes a string already written (this state unchanged)."""
@@ -69,10 +101,11 @@ class Distinct:
                 return False
             now = self._inside(config)
             if depth is not None and now is None:
-                text = json.loads(b'"' + bytes(raw or b"") + b'"')
-                if (depth <= kept and text in self.seen.get(depth, ())) or text in added.get(depth, ()):
-                    return True
-                added.setdefault(depth, set()).add(text)
+                if self._finished(config, depth):
+                    text = json.loads(b'"' + bytes(raw or b"") + b'"')
+                    if (depth <= kept and text in self.seen.get(depth, ())) or text in added.get(depth, ()):
+                        return True
+                    added.setdefault(depth, set()).add(text)
                 raw = None
             elif now is not None:
                 if depth is None:
@@ -85,6 +118,12 @@ class Distinct:
             for d in [d for d in added if d > low]:
                 del added[d]
         return False
+
+    def _finished(self, config: Config, depth: int) -> bool:
+        """Whether a distinct rule's frame at `depth` has just read its last byte (its closing quote)."""
+        dfas, rules = self.automaton.dfas, self.automaton.distinct
+        return any(len(st) - 1 == depth and st[-1][0] in rules and dfas[st[-1][0]].accept[st[-1][1]]
+                   for st in config)
 
     def _inside(self, config: Config) -> int | None:
         """The depth of a distinct rule's frame past its opening quote and short of its end, if any."""
@@ -105,3 +144,35 @@ def accepts(automaton: Automaton, data: bytes) -> bool:
         if not config or repeated:
             return False
     return automaton.accepting(config)
+
+
+@dataclass(frozen=True, eq=False)
+class Quoted:
+    """A vocabulary's tokens that hold a double quote (built once per vocabulary)."""
+
+    ids: np.ndarray  # their ids
+    counts: np.ndarray  # how many quotes each holds
+    by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
+
+    @classmethod
+    def of(cls, tokens: tuple[bytes, ...]) -> Quoted:
+        counts = np.array([t.count(b'"') for t in tokens], dtype=np.int64)
+        ids = np.flatnonzero(counts)
+        heads: dict[str, list[int]] = {}
+        for i in ids[counts[ids] < 3].tolist():
+            head = _head(tokens[i])
+            if head is not None:
+                heads.setdefault(head, []).append(i)
+        return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
+
+
+def _head(token: bytes) -> str | None:
+    """The text a token adds to an open string (at a character boundary) before its first unescaped quote."""
+    at, escaped = 0, False
+    while at < len(token) and (escaped or token[at] != 0x22):
+        escaped = not escaped and token[at] == 0x5C
+        at += 1
+    try:
+        return json.loads(b'"' + token[:at] + b'"')
+    except ValueError:
+        return None

@@ -8,7 +8,7 @@ from typing import Generic, TypeVar
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.distinct import Distinct
+from extractor.automata.distinct import Distinct, Quoted
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.masks.walk import walk
@@ -53,17 +53,15 @@ class ByteLRU(Generic[K, V]):
         return len(self.items)
 
 
-_QUOTED: dict[int, tuple[Vocabulary, np.ndarray, np.ndarray]] = {}
+_QUOTED: dict[int, tuple[Vocabulary, Quoted]] = {}
 
 
-def _quoted(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray]:
-    """The ids of the tokens holding a double quote, and how many each holds (once per vocabulary)."""
+def _quoted(vocab: Vocabulary) -> Quoted:
+    """The vocabulary's tokens that hold a quote (once per vocabulary)."""
     hit = _QUOTED.get(id(vocab))
     if hit is None or hit[0] is not vocab:
-        counts = np.array([t.count(b'"') for t in vocab.tokens], dtype=np.int64)
-        ids = np.flatnonzero(counts)
-        hit = _QUOTED[id(vocab)] = (vocab, ids, counts[ids])
-    return hit[1], hit[2]
+        hit = _QUOTED[id(vocab)] = (vocab, Quoted.of(vocab.tokens))
+    return hit[1]
 
 
 class CompiledGrammar:
@@ -79,7 +77,7 @@ class CompiledGrammar:
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
-        self.quoted, self.quotes = _quoted(vocab) if automaton.distinct else (np.zeros(0, dtype=np.int64),) * 2
+        self.quoted = _quoted(vocab) if automaton.distinct else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def matcher(self) -> Matcher:
@@ -172,8 +170,7 @@ class Matcher:
         mask = self.grammar.mask(self.config)
         if self.distinct is None:
             return mask
-        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted,
-                                    self.grammar.quotes)
+        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
 
     def bitmask(self) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
