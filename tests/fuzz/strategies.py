@@ -542,26 +542,6 @@ def _members(schema: Any) -> Any:
     return out
 
 
-def _keys(value: Any) -> set[str]:
-    if isinstance(value, dict):
-        return set(value).union(*map(_keys, value.values()))
-    return set().union(*map(_keys, value)) if isinstance(value, list) else set()
-
-
-def _counted(schema: Any) -> set[str]:
-    """The keys declared beside a `minProperties` (in `properties` of its object or of that object's
-    `allOf`/`anyOf`/`oneOf` branches): the keys the engine counts toward that minimum."""
-    if isinstance(schema, list):
-        return set().union(*map(_counted, schema))
-    if not isinstance(schema, dict):
-        return set()
-    inner = set().union(*map(_counted, schema.values()))
-    if "minProperties" not in schema:
-        return inner
-    parts = [schema, *(b for w in ("allOf", "anyOf", "oneOf") for b in schema.get(w, []) if isinstance(b, dict))]
-    return inner.union(*(p["properties"] for p in parts if isinstance(p.get("properties"), dict)))
-
-
 def some_order(auto: Automaton, value: Any, budget: int = 20_000) -> bool:
     """Whether the automaton accepts the value with its objects' keys in some order: a depth-first search
     over key orders, each branch cut as soon as the automaton refuses a byte (at most `budget` nodes)."""
@@ -657,9 +637,8 @@ class Oracle:
     def _excuse(self, instance: Any) -> str | None:
         value = _respell(instance)
         documented = [value, *Reorderer(_members(self.schema)).candidates(value)]
-        no_min = self.schema
-        if _keys(value) - _counted(self.schema):
-            no_min = _without(self.schema, lambda k, v: k == "minProperties" and isinstance(v, int))
+        # undeclared keys never count toward minProperties (in whichever object): read it without them
+        no_min = _without(self.schema, lambda k, v: k == "minProperties" and isinstance(v, int))
         no_email = _without(no_min, lambda k, v: k == "format" and v == "email")
         relaxed: list[tuple[Any, NormalizeOptions, Callable[[Automaton], bool]]] = [  # one per POLICIES entry
             (self.schema, STRICT, lambda a: runs(a, _text(value))),
