@@ -5,7 +5,7 @@ guarantees rather than what a good model would answer: the result is the target 
 the generated text is JSON the grammar accepts (a complete value, or for IncompleteOutputError a
 prefix of one), errors carry what they promise, and greedy / seeded decoding is reproducible.
 
-Generations are few and short; every raw generation is captured by spying on `extractor.api.generate`.
+Generations are few and short; every raw generation is captured by spying on `extractor.decode.loop.generate`.
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ import pytest
 from pydantic import BaseModel, ValidationError, model_validator
 
 import extractor
-import extractor.api as api
+import extractor.decode.loop as loop
+import extractor.decode.model as model_module
 from extractor import (
     ExtractionError, Extractor, ExtractorError, IncompleteOutputError, Refusal, compile_schema,
 )
@@ -64,14 +65,14 @@ class Outcome:
 def run(ex: Extractor, target: Any, text: str, **kw: Any) -> Outcome:
     """`ex.extract(target, text, **kw)`, recording generations; only ExtractorErrors are caught."""
     out = Outcome()
-    real = api.generate
+    real = loop.generate
 
     def spy(*args: Any, **kwargs: Any) -> Generation:
         gen = real(*args, **kwargs)
         out.generations.append(gen)
         return gen
 
-    with mock.patch.object(api, "generate", spy):
+    with mock.patch.object(loop, "generate", spy):  # extract imports it when called
         try:
             out.result = ex.extract(target, text, **kw)
         except ExtractorError as exc:  # anything else propagates and fails the test
@@ -172,13 +173,13 @@ def test_greedy_decoding_is_deterministic(model_extractor):
 @pytest.mark.model
 def test_module_level_extract_matches_extractor_and_loads_once(model_extractor, monkeypatch):
     loads: list[Any] = []
-    real_load = api.load_model
+    real_load = model_module.load_model
 
     def counting_load(*args: Any, **kwargs: Any):
         loads.append(args)
         return real_load(*args, **kwargs)
 
-    monkeypatch.setattr(api, "load_model", counting_load)
+    monkeypatch.setattr(model_module, "load_model", counting_load)
     expected = cached_run(model_extractor, Person, CARD_JA, max_tokens=60)  # shared with a test below
     result = extractor.extract(Person, CARD_JA, max_tokens=60)
     assert isinstance(result, Person) and result.name.strip()
