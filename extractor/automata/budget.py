@@ -14,28 +14,28 @@ from extractor.errors import SchemaTooComplexError
 
 @dataclass(frozen=True)
 class Budget:
-    """Limits on one schema's compile; None lifts a limit."""
+    """Limits on one schema's automaton construction, from `CompileOptions`; None lifts a limit."""
 
-    max_states: int | None = 1_000_000
-    """States built in all (NFA and DFA states of every rule, pairs of products): a few hundred bytes each."""
-    timeout: float | None = 30.0
-    """Seconds for the whole compile."""
+    max_states: int | None
+    """States built in all (NFA and DFA states of every rule, pairs of products)."""
+    timeout: float | None
+    """Seconds for the whole construction."""
 
 
 class _Meter:
     def __init__(self, budget: Budget) -> None:
         self.budget = budget
         self.deadline = None if budget.timeout is None else time.monotonic() + budget.timeout
-        self.states = 0
+        self.states = self.ticks = 0
         self.rule = ""
 
-    def spend(self, states: int) -> None:
+    def spend(self, states: int, force: bool = False) -> None:
         before, self.states = self.states, self.states + states
         limit = self.budget.max_states
         if limit is not None and self.states > limit:
             raise SchemaTooComplexError(self.rule, f"needs more than {limit:,} automaton states "
                                                    "(CompileOptions(max_states=...) raises the limit)")
-        if self.deadline is not None and (before >> 10 != self.states >> 10 or states > 1) \
+        if self.deadline is not None and (force or before >> 10 != self.states >> 10 or states > 1) \
                 and time.monotonic() > self.deadline:
             raise SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile "
                                                    "(CompileOptions(timeout=...) raises the limit)")
@@ -69,6 +69,15 @@ def building(rule: str) -> Iterator[None]:
         yield
     finally:
         meter.rule = outer
+
+
+def tick() -> None:
+    """Check the deadline from a loop that builds no state (minimization); every 1,024th call looks."""
+    meter = _METER.get()
+    if meter is not None:
+        meter.ticks += 1
+        if not meter.ticks & 1023:
+            meter.spend(0, force=True)
 
 
 def spend(states: int = 1) -> None:

@@ -9,7 +9,7 @@ from itertools import groupby
 
 import numpy as np
 
-from extractor.automata.budget import spend
+from extractor.automata.budget import spend, tick
 from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
 
 ALL_BYTES = (1 << 256) - 1
@@ -437,6 +437,7 @@ def _hopcroft(states: list[int], trans: list[list[int]], accept: list[bool], cal
     block_of = {s: i for i, b in enumerate(blocks) for s in b}
     work = {(min(range(len(blocks)), key=lambda i: len(blocks[i])), a) for a in symbols}
     while work:
+        tick()
         target, a = work.pop()
         preds = {p for t in blocks[target] for p in inverse[a].get(t, ())}
         touched: dict[int, set[int]] = {}
