@@ -161,26 +161,30 @@ def _distinct(grammar: Grammar, index: dict[str, int], dfas: dict[str, RuleDFA |
     return frozenset(out)
 
 
-ENDLESS_STATES = 4096
-"""Larger rules are not checked (the check is quadratic): their strings may then repeat."""
-
-
 def endless(dfa: RuleDFA | CountedDFA) -> bool:
-    """True when every live state short of the end still has infinitely many completions (a cycle on the
-    way to acceptance): however many strings were used, a fresh one can always be finished."""
-    if isinstance(dfa, CountedDFA) or any(dfa.calls) or dfa.size > ENDLESS_STATES:
+    """True when every live state short of the end still has infinitely many completions (it reaches a cycle
+    on the way to acceptance): however many strings were used, a fresh one can always be finished. States
+    with finitely many completions are peeled off from the end (those whose live successors are all peeled);
+    only states with no successor at all may be among them."""
+    if isinstance(dfa, CountedDFA) or any(dfa.calls):
         return False
-    trans = dfa.trans
     n = len(dfa.accept)
-    succ = [set(int(t) for t in np.unique(trans[s]) if t >= 0) for s in range(n)]
+    succ = [set(np.unique(dfa.trans[s][dfa.trans[s] >= 0]).tolist()) for s in range(n)]
     pred: list[set[int]] = [set() for _ in range(n)]
     for s, targets in enumerate(succ):
         for t in targets:
             pred[t].add(s)
     live = _backward({s for s in range(n) if dfa.accept[s]}, pred)
-    on_cycle = {s for s in live if succ[s] & _backward({s}, pred)}  # some successor leads back to s
-    endless_states = _backward(on_cycle, pred) & live
-    return all(s in endless_states for s in live if succ[s] & live)
+    left = {s: len(succ[s] & live) for s in live}
+    work = [s for s, k in left.items() if k == 0]
+    finite = set(work)
+    while work:
+        for p in pred[work.pop()] & live:
+            left[p] -= 1
+            if left[p] == 0:
+                finite.add(p)
+                work.append(p)
+    return all(not succ[s] & live for s in finite)
 
 
 def _backward(start: set[int], pred: list[set[int]]) -> set[int]:
