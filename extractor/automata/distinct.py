@@ -4,6 +4,7 @@ forbids a token that would finish one of them again."""
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass
 
@@ -16,8 +17,8 @@ class Distinct:
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
-        self.seen: dict[int, set[str]] = {}
-        self.raw: bytearray | None = None  # the open string's bytes after its opening quote
+        self.seen: dict[int, frozenset[str]] = {}
+        self.raw: bytes | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
         self.in_string = self.escaped = False  # inside some JSON string, and after its backslash
 
@@ -36,15 +37,16 @@ class Distinct:
         repeated = False
         if self.depth is not None and depth is None:  # the string ended, or only another path went on
             if self._finished(nxt, self.depth):  # (a declared key is no undeclared one)
-                text = json.loads(b'"' + bytes(self.raw or b"") + b'"')
-                repeated = text in self.seen.get(self.depth, ())
-                self.seen.setdefault(self.depth, set()).add(text)
+                text = json.loads(b'"' + (self.raw or b"") + b'"')
+                old = self.seen.get(self.depth, frozenset())
+                repeated = text in old
+                self.seen[self.depth] = old | {text}  # a new set: forks share the old one
             self.raw = None
         elif depth is not None:
             if self.depth is None:
-                self.raw = bytearray()  # the opening quote
+                self.raw = b""  # the opening quote
             else:
-                self.raw.append(byte)  # type: ignore[union-attr]
+                self.raw = self.raw + bytes([byte])  # type: ignore[operator]  # new bytes: forks share the old
         self.depth = depth
         low = min(len(st) for st in nxt)  # an object or array that closed takes its strings along
         for d in [d for d in self.seen if d > low]:
@@ -74,7 +76,7 @@ class Distinct:
         else:  # must open a string before it can end one, and first end the one it is in, if any
             candidates = ids[allowed & (counts >= (3 if self.in_string else 2))]
         for token in candidates.tolist():
-            if self.repeats(config, tokens[token]):
+            if not self.after(config, tokens[token])[0]:  # allowed by the grammar: empty means a repeat
                 out = out if out is not mask else mask.copy()
                 out[token] = False
         return out
@@ -83,41 +85,23 @@ class Distinct:
         """What may follow the open string's text so far to make one already written at its depth; None
         where that text ends inside an escape or a surrogate pair (tokens are then run byte by byte)."""
         try:
-            so_far = json.loads(b'"' + bytes(self.raw or b"") + b'"')
+            so_far = json.loads(b'"' + (self.raw or b"") + b'"')
         except ValueError:
             return None
         if so_far and "\ud800" <= so_far[-1] <= "\udbff":
             return None
         return {k[len(so_far):] for k in self.seen.get(self.depth, ()) if k.startswith(so_far)}  # type: ignore[arg-type]
 
-    def repeats(self, config: Config, data: bytes) -> bool:
-        """Whether `data`, read from `config`, finishes a string already written (this state unchanged)."""
-        depth, raw = self.depth, None if self.raw is None else bytearray(self.raw)
-        added: dict[int, set[str]] = {}
-        kept = 1 << 30  # depths at or below this still hold their strings (none closed yet)
+    def after(self, config: Config, data: bytes) -> tuple[Config, Distinct]:
+        """The configuration after `data` and the state it leaves (this one unchanged); the configuration is
+        empty where a byte is not allowed or finishes a string already written."""
+        fork = copy.copy(self)
+        fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `step`
         for byte in data:
-            config = self.automaton.step(config, byte)
-            if not config:
-                return False
-            now = self._inside(config)
-            if depth is not None and now is None:
-                if self._finished(config, depth):
-                    text = json.loads(b'"' + bytes(raw or b"") + b'"')
-                    if (depth <= kept and text in self.seen.get(depth, ())) or text in added.get(depth, ()):
-                        return True
-                    added.setdefault(depth, set()).add(text)
-                raw = None
-            elif now is not None:
-                if depth is None:
-                    raw = bytearray()
-                else:
-                    raw.append(byte)  # type: ignore[union-attr]
-            depth = now
-            low = min(len(st) for st in config)
-            kept = min(kept, low)
-            for d in [d for d in added if d > low]:
-                del added[d]
-        return False
+            config, repeated = fork.step(config, byte)
+            if not config or repeated:
+                return frozenset(), fork
+        return config, fork
 
     def _finished(self, config: Config, depth: int) -> bool:
         """Whether a distinct rule's frame at `depth` has just read its last byte (its closing quote)."""
@@ -138,12 +122,8 @@ class Distinct:
 def accepts(automaton: Automaton, data: bytes) -> bool:
     """Whether `data` is in the automaton's language: every byte allowed, no distinct string repeated, and
     the end accepting."""
-    distinct, config = Distinct(automaton), automaton.start()
-    for byte in data:
-        config, repeated = distinct.step(config, byte)
-        if not config or repeated:
-            return False
-    return automaton.accepting(config)
+    config, _ = Distinct(automaton).after(automaton.start(), data)
+    return bool(config) and automaton.accepting(config)
 
 
 @dataclass(frozen=True, eq=False)

@@ -217,13 +217,11 @@ class Matcher:
     def _walk(self, data: bytes) -> Config:
         """The configuration after `data`, remembering the distinct strings it finishes; empty where a byte
         is not allowed or finishes one already written (state kept only when all are allowed)."""
-        if self.distinct is None or not self.grammar.walk(self.config, data):
+        if self.distinct is None:
             return self.grammar.walk(self.config, data)
-        if self.distinct.repeats(self.config, data):
-            return frozenset()
-        config = self.config
-        for byte in data:
-            config, _ = self.distinct.step(config, byte)
+        config, state = self.distinct.after(self.config, data)
+        if config:
+            self.distinct = state
         return config
 
     def forced_bytes(self, limit: int = 256) -> bytes:

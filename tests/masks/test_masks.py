@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 import hashlib
 
 import numpy as np
@@ -46,16 +45,8 @@ def brute_force(grammar: CompiledGrammar, config: frozenset, distinct: Distinct 
 
 
 def _fresh(distinct: Distinct, config: frozenset, data: bytes) -> bool:
-    """The token stepped byte by byte on a copy of the tracker (not the mask's own shortcut)."""
-    state = distinct
-    distinct = Distinct(state.automaton)
-    distinct.seen = {d: set(v) for d, v in state.seen.items()}
-    distinct.raw, distinct.depth = copy.copy(state.raw), state.depth
-    for byte in data:
-        config, repeated = distinct.step(config, byte)
-        if not config or repeated:
-            return False
-    return True
+    """The token stepped byte by byte through the tracker (not the mask's lookup of string endings)."""
+    return bool(distinct.after(config, data)[0])
 
 
 def masks_match_brute_force(grammar: CompiledGrammar, rounds: int, limit: int, seed: int) -> int:
