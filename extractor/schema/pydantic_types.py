@@ -58,12 +58,14 @@ class ExactJsonSchema(GenerateJsonSchema):
 
     def url_schema(self, schema: core_schema.UrlSchema) -> JsonSchemaValue:
         """A URL limited to the schemes the type allows, with a host name where one is required."""
-        out = super().url_schema(schema)
-        schemes = schema.get("allowed_schemes")
-        if schemes:
-            alternatives = "|".join(sorted(schemes))
-            out["pattern"] = rf"^({alternatives})://{HOST}(:[0-9]{{1,4}})?([/?#][^\s]*)?$"
-        return out
+        return _with_schemes(super().url_schema(schema), schema.get("allowed_schemes"))
+
+    def multi_host_url_schema(self, schema: core_schema.MultiHostUrlSchema) -> JsonSchemaValue:
+        """A DSN (`PostgresDsn`...) as a single-host URL of its schemes: Pydantic's `multi-host-uri` format
+        names no format this compiler knows, so the schema would otherwise admit any string."""
+        out: dict[str, Any] = {"type": "string", "format": "uri", "minLength": 1}
+        self.update_with_validations(out, schema, self.ValidationsMapping.string)
+        return _with_schemes(out, schema.get("allowed_schemes"))
 
     def timedelta_schema(self, schema: core_schema.TimedeltaSchema) -> JsonSchemaValue:
         out = super().timedelta_schema(schema)
@@ -74,6 +76,13 @@ class ExactJsonSchema(GenerateJsonSchema):
     def complex_schema(self, schema: core_schema.ComplexSchema) -> JsonSchemaValue:
         """A real part and an optional imaginary one, as Python's `complex()` reads them."""
         return {**super().complex_schema(schema), "pattern": COMPLEX_TEXT}
+
+
+def _with_schemes(out: dict[str, Any], schemes: list[str] | None) -> dict[str, Any]:
+    if schemes:
+        names = "|".join(sorted(s.replace(".", r"\.").replace("+", r"\+") for s in schemes))  # `+` is literal
+        out["pattern"] = rf"^({names})://{HOST}(:[0-9]{{1,4}})?([/?#][^\s]*)?$"
+    return out
 
 
 def _number(value: Any) -> int | float:

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import numpy as np
 import pytest
-from pydantic import BaseModel, Field, HttpUrl, ValidationError
+from pydantic import BaseModel, Field, HttpUrl, PostgresDsn, ValidationError
 
 from extractor import compile_schema
 from extractor.schema import json_schema
@@ -26,6 +26,7 @@ class Loose(BaseModel):
     site: HttpUrl
     took: timedelta
     signal: complex
+    database: PostgresDsn
 
 
 # (field, a value the validator accepts, one it refuses that the plain Pydantic schema allowed)
@@ -38,6 +39,7 @@ ROWS = [
     ("site", '"https://example.com/a?b=1"', '"ftp://example.com/a"'),
     ("took", '"P1DT2H30M"', '"PT9999999999H"'),
     ("signal", '"1.5+2j"', '"two"'),
+    ("database", '"postgresql://db.example.com:5432/app"', '"mysql://db.example.com/app"'),
 ]
 
 
