@@ -148,10 +148,11 @@ def _conversion_key(gguf: Path) -> str:
     copy; and the transformers major version, whose saved format another major version may not load."""
     from importlib.metadata import version
 
-    digest = hashlib.sha256(str(gguf.stat().st_size).encode())
+    size = gguf.stat().st_size
+    digest = hashlib.sha256(str(size).encode())
     with gguf.open("rb") as f:
         digest.update(f.read(1 << 20))
-        f.seek(max(gguf.stat().st_size - (1 << 20), 0))
+        f.seek(max(size - (1 << 20), 0))
         digest.update(f.read())
     digest.update(f"transformers {version('transformers').split('.')[0]}".encode())
     return digest.hexdigest()[:12]

@@ -42,7 +42,7 @@ class CompileOptions:
     every byte forced), "free" (the model's own, bounded), or a `Layout`."""
     max_states: int | None = 1_000_000
     """Automaton states built in all (every rule's NFA and DFA states) before the schema is refused with
-    `SchemaTooComplexError`; the most any MaskBench schema needs is 30,000. None: no limit."""
+    `SchemaTooComplexError`; no schema of the MaskBench sample reaches it. None: no limit."""
     timeout: float | None = 10.0
     """Seconds the automaton construction may take before `SchemaTooComplexError`. None: no limit."""
 
