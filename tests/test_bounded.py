@@ -98,6 +98,20 @@ def test_a_compile_past_its_timeout_fails_naming_the_rule_and_the_option():
         build_automaton(compile_grammar(target_ir(schema, None), CompileOptions(timeout=0.2)))
 
 
+def test_intersections_that_multiply_alternatives_are_refused_early():
+    """allOf over twelve three-way anyOfs distributes into 3**12 alternatives: refused after a bounded number
+    of steps, naming where."""
+    import time
+
+    from extractor.errors import SchemaTooComplexError
+
+    schema = {"type": "object", "allOf": [{"anyOf": [{"required": [f"{c}{i}"]} for c in "abc"]} for i in range(12)]}
+    start = time.monotonic()
+    with pytest.raises(SchemaTooComplexError, match="intersecting its alternatives"):
+        target_ir(schema, None)
+    assert time.monotonic() - start < 10
+
+
 def test_the_state_budget_is_a_compile_option():
     """(A rule built once is cached per process: the unlimited build comes last.)"""
     from extractor.errors import SchemaTooComplexError

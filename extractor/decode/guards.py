@@ -9,11 +9,11 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `max_number_digits`: a number stops after this many digits (doubles need at most 17).
 - `unique_items`: an array item that repeats an earlier item of the same array verbatim (whitespace
   around items aside) may not be followed by `,`: the array closes after the first repeat.
-- `similar_items`: an array item that equals the items just before it once digits are ignored (a model
-  counting `"1.1.1.20", "1.1.1.21", ...` or repeating a line item with a growing price) may not be
-  followed by `,` when it makes that many in a row.
+- `similar_items`: an array item that equals earlier items of its array once digits are ignored (a model
+  counting `"1.1.1.20", "1.1.1.21", ...`, repeating a line item with a growing price, or alternating two
+  such items) may not be followed by `,` when it makes that many of them.
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
-  three times, or 6-64 bytes four times once digits are ignored) must close.
+  three times, 1-5 bytes over 24 bytes or more, or 6-64 bytes four times once digits are ignored) must close.
 
 Where a string must close but the grammar cannot close it yet (a `pattern` or `format` still unmet),
 the guard steers the model along the shortest way to a closing quote instead of standing aside.
@@ -21,6 +21,7 @@ the guard steers the model along the shortest way to a closing quote instead of 
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -47,11 +48,11 @@ class Guards:
     unique_items: bool = True
     """An array item equal to an earlier one ends the array (no `,` after it)."""
     similar_items: int | None = 4
-    """This many items in a row that are equal but for their digits end the array (None: off). 4 keeps
-    every list of the quality benchmark's gold objects whole (at most 3 in a row there, phone numbers)."""
+    """This many items of one array that are equal but for their digits end the array (None: off). 4 keeps
+    every list of the quality benchmark's gold objects whole (at most 3 alike there, phone numbers)."""
     string_loops: bool = True
-    """A string that starts repeating itself (its last 16-128 bytes twice in a row, or 6-15 bytes three
-    times, or 6-64 bytes four times once digits are ignored) must close."""
+    """A string that starts repeating itself (its last 16-128 bytes twice in a row, 6-15 bytes three
+    times, 1-5 bytes over at least 24 bytes, or 6-64 bytes four times once digits are ignored) must close."""
     wrap_up: bool = False
     """When the shortest way to a complete output needs about every token left, only tokens along it are
     allowed (strings close, lists end, required members get their shortest values): the output is whole
@@ -160,12 +161,17 @@ class JsonTracker:
             arr.item_start = pos + 1
 
 
+SHORT_LOOP_BYTES = 24
+"""A stretch of 1-5 bytes repeated back to back over this many bytes (`L-L-L-L-...`) is a loop."""
+
+
 def looping(data: bytearray, start: int) -> bool:
     """True when the string from `start` ends with a stretch repeated back to back: 16-128 bytes twice,
-    or 6-15 bytes three times; or, once digits are ignored, 6-64 bytes four times (a model counting
-    `2022-01-01, 2022-01-02, ...`)."""
+    6-15 bytes three times, 1-5 bytes over `SHORT_LOOP_BYTES`; or, once digits are ignored, 6-64 bytes four
+    times (a model counting `2022-01-01, 2022-01-02, ...`)."""
     text = bytes(data[start:])
     return _repeats_at_end(text, 6, 128, lambda p: 2 if p >= 16 else 3) or \
+        _repeats_at_end(text, 1, 5, lambda p: -(-SHORT_LOOP_BYTES // p)) or \
         _repeats_at_end(text.translate(_NO_DIGITS), 6, 64, lambda p: 4)
 
 
@@ -297,8 +303,9 @@ class Guard:
                 out += self._endings(set(arr.items), current, ended)
             n = self.guards.similar_items
             if n is not None and len(arr.items) >= n - 1:
-                shapes = {item.translate(_NO_DIGITS) for item in arr.items[len(arr.items) - (n - 1):]}
-                if len(shapes) == 1:
+                alike = Counter(item.translate(_NO_DIGITS) for item in arr.items)
+                shapes = {shape for shape, count in alike.items() if count >= n - 1}
+                if shapes:
                     out += self._endings(shapes, current.translate(_NO_DIGITS), ended, digits=False)
         return out
 

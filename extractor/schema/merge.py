@@ -7,9 +7,14 @@ import math
 from dataclasses import replace
 from decimal import Decimal
 
-from extractor.errors import UnsupportedSchemaError
+from extractor.errors import SchemaTooComplexError, UnsupportedSchemaError
 from extractor.grammar.pattern import pattern_matches
 from extractor.schema import ir
+
+
+MAX_PAIRS = 20_000
+"""Alternatives intersected per schema: intersections distribute over unions, so nested complements and
+dependencies could multiply without end."""
 
 
 class Merger:
@@ -18,6 +23,7 @@ class Merger:
     def __init__(self, defs: dict[str, ir.Node | None]) -> None:
         self.defs = defs
         self.made: dict[tuple[ir.Node, ir.Node], str] = {}
+        self.pairs = 0  # option pairs intersected so far, bounded by MAX_PAIRS
 
     def both(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
         if isinstance(a, ir.AnyValue) or a == b:
@@ -30,6 +36,10 @@ class Merger:
             return self.ref(a, b, ptr)
         if isinstance(a, ir.Union_) or isinstance(b, ir.Union_):  # distribute; `a` stays first (its key order)
             pairs = [(o, b) for o in a.options] if isinstance(a, ir.Union_) else [(a, o) for o in b.options]
+            self.pairs += len(pairs)
+            if self.pairs > MAX_PAIRS:
+                raise SchemaTooComplexError(ptr, f"intersecting its alternatives (anyOf, oneOf, not, dependencies) "
+                                                 f"takes more than {MAX_PAIRS:,} steps")
             kept = [n for n in (self.both(x, y, ptr) for x, y in pairs) if not isinstance(n, ir.Nothing)]
             return ir.Nothing() if not kept else kept[0] if len(kept) == 1 else ir.Union_(tuple(dict.fromkeys(kept)))
         if isinstance(b, ir.Const):

@@ -153,7 +153,8 @@ class _Normalizer:
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
                 if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
-                    options = self.exclusive(schema[key], options, ptr)
+                    typed = self.within_type(rest, schema[key], options, ptr)
+                    options = typed if typed is not None else self.exclusive(schema[key], options, ptr)
                 parts.append(_union(options))
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
@@ -173,6 +174,25 @@ class _Normalizer:
         for part in parts[1:]:
             node = self.merger.both(node, part, ptr)
         return node
+
+    def within_type(self, rest: dict[str, Any], schemas: list[Any], options: tuple[ir.Node, ...],
+                    ptr: str) -> tuple[ir.Node, ...] | None:
+        """oneOf options cut to one type, when that makes them provably disjoint and stays exact: the type
+        declared beside them, each option explicit or speaking of that type alone (`{"maxLength": 0}`); or,
+        with no type declared, every option speaking of one type alone, so that any other value matches
+        them all and oneOf rejects it."""
+        kind = rest.get("type")
+        if kind in _TYPES:
+            if not all(self.explicit(sub) or _vacuous(sub, kind) for sub in schemas):
+                return None
+        else:
+            kind = next((k for k in ("object", "array", "string", "number")
+                         if len(schemas) > 1 and all(_vacuous(sub, k) for sub in schemas)), None)
+            if kind is None:
+                return None
+        declared = self.typed(kind, {}, ptr) if kind != "object" else _ANY_OBJECT
+        typed = tuple(self.merger.both(declared, option, ptr) for option in options)
+        return typed if self.disjoint(typed) else None
 
     def exclusive(self, schemas: list[Any], options: tuple[ir.Node, ...], ptr: str) -> tuple[ir.Node, ...]:
         """Overlapping oneOf options as "this one and none of the others", each other option by its
@@ -243,14 +263,32 @@ class _Normalizer:
                      for name, sub in schema.get("properties", {}).items()]
             others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
             return _union((*others, *absent, *wrong))
-        if keys - {"type"} and keys - {"type"} <= _NUMBER_BOUNDS and schema.get("type", "number") == "number":
+        if keys - {"type"} and keys - {"type"} <= _NUMBER_BOUNDS and schema.get("type", "number") in ("number",
+                                                                                                   "integer"):
+            whole = schema.get("type") == "integer"  # fails by a fraction too, or by a bound as an integer
             lo, lo_x = _bound(schema, "minimum", "exclusiveMinimum", max, ptr)
             hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
-            below = [ir.Number(maximum=lo, exclusive_maximum=not lo_x)] if lo is not None else []
-            above = [ir.Number(minimum=hi, exclusive_minimum=not hi_x)] if hi is not None else []
+            below = [ir.Number(integer=whole, maximum=lo, exclusive_maximum=not lo_x)] if lo is not None else []
+            above = [ir.Number(integer=whole, minimum=hi, exclusive_minimum=not hi_x)] if hi is not None else []
             others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
                       for t in _TYPES if t not in ("number", "integer") and "type" in keys]
-            return _union((*others, *below, *above))
+            return _union((*others, *([ir.Number(fraction=True)] if whole else []), *below, *above))
+        if keys <= {"items", "type"} and "items" in keys and schema.get("type", "array") == "array" \
+                and not isinstance(schema["items"], list):
+            # an array fails when some item fails `items`
+            where = f"{ptr}/items"
+            bad = ir.Contains(self.negation(schema["items"], where), self.node(schema["items"], where))
+            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                      for t in _TYPES if t not in ("array", "integer") and "type" in keys]
+            return _union((*others, ir.Array(contains=bad)))
+        if keys == {"oneOf"}:  # none of the options, or at least two of them
+            options = [(self.node(sub, f"{ptr}/oneOf/{i}"), self.negation(sub, f"{ptr}/oneOf/{i}"))
+                       for i, sub in enumerate(schema["oneOf"])]
+            none: ir.Node = ir.AnyValue()
+            for _, miss in options:
+                none = self.merger.both(none, miss, ptr)
+            pairs = [self.merger.both(a, b, ptr) for i, (a, _) in enumerate(options) for b, _ in options[i + 1:]]
+            return _union((none, *pairs))
         if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
             self.string(schema, ptr)  # refuses patterns it cannot compile
             others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()
@@ -573,8 +611,19 @@ class _Normalizer:
             return True
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
             return not {canonical(json.loads(v)) for v in a.values} & {canonical(json.loads(v)) for v in b.values}
+        if isinstance(a, ir.String) and isinstance(b, ir.String):  # by length
+            return any(x.max_length is not None and x.max_length < y.min_length for x, y in ((a, b), (b, a)))
+        if isinstance(a, ir.Number) and isinstance(b, ir.Number):  # by range, or integer against fraction
+            return (a.integer and b.fraction) or (b.integer and a.fraction) or any(
+                x.maximum is not None and y.minimum is not None and (x.maximum < y.minimum or (
+                    x.maximum == y.minimum and (x.exclusive_maximum or y.exclusive_minimum))) for x, y in ((a, b), (b, a)))
         if isinstance(a, ir.Object) and isinstance(b, ir.Object):
-            return _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a)
+            if _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a):
+                return True
+            # a key one of them needs, which both declare with values apart
+            declared = {p.name: p for p in b.properties}
+            return any(p.name in declared and (p.required or declared[p.name].required)
+                       and self.apart(p.value, declared[p.name].value, depth + 1) for p in a.properties)
         return False
 
     def resolved(self, node: ir.Node | None) -> ir.Node | None:
@@ -629,6 +678,23 @@ def _numbers_except(values: list[Any]) -> list[ir.Node]:
     bounds = [None, *cuts, None]
     return [ir.Number(minimum=lo, exclusive_minimum=lo is not None, maximum=hi, exclusive_maximum=hi is not None)
             for lo, hi in zip(bounds, bounds[1:])]
+
+
+_KEYWORDS_OF = {"object": _OBJECT_KEYS | {"dependencies", "dependentRequired", "dependentSchemas"},
+                "array": _ARRAY_KEYS, "string": _STRING_KEYS, "number": _NUMBER_KEYS, "integer": _NUMBER_KEYS}
+
+
+def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
+    """Whether every value not of type `kind` satisfies `schema`: its keywords (and those of its allOf,
+    anyOf and one-option oneOf) all concern `kind` alone."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict) or depth > 16:
+        return False
+    nested = {"allOf", "anyOf"} | ({"oneOf"} if len(schema.get("oneOf", [])) == 1 else set())
+    if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF[kind] - nested:
+        return False
+    return all(_vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
 
 
 def _absent(name: str) -> ir.Node:

@@ -320,6 +320,18 @@ NOT_ROWS = [
      ["1", "1.0", "0", "15e-1", "1e5", "1.5e1"]),
     ({"type": "number", "not": {"enum": [1, 2.5, -3]}}, ["0", "1.5", "2.6", "-3.5", "100"],
      ["1", "1.0", "2.5", "2.50", "-3", "-3e0", "10e-1"]),
+    ({"not": {"type": "integer", "minimum": 3}}, ["2", "-7", "3.5", '"s"', "null", "[]"], ["3", "40"]),
+    ({"not": {"type": "integer", "exclusiveMaximum": 3}}, ["3", "40", "2.5", "{}"], ["2", "-7"]),
+    ({"not": {"type": "array", "items": {"type": "integer"}}}, ['["a"]', '[1,2,null]', "1", '"s"'],
+     ["[]", "[1]", "[1,2,3]"]),
+    ({"not": {"items": {"enum": [1, 2]}}}, ['[3]', '[1,"a"]'], ["[]", "[1,2,1]", "7", '"s"']),
+    ({"not": {"oneOf": [{"type": "integer"}, {"minimum": 2}]}}, ["5", "1.5"], ['"s"', "null", "1", "2.5", "-3"]),
+    ({"type": "string", "oneOf": [{"maxLength": 0}, {"minLength": 1, "pattern": "^a"}]}, ['""', '"ab"'],
+     ['"b"', "1", "null"]),
+    ({"type": "integer", "oneOf": [{"maximum": 0}, {"minimum": 1}]}, ["-3", "0", "7"], ["1.5", '"s"']),
+    ({"type": "integer", "oneOf": [{"maximum": 5}, {"minimum": 1}]}, ["0", "6", "-2"], ["1", "3", "5"]),
+    ({"type": "object", "not": {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}},
+     ["{}", '{"a":1,"b":2}', '{"c":1}'], ['{"a":1}', '{"b":2,"c":3}']),
 ]
 
 
@@ -388,6 +400,18 @@ ONE_OF_ROWS = [
     ({"oneOf": [{"type": "object", "properties": {"a": {}}, "required": ["a"], "additionalProperties": False},
                 {"type": "object", "properties": {"b": {}}, "required": ["b"], "additionalProperties": False}]},
      ['{"a":1}', '{"b":2}'], ['{}', '{"a":1,"b":2}']),
+    # disjoint by a key both require, valued apart
+    ({"oneOf": [{"type": "object", "properties": {"p": {"type": "string"}}, "required": ["p"]},
+                {"type": "object", "properties": {"p": {"type": "object"}}, "required": ["p"]}]},
+     ['{"p":"x"}', '{"p":{}}'], ["{}", '{"p":1}']),
+    # a key one option requires and the other declares with another value
+    ({"type": "object", "oneOf": [{"properties": {"op": {"enum": ["or"]}}, "required": ["v"]},
+                                  {"properties": {"op": {"enum": ["eq"]}}, "required": ["op", "v"]}]},
+     ['{"v":1}', '{"op":"or","v":1}', '{"op":"eq","v":1}'], ['{"op":"x","v":1}', '{"op":"eq"}', '"s"']),
+    # no type declared, every option about objects only: any other value matches both, so none is valid
+    ({"oneOf": [{"required": ["a"], "properties": {"a": {"type": "string"}}},
+                {"required": ["a"], "properties": {"a": {"type": "integer"}}}]},
+     ['{"a":"s"}', '{"a":1}'], ['"s"', "{}", '{"a":null}', "3"]),
     # an option that is itself a union, against another type
     ({"oneOf": [{"oneOf": [{"type": "null"}, {"enum": ["L", "R"], "type": "string"}]},
                 {"type": "array", "items": {"type": "null"}}]}, ["null", '"L"', "[null]"], ['"X"', "[1]"]),
@@ -507,6 +531,8 @@ def test_structured_enum_beside_keywords(schema, good, bad):
 
 
 CONTAINS_ROWS = [
+    ({"type": "array", "contains": {"type": "array", "items": {"type": "null"}}},  # nested: its miss has one too
+     ["[[]]", "[1,[null]]", "[[1],[null,null]]", "[3,[null],[1]]"], ["[]", "[1]", "[[1]]", "[[1],2]", "[[null,1]]"]),
     ({"type": "array", "contains": {"type": "integer"}}, ["[1]", '["a",1]', "[1,2]"], ["[]", '["a"]', "[1.5]"]),
     ({"type": "array", "contains": {"type": "integer"}, "minContains": 2, "maxContains": 3},
      ["[1,2]", '[1,"a",2,3]'], ["[1]", "[1,2,3,4]", '["a"]']),

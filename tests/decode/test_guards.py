@@ -87,7 +87,10 @@ def test_a_guard_that_would_forbid_everything_stands_aside(gpt2):
     (b"20457-Hafenweg 3, 20457-Hafenweg 3, ", True),     # 18 bytes, twice
     (b"skills_description_description_description", True),  # 12 bytes, three times
     (b"skills_description_description", False),            # 12 bytes, only twice
-    (b"ha ha ha ha", False),                                # 3 bytes: too short to count
+    (b"ha ha ha ha", False),                                # 3 bytes, 11 in all: too short to count
+    (b"Nordwind-Coffee-A-L-L-L-L-L-L-L-L-L-L-L", True),        # 2 bytes over 24
+    (b"Nordwind-Coffee-A-L-L-L-L-L-L-L-L", False),             # 2 bytes over 18
+    (b"Ticket ==========", False),
     (b"Factory Berlin, Rheinsberger Str. 76, Berlin", False),
     (b"+44 7700 900456", False),
     (b"AG, 2022-01-01, 2022-01-02, 2022-01-03, 2022-01-04, ", True),  # counting: 12 bytes four times, digits aside
@@ -108,7 +111,7 @@ def test_a_looping_string_must_close(gpt2):
     assert out is mask
 
 
-def test_items_equal_but_for_digits_end_the_array_after_four_in_a_row(gpt2):
+def test_items_equal_but_for_digits_end_the_array_after_four(gpt2):
     schema = {"type": "array", "items": {"type": "string"}}
     counting = b'["1.1.1.20","1.1.1.21","1.1.1.22","1.1.1.23"'
     vocab, mask, out, guard = _at(schema, gpt2, counting, Guards())
@@ -116,9 +119,13 @@ def test_items_equal_but_for_digits_end_the_array_after_four_in_a_row(gpt2):
     assert not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out)) and b"]" in _allowed(vocab, out)
     vocab, mask, out, _ = _at(schema, gpt2, counting[:-1], Guards())  # mid-item: `",` would end the fourth
     assert b'",' in _allowed(vocab, mask) and b'",' not in _allowed(vocab, out) and b'"' in _allowed(vocab, out)
-    for data in (counting[:counting.rindex(b",")], b'["1.1.1.20","x","1.1.1.22","1.1.1.23"'):  # three; not in a row
+    for data in (counting[:counting.rindex(b",")], b'["1.1.1.20","x","1.1.1.22","1.1.1.23"'):  # three alike
         vocab, mask, out, _ = _at(schema, gpt2, data, Guards())
         assert out is mask
+    alternating = b'["20 years in logistics","21 years in planning","22 years in logistics","23 years in planning",' \
+                  b'"24 years in logistics","25 years in planning","26 years in logistics"'
+    vocab, mask, out, _ = _at(schema, gpt2, alternating, Guards())  # four alike, never in a row
+    assert not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out)) and b"]" in _allowed(vocab, out)
     vocab, mask, out, _ = _at(schema, gpt2, counting, Guards(similar_items=None))
     assert out is mask
 
