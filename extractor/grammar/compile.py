@@ -167,7 +167,7 @@ class _Compiler:
         stricter for numbers); a step of 10**-k as at most k decimal places, no exponent (stricter)."""
         kind = "integer" if node.integer else "number"
         lo, hi, step = node.minimum, node.maximum, node.multiple_of
-        if lo is None and hi is None and step is None and not node.fraction:
+        if lo is None and hi is None and step is None and not node.fraction and not node.not_multiples:
             return self.leaf(kind, LEAF_RULES[kind])
         integral = node.integer or (step is not None and step == step.to_integral_value())
         if integral:
@@ -186,8 +186,11 @@ class _Compiler:
         if node.fraction:
             parts.append(jt.FRACTION)
         name = (f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"
-                f"%{step}{' fraction' if node.fraction else ''}")
-        return self.leaf(name, parts[0] if len(parts) == 1 else Both(tuple(parts)))
+                f"%{step}{' fraction' if node.fraction else ''}{''.join(f' !%{k}' for k in node.not_multiples)}")
+        body = parts[0] if len(parts) == 1 else Both(tuple(parts))
+        for k in node.not_multiples:  # canonical integers, so one value has one spelling to subtract
+            body = Minus(body, Both((jt.INTEGER, Multiple(k))))
+        return self.leaf(name, body)
 
     def string(self, node: ir.String) -> Node:
         """Free strings share one rule; constrained ones get a leaf rule of their own."""

@@ -58,6 +58,8 @@ class Number:
     multiple_of: Decimal | None = None
     fraction: bool = False
     """The value must not be an integer (the complement of `integer` among numbers)."""
+    not_multiples: tuple[int, ...] = ()
+    """An integer divisible by none of these (the complement of an integral `multipleOf`; `integer` set)."""
 
 
 @dataclass(frozen=True)

@@ -94,8 +94,11 @@ class Merger:
         fraction = a.fraction or b.fraction
         if fraction and (a.integer or b.integer or (step is not None and step == step.to_integral_value())):
             return ir.Nothing()
-        return ir.Number(integer=a.integer or b.integer, minimum=lo, exclusive_minimum=lo_x,
-                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step, fraction=fraction)
+        avoid = tuple(dict.fromkeys(a.not_multiples + b.not_multiples))
+        if avoid and (fraction or (step is not None and any(step % k == 0 for k in avoid))):
+            return ir.Nothing()
+        return ir.Number(integer=a.integer or b.integer or bool(avoid), minimum=lo, exclusive_minimum=lo_x,
+                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step, fraction=fraction, not_multiples=avoid)
 
     def string(self, a: ir.String, b: ir.String, ptr: str) -> ir.Node:
         if a.format and b.format and a.format != b.format:
@@ -187,6 +190,8 @@ class Merger:
                 return False
             d = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
             if node.multiple_of is not None and d % node.multiple_of != 0:
+                return False
+            if any(d % k == 0 for k in node.not_multiples):
                 return False
             return ((node.minimum is None or d > node.minimum or (d == node.minimum and not node.exclusive_minimum))
                     and (node.maximum is None or d < node.maximum

@@ -8,7 +8,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Any
 
@@ -273,6 +273,32 @@ class _Normalizer:
             others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
                       for t in _TYPES if t not in ("number", "integer") and "type" in keys]
             return _union((*others, *([ir.Number(fraction=True)] if whole else []), *below, *above))
+        for kind, low, high, make in (("string", "minLength", "maxLength", lambda a, b: ir.String(min_length=a,
+                                                                                                max_length=b)),
+                                      ("array", "minItems", "maxItems", lambda a, b: ir.Array(min_items=a,
+                                                                                            max_items=b))):
+            if keys - {"type"} and keys - {"type"} <= {low, high} and schema.get("type", kind) == kind:
+                lo = _count(schema, low, ptr) if low in schema else 0
+                hi = _count(schema, high, ptr) if high in schema else None
+                others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                          for t in _TYPES if t not in (kind, "integer") and "type" in keys]
+                return _union((*others, *([make(0, lo - 1)] if lo else []), *([make(hi + 1, None)] if hi is not None
+                                                                               else [])))
+        found = self.contains(schema, ptr) if keys - {"type"} <= {"contains", "minContains", "maxContains"} and \
+            schema.get("type", "array") == "array" else None
+        if found is not None:  # too few items match, or too many
+            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                      for t in _TYPES if t not in ("array", "integer") and "type" in keys]
+            few = [ir.Array(contains=replace(found, min=0, max=found.min - 1))] if found.min else []
+            many = [ir.Array(contains=replace(found, min=found.max + 1, max=None))] if found.max is not None else []
+            return _union((*others, *few, *many))
+        if keys - {"type"} == {"multipleOf"} and schema.get("type", "number") in ("number", "integer"):
+            step = schema["multipleOf"]
+            if not isinstance(step, (int, float)) or isinstance(step, bool) or step <= 0 or step != int(step):
+                raise UnsupportedSchemaError("not", f"{ptr}/multipleOf", "the complement of a fractional multipleOf")
+            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                      for t in _TYPES if t not in ("number", "integer") and "type" in keys]
+            return _union((*others, ir.Number(fraction=True), ir.Number(integer=True, not_multiples=(int(step),))))
         if keys <= {"items", "type"} and "items" in keys and schema.get("type", "array") == "array" \
                 and not isinstance(schema["items"], list):
             # an array fails when some item fails `items`
@@ -281,6 +307,19 @@ class _Normalizer:
             others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
                       for t in _TYPES if t not in ("array", "integer") and "type" in keys]
             return _union((*others, ir.Array(contains=bad)))
+        if keys <= {"propertyNames", "type"} and "propertyNames" in keys and schema.get("type", "object") == "object":
+            # an object fails when one of its keys fails propertyNames: enforced where those keys are finitely many
+            where = f"{ptr}/propertyNames"
+            failing = self.negation(schema["propertyNames"], where)
+            options = failing.options if isinstance(failing, ir.Union_) else (failing,)
+            if any(isinstance(o, (ir.String, ir.AnyValue)) for o in options):
+                raise UnsupportedSchemaError("not", where, "keys failing propertyNames are not finitely many")
+            names = [v for o in options if isinstance(o, ir.Const) for v in map(json.loads, o.values)
+                     if isinstance(v, str)]
+            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
+            with_name = [ir.Object(properties=(ir.Property(n, ir.AnyValue(), True),), additional=ir.AnyValue())
+                         for n in dict.fromkeys(names)]
+            return _union((*others, *with_name))
         if keys == {"oneOf"}:  # none of the options, or at least two of them
             options = [(self.node(sub, f"{ptr}/oneOf/{i}"), self.negation(sub, f"{ptr}/oneOf/{i}"))
                        for i, sub in enumerate(schema["oneOf"])]
@@ -293,6 +332,9 @@ class _Normalizer:
             self.string(schema, ptr)  # refuses patterns it cannot compile
             others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()
             return _union((*others, ir.String(anti_patterns=(schema["pattern"],))))
+        groups = _independent(keys)
+        if len(groups) > 1:  # De Morgan: a schema fails when one of its independent parts does
+            return _union(tuple(self.negation({k: schema[k] for k in group}, ptr) for group in groups))
         raise UnsupportedSchemaError("not", ptr, f"the complement of {sorted(keys)} is not yet enforced")
 
     def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
@@ -682,6 +724,17 @@ def _numbers_except(values: list[Any]) -> list[ir.Node]:
 
 _KEYWORDS_OF = {"object": _OBJECT_KEYS | {"dependencies", "dependentRequired", "dependentSchemas"},
                 "array": _ARRAY_KEYS, "string": _STRING_KEYS, "number": _NUMBER_KEYS, "integer": _NUMBER_KEYS}
+
+
+_COUPLED = ({"properties", "patternProperties", "additionalProperties"}, {"prefixItems", "items", "additionalItems"},
+            {"contains", "minContains", "maxContains"}, {"if", "then", "else"}, _NUMBER_BOUNDS)
+"""Keywords whose meaning depends on each other: a complement takes each group whole."""
+
+
+def _independent(keys: set[str]) -> list[set[str]]:
+    """`keys` in groups that each hold on their own (a schema holds when all its groups do)."""
+    groups = [keys & group for group in _COUPLED if keys & group]
+    return groups + [{k} for k in sorted(keys - set().union(*_COUPLED))]
 
 
 def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
