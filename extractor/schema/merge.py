@@ -207,7 +207,9 @@ class Merger:
                     and node.min_length <= len(value) and (node.max_length is None or len(value) <= node.max_length))
         if isinstance(node, ir.Array) and isinstance(value, list):
             if node.contains is not None:
-                raise UnsupportedSchemaError("enum", ptr, "array constants beside `contains`")
+                found = sum(self.admits(node.contains.match, v, ptr) for v in value)
+                if found < node.contains.min or (node.contains.max is not None and found > node.contains.max):
+                    return False
             return (node.min_items <= len(value) and (node.max_items is None or len(value) <= node.max_items)
                     and (not node.unique or len({canonical(v) for v in value}) == len(value))
                     and all(self.admits(_at(node, i), v, ptr) for i, v in enumerate(value)))

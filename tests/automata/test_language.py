@@ -526,6 +526,8 @@ def test_nested_id_is_the_base_of_refs_below_it():
 
 
 ENUM_BESIDE_ROWS = [  # structured constants filtered by the keywords beside them
+    ({"enum": [[1, "a"], [1, 2], ["a"], ["a", "b", "c"]], "contains": {"type": "string"}, "maxContains": 2},
+     ['[1,"a"]', '["a"]'], ["[1,2]", '["a","b","c"]']),
     ({"enum": [3, 4, 6.0, "a"], "multipleOf": 2}, ["4", "6.0", '"a"'], ["3"]),
     ({"allOf": [{"enum": [{"foo": 1}, {"foo": "x"}, {"bar": 1}]},
                 {"properties": {"foo": {"type": "integer"}}, "required": ["foo"]}]},
