@@ -140,6 +140,11 @@ ROWS: list[tuple[str, str, str]] = [
      "build({'type': 'object', 'properties': {f'f{i}': {'type': 'integer'} for i in range(400)}})"),
     ("hostile schemas", "330 required properties", "build({'type': 'object', 'properties': {f'f{i}': "
      "{'type': 'integer'} for i in range(330)}, 'required': [f'f{i}' for i in range(330)]})"),
+    ("hostile schemas", "allOf of twelve 3-way anyOfs (3^12 alternatives)",
+     "build({'type': 'object', 'allOf': [{'anyOf': [{'required': [c + str(i)]} for c in 'abc']} for i in range(12)]})"),
+    ("hostile schemas", "not of a oneOf of three large objects",
+     "build({'not': {'oneOf': [{'type': 'object', 'properties': {f'{c}{i}': {'type': 'integer'} for i in range(40)}, "
+     "'required': [f'{c}{i}' for i in range(40)]} for c in 'abc']}})"),
     ("hostile schemas", "165 levels of nesting", "build(nest(165))"),
     ("hostile schemas", "331 levels of anyOf", "build(any_of(331))"),
     ("references", "$ref chain of 113", "build(chain(113))"),

@@ -18,7 +18,7 @@ DEFAULT_SYSTEM = (
 
 REFUSAL = '(A text with no {title} in it gets an "error" key instead.)'
 """Said where the refusal branch is on. On the embedded 135M model any more prominent mention of the
-refusal makes it refuse everything; calibration is `Guards.refusal_bias`'s job."""
+refusal makes it refuse everything; whether to refuse is decided by the relevance screen (decode/relevance.py)."""
 
 RETRY = "That JSON failed validation:\n{errors}\nReply with corrected JSON only."
 """Fed back after a failed semantic check; `{errors}` lists what failed."""

@@ -656,9 +656,8 @@ class _Normalizer:
         if isinstance(a, ir.String) and isinstance(b, ir.String):  # by length
             return any(x.max_length is not None and x.max_length < y.min_length for x, y in ((a, b), (b, a)))
         if isinstance(a, ir.Number) and isinstance(b, ir.Number):  # by range, or integer against fraction
-            return (a.integer and b.fraction) or (b.integer and a.fraction) or any(
-                x.maximum is not None and y.minimum is not None and (x.maximum < y.minimum or (
-                    x.maximum == y.minimum and (x.exclusive_maximum or y.exclusive_minimum))) for x, y in ((a, b), (b, a)))
+            return (a.integer and b.fraction) or (b.integer and a.fraction) or any(_below(x, y) for x, y in ((a, b),
+                                                                                                            (b, a)))
         if isinstance(a, ir.Object) and isinstance(b, ir.Object):
             if _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a):
                 return True
@@ -748,6 +747,13 @@ def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
     if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF[kind] - nested:
         return False
     return all(_vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
+
+
+def _below(x: ir.Number, y: ir.Number) -> bool:
+    """Every number `x` admits is below every one `y` admits."""
+    if x.maximum is None or y.minimum is None:
+        return False
+    return x.maximum < y.minimum or (x.maximum == y.minimum and (x.exclusive_maximum or y.exclusive_minimum))
 
 
 def _absent(name: str) -> ir.Node:
