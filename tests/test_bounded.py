@@ -147,8 +147,8 @@ def test_large_string_enums_and_constants_compile_exactly():
 ], ids=["pattern", "optional_properties", "bounded_array", "formats_and_anyof"])
 def test_the_state_count_charged_before_building_is_the_count_built(schema):
     """The budget refuses unrolled repeats from a count made without building: it must be exact."""
-    from extractor.automata.dfa import _NFA, thompson_size
-    from extractor.grammar.regex import Both, Counted, Minus, Multiple, Substrings
+    from extractor.lang.dfa import _NFA, thompson_size
+    from extractor.lang.regex import Both, Counted, Minus, Multiple, Substrings
 
     for node in compile_grammar(target_ir(schema, None)).rules.values():
         if not isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):

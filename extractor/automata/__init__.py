@@ -1,6 +1,6 @@
 """Stage 3: each grammar rule becomes a minimized byte DFA; calls between them form a pushdown automaton."""
 
-from extractor.automata.dfa import RuleDFA, build_dfa
+from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.automata.distinct import Distinct, accepts
 from extractor.automata.pda import Automaton, Config, Frame, Stack, build_automaton
 

@@ -16,9 +16,9 @@ from functools import lru_cache
 
 import numpy as np
 
-from extractor.automata.budget import spend
-from extractor.automata.dfa import RuleDFA, build_dfa, live_states
-from extractor.grammar.regex import Counted, lit, refs, seq, star
+from extractor.lang.budget import spend
+from extractor.lang.dfa import RuleDFA, build_dfa, live_states
+from extractor.lang.regex import Counted, lit, refs, seq, star
 
 MAX_TABLE_CELLS = 1 << 22
 """Most (count, state) cells a feasibility table may hold (16 MiB) before the rule is refused."""

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from extractor.automata.budget import Budget, building, metered
+from extractor.lang.budget import Budget, building, metered
 from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
-from extractor.automata.dfa import RuleDFA, build_dfa
+from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
 from extractor.grammar import Grammar
-from extractor.grammar.regex import Counted, Node, refs
+from extractor.lang.regex import Counted, Node, refs
 
 Frame = tuple[int, int]
 """(rule index, DFA state): one level of the stack."""

@@ -9,14 +9,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 from extractor.errors import UnsupportedSchemaError
-from extractor.grammar import json_terms as jt
+from extractor.lang import json_terms as jt
 from extractor.grammar import numbers
-from extractor.grammar.regex import (
+from extractor.lang.regex import (
     EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
     seq, star,
 )
 from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
-from extractor.grammar.pattern import compile_pattern
+from extractor.lang.pattern import compile_pattern
 from extractor.schema import ir
 from extractor.schema.merge import canonical
 

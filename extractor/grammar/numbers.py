@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 
-from extractor.grammar.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, plus, repeat, seq, star
+from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, plus, repeat, seq, star
 
 DIGIT = byte_set((0x30, 0x39))
 

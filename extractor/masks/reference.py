@@ -14,7 +14,7 @@ from functools import cache
 import numpy as np
 
 from extractor.automata import RuleDFA, build_dfa
-from extractor.grammar import json_terms as jt
+from extractor.lang import json_terms as jt
 
 
 @dataclass(frozen=True, eq=False)

@@ -8,7 +8,7 @@ from dataclasses import replace
 from decimal import Decimal
 
 from extractor.errors import SchemaTooComplexError, UnsupportedSchemaError
-from extractor.grammar.pattern import pattern_matches
+from extractor.lang.pattern import pattern_matches
 from extractor.schema import ir
 
 

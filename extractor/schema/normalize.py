@@ -17,8 +17,8 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
-from extractor.grammar.json_terms import FORMATS, dumps
-from extractor.grammar.pattern import PatternError, compile_pattern, pattern_matches
+from extractor.lang.json_terms import FORMATS, dumps
+from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches
 from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS

@@ -125,7 +125,7 @@ def test_verbatim_needs_the_source_and_refuses_lengths():
 
 
 def _reads(text: str, piece: str) -> bool:
-    from extractor.automata.dfa import _word_positions
+    from extractor.lang.dfa import _word_positions
 
     nxt, accept = _word_positions(text)
     state: int | None = 0
@@ -145,7 +145,7 @@ def test_the_whole_word_substring_automaton_is_exact_on_any_text(text):
 
 
 def test_the_whole_word_substring_automaton_grows_linearly_with_the_text():
-    from extractor.automata.dfa import _word_positions
+    from extractor.lang.dfa import _word_positions
 
     text = "word " * 20_000  # as repetitive as a text gets: end-position sets would hold thousands each
     nxt, _ = _word_positions(text)

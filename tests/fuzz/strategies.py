@@ -29,7 +29,7 @@ from benchmarks.common import Reorderer
 from extractor.automata import Automaton, build_automaton
 from extractor.errors import ExtractorError, UnsatisfiableSchemaError
 from extractor.grammar import CompileOptions, compile_grammar
-from extractor.grammar.json_terms import FORMATS as ENGINE_FORMATS
+from extractor.lang.json_terms import FORMATS as ENGINE_FORMATS
 from extractor.schema import NormalizeOptions, target_ir
 from tests.automata.helpers import runs
 

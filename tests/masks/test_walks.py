@@ -11,8 +11,8 @@ from extractor import compile_schema
 from extractor.automata import build_dfa
 from extractor.automata.counted import CountedDFA
 from extractor.automata.configs import config_dfa
-from extractor.grammar import json_terms as jt
-from extractor.grammar.regex import Minus, alt, lit
+from extractor.lang import json_terms as jt
+from extractor.lang.regex import Minus, alt, lit
 from extractor.masks import TableCache
 from extractor.masks.reference import pair, pairing, reference
 from extractor.masks.tables import leaf_table

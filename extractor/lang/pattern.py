@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from extractor.grammar.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
+from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
 
 MAX_CP = 0x10FFFF
 Ranges = tuple[tuple[int, int], ...]
@@ -103,7 +103,7 @@ def pattern_matches(pattern: str, text: str) -> bool:
 @lru_cache(maxsize=256)
 def _pattern_dfa(pattern: str):  # noqa: ANN202 - a RuleDFA; typed lazily to keep stages apart
     """Built once per pattern: declared names and enum values are checked against it repeatedly."""
-    from extractor.automata.dfa import build_dfa  # the automata stage, only for this check
+    from extractor.lang.dfa import build_dfa  # the automata stage, only for this check
 
     return build_dfa(seq(lit('"'), compile_pattern(pattern), lit('"')))
 

@@ -9,8 +9,8 @@ from itertools import groupby
 
 import numpy as np
 
-from extractor.automata.budget import spend, tick
-from extractor.grammar.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
+from extractor.lang.budget import spend, tick
+from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
 
 ALL_BYTES = (1 << 256) - 1
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from extractor.grammar.pattern import negate, chars
-from extractor.grammar.regex import (
+from extractor.lang.pattern import negate, chars
+from extractor.lang.regex import (
     EMPTY, Node, alt, byte_set, lit, opt, plus, repeat, seq, star,
 )
 
