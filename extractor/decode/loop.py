@@ -19,7 +19,7 @@ from extractor.decode.forced import SpanTokenizer
 from extractor.decode.guards import NO_GUARDS, Guards
 from extractor.decode.head import PassLogits
 from extractor.decode.model import LoadedModel
-from extractor.decode.rows import DecodeOptions, DeviceMasks, Row
+from extractor.decode.rows import DecodeOptions, MaskTensors, Row
 from extractor.decode.sampling import SamplingOptions
 from extractor.errors import Usage
 from extractor.masks import Matcher
@@ -222,14 +222,14 @@ class _Batch:
         self.lengths = [self.lengths[i] for i in keep]
 
 
-_MASKS: dict[str, DeviceMasks] = {}
+_MASKS: dict[str, MaskTensors] = {}
 
 
-def _device_masks(device: torch.device) -> DeviceMasks:
+def _device_masks(device: torch.device) -> MaskTensors:
     """One set of device mask caches per device, kept across generations."""
     key = str(device)
     if key not in _MASKS:
-        _MASKS[key] = DeviceMasks(device)
+        _MASKS[key] = MaskTensors(device)
     return _MASKS[key]
 
 

@@ -14,7 +14,7 @@ from extractor.decode.guards import NO_GUARDS, Guard, Guards, JsonTracker
 from extractor.decode.head import PassLogits
 from extractor.decode.sampling import SamplingOptions, choose, penalize, verify
 from extractor.masks import Matcher
-from extractor.masks.device import DeviceMasks as PackedMasks
+from extractor.masks.device import PackedMasks
 from extractor.masks.matcher import CompiledGrammar, pack
 from extractor.tokens import Vocabulary
 
@@ -42,11 +42,11 @@ class DecodeOptions:
     """Mask rules against small models' loops (see guards.py); off unless asked for."""
 
 
-class DeviceMasks:
+class MaskTensors:
     """Masks as tensors on the model's device, without a full-vocabulary host copy per step.
 
     On CPU a bool mask is wrapped, not copied. On an accelerator each grammar's masks are kept packed
-    (32 tokens per int32 word) per configuration in a bounded LRU (`masks.device.DeviceMasks`): a mask
+    (32 tokens per int32 word) per configuration in a bounded LRU (`masks.device.PackedMasks`): a mask
     seen before costs no transfer, a new one 1/32 of the vocabulary; they are unpacked on the device.
     """
 
@@ -121,11 +121,11 @@ class Row:
         head, self.pending = self.pending, []
         return self.prompt + head
 
-    def prepare(self, masks: DeviceMasks) -> None:
+    def prepare(self, masks: MaskTensors) -> None:
         """Compute the first mask of the next step (called while an asynchronous forward pass runs)."""
         self._allowed = self._mask(masks)
 
-    def step(self, logits: PassLogits, masks: DeviceMasks) -> None:
+    def step(self, logits: PassLogits, masks: MaskTensors) -> None:
         """Verify the draft and choose the next token from this row's logits (its last `positions` positions)."""
         logits = logits.last(self.positions)
         sampling, draft = self.options.sampling, self.draft
@@ -175,7 +175,7 @@ class Row:
         elif self.splits.get(picked) == drafted:
             del self.splits[picked]
 
-    def _mask(self, masks: DeviceMasks) -> torch.Tensor | None:
+    def _mask(self, masks: MaskTensors) -> torch.Tensor | None:
         if self.matcher is None:
             return None
         host = self.matcher.mask()

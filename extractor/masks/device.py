@@ -10,7 +10,7 @@ from extractor.automata import Config
 from extractor.masks.matcher import CompiledGrammar
 
 
-class DeviceMasks:
+class PackedMasks:
     """Packed masks kept on one device per configuration: a mask seen before costs no host-to-device
     copy, and a new one copies 4 bytes per 32 tokens instead of one byte per token."""
 

@@ -169,7 +169,7 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
 def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
     import torch
 
-    from extractor.masks.device import DeviceMasks, apply_token_bitmask
+    from extractor.masks.device import PackedMasks, apply_token_bitmask
 
     vocab = small_vocab("gpt2")
     grammar = compile_schema({"type": "object", "properties": {"a": {"enum": ["x", "yz"]}}}, vocab)
@@ -180,7 +180,7 @@ def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
     batch = np.zeros((2, len(words)), dtype=np.int32)
     matcher.fill_bitmask(batch, row=1)
     assert (batch[1] == words).all() and not batch[0].any()
-    device = DeviceMasks(grammar, "cpu")
+    device = PackedMasks(grammar, "cpu")
     on_device = device.get(matcher.config)
     assert device.get(matcher.config) is on_device  # cached: no second copy
     logits = torch.zeros(vocab.size + 5)  # models often pad their output width past the vocabulary
