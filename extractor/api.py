@@ -25,7 +25,7 @@ from extractor.errors import (
 )
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
-from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, recursive, target_ir
+from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.stream import completed_members
 from extractor.tokens import Vocabulary
 
@@ -73,6 +73,7 @@ class Extractor:
         if not self.vocab.eos_ids:
             raise ModelLoadError("the tokenizer has no end-of-sequence token: generation could never stop")
         self._grammars: dict[tuple[Any, Any], CompiledGrammar] = {}
+        self._quotes: dict[str, bool] = {}  # schema text -> has Verbatim fields (compiled per document)
 
     def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
                 source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT) -> CompiledGrammar:
@@ -82,7 +83,9 @@ class Extractor:
         schema = json_schema(target)
         text = json.dumps(schema, sort_keys=True)
         depth = nesting(source) if source is not None and isinstance(schema, dict) and recursive(schema) else None
-        if '"x-verbatim": true' in text:
+        if text not in self._quotes:
+            self._quotes[text] = quotes_source(target_ir(schema, None))
+        if self._quotes[text]:
             try:
                 return compile_schema(target, self.vocab, refusal=refusal,
                                       options=CompileOptions(source=source, layout=layout, max_nesting=depth))

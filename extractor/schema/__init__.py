@@ -46,3 +46,27 @@ def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | Non
         schema.defs[name] = node
     schema.root = ir.Union_((schema.root, other.root))
     return schema
+
+
+def quotes_source(schema: ir.Schema) -> bool:
+    """Whether some string must be copied from the document (`Verbatim`), so the grammar depends on it."""
+    stack: list[ir.Node | None] = [schema.root, *schema.defs.values()]
+    seen: set[int] = set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ir.String) and node.verbatim:
+            return True
+        if isinstance(node, ir.Union_):
+            stack += node.options
+        elif isinstance(node, ir.Object):
+            stack += [p.value for p in node.properties] + [v for _, v in node.pattern_groups]
+            stack += [node.additional, node.key_schema]
+        elif isinstance(node, ir.Array):
+            stack += [node.items, *node.prefix]
+            if node.contains is not None:
+                stack += [node.contains.match, node.contains.miss]
+    return False
+

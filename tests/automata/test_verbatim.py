@@ -151,3 +151,27 @@ def test_the_whole_word_substring_automaton_grows_linearly_with_the_text():
     nxt, _ = _word_positions(text)
     assert len(nxt) <= 4 * len(text)
     assert _reads(text, "word word") and not _reads(text, "ord")
+
+
+def test_only_schemas_with_verbatim_strings_quote_the_source():
+    """Decided on the IR, not the schema's text: a description mentioning the keyword is not a field."""
+    from typing import Annotated
+
+    from pydantic import BaseModel
+
+    from extractor import Verbatim
+    from extractor.schema import quotes_source, target_ir
+
+    class Named(BaseModel):
+        name: Annotated[str, Verbatim]
+
+    class Listed(BaseModel):
+        items: list[Named]
+
+    class Mentioned(BaseModel):
+        """Marks nothing, though it says "x-verbatim": true."""
+        name: str
+
+    assert quotes_source(target_ir(Named, None)) and quotes_source(target_ir(Listed, None))
+    assert not quotes_source(target_ir(Mentioned, None))
+    assert not quotes_source(target_ir({"type": "string", "description": '"x-verbatim": true'}, None))
