@@ -26,7 +26,7 @@ from extractor.errors import (
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, Matcher, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, quotes_source, recursive, target_ir
-from extractor.stream import completed_members
+from extractor.stream import Members
 from extractor.tokens import Vocabulary
 
 if TYPE_CHECKING:  # torch-backed: imported where a model is loaded or run, so compiling needs no torch
@@ -195,26 +195,33 @@ class Extractor:
         validated result (or Refusal). Errors are raised as by `extract`. Jump-forward is off."""
         updates: queue.Queue[tuple[str, Any]] = queue.Queue()
         seen = [0]
+        stop = threading.Event()  # set when the consumer stops: decoding ends at its next token
 
         def watch(grammar: CompiledGrammar) -> Matcher:
-            matcher = _WatchedMatcher(grammar)
-            matcher.on_change = lambda data: _publish(data, target, seen, updates)
+            matcher, members = _WatchedMatcher(grammar), Members()
+            matcher.stop = stop
+            matcher.on_bytes = lambda chunk: _publish(members.feed(chunk), target, seen, updates)
             return matcher
 
         def run() -> None:
             try:
                 updates.put(("done", self.extract(target, text, _matcher=watch, **{**kw, "jump_forward": False})))
+            except _Cancelled:
+                pass
             except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
                 updates.put(("error", exc))
 
-        threading.Thread(target=run, daemon=True).start()
-        while True:
-            kind, value = updates.get()
-            if kind == "error":
-                raise value
-            yield value
-            if kind == "done":
-                return
+        threading.Thread(target=run, daemon=True, name="extract_stream").start()
+        try:
+            while True:
+                kind, value = updates.get()
+                if kind == "error":
+                    raise value
+                yield value
+                if kind == "done":
+                    return
+        finally:
+            stop.set()
 
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""
@@ -449,29 +456,39 @@ def _total(attempts: list[Attempt]) -> Usage:
     return Usage(**{f.name: sum(getattr(a.usage, f.name) for a in attempts) for f in fields(Usage)})
 
 
-class _WatchedMatcher(Matcher):
-    """A matcher that reports its output after every step (for extract_stream)."""
+class _Cancelled(BaseException):
+    """Raised inside a stream's decoding once its consumer has stopped (not an error: nobody is listening)."""
 
-    def on_change(self, data: bytes) -> None:
-        """Replaced per instance."""
+
+class _WatchedMatcher(Matcher):
+    """A matcher that reports each step's new output bytes (for extract_stream) and stops when told."""
+
+    stop: threading.Event
+    on_bytes: Callable[[bytes], None]
 
     def advance(self, token: int) -> None:
+        before = len(self.output)
         super().advance(token)
-        self.on_change(bytes(self.output))
+        self._report(before)
 
     def advance_bytes(self, data: bytes) -> None:
+        before = len(self.output)
         super().advance_bytes(data)
-        self.on_change(bytes(self.output))
+        self._report(before)
+
+    def _report(self, before: int) -> None:
+        if self.stop.is_set():
+            raise _Cancelled
+        self.on_bytes(bytes(self.output[before:]))
 
 
-def _publish(data: bytes, target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
+def _publish(members: dict[str, Any], target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
     """Queue a partial result when one more top-level field is complete."""
-    members = completed_members(data.decode("utf-8", errors="ignore"))
     if len(members) <= seen[0]:
         return
     seen[0] = len(members)
     model = isinstance(target, type) and issubclass(target, BaseModel)
-    updates.put(("partial", target.model_construct(**members) if model else members))
+    updates.put(("partial", target.model_construct(**members) if model else dict(members)))
 
 
 def _guards(guards: bool | Guards, text: str, tight: bool = False) -> Guards:

@@ -51,6 +51,19 @@ def test_stream_yields_growing_partials_then_the_validated_result(model_extracto
         assert parts[-2].name == final.name
 
 
+def test_a_stream_closed_early_stops_decoding(model_extractor):
+    import threading
+    import time
+
+    stream = model_extractor.extract_stream(Person, CONTACT, max_tokens=60)
+    next(stream)
+    stream.close()
+    deadline = time.monotonic() + 30
+    while any(t.name == "extract_stream" for t in threading.enumerate()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.name == "extract_stream" for t in threading.enumerate())
+
+
 def test_bad_input_is_refused_before_generating(model_extractor):
     with pytest.raises(InputError, match="empty"):
         model_extractor.extract(Person, "  \n")

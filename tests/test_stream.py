@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from extractor.stream import completed_members
+from extractor.stream import Members, completed_members
 
 DOC = {"name": "Ann \"A\" {x}", "tags": ["a", "b,c"], "meta": {"k": [1, {"z": "}"}]}, "n": -1.5e3, "ok": True}
 
@@ -32,3 +32,12 @@ def test_every_prefix_yields_exactly_the_members_already_complete():
 ])
 def test_rows(prefix, expected):
     assert completed_members(prefix) == expected
+
+
+def test_bytes_fed_in_pieces_give_the_members_of_the_whole():
+    """Fed a token at a time (multi-byte characters split across pieces), each byte is scanned once."""
+    data = json.dumps(DOC, ensure_ascii=False, separators=(",", ":")).replace("Ann", "Änn").encode()
+    members = Members()
+    for i in range(len(data)):
+        members.feed(data[i:i + 1])
+    assert members.done == {**DOC, "name": DOC["name"].replace("Ann", "Änn")}
