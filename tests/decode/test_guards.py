@@ -181,3 +181,28 @@ def test_a_repeat_is_stopped_while_the_string_loop_guard_also_fires(gpt2):
     vocab, mask, out, _ = _at(schema, gpt2, b'["UX design design design","UX design design design', Guards())
     allowed = _allowed(vocab, out)
     assert allowed and all(b'"' in t for t in allowed) and b'",' not in allowed and b'"]' in allowed
+
+
+def test_no_gold_value_of_the_quality_set_trips_a_guard():
+    """The guards' thresholds may not cut a correct value: every gold list keeps fewer alike items than
+    `similar_items`, and no gold string reads as a loop at any prefix while it is written."""
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "quality" / "documents.jsonl"
+    alike, looped = Guards().similar_items, []
+    stack = [json.loads(line)["gold"] for line in data.read_text().splitlines() if line.strip()]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            text = bytearray(b'"' + value.encode())
+            looped += [value for end in range(2, len(text) + 1) if looping(text[:end], 1)][:1]
+        elif isinstance(value, list):
+            shapes = Counter(json.dumps(v, ensure_ascii=False).translate(str.maketrans("123456789", "0" * 9))
+                             for v in value)
+            assert max(shapes.values(), default=0) < alike, value
+            stack += value
+        elif isinstance(value, dict):
+            stack += value.values()
+    assert not looped
