@@ -1,0 +1,176 @@
+"""Where compile time goes: each MaskBench schema compiled stage by stage, beside llguidance's time to first mask.
+
+usage: python benchmarks/compile_profile.py [--sample 500] [--seed 7] [--timeout 10] [--json OUT] [--md OUT]
+
+Stages, timed per schema in one process and one thread (caches warm across schemas, as in maskbench.py):
+`normalize` (JSON Schema to IR), `grammar` (IR to rules), then the automaton stage split by what its time is
+spent in — `nfa` (Thompson construction), `determinize` (subset construction), `minimize` (Hopcroft),
+`products` (intersections and differences of DFAs), `automaton other` (the rest: calls, counters, the
+export of the tables the mask walk reads) — and `first mask` (the matcher's first mask, its tables built).
+Each part is counted once: a function's time excludes the timed functions it calls. Time to first mask
+is their sum; llguidance's is its compile (grammar and matcher) plus its first mask.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import LLAMA3, MASKBENCH_DATA, Timeout, commit, percentiles, time_limit, write_results  # noqa: E402
+from benchmarks.maskbench import select_files  # noqa: E402
+
+KEYS = {"p50": 50, "avg": 0, "p99": 99, "max": 100}
+STAGES = ["normalize", "grammar", "nfa", "determinize", "minimize", "products", "automaton other", "first mask"]
+
+
+class Clock:
+    """Exclusive time per stage: a timed function's time less that of the timed functions inside it."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, float] = {}
+        self.inner: list[float] = []
+
+    def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        def timed(*args: Any, **kw: Any) -> Any:
+            self.inner.append(0.0)
+            start = time.perf_counter()
+            try:
+                return fn(*args, **kw)
+            finally:
+                total = time.perf_counter() - start
+                children = self.inner.pop()
+                self.spent[name] = self.spent.get(name, 0.0) + total - children
+                if self.inner:
+                    self.inner[-1] += total
+        return timed
+
+    def run(self, name: str, fn: Callable[[], Any]) -> Any:
+        return self.wrap(name, fn)()
+
+
+def instrument(clock: Clock) -> None:
+    """Route the DFA builder's parts through `clock`, in every module that holds a reference to them."""
+    from extractor.automata import counted, pda
+    from extractor.lang import dfa
+
+    dfa._NFA.__init__ = clock.wrap("nfa", dfa._NFA.__init__)  # type: ignore[method-assign]
+    dfa._minimize = clock.wrap("minimize", dfa._minimize)
+    dfa._product = clock.wrap("products", dfa._product)
+    dfa.build_dfa = clock.wrap("determinize", dfa.build_dfa)
+    for module in (pda, counted):
+        module.build_dfa = dfa.build_dfa  # type: ignore[attr-defined]
+
+
+def profile(path: Path, vocab: Any, tables: Any, clock: Clock, timeout: float) -> dict[str, Any]:
+    """One schema's stage times (ms), or why it did not compile."""
+    from extractor import ExtractorError
+    from extractor.automata import build_automaton
+    from extractor.grammar import compile_grammar
+    from extractor.masks import CompiledGrammar
+    from extractor.masks.trie import TokenTrie
+    from extractor.schema import NormalizeOptions, target_ir
+
+    schema = json.loads(path.read_text())["schema"]
+    clock.spent = {}
+    try:
+        with time_limit(timeout):
+            ir = clock.run("normalize", lambda: target_ir(schema, None, NormalizeOptions(strict_objects=False)))
+            rules = clock.run("grammar", lambda: compile_grammar(ir))
+            automaton = clock.run("automaton other", lambda: build_automaton(rules))
+            grammar = CompiledGrammar(automaton, vocab, _trie(vocab, TokenTrie), tables=tables)
+            clock.run("first mask", lambda: grammar.matcher().mask())
+    except (ExtractorError, Timeout) as exc:
+        return {"file": path.name, "status": type(exc).__name__}
+    ms = {stage: round(clock.spent.get(stage, 0.0) * 1000, 3) for stage in STAGES}
+    return {"file": path.name, "status": "ok", "ms": ms, "first_mask_ms": round(sum(ms.values()), 3)}
+
+
+_TRIES: dict[str, Any] = {}
+
+
+def _trie(vocab: Any, make: Any) -> Any:
+    if vocab.fingerprint not in _TRIES:
+        _TRIES[vocab.fingerprint] = make(vocab)
+    return _TRIES[vocab.fingerprint]
+
+
+def llguidance_first_mask(paths: list[Path], vocab: Any) -> dict[str, float]:
+    """llguidance's compile plus first mask per schema it compiles (ms), keyed by file."""
+    from benchmarks.peers import LlguidanceEngine
+
+    engine = LlguidanceEngine(LLAMA3, vocab)
+    out = {}
+    for path in paths:
+        schema = json.loads(path.read_text())["schema"]
+        start = time.perf_counter()
+        try:
+            engine.matcher(engine.compile(schema)).mask()
+        except Exception:  # noqa: BLE001 - a refusal: not timed
+            continue
+        out[path.name] = (time.perf_counter() - start) * 1000
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sample", type=int, default=500)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--timeout", type=float, default=10.0)
+    parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--md", type=Path, default=None)
+    args = parser.parse_args()
+
+    from tqdm import tqdm
+
+    from extractor.masks import TableCache
+    from extractor.tokens import Vocabulary
+
+    vocab = Vocabulary.from_tokenizer_file(LLAMA3)
+    paths = select_files(MASKBENCH_DATA, args.sample, args.seed)
+    clock = Clock()
+    instrument(clock)
+    tables = TableCache()  # in memory only: every table is paid for in the run
+    profile(paths[0], vocab, tables, clock, args.timeout)  # the token trie, outside any timing
+    rows = [profile(p, vocab, tables, clock, args.timeout) for p in tqdm(paths, desc="profile")]
+    theirs = llguidance_first_mask(paths, vocab)
+    done = [r for r in rows if r["status"] == "ok"]
+    both = [r for r in done if r["file"] in theirs]
+    total = sum(r["first_mask_ms"] for r in done) or 1.0
+    stages = {s: {**percentiles([r["ms"][s] for r in done], KEYS), "share": round(sum(r["ms"][s] for r in done) / total, 4)}
+              for s in STAGES}
+    result = {"commit": commit(), "sample": args.sample, "seed": args.seed, "schemas": len(rows), "compiled": len(done),
+              "stages_ms": stages, "first_mask_ms": percentiles([r["first_mask_ms"] for r in done], KEYS),
+              "both_compiled": len(both),
+              "first_mask_ms_both": {"extractor": percentiles([r["first_mask_ms"] for r in both], KEYS),
+                                     "llguidance": percentiles([theirs[r["file"]] for r in both], KEYS)},
+              "rows": rows}
+    write_results(result, markdown(result), args.json, args.md)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [f"# Compile time by stage (MaskBench sample {result['sample']}, seed {result['seed']}, Llama-3)", "",
+             f"Commit `{result['commit']}`; {result['compiled']} of {result['schemas']} schemas compiled; one "
+             "process, one thread, caches warm across schemas.", "",
+             "| stage | p50 ms | avg ms | p99 ms | max ms | share of all time |", "|---|---:|---:|---:|---:|---:|"]
+    for stage, s in result["stages_ms"].items():
+        lines.append(f"| {stage} | {s['p50']:.3f} | {s['avg']:.3f} | {s['p99']:.2f} | {s['max']:.1f} | "
+                     f"{100 * s['share']:.1f}% |")
+    f = result["first_mask_ms"]
+    lines.append(f"| **time to first mask** | {f['p50']:.2f} | {f['avg']:.2f} | {f['p99']:.1f} | {f['max']:.0f} | 100% |")
+    ours, theirs = result["first_mask_ms_both"]["extractor"], result["first_mask_ms_both"]["llguidance"]
+    lines += ["", f"Time to first mask on the {result['both_compiled']} schemas both engines compile:", "",
+              "| engine | p50 ms | avg ms | p99 ms | max ms |", "|---|---:|---:|---:|---:|",
+              *(f"| {name} | {s['p50']:.2f} | {s['avg']:.2f} | {s['p99']:.1f} | {s['max']:.0f} |"
+                for name, s in (("extractor", ours), ("llguidance", theirs)))]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
