@@ -22,7 +22,7 @@ __all__ = [
 ]
 
 try:
-    __version__ = version("extractor")
+    __version__ = version("extractor-llm")
 except PackageNotFoundError:  # run from a source tree that was never installed
     __version__ = "0+unknown"
 

@@ -31,3 +31,15 @@ def test_import_and_compile_load_no_torch(compile_one: bool) -> None:
     out = subprocess.run([sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, timeout=300,
                          check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_version_is_that_of_the_installed_distribution() -> None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    import extractor
+
+    try:
+        expected = version("extractor-llm")
+    except PackageNotFoundError:
+        pytest.skip("run from a source tree that was never installed (pip install -e . names the distribution)")
+    assert extractor.__version__ == expected
