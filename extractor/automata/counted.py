@@ -16,12 +16,15 @@ from functools import lru_cache
 
 import numpy as np
 
-from extractor.lang.budget import spend
+from extractor.lang.budget import clock, spend
 from extractor.lang.dfa import RuleDFA, build_dfa, live_states
 from extractor.lang.regex import Counted, lit, refs, seq, star
 
 MAX_TABLE_CELLS = 1 << 22
 """Most (count, state) cells a feasibility table may hold (16 MiB) before the rule is refused."""
+MAX_COUNTED_STATES = 4096
+"""Most states of a counted rule's body: its reachability closure is dense (states squared), so a larger
+body is refused instead of taking minutes."""
 
 
 class CountedTooComplex(ValueError):
@@ -202,6 +205,8 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
     ones. The sequence is eventually periodic; it is stored up to hi, or as prefix + period
     (extended by one more period so that any range query maps into the table)."""
     n = base.size
+    if n > MAX_COUNTED_STATES:
+        raise CountedTooComplex(f"its body has {n:,} states (at most {MAX_COUNTED_STATES:,} are counted)")
     e0 = np.zeros((n, n), dtype=bool)
     e1 = np.zeros((n, n), dtype=bool)
     src = np.repeat(np.arange(n), 256)
@@ -214,8 +219,8 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
         for callee, ret in edges:
             (e1 if callee in callees else e0)[s, ret] = True
     z = _closure(e0)
-    step = (z.astype(np.int32) @ e1.astype(np.int32)) > 0
-    r = (z.astype(np.int32) @ base.accept.astype(np.int32)) > 0
+    step = _times(z, e1)
+    r = _times(z, base.accept)
     limit = (hi + 1) if hi is not None else None
     rows, seen = [r], {r.tobytes(): 0}
     start = period = 0
@@ -223,7 +228,8 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
         if len(rows) * n > MAX_TABLE_CELLS:
             raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
                                     f"{len(rows)} steps")
-        r = (step.astype(np.int32) @ r.astype(np.int32)) > 0
+        clock()
+        r = _times(step, r)
         key = r.tobytes()
         if key in seen:
             start, period = seen[key], len(rows) - seen[key]
@@ -237,11 +243,18 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
     return cum, start, period
 
 
+def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Boolean matrix product, through float32 BLAS: every term is 0 or 1, so a sum is positive exactly
+    when some term is (integer matmul in numpy has no BLAS and is orders of magnitude slower)."""
+    return (a.astype(np.float32) @ b.astype(np.float32)) > 0
+
+
 def _closure(edges: np.ndarray) -> np.ndarray:
-    """Reflexive-transitive closure by repeated squaring."""
+    """Reflexive-transitive closure by repeated squaring (the compile budget's clock checked each time)."""
     reach = edges | np.eye(len(edges), dtype=bool)
     while True:
-        nxt = (reach.astype(np.int32) @ reach.astype(np.int32)) > 0
+        clock()
+        nxt = _times(reach, reach)
         if (nxt == reach).all():
             return reach
         reach = nxt

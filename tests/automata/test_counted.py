@@ -116,3 +116,23 @@ def test_large_bounds_are_exact_and_small(schema, good, bad):
         assert runs(auto, text)
     for text in bad:
         assert not runs(auto, text)
+
+
+def test_a_counted_body_too_large_for_a_dense_closure_is_refused_at_once():
+    """Counting needs the body's reachability closure (states squared): past MAX_COUNTED_STATES the rule is
+    refused before any matrix is built, instead of multiplying for minutes."""
+    import time
+
+    import numpy as np
+
+    from extractor.automata.counted import MAX_COUNTED_STATES, CountedTooComplex, counted
+    from extractor.lang.dfa import RuleDFA
+
+    n = MAX_COUNTED_STATES + 1
+    trans = np.full((n, 256), -1, dtype=np.int32)
+    trans[np.arange(n - 1), ord("a")] = np.arange(1, n)
+    body = RuleDFA(trans=trans, accept=np.arange(n) == n - 1, calls=((),) * n)
+    start = time.monotonic()
+    with pytest.raises(CountedTooComplex, match="states"):
+        counted(body, np.zeros(trans.shape, dtype=bool), frozenset(), 0, 10)
+    assert time.monotonic() - start < 1
