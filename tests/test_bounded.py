@@ -153,3 +153,19 @@ def test_the_state_count_charged_before_building_is_the_count_built(schema):
     for node in compile_grammar(target_ir(schema, None)).rules.values():
         if not isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):
             assert thompson_size(node) == len(_NFA(node).eps)
+
+
+@pytest.mark.parametrize(("schema", "error"), [
+    ({"not": {"multipleOf": 10**9}}, "UnsupportedSchemaError"),  # one automaton state per remainder
+    ({"not": {"multipleOf": float("inf")}}, "InvalidSchemaError"),
+    ({"not": {"multipleOf": float("nan")}}, "InvalidSchemaError"),
+    ({"not": {"multipleOf": 0.5}}, "UnsupportedSchemaError"),
+    ({"type": "null", "oneOf": [{"minimum": 1}, {"type": "null"}]}, "UnsatisfiableSchemaError"),  # null matches both
+])
+def test_complements_and_one_of_refuse_with_a_typed_error(schema, error):
+    from extractor.errors import ExtractorError
+
+    with pytest.raises(ExtractorError) as exc:
+        build_automaton(compile_grammar(target_ir(schema, None)))
+    assert type(exc.value).__name__ == error
+

@@ -105,6 +105,8 @@ class TokenClasses:
 class _Array:
     item_start: int
     items: list[bytes] = field(default_factory=list)
+    alike: Counter[bytes] = field(default_factory=Counter)
+    """How many items have each shape (the item with every digit as 0), kept as items complete."""
 
 
 class JsonTracker:
@@ -158,6 +160,7 @@ class JsonTracker:
         elif byte == 0x2C and self.stack and self.stack[-1] is not None:  # , between array items
             arr = self.stack[-1]
             arr.items.append(bytes(self.data[arr.item_start:pos]).strip(_WS))
+            arr.alike[arr.items[-1].translate(_NO_DIGITS)] += 1
             arr.item_start = pos + 1
 
 
@@ -303,8 +306,7 @@ class Guard:
                 out += self._endings(set(arr.items), current, ended)
             n = self.guards.similar_items
             if n is not None and len(arr.items) >= n - 1:
-                alike = Counter(item.translate(_NO_DIGITS) for item in arr.items)
-                shapes = {shape for shape, count in alike.items() if count >= n - 1}
+                shapes = {shape for shape, count in arr.alike.items() if count >= n - 1}
                 if shapes:
                     out += self._endings(shapes, current.translate(_NO_DIGITS), ended, digits=False)
         return out

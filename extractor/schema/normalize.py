@@ -261,8 +261,7 @@ class _Normalizer:
             wrong = [ir.Object(properties=(ir.Property(name, self.negation(sub, f"{ptr}/properties/{_escape(name)}"),
                                                        True),), additional=ir.AnyValue())
                      for name, sub in schema.get("properties", {}).items()]
-            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
-            return _union((*others, *absent, *wrong))
+            return _union((*self.others("object", keys, ptr), *absent, *wrong))
         if keys - {"type"} and keys - {"type"} <= _NUMBER_BOUNDS and schema.get("type", "number") in ("number",
                                                                                                    "integer"):
             whole = schema.get("type") == "integer"  # fails by a fraction too, or by a bound as an integer
@@ -270,9 +269,8 @@ class _Normalizer:
             hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
             below = [ir.Number(integer=whole, maximum=lo, exclusive_maximum=not lo_x)] if lo is not None else []
             above = [ir.Number(integer=whole, minimum=hi, exclusive_minimum=not hi_x)] if hi is not None else []
-            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                      for t in _TYPES if t not in ("number", "integer") and "type" in keys]
-            return _union((*others, *([ir.Number(fraction=True)] if whole else []), *below, *above))
+            return _union((*self.others("number", keys, ptr), *([ir.Number(fraction=True)] if whole else []), *below,
+                           *above))
         for kind, low, high, make in (("string", "minLength", "maxLength", lambda a, b: ir.String(min_length=a,
                                                                                                 max_length=b)),
                                       ("array", "minItems", "maxItems", lambda a, b: ir.Array(min_items=a,
@@ -280,33 +278,28 @@ class _Normalizer:
             if keys - {"type"} and keys - {"type"} <= {low, high} and schema.get("type", kind) == kind:
                 lo = _count(schema, low, ptr) if low in schema else 0
                 hi = _count(schema, high, ptr) if high in schema else None
-                others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                          for t in _TYPES if t not in (kind, "integer") and "type" in keys]
-                return _union((*others, *([make(0, lo - 1)] if lo else []), *([make(hi + 1, None)] if hi is not None
-                                                                               else [])))
+                return _union((*self.others(kind, keys, ptr), *([make(0, lo - 1)] if lo else []),
+                               *([make(hi + 1, None)] if hi is not None else [])))
         found = self.contains(schema, ptr) if keys - {"type"} <= {"contains", "minContains", "maxContains"} and \
             schema.get("type", "array") == "array" else None
         if found is not None:  # too few items match, or too many
-            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                      for t in _TYPES if t not in ("array", "integer") and "type" in keys]
+            others = self.others("array", keys, ptr)
             few = [ir.Array(contains=replace(found, min=0, max=found.min - 1))] if found.min else []
             many = [ir.Array(contains=replace(found, min=found.max + 1, max=None))] if found.max is not None else []
             return _union((*others, *few, *many))
         if keys - {"type"} == {"multipleOf"} and schema.get("type", "number") in ("number", "integer"):
-            step = schema["multipleOf"]
-            if not isinstance(step, (int, float)) or isinstance(step, bool) or step <= 0 or step != int(step):
+            step = _step(schema, ptr)
+            assert step is not None
+            if step != step.to_integral_value():
                 raise UnsupportedSchemaError("not", f"{ptr}/multipleOf", "the complement of a fractional multipleOf")
-            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                      for t in _TYPES if t not in ("number", "integer") and "type" in keys]
-            return _union((*others, ir.Number(fraction=True), ir.Number(integer=True, not_multiples=(int(step),))))
+            return _union((*self.others("number", keys, ptr), ir.Number(fraction=True),
+                           ir.Number(integer=True, not_multiples=(int(step),))))
         if keys <= {"items", "type"} and "items" in keys and schema.get("type", "array") == "array" \
                 and not isinstance(schema["items"], list):
             # an array fails when some item fails `items`
             where = f"{ptr}/items"
             bad = ir.Contains(self.negation(schema["items"], where), self.node(schema["items"], where))
-            others = [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                      for t in _TYPES if t not in ("array", "integer") and "type" in keys]
-            return _union((*others, ir.Array(contains=bad)))
+            return _union((*self.others("array", keys, ptr), ir.Array(contains=bad)))
         if keys <= {"propertyNames", "type"} and "propertyNames" in keys and schema.get("type", "object") == "object":
             # an object fails when one of its keys fails propertyNames: enforced where those keys are finitely many
             where = f"{ptr}/propertyNames"
@@ -316,7 +309,7 @@ class _Normalizer:
                 raise UnsupportedSchemaError("not", where, "keys failing propertyNames are not finitely many")
             names = [v for o in options if isinstance(o, ir.Const) for v in map(json.loads, o.values)
                      if isinstance(v, str)]
-            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer") and "type" in keys]
+            others = self.others("object", keys, ptr)
             with_name = [ir.Object(properties=(ir.Property(n, ir.AnyValue(), True),), additional=ir.AnyValue())
                          for n in dict.fromkeys(names)]
             return _union((*others, *with_name))
@@ -336,6 +329,12 @@ class _Normalizer:
         if len(groups) > 1:  # De Morgan: a schema fails when one of its independent parts does
             return _union(tuple(self.negation({k: schema[k] for k in group}, ptr) for group in groups))
         raise UnsupportedSchemaError("not", ptr, f"the complement of {sorted(keys)} is not yet enforced")
+
+    def others(self, kind: str, keys: set[str], ptr: str) -> list[ir.Node]:
+        """Values of every type but `kind` (number and integer alike), where `type` is among the keywords
+        complemented; none otherwise (keywords of one type hold for values of any other)."""
+        return [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
+                for t in _TYPES if t not in (kind, "integer") and "type" in keys]
 
     def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
         """Each dependency as a union: the trigger key absent, or present with what it demands."""
@@ -489,12 +488,7 @@ class _Normalizer:
                 hi, hi_x = Decimal(math.ceil(hi) - 1 if hi_x or hi != int(hi) else hi), False
         if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
             return ir.Nothing()
-        step = schema.get("multipleOf")
-        if step is not None and (isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0):
-            raise InvalidSchemaError("multipleOf must be a positive number", f"{ptr}/multipleOf")
-        multiple = None if step is None else Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
-        if multiple is not None:
-            _check_multiple(multiple, f"{ptr}/multipleOf")
+        multiple = _step(schema, ptr)
         return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x,
                          multiple_of=multiple)
 
@@ -744,7 +738,7 @@ def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
     if not isinstance(schema, dict) or depth > 16:
         return False
     nested = {"allOf", "anyOf"} | ({"oneOf"} if len(schema.get("oneOf", [])) == 1 else set())
-    if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF[kind] - nested:
+    if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF.get(kind, set()) - nested:
         return False
     return all(_vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
 
@@ -823,6 +817,18 @@ reaches it); a larger minimum is refused (no output could meet it)."""
 
 MAX_MULTIPLE = 10_000
 """Largest integral multipleOf: its automaton has one state per remainder."""
+
+
+def _step(schema: dict[str, Any], ptr: str) -> Decimal | None:
+    """`multipleOf` as an exact decimal, checked: positive, finite, and one the automata are built for."""
+    step = schema.get("multipleOf")
+    if step is None:
+        return None
+    if isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0 or not math.isfinite(step):
+        raise InvalidSchemaError("multipleOf must be a positive number", f"{ptr}/multipleOf")
+    exact = Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
+    _check_multiple(exact, f"{ptr}/multipleOf")
+    return exact
 
 
 def _check_multiple(step: Decimal, ptr: str) -> None:
