@@ -45,7 +45,7 @@ class CompileOptions:
     `SchemaTooComplexError`; no schema of the MaskBench sample reaches it. None: no limit."""
     timeout: float | None = 5.0
     """Seconds the automaton construction may take before `SchemaTooComplexError` (the slowest schema of the
-    MaskBench sample that compiles takes about 1.5 s). None: no limit."""
+    MaskBench sample that compiles takes under 2 s). None: no limit."""
 
 
 @dataclass
