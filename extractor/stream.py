@@ -62,7 +62,3 @@ class Members:
         self.done[self.key] = json.loads(self.data[self.value_start:end])
         self.key, self.value_start = None, -1
 
-
-def completed_members(prefix: str) -> dict[str, Any]:
-    """Top-level members whose value is fully written in `prefix` (a prefix of one JSON object)."""
-    return Members().feed(prefix.encode())

@@ -6,7 +6,12 @@ import json
 
 import pytest
 
-from extractor.stream import Members, completed_members
+from extractor.stream import Members
+
+def completed_members(prefix: str) -> dict:
+    """The members complete in one prefix, fed at once."""
+    return Members().feed(prefix.encode())
+
 
 DOC = {"name": "Ann \"A\" {x}", "tags": ["a", "b,c"], "meta": {"k": [1, {"z": "}"}]}, "n": -1.5e3, "ok": True}
 
