@@ -1,16 +1,19 @@
-"""Other signals for refusing a text, beside the relevance screen: do they separate the no-answer documents better?
+"""Signals for refusing a text: which separates the no-answer documents from the answerable ones best?
 
-usage: python benchmarks/refusal_signals.py [--split dev] [--limit N] [--screen-tokens 64] [--json OUT] [--md OUT]
+usage: python benchmarks/refusal_signals.py [--split dev] [--limit N] [--tokens 128] [--json OUT] [--md OUT]
 
-Per document of a split (benchmarks/data/quality), with the embedded model:
-- `screen`: the relevance screen as `extract` runs it (decode/relevance.py: the text announced as the target
-  against announced as "a text", 512 tokens);
-- `kinds`: the text announced as the target against the likeliest of twenty common document kinds (news
-  article, letter, invoice, résumé, ...), `--screen-tokens` tokens (each kind is one more pass, so fewer);
-- `branch`: in `extract`'s own prompt with both branches offered, log p(refusal key) - log p(first target key)
-  where the pretty layout lets them part;
-- `screen+branch`: the screen less the branch signal, the weight chosen on this split (flattering).
-Each signal's AUC (an answerable document scoring above a no-answer one) and, for the screen, the curve.
+Per document of a split (benchmarks/data/quality), with the embedded model, the log-likelihood of the text's
+first `--tokens` tokens after each announcement, and from them:
+- `kinds`: the target announced with its field names or by title, whichever is likelier, against the
+  likeliest of the other kinds of document (decode/relevance.py's KINDS);
+- `kinds+channels`: the same with "an e-mail" and "a letter" among the kinds;
+- `about-only`: the target announced with its field names only, against the kinds;
+- `vs-a-text`: the target announced with its field names against "The following is a text.";
+- `screen`: what `extract` runs: the larger of `kinds` and `vs-a-text` less a margin (`--margin`, default
+  relevance.PART_MARGIN; the AUC for the margins 0-16 is listed too);
+- `branch`: in `extract`'s own prompt with both branches offered, log p(first target key) - log p(refusal key)
+  where the pretty layout lets them part.
+Each signal's AUC (an answerable document scoring above a no-answer one). Choose on the dev split.
 """
 
 from __future__ import annotations
@@ -26,9 +29,7 @@ from benchmarks.calibrate_refusal import _auc  # noqa: E402
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.quality import documents  # noqa: E402
 
-KINDS = ["news article", "story", "poem", "letter", "e-mail", "recipe", "encyclopedia article", "product review",
-         "invoice", "receipt", "résumé", "job posting", "event announcement", "contact list", "meeting notes",
-         "report", "conversation", "advertisement", "legal text", "form"]
+CHANNELS = ["The following text is an e-mail.\n\n", "The following text is a letter.\n\n"]
 
 
 def _likelihoods(lm: Any, prefixes: list[str], text: str, tokens: int) -> list[float]:
@@ -72,7 +73,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--limit", type=int, default=None, help="documents per target at most")
-    parser.add_argument("--screen-tokens", type=int, default=64)
+    parser.add_argument("--tokens", type=int, default=None, help="tokens of the text read (default: the screen's)")
+    parser.add_argument("--margin", type=float, default=None, help="PART_MARGIN for `screen`")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
@@ -82,29 +84,31 @@ def main() -> None:
 
     import schemas
     from extractor import Extractor
-    from extractor.decode.relevance import NEUTRAL, about
+    from extractor.decode.relevance import PART_MARGIN, SCREEN_TOKENS, announcements
     from extractor.schema import json_schema
 
     torch.set_num_threads(args.threads)
+    tokens = args.tokens or SCREEN_TOKENS
     ex = Extractor()
     rows = []
     for i, doc in enumerate(documents(args.split, None, args.limit)):
         target = getattr(schemas, doc["target"])
-        schema = json_schema(target)
-        kinds = [f"The following text is {'an' if k[0] in 'aeiou' else 'a'} {k}.\n\n" for k in KINDS]
-        ll = _likelihoods(ex.lm, [about(schema), NEUTRAL, *kinds], doc["text"], args.screen_tokens)
-        rows.append({"id": doc["id"], "no_answer": doc["gold"] is None, "screen": ex.relevance(target, doc["text"]),
-                     "kinds": ll[0] - max(ll[2:]), "branch": _branch(ex, target, doc["text"])})
+        ll = _likelihoods(ex.lm, [*announcements(json_schema(target)), *CHANNELS], doc["text"], tokens)
+        own, other, channels = max(ll[:2]), max(ll[3:-2]), max(ll[-2:])
+        rows.append({"id": doc["id"], "no_answer": doc["gold"] is None, "kinds": own - other,
+                     "kinds+channels": own - max(other, channels), "about-only": ll[0] - other,
+                     "vs-a-text": ll[0] - ll[2], "branch": -_branch(ex, target, doc["text"])})
         print(f"[{i + 1}] {doc['id']}", file=sys.stderr, flush=True)
-    aucs = {name: _auc([(r[name], r["no_answer"]) for r in rows]) for name in ("screen", "kinds")}
-    aucs["branch"] = _auc([(-r["branch"], r["no_answer"]) for r in rows])
-    weights = {w: _auc([(r["screen"] - w * r["branch"], r["no_answer"]) for r in rows])
-               for w in (0.25, 0.5, 1.0, 2.0)}
-    best = max(weights, key=lambda w: weights[w])
-    aucs[f"screen+branch (w={best})"] = weights[best]
+    margin = PART_MARGIN if args.margin is None else args.margin
+    for r in rows:
+        r["screen"] = max(r["kinds"], r["vs-a-text"] - margin)
+    names = ("screen", "kinds", "kinds+channels", "about-only", "vs-a-text", "branch")
+    aucs = {name: _auc([(r[name], r["no_answer"]) for r in rows]) for name in names}
+    for m in (0, 2, 4, 6, 8, 10, 12, 16):
+        aucs[f"screen, margin {m}"] = _auc([(max(r["kinds"], r["vs-a-text"] - m), r["no_answer"]) for r in rows])
     result = {"commit": commit(), "split": args.split, "model": "embedded SmolLM2-135M-Instruct",
-              "screen_tokens_for_kinds": args.screen_tokens, "kinds": KINDS, "auc": aucs, "documents": rows}
-    lines = [f"# Refusal signals ({args.split} split, {len(rows)} documents)", "",
+              "tokens": tokens, "margin": margin, "auc": aucs, "documents": rows}
+    lines = [f"# Refusal signals ({args.split} split, {len(rows)} documents, first {tokens} tokens)", "",
              f"Model: {result['model']}; commit `{result['commit']}`. AUC: the chance that an answerable document "
              "scores above a no-answer one (1 separates them perfectly, 0.5 is chance).", "",
              "| signal | AUC |", "|---|---:|", *(f"| {k} | {v:.3f} |" for k, v in aucs.items())]

@@ -3,9 +3,12 @@
 A small model asked to choose between the target and the refusal branch rarely declines on its own
 judgement, and asked "is this a résumé?" it answers at chance. What it does know is which texts are
 likely: a résumé is likelier after "The following text is a Resume. It gives the name, email, skills..."
-than after "The following is a text.", a poem is not. The difference of the two log-likelihoods of the
-text (nats, summed over its tokens) is the relevance score; `extract` offers the refusal branch alone
-below a threshold calibrated on benchmarks/quality.py's dev split.
+than after "The following text is a news article.", a poem is likelier after "... is a poem.". Two
+log-likelihood ratios of the text's first tokens (nats) are read: the text announced as the target against
+announced as the likeliest of a fixed list of common kinds of document, and against announced as just "a
+text". A target that is one part of a document (the skills in a résumé) loses to the kind of the whole
+document but wins against "a text", so the score is the larger of the first and the second less a margin.
+`extract` offers the refusal branch alone below a threshold calibrated on benchmarks/quality.py's dev split.
 """
 
 from __future__ import annotations
@@ -17,45 +20,60 @@ import torch
 from extractor.decode.model import LoadedModel
 
 NEUTRAL = "The following is a text.\n\n"
-ABOUT = "The following text is a {title}. It gives the {fields}.\n\n"
+ABOUT = "The following text is {article} {title}. It gives the {fields}.\n\n"
+TITLED = "The following text is {article} {title}.\n\n"
+KINDS = ("news article", "story", "poem", "recipe", "encyclopedia article", "product review", "invoice", "receipt",
+         "résumé", "job posting", "event announcement", "contact list", "meeting notes", "report", "conversation",
+         "advertisement", "legal text", "form")
+"""What else a text may be. Channels (e-mail, letter) are left out: any kind of content arrives in them, so they
+out-score the target on its own answerable texts (benchmarks/refusal_signals.py ranks the signals)."""
+
+PART_MARGIN = 8.0
+"""Nats by which the target-against-"a text" ratio is discounted before it may stand for the kinds ratio
+(benchmarks/refusal_signals.py, dev split)."""
+
+SCREEN_TOKENS = 128
+"""The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
+cost stays bounded on any text (len(KINDS) + 3 rows of at most this many positions)."""
+
+ROWS = 4
+"""Announcements run through the model at once (bounds memory: rows x SCREEN_TOKENS x the vocabulary)."""
 
 
-def about(schema: dict[str, Any]) -> str:
-    """The words that announce a text of this target: its title and its top-level field names."""
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def announcements(schema: dict[str, Any]) -> list[str]:
+    """The target announced with its top-level field names, by title alone, as "a text", then as each kind."""
     title = str(schema.get("title", "record"))
     names = [str(k) for k in schema.get("properties", {})] if isinstance(schema.get("properties"), dict) else []
-    return ABOUT.format(title=title, fields=", ".join(names) or "details").replace(" the details", " details")
-
-
-SCREEN_TOKENS = 512
-"""The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
-cost stays bounded on any text (one pass of at most this many positions, however long the document)."""
-
-CHUNK = 256
-"""Positions whose full logits are computed at once (bounds memory: 256 x the vocabulary per row)."""
+    about = ABOUT.format(article=_article(title), title=title, fields=", ".join(names) or "details")
+    return [about.replace(" the details", " details"), TITLED.format(article=_article(title), title=title),
+            NEUTRAL, *(TITLED.format(article=_article(k), title=k) for k in KINDS)]
 
 
 @torch.inference_mode()
 def score(lm: LoadedModel, schema: dict[str, Any], text: str) -> float:
-    """log p(text | announced as the target) − log p(text | announced as a text), in one batched pass."""
+    """How much likelier the text is as the target than as another kind of document (see above), in nats."""
     tok = lm.tokenizer
     body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
-    prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in (about(schema), NEUTRAL)]
+    prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in announcements(schema)]
     width = max(len(p) for p in prefixes) + len(body)
     pad = tok.pad_token_id if tok.pad_token_id is not None else 0
     ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in prefixes], device=lm.device)
     attention = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in prefixes],
                              device=lm.device)
-    kwargs = {"input_ids": ids, "attention_mask": attention, "position_ids": (attention.cumsum(-1) - 1).clamp(min=0)}
     start = width - len(body)
-    if lm.head is not None:  # the body's hidden states, then the output layer a chunk of positions at a time
-        states = lm.model.base_model(**kwargs).last_hidden_state[:, start - 1:-1]
-    else:
-        states = lm.model(**kwargs).logits[:, start - 1:-1]
-    targets = ids[:, start:]
-    total = torch.zeros(2, dtype=torch.float64, device=lm.device)
-    for k in range(0, len(body), CHUNK):
-        part = states[:, k:k + CHUNK]
-        logits = part if lm.head is None else torch.nn.functional.linear(part, lm.head.weight, lm.head.bias)
-        total += logits.float().log_softmax(-1).gather(-1, targets[:, k:k + CHUNK, None])[..., 0].sum(-1)
-    return float(total[0] - total[1])
+    totals = []
+    for rows in range(0, len(prefixes), ROWS):  # a few rows at a time: full logits are rows x positions x vocab
+        part, mask = ids[rows:rows + ROWS], attention[rows:rows + ROWS]
+        kwargs = {"input_ids": part, "attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
+        if lm.head is not None:  # the body's hidden states, then the output layer
+            states = lm.model.base_model(**kwargs).last_hidden_state[:, start - 1:-1]
+            logits = torch.nn.functional.linear(states, lm.head.weight, lm.head.bias)
+        else:
+            logits = lm.model(**kwargs).logits[:, start - 1:-1]
+        totals += logits.float().log_softmax(-1).gather(-1, part[:, start:, None])[..., 0].sum(-1).tolist()
+    own = max(totals[:2])
+    return max(own - max(totals[3:]), totals[0] - totals[2] - PART_MARGIN)
