@@ -333,20 +333,21 @@ class Extractor:
                              guards=[_guards(guards, texts[i], bool(attempts[i]) and attempts[i][-1].cut)
                                      for i in chunk], sources=[texts[i] for i in chunk])
 
-    def relevance(self, target: Any, text: str) -> float:
-        """How much likelier the model finds `text` announced as the target than as any text (log-likelihood
-        ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a poem."""
+    def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
+        """How much likelier the model finds `text` announced as the target than as another kind of document
+        (log-likelihood ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a
+        poem. With `enough`, a lower bound at or above it may come back instead (fewer passes)."""
         from extractor.decode.relevance import score
 
         schema = json_schema(target)
-        return score(self.lm, schema if isinstance(schema, dict) else {}, text)
+        return score(self.lm, schema if isinstance(schema, dict) else {}, text, enough=enough)
 
     def _grammar(self, target: Any, refusal: type[BaseModel] | None, text: str, layout: Layout | LayoutName,
                  min_relevance: float | None) -> CompiledGrammar:
         """The grammar one text is decoded with: target and refusal, or after the relevance screen, one of them."""
         if refusal is None or min_relevance is None:
             return self.compile(target, refusal, source=text, layout=layout)
-        if self.relevance(target, text) >= min_relevance:
+        if self.relevance(target, text, enough=min_relevance) >= min_relevance:
             try:
                 return self.compile(target, None, source=text, layout=layout)
             except UnsatisfiableSchemaError:

@@ -36,7 +36,7 @@ SCREEN_TOKENS = 128
 """The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
 cost stays bounded on any text (len(KINDS) + 3 rows of at most this many positions)."""
 
-ROWS = 4
+ROWS = 3
 """Announcements run through the model at once (bounds memory: rows x SCREEN_TOKENS x the vocabulary)."""
 
 
@@ -54,19 +54,30 @@ def announcements(schema: dict[str, Any]) -> list[str]:
 
 
 @torch.inference_mode()
-def score(lm: LoadedModel, schema: dict[str, Any], text: str) -> float:
-    """How much likelier the text is as the target than as another kind of document (see above), in nats."""
+def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float | None = None) -> float:
+    """How much likelier the text is as the target than as another kind of document (see above), in nats.
+    With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it."""
     tok = lm.tokenizer
     body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
     prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in announcements(schema)]
+    about, titled, neutral = _likelihoods(lm, prefixes[:3], body)
+    part = about - neutral - PART_MARGIN
+    if enough is not None and part >= enough:
+        return part
+    kinds = _likelihoods(lm, prefixes[3:], body)
+    return max(max(about, titled) - max(kinds), part)
+
+
+def _likelihoods(lm: LoadedModel, prefixes: list[list[int]], body: list[int]) -> list[float]:
+    """log p(body | prefix) for each prefix, a few rows per pass (full logits are rows x positions x vocab)."""
     width = max(len(p) for p in prefixes) + len(body)
-    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
     ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in prefixes], device=lm.device)
     attention = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in prefixes],
                              device=lm.device)
     start = width - len(body)
-    totals = []
-    for rows in range(0, len(prefixes), ROWS):  # a few rows at a time: full logits are rows x positions x vocab
+    totals: list[float] = []
+    for rows in range(0, len(prefixes), ROWS):
         part, mask = ids[rows:rows + ROWS], attention[rows:rows + ROWS]
         kwargs = {"input_ids": part, "attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
         if lm.head is not None:  # the body's hidden states, then the output layer
@@ -75,5 +86,4 @@ def score(lm: LoadedModel, schema: dict[str, Any], text: str) -> float:
         else:
             logits = lm.model(**kwargs).logits[:, start - 1:-1]
         totals += logits.float().log_softmax(-1).gather(-1, part[:, start:, None])[..., 0].sum(-1).tolist()
-    own = max(totals[:2])
-    return max(own - max(totals[3:]), totals[0] - totals[2] - PART_MARGIN)
+    return totals
