@@ -38,10 +38,10 @@ T = TypeVar("T")
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
 
-MIN_RELEVANCE = -2.5
+MIN_RELEVANCE = -5.4
 """The relevance score below which `extract` offers only the refusal branch: `benchmarks/calibrate_refusal.py
 --split dev` with the embedded model (best refusal F1 refusing at most 10% of answerable documents; any
-value between -2.66 and -2.00 scores the same there)."""
+value between -5.48 and -5.28 scores the same there)."""
 
 
 def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusal: type[BaseModel] | None = None,

@@ -1,0 +1,24 @@
+"""The relevance screen's announcements: the target by its title and fields, "a text", and each kind."""
+
+import pytest
+
+pytest.importorskip("torch", reason="the relevance screen runs the model (torch)")
+
+from extractor.decode.relevance import KINDS, NEUTRAL, announcements  # noqa: E402
+
+CASES = [
+    ({"title": "Resume", "properties": {"name": {}, "skills": {}}},
+     "The following text is a Resume. It gives the name, skills.\n\n", "The following text is a Resume.\n\n"),
+    ({"title": "Invoice", "properties": {"number": {}}},
+     "The following text is an Invoice. It gives the number.\n\n", "The following text is an Invoice.\n\n"),
+    ({"type": "object"}, "The following text is a record. It gives details.\n\n",
+     "The following text is a record.\n\n"),
+]
+
+
+@pytest.mark.parametrize("schema,about,titled", CASES)
+def test_the_target_is_announced_with_its_fields_by_title_and_as_a_text_then_each_kind(schema, about, titled):
+    said = announcements(schema)
+    assert said[:3] == [about, titled, NEUTRAL]
+    assert len(said) == 3 + len(KINDS) and "The following text is an encyclopedia article.\n\n" in said
+    assert not any("e-mail" in s or "letter" in s for s in said)  # channels carry any kind of content
