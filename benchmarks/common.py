@@ -82,13 +82,14 @@ def compact(data: Any) -> bytes:
 
 
 def commit() -> str:
-    """The checked-out commit, `+dirty` when the library, schemas or benchmarks have uncommitted changes."""
+    """The checked-out commit, `+dirty` when the library, schemas or benchmarks have uncommitted changes (result
+    files aside: another run's output does not change what this one ran)."""
     import subprocess
 
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=REPO, capture_output=True, text=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "extractor", "schemas", "benchmarks"], cwd=REPO,
-                               capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "extractor", "schemas", "benchmarks",
+                                ":!benchmarks/results"], cwd=REPO, capture_output=True, text=True).stdout.strip()
     except OSError:
         return "unknown"
     return (head or "unknown") + ("+dirty" if dirty else "")
