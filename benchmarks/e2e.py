@@ -34,7 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import write_results  # noqa: E402
 from extractor import Extractor, Refusal  # noqa: E402
-from extractor.api import _guards, _parse  # noqa: E402
+from extractor.inputs import guards_for  # noqa: E402
+from extractor.outcome import parse  # noqa: E402
 from extractor.decode import NO_GUARDS, DecodeOptions, encode, generate, generate_many, messages  # noqa: E402
 import schemas  # noqa: E402
 
@@ -77,7 +78,7 @@ def main() -> None:
 
     rows = []
     for i, ((model, name), prompt, grammar, text) in enumerate(zip(docs, prompts, grammars, texts)):
-        guards = _guards(True, text)
+        guards = guards_for(True, text)
 
         def run(mode: bool | str = True, source: str | None = None, g=guards):
             return generate(ex.lm, ex.vocab, prompt, grammar.matcher(), max_tokens=budget, guards=g,
@@ -131,7 +132,7 @@ def _valid(model: Any, gen: Any) -> bool | None:
     if not gen.complete:
         return None
     try:
-        _parse(model, Refusal, gen.text)
+        parse(model, Refusal, gen.text)
         return True
     except Exception:  # noqa: BLE001
         return False
@@ -169,7 +170,7 @@ def _throughput(ex: Extractor, prompts: list, grammars: list, texts: list, size:
     for k in range(0, len(order), size):
         chunk = order[k:k + size]
         generate_many(ex.lm, ex.vocab, [prompts[i] for i in chunk], [grammars[i].matcher() for i in chunk],
-                      options, guards=[_guards(True, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
+                      options, guards=[guards_for(True, texts[i]) for i in chunk], sources=[texts[i] for i in chunk])
     return len(prompts) / (time.perf_counter() - start)
 
 

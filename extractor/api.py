@@ -5,28 +5,28 @@ from __future__ import annotations
 import contextlib
 import json
 import threading
-import unicodedata
-import queue
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from pydantic import BaseModel, TypeAdapter, ValidationError
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
+from pydantic import BaseModel
+from tenacity import Retrying
 
 from extractor.automata import build_automaton
-from extractor.decode.guards import NO_GUARDS, Guards
+from extractor.decode.guards import Guards
 from extractor.decode.prompt import PromptTemplate, encode, messages, retries
-from extractor.checks import Check, model_checks, run_checks
+from extractor.checks import Check, model_checks
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, ModelLoadError,
     UnsatisfiableSchemaError, Usage,
 )
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
-from extractor.masks import CompiledGrammar, Matcher, TokenTrie
+from extractor.masks import CompiledGrammar, TokenTrie
 from extractor.schema import NormalizeOptions, Refusal, json_schema, nesting, quotes_source, recursive, target_ir
-from extractor.stream import Members
+from extractor.inputs import at_least, guards_for, nonempty
+from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, total
+from extractor.stream import stream
 from extractor.tokens import Vocabulary
 
 if TYPE_CHECKING:  # torch-backed: imported where a model is loaded or run, so compiling needs no torch
@@ -150,10 +150,10 @@ class Extractor:
         from extractor.decode.loop import generate
         from extractor.decode.sampling import SamplingOptions
 
-        _nonempty(text)
-        _at_least(1, max_tokens=max_tokens)
+        nonempty(text)
+        at_least(1, max_tokens=max_tokens)
         if not isinstance(max_retries, Retrying):
-            _at_least(0, max_retries=max_retries)
+            at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         chat = Chat(examples, system, messages, refusal_model, layout)
         first = self._prompt(target, text, [], chat)
@@ -164,28 +164,28 @@ class Extractor:
         every = [*model_checks(target), *checks]
         attempts: list[Attempt] = []
         try:
-            for attempt in _retrying(max_retries):
+            for attempt in retrying(max_retries):
                 with attempt:
                     prompt = self._prompt(target, text, attempts, chat) if attempts else first
                     self._fits(prompt, max_tokens)
                     matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
                     tight = bool(attempts) and attempts[-1].cut
                     gen = generate(self.lm, self.vocab, prompt, matcher, max_tokens=max_tokens, sampling=sampling,
-                                   jump_forward=jump_forward, guards=_guards(guards, text, tight), source=text)
+                                   jump_forward=jump_forward, guards=guards_for(guards, text, tight), source=text)
                     try:
-                        result = _outcome(target, refusal_model, gen, attempts, max_tokens, every,
+                        result = outcome(target, refusal_model, gen, attempts, max_tokens, every,
                                           self._is_target(target, refusal_model, text, layout, constrained))
                     except IncompleteOutputError as exc:
                         if grammar is None:
                             raise
-                        raise _Cut(exc) from None
+                        raise Cut(exc) from None
                     finally:
                         if on_attempt is not None and attempts:
                             on_attempt(attempts[-1])
-                    return (result, _total(attempts)) if with_usage else result
-        except _Invalid:
+                    return (result, total(attempts)) if with_usage else result
+        except Invalid:
             raise ExtractionError(attempts) from None
-        except _Cut as cut:
+        except Cut as cut:
             raise cut.error from None
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -193,35 +193,7 @@ class Extractor:
         """Yield partial results while generating: the target built (unvalidated, `model_construct`)
         from the top-level fields complete so far, each time one more completes; then the final
         validated result (or Refusal). Errors are raised as by `extract`. Jump-forward is off."""
-        updates: queue.Queue[tuple[str, Any]] = queue.Queue()
-        seen = [0]
-        stop = threading.Event()  # set when the consumer stops: decoding ends at its next token
-
-        def watch(grammar: CompiledGrammar) -> Matcher:
-            matcher, members = _WatchedMatcher(grammar), Members()
-            matcher.stop = stop
-            matcher.on_bytes = lambda chunk: _publish(members.feed(chunk), target, seen, updates)
-            return matcher
-
-        def run() -> None:
-            try:
-                updates.put(("done", self.extract(target, text, _matcher=watch, **{**kw, "jump_forward": False})))
-            except _Cancelled:
-                pass
-            except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-                updates.put(("error", exc))
-
-        threading.Thread(target=run, daemon=True, name="extract_stream").start()
-        try:
-            while True:
-                kind, value = updates.get()
-                if kind == "error":
-                    raise value
-                yield value
-                if kind == "done":
-                    return
-        finally:
-            stop.set()
+        return stream(self.extract, target, text, **kw)
 
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""
@@ -256,8 +228,8 @@ class Extractor:
 
         if isinstance(texts, (str, bytes)):
             raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
-        _at_least(1, max_tokens=max_tokens, batch_size=batch_size)
-        _at_least(0, max_retries=max_retries)
+        at_least(1, max_tokens=max_tokens, batch_size=batch_size)
+        at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -268,11 +240,30 @@ class Extractor:
         grammars: dict[int, CompiledGrammar | None] = {}
         for i, text in enumerate(texts):
             try:
-                _nonempty(text)
+                nonempty(text)
                 self._fits(self._prompt(target, text, [], chat), max_tokens)
                 grammars[i] = self._grammar(target, refusal_model, text, layout, min_relevance) if constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 results[i] = exc
+
+        def settle(i: int, gen: Generation) -> bool:
+            """Record document i's attempt; True when it is to be retried."""
+            try:
+                results[i] = outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
+                                     self._is_target(target, refusal_model, texts[i], layout, constrained))
+            except Invalid:
+                results[i] = ExtractionError(attempts[i])
+                return True
+            except IncompleteOutputError as exc:
+                results[i] = exc
+                return grammars[i] is not None  # retried with tightened guards
+            except ExtractorError as exc:
+                results[i] = exc
+            finally:
+                if on_attempt is not None and attempts[i]:
+                    on_attempt(i, attempts[i][-1])
+            return False
+
         pending = [i for i in range(len(texts)) if results[i] is None]
         with _progress(len(texts), progress, getattr(target, "__name__", "extract")) as bar:
             bar.update(len(texts) - len(pending))
@@ -289,35 +280,19 @@ class Extractor:
                 pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
                 retry = []
                 for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
-                    # one guard setting per batch row: strings bounded by that row's own text
                     gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards,
                                        attempts)
                     for i, gen in zip(chunk, gens):
-                        try:
-                            results[i] = _outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
-                                                  self._is_target(target, refusal_model, texts[i], layout,
-                                                                  constrained))
-                        except _Invalid:
-                            results[i] = ExtractionError(attempts[i])
+                        if settle(i, gen):
                             retry.append(i)
-                            continue
-                        except IncompleteOutputError as exc:
-                            results[i] = exc
-                            if grammars[i] is not None:  # retried with tightened guards
-                                retry.append(i)
-                                continue
-                        except ExtractorError as exc:
-                            results[i] = exc
-                        finally:
-                            if on_attempt is not None and attempts[i]:
-                                on_attempt(i, attempts[i][-1])
-                        bar.update(1)
+                        else:
+                            bar.update(1)
                 pending = retry
                 if not pending:
                     break
             bar.update(len(pending))
         if with_usage:
-            return [(r, _total(a)) for r, a in zip(results, attempts)]
+            return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
 
     def _batch(self, chunk: list[int], prompts: dict[int, list[int]], texts: Sequence[str],
@@ -330,7 +305,7 @@ class Extractor:
         options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling)
         return generate_many(self.lm, self.vocab, [prompts[i] for i in chunk],
                              [grammars[i].matcher() if grammars[i] else None for i in chunk], options,
-                             guards=[_guards(guards, texts[i], bool(attempts[i]) and attempts[i][-1].cut)
+                             guards=[guards_for(guards, texts[i], bool(attempts[i]) and attempts[i][-1].cut)
                                      for i in chunk], sources=[texts[i] for i in chunk])
 
     def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
@@ -360,7 +335,7 @@ class Extractor:
         its grammar compiled only when an output looks like a refusal."""
         if not (constrained and refusal is not None and isinstance(target, dict)):
             return None
-        return lambda data: _accepts(self.compile(target, None, source=text, layout=layout), data)
+        return lambda data: accepts(self.compile(target, None, source=text, layout=layout), data)
 
     def prompt(self, target: Any, text: str, **kw: Any) -> str:
         """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording;
@@ -398,108 +373,6 @@ def _plain(answer: Any) -> Any:
     return answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
 
 
-def _outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
-             max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None) -> Any:
-    """The result of one attempt: the parsed object, IncompleteOutputError, or _Invalid (errors recorded)."""
-    attempts.append(Attempt(gen.text, gen.usage, cut=not gen.complete))
-    if not gen.complete:
-        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
-    try:
-        result = _parse(target, refusal, gen.text, is_target)
-    except (ValueError, ValidationError) as exc:
-        attempts[-1].errors = _errors(exc)
-        raise _Invalid() from exc
-    refused = refusal is not None and isinstance(result, refusal)
-    failed = [] if refused else run_checks(result, checks)
-    if failed:
-        attempts[-1].errors = failed
-        raise _Invalid()
-    return result
-
-
-def _nonempty(text: str) -> None:
-    """A text to extract from: a str with something visible in it that UTF-8 can encode."""
-    if not isinstance(text, str):
-        hint = " (decode bytes first)" if isinstance(text, (bytes, bytearray)) else ""
-        raise InputError(f"the text must be a str, not {type(text).__name__}{hint}")
-    if all(ch.isspace() or unicodedata.category(ch) in _INVISIBLE for ch in text):
-        raise InputError("the text is empty (nothing but whitespace or invisible characters): there is nothing to "
-                         "extract from")
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise InputError(f"the text holds a lone surrogate at character {exc.start}, which no UTF-8 text can hold "
-                         "(decode with errors='replace')") from None
-
-
-_INVISIBLE = {"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp", "Zs"}
-"""Unicode categories that show nothing: controls, format characters (zero-width), unassigned, separators."""
-
-
-def _at_least(minimum: int, **counts: Any) -> None:
-    """Counts passed as arguments: ints no smaller than `minimum`, or an InputError that names them."""
-    for name, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-            raise InputError(f"{name} must be an int ≥ {minimum}, got {value!r}")
-
-
-def _retrying(max_retries: int | Retrying) -> Retrying:
-    """Retry failed validations and cut outputs: `max_retries` more attempts, or the given tenacity policy's
-    stop/wait."""
-    retry = retry_if_exception_type((_Invalid, _Cut))
-    if isinstance(max_retries, Retrying):
-        return max_retries.copy(retry=retry, reraise=True)
-    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry)
-
-
-def _total(attempts: list[Attempt]) -> Usage:
-    """Usage summed over attempts."""
-    return Usage(**{f.name: sum(getattr(a.usage, f.name) for a in attempts) for f in fields(Usage)})
-
-
-class _Cancelled(BaseException):
-    """Raised inside a stream's decoding once its consumer has stopped (not an error: nobody is listening)."""
-
-
-class _WatchedMatcher(Matcher):
-    """A matcher that reports each step's new output bytes (for extract_stream) and stops when told."""
-
-    stop: threading.Event
-    on_bytes: Callable[[bytes], None]
-
-    def advance(self, token: int) -> None:
-        before = len(self.output)
-        super().advance(token)
-        self._report(before)
-
-    def advance_bytes(self, data: bytes) -> None:
-        before = len(self.output)
-        super().advance_bytes(data)
-        self._report(before)
-
-    def _report(self, before: int) -> None:
-        if self.stop.is_set():
-            raise _Cancelled
-        self.on_bytes(bytes(self.output[before:]))
-
-
-def _publish(members: dict[str, Any], target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
-    """Queue a partial result when one more top-level field is complete."""
-    if len(members) <= seen[0]:
-        return
-    seen[0] = len(members)
-    model = isinstance(target, type) and issubclass(target, BaseModel)
-    updates.put(("partial", target.model_construct(**members) if model else dict(members)))
-
-
-def _guards(guards: bool | Guards, text: str, tight: bool = False) -> Guards:
-    """True: the default guards, strings bounded by the source text's length (at least 64 bytes);
-    `tight` (after a cut): those guards tightened, whatever was asked."""
-    chosen = guards if isinstance(guards, Guards) else Guards(max_string_bytes=max(len(text.encode()), 64)) \
-        if guards else NO_GUARDS
-    return chosen.tightened() if tight else chosen
-
-
 @contextlib.contextmanager
 def _progress(total: int, show: bool | None, name: str) -> Iterator[Any]:
     from tqdm.auto import tqdm
@@ -509,55 +382,6 @@ def _progress(total: int, show: bool | None, name: str) -> Iterator[Any]:
         yield bar
     finally:
         bar.close()
-
-
-class _Invalid(Exception):
-    """An attempt failed parsing or validation: retried, then reported as ExtractionError."""
-
-
-class _Cut(Exception):
-    """An attempt was cut by max_tokens: retried with tightened guards, then its error is raised."""
-
-    def __init__(self, error: IncompleteOutputError) -> None:
-        super().__init__(str(error))
-        self.error = error
-
-
-def _parse(target: Any, refusal: type[BaseModel] | None, text: str,
-           is_target: Callable[[bytes], bool] | None = None) -> Any:
-    """The output as the target, or as the refusal model where it is one. A dict target is not validated
-    here (the grammar did); a refusal-shaped output is a refusal unless `is_target` says the target's own
-    grammar accepts it too."""
-    data = json.loads(text)
-    shaped = refusal is not None and isinstance(data, dict) and set(data) == set(refusal.model_fields)
-    try:
-        if isinstance(target, dict):
-            if shaped and (is_target is None or not is_target(text.encode())):
-                return refusal.model_validate(data)
-            return data
-        if isinstance(target, type) and issubclass(target, BaseModel):
-            return target.model_validate_json(text)
-        return TypeAdapter(target).validate_json(text)
-    except ValidationError:
-        if shaped:
-            return refusal.model_validate_json(text)
-        raise
-
-
-def _accepts(grammar: CompiledGrammar, data: bytes) -> bool:
-    """Whether a grammar accepts a whole output."""
-    matcher = grammar.matcher()
-    try:
-        matcher.advance_bytes(data)
-    except ValueError:
-        return False
-    return matcher.accepting()
-
-
-def _errors(exc: Exception) -> list[Any]:
-    if isinstance(exc, ValidationError):
-        return [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-    return [str(exc)]
 
 
 _DEFAULTS: dict[tuple[str | None, str | None], Extractor] = {}

@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import queue
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
+
+from pydantic import BaseModel
+
+from extractor.masks import CompiledGrammar, Matcher
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 _OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
@@ -62,3 +69,72 @@ class Members:
         self.done[self.key] = json.loads(self.data[self.value_start:end])
         self.key, self.value_start = None, -1
 
+
+
+def stream(extract: Callable[..., Any], target: Any, text: str, **kw: Any) -> Iterator[Any]:
+    """`extract(target, text, _matcher=..., **kw)` run on a thread, its complete top-level members published
+    as partial targets while it decodes, then its result; the decoding stops when the consumer does."""
+    updates: queue.Queue[tuple[str, Any]] = queue.Queue()
+    seen = [0]
+    stop = threading.Event()  # set when the consumer stops: decoding ends at its next token
+
+    def watch(grammar: CompiledGrammar) -> Matcher:
+        matcher, members = _WatchedMatcher(grammar), Members()
+        matcher.stop = stop
+        matcher.on_bytes = lambda chunk: _publish(members.feed(chunk), target, seen, updates)
+        return matcher
+
+    def run() -> None:
+        try:
+            updates.put(("done", extract(target, text, _matcher=watch, **{**kw, "jump_forward": False})))
+        except _Cancelled:
+            pass
+        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
+            updates.put(("error", exc))
+
+    threading.Thread(target=run, daemon=True, name="extract_stream").start()
+    try:
+        while True:
+            kind, value = updates.get()
+            if kind == "error":
+                raise value
+            yield value
+            if kind == "done":
+                return
+    finally:
+        stop.set()
+
+
+class _Cancelled(BaseException):
+    """Raised inside a stream's decoding once its consumer has stopped (not an error: nobody is listening)."""
+
+
+class _WatchedMatcher(Matcher):
+    """A matcher that reports each step's new output bytes and stops when told."""
+
+    stop: threading.Event
+    on_bytes: Callable[[bytes], None]
+
+    def advance(self, token: int) -> None:
+        before = len(self.output)
+        super().advance(token)
+        self._report(before)
+
+    def advance_bytes(self, data: bytes) -> None:
+        before = len(self.output)
+        super().advance_bytes(data)
+        self._report(before)
+
+    def _report(self, before: int) -> None:
+        if self.stop.is_set():
+            raise _Cancelled
+        self.on_bytes(bytes(self.output[before:]))
+
+
+def _publish(members: dict[str, Any], target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
+    """Queue a partial result when one more top-level field is complete."""
+    if len(members) <= seen[0]:
+        return
+    seen[0] = len(members)
+    model = isinstance(target, type) and issubclass(target, BaseModel)
+    updates.put(("partial", target.model_construct(**members) if model else dict(members)))

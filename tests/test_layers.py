@@ -10,7 +10,8 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "extractor"
 LAYERS = {"errors": 0, "tokens": 0, "lang": 0, "schema": 1, "grammar": 2, "automata": 3, "masks": 4, "decode": 5}
 TOP = 6
-"""api, cli, grounding, checks, stream and the package itself: the public surface, above every stage."""
+"""api, cli, grounding, checks, inputs, outcome, stream and the package itself: the public surface, above every
+stage."""
 
 
 def _layer(module: str) -> int:

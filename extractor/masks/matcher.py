@@ -154,7 +154,8 @@ class CompiledGrammar:
 
 
 class Matcher:
-    """One generation's position in the grammar: mask(), advance(token), forced_bytes(), accepting()."""
+    """One generation's position in the grammar: mask(), advance(token), forced_bytes(), accepting(), and
+    rollback(n) / validate_tokens(ids) for speculative decoders that draft tokens and take some back."""
 
     def __init__(self, grammar: CompiledGrammar) -> None:
         self.grammar = grammar
@@ -162,6 +163,8 @@ class Matcher:
         self.output = bytearray()
         self.finished = False
         self.distinct = Distinct(grammar.automaton) if grammar.automaton.distinct else None
+        self._history: list[tuple[Config, int, Distinct | None, bool]] = []
+        """The state before each advance (configurations and distinct states are never changed in place)."""
 
     def mask(self) -> np.ndarray:
         """Bool vector of the tokens allowed next (EOS only where the output may end)."""
@@ -197,22 +200,48 @@ class Matcher:
         if token in self.grammar.vocab.eos_ids:
             if not self.accepting():
                 raise ValueError(f"EOS token {token} before the output is complete")
+            self._history.append((self.config, len(self.output), self.distinct, self.finished))
             self.finished = True
             return
         data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
+        distinct = self.distinct
         nxt = self._walk(data) if data else frozenset()
         if not nxt:
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
+        self._history.append((self.config, len(self.output), distinct, self.finished))
         self.config = nxt
         self.output += data
 
     def advance_bytes(self, data: bytes) -> None:
         """Consume raw bytes (forced text); raises ValueError where the grammar forbids them."""
+        distinct = self.distinct
         nxt = self._walk(data)
         if not nxt:
             raise ValueError(f"bytes {data!r} are not allowed after {bytes(self.output[-40:])!r}")
+        self._history.append((self.config, len(self.output), distinct, self.finished))
         self.config = nxt
         self.output += data
+
+    def rollback(self, steps: int) -> None:
+        """Undo the last `steps` advances (tokens, EOS or byte spans)."""
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= len(self._history):
+            raise ValueError(f"can roll back 0 to {len(self._history)} steps, not {steps!r}")
+        if steps:
+            self.config, size, self.distinct, self.finished = self._history[-steps]
+            del self._history[-steps:]
+            del self.output[size:]
+
+    def validate_tokens(self, tokens: list[int]) -> list[int]:
+        """The longest prefix of `tokens` the grammar allows from here; the matcher is left as it was."""
+        taken = 0
+        for token in tokens:
+            try:
+                self.advance(token)
+            except ValueError:
+                break
+            taken += 1
+        self.rollback(taken)
+        return list(tokens[:taken])
 
     def _walk(self, data: bytes) -> Config:
         """The configuration after `data`, remembering the distinct strings it finishes; empty where a byte

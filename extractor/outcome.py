@@ -1,0 +1,100 @@
+"""One attempt's output made a result: parsed, validated, checked, or an error that says how to retry."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
+
+from extractor.checks import Check, run_checks
+from extractor.errors import Attempt, IncompleteOutputError, Usage
+from extractor.masks import CompiledGrammar
+
+if TYPE_CHECKING:
+    from extractor.decode.loop import Generation
+
+
+class Invalid(Exception):
+    """An attempt failed parsing or validation: retried, then reported as ExtractionError."""
+
+
+class Cut(Exception):
+    """An attempt was cut by max_tokens: retried with tightened guards, then its error is raised."""
+
+    def __init__(self, error: IncompleteOutputError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
+            max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None) -> Any:
+    """The result of one attempt: the parsed object, IncompleteOutputError, or Invalid (errors recorded)."""
+    attempts.append(Attempt(gen.text, gen.usage, cut=not gen.complete))
+    if not gen.complete:
+        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
+    try:
+        result = parse(target, refusal, gen.text, is_target)
+    except (ValueError, ValidationError) as exc:
+        attempts[-1].errors = _errors(exc)
+        raise Invalid() from exc
+    refused = refusal is not None and isinstance(result, refusal)
+    failed = [] if refused else run_checks(result, checks)
+    if failed:
+        attempts[-1].errors = failed
+        raise Invalid()
+    return result
+
+
+def parse(target: Any, refusal: type[BaseModel] | None, text: str,
+          is_target: Callable[[bytes], bool] | None = None) -> Any:
+    """The output as the target, or as the refusal model where it is one. A dict target is not validated
+    here (the grammar did); a refusal-shaped output is a refusal unless `is_target` says the target's own
+    grammar accepts it too."""
+    data = json.loads(text)
+    shaped = refusal is not None and isinstance(data, dict) and set(data) == set(refusal.model_fields)
+    try:
+        if isinstance(target, dict):
+            if shaped and (is_target is None or not is_target(text.encode())):
+                return refusal.model_validate(data)
+            return data
+        if isinstance(target, type) and issubclass(target, BaseModel):
+            return target.model_validate_json(text)
+        return TypeAdapter(target).validate_json(text)
+    except ValidationError:
+        if shaped:
+            return refusal.model_validate_json(text)
+        raise
+
+
+def accepts(grammar: CompiledGrammar, data: bytes) -> bool:
+    """Whether a grammar accepts a whole output."""
+    matcher = grammar.matcher()
+    try:
+        matcher.advance_bytes(data)
+    except ValueError:
+        return False
+    return matcher.accepting()
+
+
+def _errors(exc: Exception) -> list[Any]:
+    if isinstance(exc, ValidationError):
+        return [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
+    return [str(exc)]
+
+
+def retrying(max_retries: int | Retrying) -> Retrying:
+    """Retry failed validations and cut outputs: `max_retries` more attempts, or the given tenacity policy's
+    stop/wait."""
+    retry = retry_if_exception_type((Invalid, Cut))
+    if isinstance(max_retries, Retrying):
+        return max_retries.copy(retry=retry, reraise=True)
+    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry)
+
+
+def total(attempts: list[Attempt]) -> Usage:
+    """Usage summed over attempts."""
+    return Usage(**{f.name: sum(getattr(a.usage, f.name) for a in attempts) for f in fields(Usage)})
