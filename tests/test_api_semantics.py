@@ -174,6 +174,21 @@ def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(m
     assert isinstance(refused, Refusal) and refused.error
 
 
+def test_a_generic_target_on_a_text_of_another_kind_is_screened_out_unless_the_screen_is_off(model_extractor):
+    """A known limit of the screen, kept visible: a one-field target with an uninformative title scores below
+    the threshold on a contact text (the text reads as "a contact list", not as "a Name"); `min_relevance=None`
+    (or a lower threshold) lets the model answer."""
+    from extractor.api import MIN_RELEVANCE
+
+    class Name(BaseModel):
+        name: str
+
+    text = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text(encoding="utf-8")
+    assert model_extractor.relevance(Name, text) < MIN_RELEVANCE
+    assert isinstance(model_extractor.extract(Name, text, max_tokens=40), Refusal)
+    assert isinstance(model_extractor.extract(Name, text, max_tokens=40, min_relevance=None), Name)
+
+
 def test_examples_system_and_messages_shape_the_prompt(model_extractor):
     shown = model_extractor.prompt(Contact, CONTACT, examples=[("Ann Lee, ann@lee.io", Contact(name="Ann Lee",
                                                                                                 email="ann@lee.io"))],
