@@ -13,7 +13,8 @@ first `--tokens` tokens after each announcement, and from them:
   relevance.PART_MARGIN; the AUC for the margins 0-16 is listed too);
 - `branch`: in `extract`'s own prompt with both branches offered, log p(first target key) - log p(refusal key)
   where the pretty layout lets them part.
-Each signal's AUC (an answerable document scoring above a no-answer one). Choose on the dev split.
+Each signal's AUC (an answerable document scoring above a no-answer one); each document keeps its
+log-likelihood after every announcement of `extract`'s screen (`likelihoods`). Choose on the dev split.
 """
 
 from __future__ import annotations
@@ -30,25 +31,6 @@ from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.quality import documents  # noqa: E402
 
 CHANNELS = ["The following text is an e-mail.\n\n", "The following text is a letter.\n\n"]
-
-
-def _likelihoods(lm: Any, prefixes: list[str], text: str, tokens: int) -> list[float]:
-    """log p(text's first `tokens` tokens | prefix), for each prefix, in one batch."""
-    import torch
-
-    tok = lm.tokenizer
-    body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:tokens]
-    pre = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
-    width = max(len(p) for p in pre) + len(body)
-    pad = tok.pad_token_id or 0
-    ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in pre])
-    mask = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in pre])
-    start = width - len(body)
-    with torch.inference_mode():
-        hidden = lm.model.base_model(input_ids=ids, attention_mask=mask,
-                                     position_ids=(mask.cumsum(-1) - 1).clamp(min=0)).last_hidden_state
-        logits = torch.nn.functional.linear(hidden[:, start - 1:-1], lm.model.get_output_embeddings().weight)
-        return logits.float().log_softmax(-1).gather(-1, ids[:, start:, None])[..., 0].sum(-1).tolist()
 
 
 def _branch(ex: Any, target: Any, text: str) -> float:
@@ -84,28 +66,27 @@ def main() -> None:
 
     import schemas
     from extractor import Extractor
-    from extractor.decode.relevance import PART_MARGIN, SCREEN_TOKENS, announcements
+    from extractor.decode.relevance import PART_MARGIN, SCREEN_TOKENS, announcements, combine, likelihoods, opening
     from extractor.schema import json_schema
 
     torch.set_num_threads(args.threads)
     tokens = args.tokens or SCREEN_TOKENS
+    margin = PART_MARGIN if args.margin is None else args.margin
     ex = Extractor()
     rows = []
     for i, doc in enumerate(documents(args.split, None, args.limit)):
         target = getattr(schemas, doc["target"])
-        ll = _likelihoods(ex.lm, [*announcements(json_schema(target)), *CHANNELS], doc["text"], tokens)
+        ll = likelihoods(ex.lm, [*announcements(json_schema(target)), *CHANNELS], opening(ex.lm, doc["text"], tokens))
         own, other, channels = max(ll[:2]), max(ll[3:-2]), max(ll[-2:])
         rows.append({"id": doc["id"], "no_answer": doc["gold"] is None, "kinds": own - other,
                      "kinds+channels": own - max(other, channels), "about-only": ll[0] - other,
-                     "vs-a-text": ll[0] - ll[2], "branch": -_branch(ex, target, doc["text"])})
+                     "vs-a-text": ll[0] - ll[2], "screen": combine(ll[:-2], margin),
+                     "branch": -_branch(ex, target, doc["text"]), "likelihoods": ll[:-2]})
         print(f"[{i + 1}] {doc['id']}", file=sys.stderr, flush=True)
-    margin = PART_MARGIN if args.margin is None else args.margin
-    for r in rows:
-        r["screen"] = max(r["kinds"], r["vs-a-text"] - margin)
     names = ("screen", "kinds", "kinds+channels", "about-only", "vs-a-text", "branch")
     aucs = {name: _auc([(r[name], r["no_answer"]) for r in rows]) for name in names}
     for m in (0, 2, 4, 6, 8, 10, 12, 16):
-        aucs[f"screen, margin {m}"] = _auc([(max(r["kinds"], r["vs-a-text"] - m), r["no_answer"]) for r in rows])
+        aucs[f"screen, margin {m}"] = _auc([(combine(r["likelihoods"], m), r["no_answer"]) for r in rows])
     result = {"commit": commit(), "split": args.split, "model": "embedded SmolLM2-135M-Instruct",
               "tokens": tokens, "margin": margin, "auc": aucs, "documents": rows}
     lines = [f"# Refusal signals ({args.split} split, {len(rows)} documents, first {tokens} tokens)", "",

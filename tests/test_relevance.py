@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("torch", reason="the relevance screen runs the model (torch)")
 
-from extractor.decode.relevance import KINDS, NEUTRAL, announcements  # noqa: E402
+from extractor.decode.relevance import KINDS, NEUTRAL, PART_MARGIN, announcements, combine  # noqa: E402
 
 CASES = [
     ({"title": "Resume", "properties": {"name": {}, "skills": {}}},
@@ -22,3 +22,15 @@ def test_the_target_is_announced_with_its_fields_by_title_and_as_a_text_then_eac
     assert said[:3] == [about, titled, NEUTRAL]
     assert len(said) == 3 + len(KINDS) and "The following text is an encyclopedia article.\n\n" in said
     assert not any("e-mail" in s or "letter" in s for s in said)  # channels carry any kind of content
+
+
+SCORES = [  # (about, titled, a text, kinds...) -> score
+    ([-10.0, -12.0, -12.0, -15.0, -11.0], 1.0),  # the target beats every kind
+    ([-20.0, -18.0, -20.5, -15.0, -11.0], -7.0),  # a kind wins, and "a text" barely loses: the kinds decide
+    ([-20.0, -25.0, -40.0, -5.0], 20.0 - PART_MARGIN),  # one part of a document: wins against "a text"
+]
+
+
+@pytest.mark.parametrize("ll,expected", SCORES)
+def test_the_score_is_the_kinds_ratio_or_the_text_ratio_less_the_margin(ll, expected):
+    assert combine(ll) == pytest.approx(expected)

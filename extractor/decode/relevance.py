@@ -57,23 +57,34 @@ def announcements(schema: dict[str, Any]) -> list[str]:
 def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float | None = None) -> float:
     """How much likelier the text is as the target than as another kind of document (see above), in nats.
     With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it."""
-    tok = lm.tokenizer
-    body = tok(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
-    prefixes = [tok(p, add_special_tokens=False)["input_ids"] for p in announcements(schema)]
-    about, titled, neutral = _likelihoods(lm, prefixes[:3], body)
-    part = about - neutral - PART_MARGIN
+    said, body = announcements(schema), opening(lm, text)
+    first = likelihoods(lm, said[:3], body)
+    part = first[0] - first[2] - PART_MARGIN
     if enough is not None and part >= enough:
         return part
-    kinds = _likelihoods(lm, prefixes[3:], body)
-    return max(max(about, titled) - max(kinds), part)
+    return combine([*first, *likelihoods(lm, said[3:], body)])
 
 
-def _likelihoods(lm: LoadedModel, prefixes: list[list[int]], body: list[int]) -> list[float]:
+def combine(ll: list[float], margin: float = PART_MARGIN) -> float:
+    """The score from the likelihoods of the text after each of `announcements` (in their order)."""
+    about, titled, neutral, *kinds = ll
+    return max(max(about, titled) - max(kinds), about - neutral - margin)
+
+
+def opening(lm: LoadedModel, text: str, tokens: int = SCREEN_TOKENS) -> list[int]:
+    """The token ids the screen reads: the text's first `tokens`, never control tokens."""
+    return lm.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:tokens]
+
+
+@torch.inference_mode()
+def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
     """log p(body | prefix) for each prefix, a few rows per pass (full logits are rows x positions x vocab)."""
-    width = max(len(p) for p in prefixes) + len(body)
-    pad = lm.tokenizer.pad_token_id if lm.tokenizer.pad_token_id is not None else 0
-    ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in prefixes], device=lm.device)
-    attention = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in prefixes],
+    tok = lm.tokenizer
+    ids_of = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
+    width = max(len(p) for p in ids_of) + len(body)
+    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
+    ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in ids_of], device=lm.device)
+    attention = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in ids_of],
                              device=lm.device)
     start = width - len(body)
     totals: list[float] = []
