@@ -22,16 +22,16 @@ def _state(m: Matcher) -> tuple:
     return m.config, bytes(m.output), m.finished, m.distinct
 
 
-def _walk(m: Matcher, rng: np.random.Generator, steps: int) -> list[tuple]:
-    """Advance by random allowed tokens; the state before each step."""
-    states = []
+def _walk(m: Matcher, rng: np.random.Generator, steps: int) -> list[tuple[tuple, int]]:
+    """Advance by random allowed tokens: the state before each step, and the token taken."""
+    taken = []
     for _ in range(steps):
         allowed = np.flatnonzero(m.mask())
         if not len(allowed):
             break
-        states.append(_state(m))
-        m.advance(int(rng.choice(allowed)))
-    return states
+        taken.append((_state(m), int(rng.choice(allowed))))
+        m.advance(taken[-1][1])
+    return taken
 
 
 @pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
@@ -40,13 +40,13 @@ def test_rolling_back_k_steps_restores_the_state_k_steps_earlier(schema: dict) -
     rng = np.random.default_rng(5)
     for _ in range(12):
         m = grammar.matcher()
-        states = _walk(m, rng, 40)
+        states = [state for state, _ in _walk(m, rng, 40)]
         while states:
             k = int(rng.integers(1, len(states) + 1))
             m.rollback(k)
             assert _state(m) == states[-k]
             del states[-k:]
-            states += _walk(m, rng, int(rng.integers(0, 6)))  # and walking on from there stays consistent
+            states += [state for state, _ in _walk(m, rng, int(rng.integers(0, 6)))]  # walking on stays consistent
         with pytest.raises(ValueError, match="roll back 0 to"):
             m.rollback(1 + len(m._history))
 
@@ -58,17 +58,11 @@ def test_validating_drafted_tokens_returns_the_allowed_prefix_and_changes_nothin
     for _ in range(12):
         m = grammar.matcher()
         _walk(m, rng, int(rng.integers(0, 8)))
-        probe = Matcher(grammar)
-        probe.config, probe.output, probe.distinct, probe.finished = m.config, bytearray(m.output), m.distinct, m.finished
-        draft = []
-        for _ in range(6):
-            allowed = np.flatnonzero(probe.mask())
-            if not len(allowed):
-                break
-            draft.append(int(rng.choice(allowed)))
-            probe.advance(draft[-1])
-        forbidden = np.flatnonzero(~probe.mask())
+        draft = [token for _, token in _walk(m, rng, 6)]  # drafted from here by walking, then taken back
+        forbidden = np.flatnonzero(~m.mask())
+        finished = m.finished
+        m.rollback(len(draft))
         before = _state(m)
         assert m.validate_tokens(draft) == draft and _state(m) == before
-        if len(forbidden) and not probe.finished:
+        if len(forbidden) and not finished:
             assert m.validate_tokens([*draft, int(forbidden[0]), *draft]) == draft and _state(m) == before
