@@ -3,6 +3,7 @@ they are met, each successor computed once (the C kernel has its own, masks/_ker
 
 from __future__ import annotations
 
+import threading
 from typing import TYPE_CHECKING
 from weakref import WeakKeyDictionary
 
@@ -22,15 +23,19 @@ class ConfigDFA:
         self.configs: list[Config] = []
         self.bottom_ends: list[bool] = []  # a stack is down to its bottom frame, whose rule may end here
         self.steps: dict[int, int] = {}  # number * 256 + byte -> successor
+        self.lock = threading.Lock()
 
     def id(self, config: Config) -> int:
         """The number of a configuration, adding it on first sight."""
         cid = self.ids.get(config)
         if cid is None:
-            cid = self.ids[config] = len(self.configs)
-            self.configs.append(config)
-            dfas = self.automaton.dfas
-            self.bottom_ends.append(any(len(st) == 1 and dfas[st[0][0]].accept[st[0][1]] for st in config))
+            with self.lock:  # numbered once even when threads meet it together
+                cid = self.ids.get(config)
+                if cid is None:
+                    dfas = self.automaton.dfas
+                    self.bottom_ends.append(any(len(st) == 1 and dfas[st[0][0]].accept[st[0][1]] for st in config))
+                    self.configs.append(config)
+                    cid = self.ids[config] = len(self.configs) - 1
         return cid
 
     def step(self, cid: int, byte: int) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -117,21 +118,26 @@ def _build_automaton(grammar: Grammar) -> Automaton:
 
 
 _LEAF_DFAS: OrderedDict[Node, RuleDFA | CountedDFA] = OrderedDict()
+_LEAF_LOCK = threading.Lock()
 LEAF_DFA_CACHE_SIZE = 512
 """Rules that call nothing (strings, formats, numbers, keys) recur across schemas: built once per process."""
 
 
 def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA | CountedDFA:
     leaf = not refs(node)
-    if leaf and node in _LEAF_DFAS:
-        _LEAF_DFAS.move_to_end(node)
-        return _LEAF_DFAS[node]
+    if leaf:
+        with _LEAF_LOCK:  # grammars are compiled from several threads in a serving engine
+            hit = _LEAF_DFAS.get(node)
+            if hit is not None:
+                _LEAF_DFAS.move_to_end(node)
+                return hit
     with building(name):
         dfa = _construct(name, node, productive)
     if leaf:
-        _LEAF_DFAS[node] = dfa
-        if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
-            _LEAF_DFAS.popitem(last=False)
+        with _LEAF_LOCK:
+            _LEAF_DFAS[node] = dfa
+            if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
+                _LEAF_DFAS.popitem(last=False)
     return dfa
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
@@ -27,27 +28,31 @@ V = TypeVar("V")
 
 
 class ByteLRU(Generic[K, V]):
-    """A least-recently-used cache bounded by the bytes its values hold, not by their count."""
+    """A least-recently-used cache bounded by the bytes its values hold, not by their count; safe to share
+    between threads (a serving engine fills masks of one grammar from several)."""
 
     def __init__(self, max_bytes: int) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0
         self.items: OrderedDict[K, tuple[V, int]] = OrderedDict()
+        self.lock = threading.Lock()
 
     def get(self, key: K) -> V | None:
-        hit = self.items.get(key)
-        if hit is None:
-            return None
-        self.items.move_to_end(key)
-        return hit[0]
+        with self.lock:
+            hit = self.items.get(key)
+            if hit is None:
+                return None
+            self.items.move_to_end(key)
+            return hit[0]
 
     def put(self, key: K, value: V, nbytes: int) -> None:
         nbytes += ENTRY_BYTES
-        old = self.items.pop(key, None)
-        self.bytes += nbytes - (old[1] if old else 0)
-        self.items[key] = (value, nbytes)
-        while self.bytes > self.max_bytes and len(self.items) > 1:
-            self.bytes -= self.items.popitem(last=False)[1][1]
+        with self.lock:
+            old = self.items.pop(key, None)
+            self.bytes += nbytes - (old[1] if old else 0)
+            self.items[key] = (value, nbytes)
+            while self.bytes > self.max_bytes and len(self.items) > 1:
+                self.bytes -= self.items.popitem(last=False)[1][1]
 
     def __len__(self) -> int:
         return len(self.items)

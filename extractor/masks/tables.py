@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+import threading
 import zipfile
 import zlib
 from collections import OrderedDict
@@ -40,6 +41,7 @@ class TableCache:
         self.directory = directory
         self.max_files = max_files
         self.saved = 0
+        self.lock = threading.Lock()
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.width)
@@ -65,17 +67,21 @@ class TableCache:
         return self.cached((trie.vocab.fingerprint, fingerprint, state), lambda: leaf_table(dfa, trie, state))
 
     def cached(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
-        table = self.entries.get(key)
-        if table is not None:
-            self.entries.move_to_end(key)
-            return table
+        """The table for `key`, built (outside the lock: two threads may build one table twice, never
+        corrupt the LRU) when neither memory nor disk has it."""
+        with self.lock:
+            table = self.entries.get(key)
+            if table is not None:
+                self.entries.move_to_end(key)
+                return table
         table = self.load(key)
         if table is None:
             table = build()
             self.save(key, table)
-        self.entries[key] = table
-        if len(self.entries) > self.capacity:
-            self.entries.popitem(last=False)
+        with self.lock:
+            self.entries[key] = table
+            if len(self.entries) > self.capacity:
+                self.entries.popitem(last=False)
         return table
 
     def path(self, key: tuple[str, str, int]) -> Path | None:

@@ -1,0 +1,163 @@
+"""The structured-output backend vLLM's engine calls: one `ExtractorGrammar` per request, masks written into
+vLLM's shared int32 bitmask, tokens accepted, validated and rolled back for speculative decoding."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+from vllm.v1.structured_output.backend_types import (
+    StructuredOutputBackend, StructuredOutputGrammar, StructuredOutputOptions,
+)
+
+from extractor.errors import ExtractorError
+from extractor.integrations.vllm.spec import GrammarCache, Spec
+from extractor.masks import CompiledGrammar, Matcher
+from extractor.tokens import Vocabulary
+
+ENV = "EXTRACTOR_VLLM"
+"""Set to 1 in the environment of the vLLM process (its workers inherit it) to compile every structured
+request with extractor."""
+
+NAME = "extractor"
+"""The backend's name in a request's `structured_outputs._backend`."""
+
+
+@dataclass
+class ExtractorGrammar(StructuredOutputGrammar):
+    """One request's place in its grammar. Stop tokens other than the tokenizer's EOS (a model's second end
+    token, a user's `stop_token_ids`) are allowed exactly where EOS is: where the output is complete."""
+
+    grammar: CompiledGrammar
+    stops: np.ndarray
+    matcher: Matcher = field(init=False)
+    stopped: bool = field(default=False, init=False)
+    """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
+
+    def __post_init__(self) -> None:
+        self.matcher = self.grammar.matcher()
+
+    def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
+        for token in tokens:
+            if self.is_terminated():
+                return False
+            if token in self.stops and token not in self.grammar.vocab.eos_ids:
+                if not self.matcher.accepting():
+                    return False
+                self.stopped = True
+                continue
+            try:
+                self.matcher.advance(token)
+            except ValueError:
+                return False
+        return True
+
+    def validate_tokens(self, tokens: list[int]) -> list[int]:
+        taken = 0
+        for token in tokens:  # vLLM pads speculative drafts with -1
+            if token < 0 or not self.accept_tokens("", [token]):
+                break
+            taken += 1
+        self.rollback(taken)
+        return list(tokens[:taken])
+
+    def rollback(self, num_tokens: int) -> None:
+        if num_tokens <= 0:
+            return
+        if self.stopped:  # the stop token was never fed to the matcher
+            self.stopped, num_tokens = False, num_tokens - 1
+        self.matcher.rollback(num_tokens)
+
+    def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
+        words = self.matcher.bitmask()
+        if len(self.stops):
+            words = words.copy().view(np.uint32)
+            allowed = self.matcher.accepting() and not self.is_terminated()
+            w, b = np.divmod(self.stops, 32)
+            if allowed:
+                np.bitwise_or.at(words, w, np.left_shift(np.uint32(1), b.astype(np.uint32)))
+            else:
+                np.bitwise_and.at(words, w, ~np.left_shift(np.uint32(1), b.astype(np.uint32)))
+            words = words.view(np.int32)
+        bitmask[idx].copy_(torch.from_numpy(words))
+
+    def is_terminated(self) -> bool:
+        return self.stopped or self.matcher.finished
+
+    def reset(self) -> None:
+        self.matcher, self.stopped = self.grammar.matcher(), False
+
+
+@dataclass
+class ExtractorBackend(StructuredOutputBackend):
+    """Compiles each request's JSON Schema for the model's vocabulary (padded to vLLM's vocabulary size)."""
+
+    def __post_init__(self) -> None:
+        self.vocab = Vocabulary.from_hf(self.tokenizer, size=self.vocab_size)
+        self.grammars = GrammarCache(self.vocab)
+
+    def compile_grammar(self, request_type: StructuredOutputOptions, grammar_spec: str,
+                        stop_token_ids: set[int] | None = None) -> StructuredOutputGrammar:
+        grammar = self.grammars.get(request_type.name, grammar_spec)
+        extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
+        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64))
+
+    def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
+        return torch.full((max_num_seqs, (self.vocab_size + 31) // 32), -1, dtype=torch.int32)
+
+    def destroy(self) -> None:
+        self.grammars.items.clear()
+
+
+def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> None:
+    """Check a structured request in the front end (an HTTP 400 there, not a failure in the engine) and mark it
+    for this backend."""
+    from vllm.exceptions import VLLMValidationError
+
+    so = params.structured_outputs
+    if so is None:
+        return
+    if so.json is not None:
+        kind, spec = "JSON", so.json
+    elif so.json_object:
+        kind, spec = "JSON_OBJECT", None
+    else:
+        kind, spec = "OTHER", None
+    try:
+        Spec.parse(kind, spec if not isinstance(spec, dict) else json.dumps(spec)).check()
+    except (ExtractorError, ValueError) as exc:
+        raise VLLMValidationError(f"extractor: {exc}") from None
+    so._backend = NAME
+
+
+def register() -> None:
+    """The `vllm.general_plugins` entry point: where `EXTRACTOR_VLLM=1`, route structured requests to this
+    backend (front end: validation; engine: the manager's backend). Safe to call more than once."""
+    if os.environ.get(ENV, "").strip().lower() not in ("1", "true", "yes", "on"):
+        return
+    from vllm.sampling_params import SamplingParams
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    if getattr(StructuredOutputManager.grammar_init, "_extractor", False):
+        return
+    validate, init = SamplingParams._validate_structured_outputs, StructuredOutputManager.grammar_init
+
+    def _validate_structured_outputs(self: Any, model_config: Any, config: Any, tokenizer: Any) -> None:
+        if config is None or self.structured_outputs is None or tokenizer is None:
+            return validate(self, model_config, config, tokenizer)
+        return _validate(self, model_config, config, tokenizer)
+
+    def grammar_init(self: Any, request: Any) -> None:
+        so = request.sampling_params.structured_outputs if request.sampling_params else None
+        if self.backend is None and so is not None and so._backend == NAME:
+            self.backend = ExtractorBackend(self.vllm_config, tokenizer=self.tokenizer,
+                                            vocab_size=self.vllm_config.model_config.get_vocab_size())
+        return init(self, request)
+
+    grammar_init._extractor = True  # type: ignore[attr-defined]
+    SamplingParams._validate_structured_outputs = _validate_structured_outputs  # type: ignore[method-assign]
+    StructuredOutputManager.grammar_init = grammar_init  # type: ignore[method-assign]

@@ -1,0 +1,131 @@
+"""`VLLMExtractor`: the `extract` API on a vLLM engine. Prompts, parsing, Pydantic validation, checks, retries
+with the errors fed back, and `Refusal` are the library's own; decoding is vLLM's (continuous batching, its
+KV cache, parallelism), masked by the extractor backend."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+from extractor.checks import Check, model_checks
+from extractor.decode.loop import Generation
+from extractor.decode.prompt import PromptTemplate, encode, messages
+from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, Usage
+from extractor.inputs import at_least, nonempty
+from extractor.integrations.vllm.backend import ENV, register
+from extractor.integrations.vllm.spec import with_options
+from extractor.outcome import Invalid, accepts, outcome, total
+from extractor.schema import Refusal, json_schema
+
+LAYOUT = "pretty"
+"""The layout `extract` writes by default (the one the quality benchmark chose)."""
+
+
+class VLLMExtractor:
+    """A vLLM engine loaded once; `extract_many` hands every document to vLLM's scheduler at once.
+
+    Differences from `Extractor`: no relevance screen (with `refusal`, the model chooses between the target and
+    the refusal branch), no jump-forward (vLLM samples forced tokens one by one) and no loop guards, so a cut
+    output is not retried: its `IncompleteOutputError` is returned (or raised by `extract`)."""
+
+    def __init__(self, model: str | None = None, *, template: PromptTemplate = PromptTemplate(),
+                 **engine: Any) -> None:
+        os.environ[ENV] = "1"  # read by the plugin in this process and in the engine's workers
+        register()
+        from vllm import LLM
+
+        if model is None:
+            from extractor.decode.model import _embedded
+
+            model = _embedded()
+        self.llm = LLM(model=model, **engine)
+        self.tokenizer = self.llm.get_tokenizer()
+        self.template = template
+        self._vocab: Any = None
+
+    def extract(self, target: Any, text: str, **kw: Any) -> Any:
+        """One document; raises where `extract_many` would put an error in the slot."""
+        [result] = self.extract_many(target, [text], **kw)
+        if isinstance(result, ExtractorError):
+            raise result
+        return result
+
+    def extract_many(self, target: Any, texts: Sequence[str], *, max_tokens: int = 1024, temperature: float = 0.0,
+                     top_p: float = 1.0, seed: int | None = None, refusal: bool | type[BaseModel] = True,
+                     max_retries: int = 1, checks: Sequence[Check] = (), layout: str = LAYOUT,
+                     on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False) -> list[Any]:
+        """One entry per text, as `Extractor.extract_many` returns them (errors in their slots)."""
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+        from vllm.sampling_params import StructuredOutputsParams
+
+        at_least(1, max_tokens=max_tokens)
+        at_least(0, max_retries=max_retries)
+        refusal_model = (Refusal if refusal is True else refusal) or None
+        if refusal_model not in (None, Refusal):
+            raise ValueError("the vLLM backend offers the library's own Refusal model or none")
+        schema = json_schema(target)
+        request = with_options(schema, refusal=refusal_model is not None, layout=layout)
+        every = [*model_checks(target), *checks]
+        attempts: list[list[Attempt]] = [[] for _ in texts]
+        results: list[Any] = [None] * len(texts)
+        pending = []
+        for i, text in enumerate(texts):
+            try:
+                nonempty(text)
+                pending.append(i)
+            except ExtractorError as exc:
+                results[i] = exc
+        for _ in range(1 + max_retries):
+            if not pending:
+                break
+            prompts = [TokensPrompt(prompt_token_ids=self._prompt(schema, texts[i], attempts[i], refusal_model))
+                       for i in pending]
+            params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                                    structured_outputs=StructuredOutputsParams(json=request))
+            start = time.perf_counter()
+            outputs = self.llm.generate(prompts, params, use_tqdm=False)
+            seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
+            retry = []
+            for i, out in zip(pending, outputs):
+                gen = _generation(out, seconds)
+                try:
+                    results[i] = outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
+                                         lambda data: accepts(self._target_grammar(schema, layout), data))
+                except Invalid:
+                    results[i], _ = ExtractionError(attempts[i]), retry.append(i)
+                except ExtractorError as exc:  # IncompleteOutputError: no guards here to tighten
+                    results[i] = exc
+                if on_attempt is not None:
+                    on_attempt(i, attempts[i][-1])
+            pending = retry
+        if with_usage:
+            return [(r, total(a)) for r, a in zip(results, attempts)]
+        return results
+
+    def _prompt(self, schema: Any, text: str, attempts: list[Attempt], refusal: type[BaseModel] | None) -> list[int]:
+        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]
+        return encode(self.tokenizer, messages(schema, text, self.template, history, refusal=refusal is not None))
+
+    def _target_grammar(self, schema: Any, layout: str) -> Any:
+        """The target's own grammar, to tell a refusal-shaped answer of a dict target from a refusal."""
+        from extractor.api import compile_schema
+        from extractor.grammar import CompileOptions
+        from extractor.tokens import Vocabulary
+
+        if self._vocab is None:
+            self._vocab = Vocabulary.from_hf(self.tokenizer)
+        return compile_schema(schema, self._vocab, options=CompileOptions(layout=layout))
+
+
+def _generation(out: Any, seconds: float) -> Generation:
+    """vLLM's request output as one attempt of the decoding loop."""
+    done = out.outputs[0]
+    usage = Usage(prompt_tokens=len(out.prompt_token_ids or ()), completion_tokens=len(done.token_ids),
+                  forward_passes=len(done.token_ids), seconds=seconds)
+    return Generation(done.text, done.text.encode(), list(done.token_ids), complete=done.finish_reason == "stop",
+                      usage=usage)

@@ -1,0 +1,91 @@
+"""A request's schema as vLLM hands it over (JSON text, key order kept), with extractor's own options riding
+in one vendor key at its root, so a plain OpenAI-style request can ask for the refusal branch or a layout."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from extractor.api import compile_schema
+from extractor.grammar import CompileOptions, Layout
+from extractor.masks import CompiledGrammar
+from extractor.schema import Refusal, target_ir
+from extractor.tokens import Vocabulary
+
+OPTIONS_KEY = "x-extractor"
+"""Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...}."""
+
+DEFAULT_LAYOUT = "compact"
+"""A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
+to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
+
+_OPTION_NAMES = {"refusal", "layout"}
+
+
+@dataclass(frozen=True)
+class Spec:
+    """What to compile: the schema, whether the refusal model is offered beside it, and the layout."""
+
+    schema: dict[str, Any] | bool
+    refusal: bool = False
+    layout: str = DEFAULT_LAYOUT
+
+    @classmethod
+    def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
+        """From vLLM's request type name ("JSON", "JSON_OBJECT") and its spec; ValueError says what is wrong."""
+        if kind == "JSON_OBJECT":
+            return cls({"type": "object"})
+        if kind != "JSON":
+            raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
+                             f"json_object); {kind.lower()} requests need one of vLLM's own backends")
+        schema = json.loads(text) if isinstance(text, str) else text
+        if not isinstance(schema, (dict, bool)):
+            raise ValueError(f"a JSON Schema is an object or a boolean, not {type(schema).__name__}")
+        options = schema.get(OPTIONS_KEY, {}) if isinstance(schema, dict) else {}
+        if not isinstance(options, dict) or set(options) - _OPTION_NAMES:
+            raise ValueError(f"{OPTIONS_KEY!r} takes an object with keys {sorted(_OPTION_NAMES)}, not {options!r}")
+        if isinstance(schema, dict):
+            schema = {k: v for k, v in schema.items() if k != OPTIONS_KEY}
+        layout = options.get("layout", DEFAULT_LAYOUT)
+        Layout.named(layout)  # an unknown name fails here, with the names it could have been
+        return cls(schema, bool(options.get("refusal", False)), layout)
+
+    def check(self) -> None:
+        """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
+        target_ir(self.schema, Refusal if self.refusal else None)
+
+    def compile(self, vocab: Vocabulary) -> CompiledGrammar:
+        return compile_schema(self.schema, vocab, refusal=Refusal if self.refusal else None,
+                              options=CompileOptions(layout=self.layout))
+
+
+def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = DEFAULT_LAYOUT) -> dict[str, Any]:
+    """The schema with extractor's options in it, for a request to a server running the extractor backend."""
+    return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout}}
+
+
+class GrammarCache:
+    """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
+
+    def __init__(self, vocab: Vocabulary, capacity: int = 256) -> None:
+        self.vocab = vocab
+        self.capacity = capacity
+        self.items: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, kind: str, text: str) -> CompiledGrammar:
+        key = (kind, text)
+        with self.lock:
+            hit = self.items.get(key)
+            if hit is not None:
+                self.items.move_to_end(key)
+                return hit
+        grammar = Spec.parse(kind, text).compile(self.vocab)  # outside the lock: compiles run side by side
+        with self.lock:
+            self.items[key] = grammar
+            if len(self.items) > self.capacity:
+                self.items.popitem(last=False)
+        return grammar

@@ -1,0 +1,107 @@
+"""What a served request may carry (a schema, extractor's options in one vendor key), and the caches a serving
+engine shares between threads; no vLLM needed."""
+
+from __future__ import annotations
+
+import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+from extractor.errors import UnsupportedSchemaError
+from extractor.integrations.vllm import OPTIONS_KEY, with_options
+from extractor.integrations.vllm.spec import GrammarCache, Spec
+from extractor.masks.matcher import ByteLRU
+from tests.masks.test_masks import small_vocab
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
+          "required": ["name", "age"]}
+
+PARSED = [
+    ("JSON", json.dumps(PERSON), Spec(PERSON)),
+    ("JSON", json.dumps(with_options(PERSON, refusal=True, layout="pretty")), Spec(PERSON, True, "pretty")),
+    ("JSON", "true", Spec(True)),
+    ("JSON_OBJECT", None, Spec({"type": "object"})),
+]
+
+
+@pytest.mark.parametrize("kind, text, expected", PARSED, ids=range(len(PARSED)))
+def test_a_request_is_parsed_with_its_options(kind: str, text: str | None, expected: Spec) -> None:
+    assert Spec.parse(kind, text) == expected
+
+
+REFUSED = [
+    ("REGEX", "a+", "JSON Schemas"),
+    ("CHOICE", '["a","b"]', "JSON Schemas"),
+    ("JSON", "[1, 2]", "object or a boolean"),
+    ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"refusal": True, "colour": 1}}), OPTIONS_KEY),
+    ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"layout": "wavy"}}), "layout"),
+]
+
+
+@pytest.mark.parametrize("kind, text, message", REFUSED, ids=range(len(REFUSED)))
+def test_what_the_backend_cannot_take_is_refused_by_name(kind: str, text: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Spec.parse(kind, text)
+
+
+def test_an_unsupported_keyword_is_refused_before_compiling() -> None:
+    with pytest.raises(UnsupportedSchemaError):
+        Spec.parse("JSON", json.dumps({"type": "string", "contentSchema": {"type": "object"}})).check()
+
+
+def test_key_order_is_kept() -> None:
+    ordered = {"type": "object", "properties": {"z": {"const": 1}, "a": {"const": 2}}, "required": ["z", "a"]}
+    matcher = Spec.parse("JSON", json.dumps(ordered)).compile(small_vocab("llama3")).matcher()
+    matcher.advance_bytes(b'{"z":1,"a":2}')
+    assert matcher.accepting()
+
+
+def test_threads_compiling_at_once_share_one_grammar_per_schema() -> None:
+    cache = GrammarCache(small_vocab("llama3"))
+    texts = [json.dumps({**PERSON, "properties": {**PERSON["properties"], f"f{i % 4}": {"type": "boolean"}}})
+             for i in range(32)]
+    with ThreadPoolExecutor(8) as pool:
+        grammars = list(pool.map(lambda t: cache.get("JSON", t), texts))
+    assert len(cache.items) == 4
+    for text, grammar in zip(texts, grammars):  # a grammar two threads compiled at once is equal, if not shared
+        m, again = grammar.matcher(), cache.get("JSON", text).matcher()
+        m.advance_bytes(b'{"name":"A","age":1,')
+        again.advance_bytes(b'{"name":"A","age":1,')
+        assert np.array_equal(m.mask(), again.mask())
+
+
+def test_masks_filled_from_threads_equal_masks_filled_in_order() -> None:
+    grammar = Spec.parse("JSON", json.dumps(PERSON)).compile(small_vocab("llama3"))
+    prefixes = [b"", b"{", b'{"name":"', b'{"name":"Al', b'{"name":"Al","age":', b'{"name":"Al","age":4']
+
+    def masks() -> list[np.ndarray]:
+        out = []
+        for prefix in prefixes:
+            m = grammar.matcher()
+            m.advance_bytes(prefix) if prefix else None
+            out.append(m.bitmask().copy())
+        return out
+
+    with ThreadPoolExecutor(8) as pool:
+        together = list(pool.map(lambda _: masks(), range(16)))
+    alone = masks()
+    assert all(all(np.array_equal(a, b) for a, b in zip(run, alone)) for run in together)
+
+
+def test_the_byte_lru_stays_consistent_under_threads() -> None:
+    lru: ByteLRU[int, bytes] = ByteLRU(64 * 300)
+    barrier = threading.Barrier(8)
+
+    def hammer(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        barrier.wait()
+        for key in rng.integers(0, 500, 5000).tolist():
+            if lru.get(key) is None:
+                lru.put(key, b"x" * 64, 64)
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(hammer, range(8)))
+    assert lru.bytes == sum(n for _, n in lru.items.values()) <= lru.max_bytes
