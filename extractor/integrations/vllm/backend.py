@@ -83,7 +83,9 @@ class ExtractorGrammar(StructuredOutputGrammar):
             else:
                 np.bitwise_and.at(words, w, ~np.left_shift(np.uint32(1), b.astype(np.uint32)))
             words = words.view(np.int32)
-        bitmask[idx].copy_(torch.from_numpy(words))
+        row = bitmask[idx]
+        row[:len(words)].copy_(torch.from_numpy(words))
+        row[len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
 
     def is_terminated(self) -> bool:
         return self.stopped or self.matcher.finished

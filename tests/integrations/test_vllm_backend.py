@@ -1,0 +1,95 @@
+"""The backend's grammar as vLLM's engine drives it (accept, validate, roll back, fill a shared bitmask), without
+loading a model: random walks under the filled bitmask always give schema-valid JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("vllm", reason="vLLM is not installed here: `make test-vllm` installs it in .venv-vllm")
+torch = pytest.importorskip("torch")
+jsonschema = pytest.importorskip("jsonschema")
+
+from vllm.v1.structured_output.backend_types import StructuredOutputOptions  # noqa: E402
+
+from extractor.integrations.vllm import ExtractorGrammar  # noqa: E402
+from extractor.integrations.vllm.spec import GrammarCache  # noqa: E402
+from tests.masks.test_masks import small_vocab  # noqa: E402
+
+SCHEMAS = [
+    {"type": "object", "properties": {"name": {"type": "string", "maxLength": 12}, "age": {"type": "integer"}},
+     "required": ["name", "age"], "additionalProperties": False},
+    {"type": "array", "items": {"enum": ["red", "green", 7, None]}, "maxItems": 5},
+    {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
+                                               "uniqueItems": True, "maxItems": 3}}, "required": ["tags"]},
+]
+PAD = 40
+"""Bitmask columns beyond the vocabulary (vLLM's vocabulary size is the model's, often padded)."""
+
+
+def _grammar(schema: dict, stops: tuple[int, ...] = ()) -> ExtractorGrammar:
+    vocab = small_vocab("llama3")
+    grammar = GrammarCache(vocab).get(StructuredOutputOptions.JSON.name, json.dumps(schema))
+    return ExtractorGrammar(grammar, np.array(stops, dtype=np.int64))
+
+
+def _allowed(g: ExtractorGrammar, width: int) -> np.ndarray:
+    bitmask = torch.full((3, (width + 31) // 32), -1, dtype=torch.int32)
+    g.fill_bitmask(bitmask, 1)
+    words = bitmask[1].numpy().view(np.uint32)
+    return np.flatnonzero((words[np.arange(width) // 32] >> (np.arange(width) % 32).astype(np.uint32)) & 1)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_random_walks_under_the_filled_bitmask_are_valid(schema: dict) -> None:
+    g = _grammar(schema)
+    rng, vocab = np.random.default_rng(3), g.grammar.vocab
+    eos = min(vocab.eos_ids)
+    for _ in range(20):
+        g.reset()
+        for _ in range(200):
+            allowed = _allowed(g, vocab.size)
+            ends = [t for t in allowed if t == eos]
+            token = eos if ends and rng.random() < 0.3 else int(rng.choice(allowed))
+            assert g.accept_tokens("r", [token])
+            if g.is_terminated():
+                break
+        if g.is_terminated():
+            jsonschema.validate(json.loads(bytes(g.matcher.output)), schema)
+
+
+def test_validating_drafted_tokens_changes_nothing_and_stops_at_the_first_bad_one() -> None:
+    g = _grammar(SCHEMAS[0])
+    vocab = g.grammar.vocab
+    ids = [vocab.tokens.index(bytes([b])) for b in b'{"name":"A","age":1}']
+    g.accept_tokens("r", ids[:3])
+    before = bytes(g.matcher.output)
+    bad = vocab.tokens.index(b"x")
+    assert g.validate_tokens(ids[3:8] + [bad] + ids[8:]) == ids[3:8]
+    assert g.validate_tokens([*ids[3:], -1, -1]) == ids[3:]  # speculative padding
+    assert bytes(g.matcher.output) == before
+
+
+def test_a_stop_token_is_allowed_only_where_the_output_is_complete_and_rolls_back() -> None:
+    vocab = small_vocab("llama3")
+    stop = vocab.tokens.index(b"\n")  # a user's stop token that is also text the layout could write
+    g = _grammar(SCHEMAS[0], (stop,))
+    ids = [vocab.tokens.index(bytes([b])) for b in b'{"name":"A","age":1}']
+    g.accept_tokens("r", ids[:-1])
+    assert stop not in _allowed(g, vocab.size + PAD)
+    assert not g.accept_tokens("r", [stop]) and not g.is_terminated()
+    g.accept_tokens("r", ids[-1:])
+    assert stop in _allowed(g, vocab.size + PAD)
+    assert g.accept_tokens("r", [stop]) and g.is_terminated()
+    g.rollback(2)
+    assert not g.is_terminated() and bytes(g.matcher.output) == b'{"name":"A","age":1'
+
+
+def test_the_refusal_branch_rides_in_the_schema() -> None:
+    g = _grammar({**SCHEMAS[0], "x-extractor": {"refusal": True}})
+    vocab = g.grammar.vocab
+    refusal = json.dumps({"error": "no person in the text"}, separators=(",", ":")).encode()
+    g.matcher.advance_bytes(refusal)
+    assert g.matcher.accepting() and min(vocab.eos_ids) in _allowed(g, vocab.size)
