@@ -14,6 +14,7 @@ jsonschema = pytest.importorskip("jsonschema")
 
 from vllm.v1.structured_output.backend_types import StructuredOutputOptions  # noqa: E402
 
+from extractor import Guards  # noqa: E402
 from extractor.integrations.vllm import ExtractorGrammar  # noqa: E402
 from extractor.integrations.vllm.spec import GrammarCache  # noqa: E402
 from tests.masks.test_masks import small_vocab  # noqa: E402
@@ -29,10 +30,10 @@ PAD = 40
 """Bitmask columns beyond the vocabulary (vLLM's vocabulary size is the model's, often padded)."""
 
 
-def _grammar(schema: dict, stops: tuple[int, ...] = ()) -> ExtractorGrammar:
+def _grammar(schema: dict, stops: tuple[int, ...] = (), guards: Guards | None = None) -> ExtractorGrammar:
     vocab = small_vocab("llama3")
-    grammar = GrammarCache(vocab).get(StructuredOutputOptions.JSON.name, json.dumps(schema))
-    return ExtractorGrammar(grammar, np.array(stops, dtype=np.int64))
+    grammar, _ = GrammarCache(vocab).get(StructuredOutputOptions.JSON.name, json.dumps(schema))
+    return ExtractorGrammar(grammar, np.array(stops, dtype=np.int64), guards)
 
 
 def _allowed(g: ExtractorGrammar, width: int) -> np.ndarray:
@@ -93,3 +94,15 @@ def test_the_refusal_branch_rides_in_the_schema() -> None:
     refusal = json.dumps({"error": "no person in the text"}, separators=(",", ":")).encode()
     g.matcher.advance_bytes(refusal)
     assert g.matcher.accepting() and min(vocab.eos_ids) in _allowed(g, vocab.size)
+
+
+def test_guards_stop_a_repeated_item_and_survive_a_rollback() -> None:
+    g = _grammar({"type": "array", "items": {"type": "string"}}, guards=Guards())
+    vocab = g.grammar.vocab
+    ids = [vocab.tokens.index(bytes([b])) for b in b'["ab","ab"']
+    comma = vocab.tokens.index(b",")
+    g.accept_tokens("r", ids)
+    assert comma not in _allowed(g, vocab.size)  # a repeat ends the array
+    g.rollback(3)  # back to '["ab","': the repeat is gone, so is the ban
+    g.accept_tokens("r", [vocab.tokens.index(b"c"), vocab.tokens.index(b'"')])
+    assert comma in _allowed(g, vocab.size)

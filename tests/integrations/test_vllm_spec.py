@@ -22,6 +22,7 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
 PARSED = [
     ("JSON", json.dumps(PERSON), Spec(PERSON)),
     ("JSON", json.dumps(with_options(PERSON, refusal=True, layout="pretty")), Spec(PERSON, True, "pretty")),
+    ("JSON", json.dumps(with_options(PERSON, guards=False)), Spec(PERSON, guards=False)),
     ("JSON", "true", Spec(True)),
     ("JSON_OBJECT", None, Spec({"type": "object"})),
 ]
@@ -64,10 +65,10 @@ def test_threads_compiling_at_once_share_one_grammar_per_schema() -> None:
     texts = [json.dumps({**PERSON, "properties": {**PERSON["properties"], f"f{i % 4}": {"type": "boolean"}}})
              for i in range(32)]
     with ThreadPoolExecutor(8) as pool:
-        grammars = list(pool.map(lambda t: cache.get("JSON", t), texts))
+        grammars = list(pool.map(lambda t: cache.get("JSON", t)[0], texts))
     assert len(cache.items) == 4
     for text, grammar in zip(texts, grammars):  # a grammar two threads compiled at once is equal, if not shared
-        m, again = grammar.matcher(), cache.get("JSON", text).matcher()
+        m, again = grammar.matcher(), cache.get("JSON", text)[0].matcher()
         m.advance_bytes(b'{"name":"A","age":1,')
         again.advance_bytes(b'{"name":"A","age":1,')
         assert np.array_equal(m.mask(), again.mask())

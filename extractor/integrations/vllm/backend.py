@@ -16,7 +16,9 @@ from vllm.v1.structured_output.backend_types import (
 
 from extractor.errors import ExtractorError
 from extractor.integrations.vllm.spec import GrammarCache, Spec
+from extractor.decode.guards import Guard, Guards
 from extractor.masks import CompiledGrammar, Matcher
+from extractor.masks.matcher import pack
 from extractor.tokens import Vocabulary
 
 ENV = "EXTRACTOR_VLLM"
@@ -30,68 +32,92 @@ NAME = "extractor"
 @dataclass
 class ExtractorGrammar(StructuredOutputGrammar):
     """One request's place in its grammar. Stop tokens other than the tokenizer's EOS (a model's second end
-    token, a user's `stop_token_ids`) are allowed exactly where EOS is: where the output is complete."""
+    token, a user's `stop_token_ids`) are allowed exactly where EOS is: where the output is complete. With
+    `guards`, masks are narrowed as `extract` narrows them (loops stop; see `Guards`)."""
 
     grammar: CompiledGrammar
     stops: np.ndarray
+    guards: Guards | None = None
     matcher: Matcher = field(init=False)
+    guard: Guard | None = field(default=None, init=False)
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
 
     def __post_init__(self) -> None:
-        self.matcher = self.grammar.matcher()
+        self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
         for token in tokens:
-            if self.is_terminated():
+            if not self._take(token):
                 return False
-            if token in self.stops and token not in self.grammar.vocab.eos_ids:
-                if not self.matcher.accepting():
-                    return False
-                self.stopped = True
-                continue
-            try:
-                self.matcher.advance(token)
-            except ValueError:
-                return False
+            if self.guard is not None:
+                self.guard.feed(self.grammar.vocab.tokens[token] if not self.is_terminated() else b"")
         return True
 
     def validate_tokens(self, tokens: list[int]) -> list[int]:
         taken = 0
         for token in tokens:  # vLLM pads speculative drafts with -1
-            if token < 0 or not self.accept_tokens("", [token]):
+            if token < 0 or not self._take(token):
                 break
             taken += 1
-        self.rollback(taken)
+        self._undo(taken)  # the guard never saw them
         return list(tokens[:taken])
 
     def rollback(self, num_tokens: int) -> None:
-        if num_tokens <= 0:
-            return
-        if self.stopped:  # the stop token was never fed to the matcher
-            self.stopped, num_tokens = False, num_tokens - 1
-        self.matcher.rollback(num_tokens)
+        if num_tokens > 0:
+            self._undo(num_tokens)
+            if self.guards is not None:  # the guard's view of the JSON is rebuilt from what is left
+                self.guard = Guard(self.guards, self.grammar)
+                self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
         words = self.matcher.bitmask()
-        if len(self.stops):
+        if self.guard is not None and not self.is_terminated():
+            mask = self.matcher.mask()
+            narrowed = self.guard.restrict(mask, self.matcher.config)
+            words = words if narrowed is mask else pack(narrowed)
+        complete = self.matcher.accepting() and not self.is_terminated()
+        change = self.stops if complete else [t for t in self.stops if self.grammar.vocab.tokens[t]]
+        if len(change):  # stop tokens where the output is complete; never a stop that is also text elsewhere
             words = words.copy().view(np.uint32)
-            allowed = self.matcher.accepting() and not self.is_terminated()
-            w, b = np.divmod(self.stops, 32)
-            if allowed:
-                np.bitwise_or.at(words, w, np.left_shift(np.uint32(1), b.astype(np.uint32)))
-            else:
-                np.bitwise_and.at(words, w, ~np.left_shift(np.uint32(1), b.astype(np.uint32)))
+            for token in change:
+                word, bit = divmod(int(token), 32)
+                words[word] = words[word] | (1 << bit) if complete else words[word] & ~np.uint32(1 << bit)
             words = words.view(np.int32)
-        row = bitmask[idx]
-        row[:len(words)].copy_(torch.from_numpy(words))
-        row[len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
+        row = bitmask[idx].numpy() if bitmask.device.type == "cpu" else None
+        if row is None:
+            bitmask[idx, :len(words)].copy_(torch.from_numpy(words))
+            bitmask[idx, len(words):] = 0
+        else:
+            row[:len(words)] = words
+            row[len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
 
     def is_terminated(self) -> bool:
         return self.stopped or self.matcher.finished
 
     def reset(self) -> None:
         self.matcher, self.stopped = self.grammar.matcher(), False
+        self.guard = None if self.guards is None else Guard(self.guards, self.grammar)
+
+    def _take(self, token: int) -> bool:
+        """Advance the matcher by one token (a stop token where the output may end); False where not allowed."""
+        if self.is_terminated():
+            return False
+        if token in self.stops:
+            if not self.matcher.accepting():
+                return False
+            self.stopped = True
+            return True
+        try:
+            self.matcher.advance(token)
+        except ValueError:
+            return False
+        return True
+
+    def _undo(self, steps: int) -> None:
+        if steps and self.stopped:  # the stop token was never fed to the matcher
+            self.stopped, steps = False, steps - 1
+        self.matcher.rollback(steps)
 
 
 @dataclass
@@ -104,9 +130,9 @@ class ExtractorBackend(StructuredOutputBackend):
 
     def compile_grammar(self, request_type: StructuredOutputOptions, grammar_spec: str,
                         stop_token_ids: set[int] | None = None) -> StructuredOutputGrammar:
-        grammar = self.grammars.get(request_type.name, grammar_spec)
+        grammar, spec = self.grammars.get(request_type.name, grammar_spec)
         extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
-        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64))
+        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), Guards() if spec.guards else None)
 
     def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
         return torch.full((max_num_seqs, (self.vocab_size + 31) // 32), -1, dtype=torch.int32)

@@ -29,8 +29,9 @@ class VLLMExtractor:
     """A vLLM engine loaded once; `extract_many` hands every document to vLLM's scheduler at once.
 
     Differences from `Extractor`: no relevance screen (with `refusal`, the model chooses between the target and
-    the refusal branch), no jump-forward (vLLM samples forced tokens one by one) and no loop guards, so a cut
-    output is not retried: its `IncompleteOutputError` is returned (or raised by `extract`)."""
+    the refusal branch), no jump-forward (vLLM samples forced tokens one by one), and the default `Guards` only
+    (vLLM does not tell a grammar its token budget, so nothing wraps up before it): a cut output is not
+    retried, its `IncompleteOutputError` is returned (or raised by `extract`)."""
 
     def __init__(self, model: str | None = None, *, template: PromptTemplate = PromptTemplate(),
                  **engine: Any) -> None:
@@ -56,7 +57,7 @@ class VLLMExtractor:
 
     def extract_many(self, target: Any, texts: Sequence[str], *, max_tokens: int = 1024, temperature: float = 0.0,
                      top_p: float = 1.0, seed: int | None = None, refusal: bool | type[BaseModel] = True,
-                     max_retries: int = 1, checks: Sequence[Check] = (), layout: str = LAYOUT,
+                     max_retries: int = 1, checks: Sequence[Check] = (), layout: str = LAYOUT, guards: bool = True,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False) -> list[Any]:
         """One entry per text, as `Extractor.extract_many` returns them (errors in their slots)."""
         from vllm import SamplingParams
@@ -69,7 +70,7 @@ class VLLMExtractor:
         if refusal_model not in (None, Refusal):
             raise ValueError("the vLLM backend offers the library's own Refusal model or none")
         schema = json_schema(target)
-        request = with_options(schema, refusal=refusal_model is not None, layout=layout)
+        request = with_options(schema, refusal=refusal_model is not None, layout=layout, guards=guards)
         every = [*model_checks(target), *checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
+from extractor.decode.guards import Guard, Guards
 from extractor.integrations.vllm.spec import GrammarCache, Spec
 from extractor.masks import Matcher
 from extractor.tokens import Vocabulary
@@ -25,6 +26,7 @@ class _Row:
     matcher: Matcher
     output: list[int]
     """vLLM's live list of the request's output tokens."""
+    guard: Guard | None
     seen: int = field(default=0)
 
 
@@ -58,7 +60,8 @@ class ExtractorLogitsProcessor(LogitsProcessor):
             if text is None:
                 self.rows.pop(index, None)
             else:
-                self.rows[index] = _Row(self.grammars.get("JSON", text).matcher(), output)
+                grammar, spec = self.grammars.get("JSON", text)
+                self.rows[index] = _Row(grammar.matcher(), output, Guard(Guards(), grammar) if spec.guards else None)
         for a, b, how in batch_update.moved:
             first, second = self.rows.pop(a, None), self.rows.pop(b, None)
             if first is not None:
@@ -71,8 +74,13 @@ class ExtractorLogitsProcessor(LogitsProcessor):
             for token in row.output[row.seen:]:
                 if not row.matcher.finished:
                     row.matcher.advance(token)
+                    if row.guard is not None:
+                        row.guard.feed(self.vocab.tokens[token])
             row.seen = len(row.output)
-            allowed = torch.from_numpy(row.matcher.mask()[:logits.shape[1]]).to(logits.device)
+            mask = row.matcher.mask()
+            if row.guard is not None and not row.matcher.finished:
+                mask = row.guard.restrict(mask, row.matcher.config)
+            allowed = torch.from_numpy(mask[:logits.shape[1]]).to(logits.device)
             logits[index].masked_fill_(~allowed, float("-inf"))
         return logits
 

@@ -16,22 +16,25 @@ from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
 
 OPTIONS_KEY = "x-extractor"
-"""Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...}."""
+"""Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...,
+"guards": bool}."""
 
 DEFAULT_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
 to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
 
-_OPTION_NAMES = {"refusal", "layout"}
+_OPTION_NAMES = {"refusal", "layout", "guards"}
 
 
 @dataclass(frozen=True)
 class Spec:
-    """What to compile: the schema, whether the refusal model is offered beside it, and the layout."""
+    """What to compile: the schema, whether the refusal model is offered beside it, the layout, and whether
+    `Guards` (the loop stoppers `extract` uses, on by default) narrow each mask."""
 
     schema: dict[str, Any] | bool
     refusal: bool = False
     layout: str = DEFAULT_LAYOUT
+    guards: bool = True
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
@@ -51,7 +54,7 @@ class Spec:
             schema = {k: v for k, v in schema.items() if k != OPTIONS_KEY}
         layout = options.get("layout", DEFAULT_LAYOUT)
         Layout.named(layout)  # an unknown name fails here, with the names it could have been
-        return cls(schema, bool(options.get("refusal", False)), layout)
+        return cls(schema, bool(options.get("refusal", False)), layout, bool(options.get("guards", True)))
 
     def check(self) -> None:
         """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
@@ -62,9 +65,10 @@ class Spec:
                               options=CompileOptions(layout=self.layout))
 
 
-def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = DEFAULT_LAYOUT) -> dict[str, Any]:
+def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = DEFAULT_LAYOUT,
+                 guards: bool = True) -> dict[str, Any]:
     """The schema with extractor's options in it, for a request to a server running the extractor backend."""
-    return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout}}
+    return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout, "guards": guards}}
 
 
 class GrammarCache:
@@ -73,17 +77,19 @@ class GrammarCache:
     def __init__(self, vocab: Vocabulary, capacity: int = 256) -> None:
         self.vocab = vocab
         self.capacity = capacity
-        self.items: OrderedDict[tuple[str, str], CompiledGrammar] = OrderedDict()
+        self.items: OrderedDict[tuple[str, str], tuple[CompiledGrammar, Spec]] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, kind: str, text: str) -> CompiledGrammar:
+    def get(self, kind: str, text: str) -> tuple[CompiledGrammar, Spec]:
+        """The request's grammar and the options it came with."""
         key = (kind, text)
         with self.lock:
             hit = self.items.get(key)
             if hit is not None:
                 self.items.move_to_end(key)
                 return hit
-        grammar = Spec.parse(kind, text).compile(self.vocab)  # outside the lock: compiles run side by side
+        spec = Spec.parse(kind, text)
+        grammar = spec.compile(self.vocab), spec  # outside the lock: compiles run side by side
         with self.lock:
             self.items[key] = grammar
             if len(self.items) > self.capacity:
