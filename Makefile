@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-vllm clean
+.PHONY: demo test test-vllm vllm-env clean
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
@@ -25,6 +25,8 @@ $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
 	$(BIN)/pip install -q -e ".[test]"
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+vllm-env: $(VLLM_STAMP)
 
 # vLLM's CPU engine on the embedded model: 1 GB of KV cache, threads left unbound (shared machines).
 test-vllm: $(VLLM_STAMP)

