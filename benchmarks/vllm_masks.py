@@ -1,0 +1,151 @@
+"""A batch's mask time under the vLLM backend against one forward pass of the model at the same batch size:
+is mask computation the bottleneck, and do threads (vLLM fills rows from a thread pool past 128 requests)
+help?
+
+usage: python benchmarks/vllm_masks.py [--batches 16,64] [--steps 48] [--schemas 40] [--seed 7] [--threads 2]
+                                       [--json OUT] [--md OUT]
+
+Runs where vLLM is installed (`.venv-vllm`). Each row of a batch is a request of its own: a MaskBench schema
+from a seeded sample (cycled when the batch is larger), compiled by `ExtractorBackend` for the embedded model's
+tokenizer, walked by random allowed tokens. Per decoding step the script times filling every row of vLLM's
+shared bitmask, one row after another and from a thread pool (rows split as vLLM splits them), then one
+forward pass of the embedded model (transformers, float32, one new token per row over a 256-token cache).
+First steps include first visits of mask tables; the table cache is a fresh directory, so nothing is warm.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ["EXTRACTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="vllm-masks-")  # cold tables: nothing precomputed
+
+from benchmarks.common import MASKBENCH_DATA, commit, percentiles, write_results  # noqa: E402
+
+CONTEXT = 256
+"""Tokens in each row's KV cache for the forward pass."""
+
+
+def grammars(backend: Any, n: int, batch: int, seed: int) -> list[Any]:
+    """One grammar per row, from the first `n` sampled MaskBench schemas extractor compiles."""
+    from vllm.v1.structured_output.backend_types import StructuredOutputOptions
+
+    files = sorted(MASKBENCH_DATA.glob("*.json"))
+    compiled = []
+    for path in random.Random(seed).sample(files, len(files)):
+        if len(compiled) == n:
+            break
+        try:
+            compiled.append(json.dumps(json.loads(path.read_text())["schema"]))
+            backend.compile_grammar(StructuredOutputOptions.JSON, compiled[-1])
+        except Exception:  # noqa: BLE001 - refused schemas are skipped: the rows are what is measured
+            compiled.pop()
+    return [backend.compile_grammar(StructuredOutputOptions.JSON, compiled[i % len(compiled)]) for i in range(batch)]
+
+
+def mask_times(rows: list[Any], steps: int, threads: int, seed: int) -> tuple[list[float], list[float]]:
+    """Per step: ms to fill every row in order, and ms to fill them from `threads` threads (16-row chunks)."""
+    import numpy as np
+    import torch
+
+    rng = np.random.default_rng(seed)
+    words = rows[0].grammar.vocab.size // 32 + 1
+    bitmask = torch.full((len(rows), words), -1, dtype=torch.int32)
+    serial, parallel = [], []
+    pool = ThreadPoolExecutor(threads)
+
+    def fill(chunk: list[int]) -> None:
+        for i in chunk:
+            rows[i].fill_bitmask(bitmask, i)
+
+    chunks = [list(range(k, min(k + 16, len(rows)))) for k in range(0, len(rows), 16)]
+    for _ in range(steps):
+        for r in rows:  # a fresh request where the last one finished
+            if r.is_terminated():
+                r.reset()
+        start = time.perf_counter()
+        fill(list(range(len(rows))))
+        serial.append((time.perf_counter() - start) * 1e3)
+        start = time.perf_counter()
+        list(pool.map(fill, chunks))
+        parallel.append((time.perf_counter() - start) * 1e3)
+        for i, r in enumerate(rows):
+            allowed = np.flatnonzero(r.matcher.mask())
+            r.accept_tokens(str(i), [int(rng.choice(allowed))])
+    pool.shutdown()
+    return serial, parallel
+
+
+def forward_ms(model: Any, batch: int, repeats: int = 5) -> float:
+    """Median ms of one decoding step: one new token per row over a CONTEXT-token cache."""
+    import torch
+
+    ids = torch.randint(100, 20000, (batch, CONTEXT))
+    with torch.no_grad():
+        past = model(ids, use_cache=True).past_key_values
+        times = []
+        for _ in range(repeats):
+            start = time.perf_counter()
+            model(torch.randint(100, 20000, (batch, 1)), past_key_values=past, use_cache=True)
+            times.append((time.perf_counter() - start) * 1e3)
+            past.crop(CONTEXT)
+    return sorted(times)[len(times) // 2]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--batches", default="16,64")
+    parser.add_argument("--steps", type=int, default=48)
+    parser.add_argument("--schemas", type=int, default=40)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--md", type=Path)
+    args = parser.parse_args()
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from extractor.decode.model import _embedded
+    from extractor.integrations.vllm import ExtractorBackend
+
+    path = _embedded()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32).eval()
+    torch.set_num_threads(args.threads)
+    result: dict[str, Any] = {"commit": commit(), "threads": args.threads, "steps": args.steps,
+                              "schemas": args.schemas, "seed": args.seed, "context": CONTEXT, "batches": {}}
+    for batch in map(int, args.batches.split(",")):
+        backend = ExtractorBackend(None, tokenizer=tokenizer, vocab_size=model.config.vocab_size)
+        rows = grammars(backend, args.schemas, batch, args.seed)
+        serial, parallel = mask_times(rows, args.steps, args.threads, args.seed)
+        keys = {"p50": 50, "p99": 99, "max": 100, "avg": 0}
+        result["batches"][str(batch)] = {"masks_ms": percentiles(serial, keys),
+                                         "masks_threaded_ms": percentiles(parallel, keys),
+                                         "forward_ms": round(forward_ms(model, batch), 2)}
+    write_results(result, markdown(result), args.json, args.md)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    lines = [f"# Masks of a batch against a forward pass (commit {result['commit']})", "",
+             f"{result['schemas']} MaskBench schemas (seed {result['seed']}), {result['steps']} steps, cold table "
+             f"cache, {result['threads']} threads; forward: the embedded model, float32, {result['context']}-token "
+             f"cache.", "",
+             "| batch | masks p50 ms | masks avg ms | masks p99 ms | threaded p50 ms | threaded avg ms | forward ms |",
+             "|---|---|---|---|---|---|---|"]
+    for batch, b in result["batches"].items():
+        m, t = b["masks_ms"], b["masks_threaded_ms"]
+        lines.append(f"| {batch} | {m['p50']} | {m['avg']} | {m['p99']} | {t['p50']} | {t['avg']} | {b['forward_ms']} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
