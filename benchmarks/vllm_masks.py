@@ -8,9 +8,10 @@ usage: python benchmarks/vllm_masks.py [--batches 16,64] [--steps 48] [--schemas
 Runs where vLLM is installed (`.venv-vllm`). Each row of a batch is a request of its own: a MaskBench schema
 from a seeded sample (cycled when the batch is larger), compiled by `ExtractorBackend` for the embedded model's
 tokenizer, walked by random allowed tokens. Per decoding step the script times filling every row of vLLM's
-shared bitmask, one row after another and from a thread pool (rows split as vLLM splits them), then one
-forward pass of the embedded model (transformers, float32, one new token per row over a 256-token cache).
-First steps include first visits of mask tables; the table cache is a fresh directory, so nothing is warm.
+shared bitmask, in one run one row after another and in a second run from a thread pool (rows split as vLLM
+splits them); each run starts from an empty table cache and newly compiled grammars, so both pay the same
+first visits. Then one forward pass of the embedded model (transformers, float32, one new token per row over a
+256-token cache).
 """
 
 from __future__ import annotations
@@ -27,8 +28,6 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-os.environ["EXTRACTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="vllm-masks-")  # cold tables: nothing precomputed
-
 from benchmarks.common import MASKBENCH_DATA, commit, percentiles, write_results  # noqa: E402
 
 CONTEXT = 256
@@ -52,37 +51,45 @@ def grammars(backend: Any, n: int, batch: int, seed: int) -> list[Any]:
     return [backend.compile_grammar(StructuredOutputOptions.JSON, compiled[i % len(compiled)]) for i in range(batch)]
 
 
-def mask_times(rows: list[Any], steps: int, threads: int, seed: int) -> tuple[list[float], list[float]]:
-    """Per step: ms to fill every row in order, and ms to fill them from `threads` threads (16-row chunks)."""
+def mask_times(rows: list[Any], steps: int, threads: int, seed: int) -> list[float]:
+    """Per step, ms to fill every row of the bitmask: in order (`threads` 1), or from a pool of `threads`
+    (16-row chunks, as vLLM splits them)."""
     import numpy as np
     import torch
 
     rng = np.random.default_rng(seed)
-    words = rows[0].grammar.vocab.size // 32 + 1
-    bitmask = torch.full((len(rows), words), -1, dtype=torch.int32)
-    serial, parallel = [], []
-    pool = ThreadPoolExecutor(threads)
+    bitmask = torch.full((len(rows), rows[0].grammar.vocab.size // 32 + 1), -1, dtype=torch.int32)
+    pool = ThreadPoolExecutor(threads) if threads > 1 else None
+    chunks = [range(k, min(k + 16, len(rows))) for k in range(0, len(rows), 16)]
+    out = []
 
-    def fill(chunk: list[int]) -> None:
+    def fill(chunk: range) -> None:
         for i in chunk:
             rows[i].fill_bitmask(bitmask, i)
 
-    chunks = [list(range(k, min(k + 16, len(rows)))) for k in range(0, len(rows), 16)]
     for _ in range(steps):
         for r in rows:  # a fresh request where the last one finished
             if r.is_terminated():
                 r.reset()
         start = time.perf_counter()
-        fill(list(range(len(rows))))
-        serial.append((time.perf_counter() - start) * 1e3)
-        start = time.perf_counter()
-        list(pool.map(fill, chunks))
-        parallel.append((time.perf_counter() - start) * 1e3)
+        if pool is None:
+            fill(range(len(rows)))
+        else:
+            list(pool.map(fill, chunks))
+        out.append((time.perf_counter() - start) * 1e3)
         for i, r in enumerate(rows):
-            allowed = np.flatnonzero(r.matcher.mask())
-            r.accept_tokens(str(i), [int(rng.choice(allowed))])
-    pool.shutdown()
-    return serial, parallel
+            r.accept_tokens(str(i), [int(rng.choice(np.flatnonzero(r.matcher.mask())))])
+    if pool is not None:
+        pool.shutdown()
+    return out
+
+
+def fresh() -> None:
+    """Forget every mask table, in memory and on disk, so the next run visits them first again."""
+    from extractor.masks.tables import TABLES
+
+    TABLES.entries.clear()
+    TABLES.directory = Path(tempfile.mkdtemp(prefix="vllm-masks-"))
 
 
 def forward_ms(model: Any, batch: int, repeats: int = 5) -> float:
@@ -124,9 +131,12 @@ def main() -> None:
     result: dict[str, Any] = {"commit": commit(), "threads": args.threads, "steps": args.steps,
                               "schemas": args.schemas, "seed": args.seed, "context": CONTEXT, "batches": {}}
     for batch in map(int, args.batches.split(",")):
-        backend = ExtractorBackend(None, tokenizer=tokenizer, vocab_size=model.config.vocab_size)
-        rows = grammars(backend, args.schemas, batch, args.seed)
-        serial, parallel = mask_times(rows, args.steps, args.threads, args.seed)
+        runs = []
+        for threads in (1, args.threads):  # each from cold tables and new grammars: the same walk, first visits included
+            fresh()
+            backend = ExtractorBackend(None, tokenizer=tokenizer, vocab_size=model.config.vocab_size)
+            runs.append(mask_times(grammars(backend, args.schemas, batch, args.seed), args.steps, threads, args.seed))
+        serial, parallel = runs
         keys = {"p50": 50, "p99": 99, "max": 100, "avg": 0}
         result["batches"][str(batch)] = {"masks_ms": percentiles(serial, keys),
                                          "masks_threaded_ms": percentiles(parallel, keys),
