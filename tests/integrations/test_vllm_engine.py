@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -81,6 +82,17 @@ def test_extract_returns_the_target_and_extract_many_keeps_errors_in_their_slots
     assert "at least 200" in str(results[0].attempts[0].errors)
     assert type(results[1]).__name__ == "InputError"
     assert [i for i, _ in attempts] == [0, 0]
+
+
+def test_the_relevance_screen_reads_the_same_scores_and_refuses_an_unrelated_text(engine: VLLMExtractor) -> None:
+    from extractor import Extractor
+
+    recipe = (Path(__file__).resolve().parents[2] / "examples" / "data" / "no_answer.txt").read_text()
+    texts = [recipe, "Bob Smith is 42 years old."]
+    expected = [Extractor().relevance(Person, t) for t in texts]
+    assert engine.relevance(Person, texts) == pytest.approx(expected, abs=0.05)  # float32, as transformers
+    assert isinstance(engine.extract(Person, recipe, max_tokens=60), Refusal)
+    assert isinstance(engine.extract(Person, recipe, min_relevance=None, refusal=False), Person)
 
 
 def test_a_dict_target_comes_back_as_data_even_where_it_looks_like_a_refusal(engine: VLLMExtractor) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from extractor.api import MIN_RELEVANCE
 from extractor.checks import Check, model_checks
 from extractor.decode.loop import Generation
 from extractor.decode.prompt import PromptTemplate, encode, messages
@@ -28,10 +29,10 @@ LAYOUT = "pretty"
 class VLLMExtractor:
     """A vLLM engine loaded once; `extract_many` hands every document to vLLM's scheduler at once.
 
-    Differences from `Extractor`: no relevance screen (with `refusal`, the model chooses between the target and
-    the refusal branch), no jump-forward (vLLM samples forced tokens one by one), and the default `Guards` only
-    (vLLM does not tell a grammar its token budget, so nothing wraps up before it): a cut output is not
-    retried, its `IncompleteOutputError` is returned (or raised by `extract`)."""
+    The relevance screen is `extract`'s (decode/relevance.py), read off vLLM's prompt log-probabilities. What
+    differs: no jump-forward (vLLM samples forced tokens one by one), and the default `Guards` only (vLLM does
+    not tell a grammar its token budget, so nothing wraps up before it): a cut output is not retried, its
+    `IncompleteOutputError` is returned (or raised by `extract`)."""
 
     def __init__(self, model: str | None = None, *, template: PromptTemplate = PromptTemplate(),
                  **engine: Any) -> None:
@@ -39,10 +40,11 @@ class VLLMExtractor:
         register()
         from vllm import LLM
 
-        if model is None:
+        if model is None:  # the embedded model, in float32 as the relevance threshold was calibrated
             from extractor.decode.model import _embedded
 
             model = _embedded()
+            engine.setdefault("dtype", "float32")
         self.llm = LLM(model=model, **engine)
         self.tokenizer = self.llm.get_tokenizer()
         self.template = template
@@ -58,8 +60,11 @@ class VLLMExtractor:
     def extract_many(self, target: Any, texts: Sequence[str], *, max_tokens: int = 1024, temperature: float = 0.0,
                      top_p: float = 1.0, seed: int | None = None, refusal: bool | type[BaseModel] = True,
                      max_retries: int = 1, checks: Sequence[Check] = (), layout: str = LAYOUT, guards: bool = True,
+                     min_relevance: float | None = MIN_RELEVANCE,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False) -> list[Any]:
-        """One entry per text, as `Extractor.extract_many` returns them (errors in their slots)."""
+        """One entry per text, as `Extractor.extract_many` returns them (errors in their slots). With a refusal
+        branch and `min_relevance`, each text is screened first, as by `extract`: below it only the refusal
+        object may be written, at or above it only the target."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import StructuredOutputsParams
@@ -70,7 +75,7 @@ class VLLMExtractor:
         if refusal_model not in (None, Refusal):
             raise ValueError("the vLLM backend offers the library's own Refusal model or none")
         schema = json_schema(target)
-        request = with_options(schema, refusal=refusal_model is not None, layout=layout, guards=guards)
+        both = with_options(schema, refusal=refusal_model is not None, layout=layout, guards=guards)
         every = [*model_checks(target), *checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
@@ -81,13 +86,19 @@ class VLLMExtractor:
                 pending.append(i)
             except ExtractorError as exc:
                 results[i] = exc
+        requests = dict.fromkeys(pending, both)
+        if refusal_model is not None and min_relevance is not None and pending:
+            declined = with_options(Refusal.model_json_schema(), layout=layout, guards=guards)
+            target_only = with_options(schema, layout=layout, guards=guards)
+            for i, score in zip(pending, self.relevance(target, [texts[i] for i in pending])):
+                requests[i] = target_only if score >= min_relevance else declined
         for _ in range(1 + max_retries):
             if not pending:
                 break
             prompts = [TokensPrompt(prompt_token_ids=self._prompt(schema, texts[i], attempts[i], refusal_model))
                        for i in pending]
-            params = SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                                    structured_outputs=StructuredOutputsParams(json=request))
+            params = [SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
+                                     structured_outputs=StructuredOutputsParams(json=requests[i])) for i in pending]
             start = time.perf_counter()
             outputs = self.llm.generate(prompts, params, use_tqdm=False)
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
@@ -107,6 +118,30 @@ class VLLMExtractor:
         if with_usage:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
+
+    def relevance(self, target: Any, texts: Sequence[str]) -> list[float]:
+        """`Extractor.relevance` for each text: the announcements' likelihoods of the text's opening, read off
+        vLLM's prompt log-probabilities (every row of every text in one batch)."""
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+
+        from extractor.decode.relevance import SCREEN_TOKENS, announcements, combine
+
+        schema = json_schema(target)
+        said = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in
+                announcements(schema if isinstance(schema, dict) else {})]
+        bodies = [self.tokenizer(t, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
+                  for t in texts]
+        prompts = [TokensPrompt(prompt_token_ids=p + body) for body in bodies for p in said]
+        outs = iter(self.llm.generate(prompts, SamplingParams(max_tokens=1, prompt_logprobs=0), use_tqdm=False))
+        scores = []
+        for body in bodies:
+            rows = []
+            for p in said:
+                logprobs = next(outs).prompt_logprobs
+                rows.append(sum(logprobs[len(p) + k][token].logprob for k, token in enumerate(body)))
+            scores.append(combine(rows))
+        return scores
 
     def _prompt(self, schema: Any, text: str, attempts: list[Attempt], refusal: type[BaseModel] | None) -> list[int]:
         history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]
