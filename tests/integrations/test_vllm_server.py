@@ -1,0 +1,80 @@
+"""vLLM's OpenAI-compatible server with the extractor backend (EXTRACTOR_VLLM=1): a `response_format` JSON
+Schema is answered under our grammar, with the options of its "x-extractor" key, and a schema we cannot enforce
+is a 400 naming the keyword."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+
+import pytest
+
+pytest.importorskip("vllm", reason="vLLM is not installed here: `make test-vllm` installs it in .venv-vllm")
+jsonschema = pytest.importorskip("jsonschema")
+
+from extractor.integrations.vllm import with_options  # noqa: E402
+
+PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+          "required": ["name", "age"], "additionalProperties": False}
+STARTUP_S = 300
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    from extractor.decode.model import _embedded
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "EXTRACTOR_VLLM": "1", "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
+    env.pop("VLLM_ENABLE_V1_MULTIPROCESSING", None)
+    proc = subprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", _embedded(),
+                             "--served-model-name", "smol", "--max-model-len", "2048", "--enforce-eager",
+                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + STARTUP_S
+        while True:
+            try:
+                urllib.request.urlopen(f"{url}/health", timeout=2)
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"the vLLM server did not start (exit code {proc.poll()})")
+                time.sleep(2)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+
+
+def _chat(url: str, schema: dict) -> tuple[int, dict]:
+    body = {"model": "smol", "max_tokens": 80, "temperature": 0,
+            "messages": [{"role": "user", "content": "Extract the person: Bob Smith is 42."}],
+            "response_format": {"type": "json_schema", "json_schema": {"name": "person", "schema": schema}}}
+    request = urllib.request.Request(f"{url}/v1/chat/completions", json.dumps(body).encode(),
+                                     {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as reply:
+            return reply.status, json.loads(reply.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+def test_a_response_format_schema_is_answered_under_our_grammar_and_layout(server: str) -> None:
+    status, reply = _chat(server, with_options(PERSON, layout="pretty"))
+    content = reply["choices"][0]["message"]["content"]
+    assert status == 200 and content.startswith("{\n  \"name\": ")  # the pretty layout: only our grammar writes it
+    jsonschema.validate(json.loads(content), PERSON)
+
+
+def test_a_schema_we_cannot_enforce_is_a_400_naming_the_keyword(server: str) -> None:
+    status, reply = _chat(server, {"type": "string", "contentSchema": {"type": "object"}})
+    assert status == 400 and "contentSchema" in reply["error"]["message"]
