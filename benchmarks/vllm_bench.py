@@ -174,7 +174,7 @@ def main() -> None:
     parser.add_argument("--maskbench", type=int, default=40)
     parser.add_argument("--documents", type=int, default=12)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--max-tokens", type=int, default=256)
+    parser.add_argument("--max-tokens", type=int, default=512)
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--model", default=None, help="a model folder (default: the embedded SmolLM2, converted)")
     parser.add_argument("--json", type=Path)
