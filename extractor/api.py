@@ -204,7 +204,8 @@ class Extractor:
 
     def extract_many(self, target: Any, texts: Sequence[str], *, batch_size: int = 8, max_tokens: int = 1024,
                      temperature: float = 0.0, top_p: float = 1.0, top_k: int = 0, seed: int | None = None,
-                     repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True, max_retries: int = 1,
+                     repetition_penalty: float = 1.0, refusal: bool | type[BaseModel] = True,
+                     max_retries: int | Retrying = 1,
                      constrained: bool = True, jump_forward: bool | str = True, guards: bool | Guards = True,
                      checks: Sequence[Check] = (), progress: bool | None = None,
                      layout: Layout | LayoutName = DEFAULT_LAYOUT, examples: Sequence[tuple[str, Any]] = (),
@@ -222,14 +223,17 @@ class Extractor:
         the context, no value for a required Verbatim field) gets its `InputError` or schema error in its
         slot. `progress` shows a tqdm bar (None: only on a terminal). `on_attempt(index, attempt)` is
         called after every attempt with the document's index; `with_usage=True` makes each entry a
-        `(result, Usage)` pair, usage summed over that document's attempts. Options as in `extract`.
+        `(result, Usage)` pair, usage summed over that document's attempts. `max_retries`: an int or a tenacity
+        `Retrying`, whose stop and wait apply to rounds (every document still failing is retried in the next
+        round). Options as in `extract`.
         """
         from extractor.decode.sampling import SamplingOptions
 
         if isinstance(texts, (str, bytes)):
             raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
         at_least(1, max_tokens=max_tokens, batch_size=batch_size)
-        at_least(0, max_retries=max_retries)
+        if not isinstance(max_retries, Retrying):
+            at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         sampling = SamplingOptions(temperature=temperature, top_p=top_p, top_k=top_k, seed=seed,
                                    repetition_penalty=repetition_penalty)
@@ -264,32 +268,40 @@ class Extractor:
                     on_attempt(i, attempts[i][-1])
             return False
 
+        def round_(pending: list[int], bar: Any) -> list[int]:
+            """One attempt for every pending document, `batch_size` at a time; the documents to retry."""
+            prompts = {}
+            for i in list(pending):
+                prompts[i] = self._prompt(target, texts[i], attempts[i], chat)
+                try:
+                    self._fits(prompts[i], max_tokens)
+                except InputError as exc:
+                    results[i] = exc
+                    pending.remove(i)
+                    bar.update(1)
+            pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
+            retry = []
+            for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
+                gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards,
+                                   attempts)
+                for i, gen in zip(chunk, gens):
+                    if settle(i, gen):
+                        retry.append(i)
+                    else:
+                        bar.update(1)
+            return retry
+
         pending = [i for i in range(len(texts)) if results[i] is None]
         with _progress(len(texts), progress, getattr(target, "__name__", "extract")) as bar:
             bar.update(len(texts) - len(pending))
-            for _ in range(1 + max_retries):
-                prompts = {}
-                for i in list(pending):
-                    prompts[i] = self._prompt(target, texts[i], attempts[i], chat)
-                    try:
-                        self._fits(prompts[i], max_tokens)
-                    except InputError as exc:
-                        results[i] = exc
-                        pending.remove(i)
-                        bar.update(1)
-                pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
-                retry = []
-                for chunk in (pending[k:k + batch_size] for k in range(0, len(pending), batch_size)):
-                    gens = self._batch(chunk, prompts, texts, grammars, max_tokens, sampling, jump_forward, guards,
-                                       attempts)
-                    for i, gen in zip(chunk, gens):
-                        if settle(i, gen):
-                            retry.append(i)
-                        else:
-                            bar.update(1)
-                pending = retry
-                if not pending:
-                    break
+            try:
+                for attempt in retrying(max_retries):  # one round per attempt: every document still pending
+                    with attempt:
+                        pending = round_(pending, bar)
+                        if pending:
+                            raise Invalid()
+            except Invalid:
+                pass  # retries spent: each pending document keeps its last error
             bar.update(len(pending))
         if with_usage:
             return [(r, total(a)) for r, a in zip(results, attempts)]

@@ -34,6 +34,14 @@ def test_failed_checks_are_retried_and_every_attempt_kept(model_extractor):
     assert "always wrong" in history
 
 
+def test_extract_many_takes_the_same_retry_policy_per_round(model_extractor):
+    seen = []
+    [result] = model_extractor.extract_many(Person, [CONTACT], max_tokens=60, checks=[lambda p: "always wrong"],
+                                            on_attempt=lambda i, a: seen.append(a), progress=False,
+                                            max_retries=Retrying(stop=stop_after_attempt(3)))
+    assert isinstance(result, ExtractionError) and len(result.attempts) == 3 and seen == result.attempts
+
+
 def test_verbatim_fields_are_copied_from_the_text_and_usage_is_returned(model_extractor):
     person, usage = model_extractor.extract(Person, CONTACT, max_tokens=60, with_usage=True)
     if not isinstance(person, Refusal):
