@@ -15,7 +15,7 @@ from extractor.api import MIN_RELEVANCE
 from extractor.checks import Check, model_checks
 from extractor.decode.loop import Generation
 from extractor.decode.prompt import PromptTemplate, encode, messages
-from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, Usage
+from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, Usage
 from extractor.inputs import at_least, nonempty
 from extractor.integrations.vllm.backend import ENV, register
 from extractor.integrations.vllm.spec import with_options
@@ -73,9 +73,8 @@ class VLLMExtractor:
         at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         if refusal_model not in (None, Refusal):
-            raise ValueError("the vLLM backend offers the library's own Refusal model or none")
+            raise InputError("VLLMExtractor offers the library's own Refusal model or none (refusal=True or False)")
         schema = json_schema(target)
-        both = with_options(schema, refusal=refusal_model is not None, layout=layout, guards=guards)
         every = [*model_checks(target), *checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
@@ -86,12 +85,7 @@ class VLLMExtractor:
                 pending.append(i)
             except ExtractorError as exc:
                 results[i] = exc
-        requests = dict.fromkeys(pending, both)
-        if refusal_model is not None and min_relevance is not None and pending:
-            declined = with_options(Refusal.model_json_schema(), layout=layout, guards=guards)
-            target_only = with_options(schema, layout=layout, guards=guards)
-            for i, score in zip(pending, self.relevance(target, [texts[i] for i in pending])):
-                requests[i] = target_only if score >= min_relevance else declined
+        requests = self._requests(target, texts, pending, refusal_model is not None, min_relevance, layout, guards)
         for _ in range(1 + max_retries):
             if not pending:
                 break
@@ -110,7 +104,7 @@ class VLLMExtractor:
                                          lambda data: accepts(self._target_grammar(schema, layout), data))
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
-                except ExtractorError as exc:  # IncompleteOutputError: no guards here to tighten
+                except ExtractorError as exc:  # IncompleteOutputError: no wrap-up in vLLM, so not retried
                     results[i] = exc
                 if on_attempt is not None:
                     on_attempt(i, attempts[i][-1])
@@ -118,6 +112,19 @@ class VLLMExtractor:
         if with_usage:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
+
+    def _requests(self, target: Any, texts: Sequence[str], pending: list[int], refusal: bool,
+                  min_relevance: float | None, layout: str, guards: bool) -> dict[int, dict[str, Any]]:
+        """The schema each document is decoded with: the target and the refusal object, or, after the relevance
+        screen, one of them."""
+        schema = json_schema(target)
+        both = with_options(schema, refusal=refusal, layout=layout, guards=guards)
+        if not refusal or min_relevance is None or not pending:
+            return dict.fromkeys(pending, both)
+        declined = with_options(Refusal.model_json_schema(), layout=layout, guards=guards)
+        target_only = with_options(schema, layout=layout, guards=guards)
+        scores = self.relevance(target, [texts[i] for i in pending])
+        return {i: target_only if score >= min_relevance else declined for i, score in zip(pending, scores)}
 
     def relevance(self, target: Any, texts: Sequence[str]) -> list[float]:
         """`Extractor.relevance` for each text: the announcements' likelihoods of the text's opening, read off
