@@ -19,7 +19,7 @@ from extractor.decode.prompt import PromptTemplate, encode, messages, retries
 from extractor.checks import Check, model_checks
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, ModelLoadError,
-    UnsatisfiableSchemaError, Usage,
+    UnsatisfiableSchemaError,
 )
 from extractor.grammar import CompileOptions, Layout, LayoutName, compile_grammar
 from extractor.masks import CompiledGrammar, TokenTrie
@@ -358,15 +358,20 @@ class Extractor:
         return self.lm.tokenizer.decode(self._prompt(target, text, [], chat))
 
     def _prompt(self, target: Any, text: str, attempts: list[Attempt], chat: Chat | None = None) -> list[int]:
-        """The chat prompt, with earlier failed attempts and their errors as turns of the conversation."""
-        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]  # a cut is no answer
-        chat = chat or Chat()
-        if chat.messages is not None:
-            return encode(self.lm.tokenizer, [*chat.messages, *retries(self.template, history)])
-        layout = Layout.named(chat.layout)
-        shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in chat.examples]
-        return encode(self.lm.tokenizer, messages(json_schema(target), text, self.template, history, examples=shots,
-                                                  refusal=chat.refusal is not None, system=chat.system))
+        return chat_prompt(self.lm.tokenizer, self.template, target, text, attempts, chat or Chat())
+
+
+def chat_prompt(tokenizer: Any, template: PromptTemplate, target: Any, text: str, attempts: list[Attempt],
+                chat: Chat) -> list[int]:
+    """The chat prompt's token ids, with earlier failed attempts and their errors as turns of the conversation
+    (shared by every decoding loop: this library's and a serving engine's)."""
+    history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]  # a cut is no answer
+    if chat.messages is not None:
+        return encode(tokenizer, [*chat.messages, *retries(template, history)])
+    layout = Layout.named(chat.layout)
+    shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in chat.examples]
+    return encode(tokenizer, messages(json_schema(target), text, template, history, examples=shots,
+                                      refusal=chat.refusal is not None, system=chat.system))
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ os.environ["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"  # the engine in this process
 os.environ["EXTRACTOR_VLLM"] = "1"
 
 from pydantic import BaseModel, Field  # noqa: E402
+from tenacity import Retrying, stop_after_attempt  # noqa: E402
 from vllm import SamplingParams  # noqa: E402
 from vllm.sampling_params import StructuredOutputsParams  # noqa: E402
 
@@ -82,6 +83,8 @@ def test_extract_returns_the_target_and_extract_many_keeps_errors_in_their_slots
     assert "at least 200" in str(results[0].attempts[0].errors)
     assert type(results[1]).__name__ == "InputError"
     assert [i for i, _ in attempts] == [0, 0]
+    [again] = engine.extract_many(Adult, ["Eve is 35."], max_retries=Retrying(stop=stop_after_attempt(3)))
+    assert isinstance(again, ExtractionError) and len(again.attempts) == 3  # a tenacity policy, as Extractor takes
 
 
 def test_the_relevance_screen_reads_the_same_scores_and_refuses_an_unrelated_text(engine: VLLMExtractor) -> None:

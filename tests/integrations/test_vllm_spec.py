@@ -39,6 +39,7 @@ REFUSED = [
     ("JSON", "[1, 2]", "object or a boolean"),
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"refusal": True, "colour": 1}}), OPTIONS_KEY),
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"layout": "wavy"}}), "layout"),
+    ("JSON", "[" * 100_000 + "]" * 100_000, "nests too deeply"),  # a RecursionError in json's parser otherwise
 ]
 
 

@@ -3,7 +3,6 @@ vLLM's shared int32 bitmask, tokens accepted, validated and rolled back for spec
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -39,11 +38,14 @@ class ExtractorGrammar(StructuredOutputGrammar):
     stops: np.ndarray
     guards: Guards | None = None
     matcher: Matcher = field(init=False)
+    text_stops: list[int] = field(init=False)
     guard: Guard | None = field(default=None, init=False)
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
 
     def __post_init__(self) -> None:
+        self.text_stops = [int(t) for t in self.stops if self.grammar.vocab.tokens[t]]
+        """Stop tokens that are also text the grammar may allow mid-output: cleared there."""
         self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
@@ -71,13 +73,14 @@ class ExtractorGrammar(StructuredOutputGrammar):
                 self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
-        words = self.matcher.bitmask()
+        narrowed = None
         if self.guard is not None and not self.is_terminated():
             mask = self.matcher.mask()
             narrowed = self.guard.restrict(mask, self.matcher.config)
-            words = words if narrowed is mask else pack(narrowed)
+            narrowed = None if narrowed is mask else narrowed
+        words = self.matcher.bitmask() if narrowed is None else pack(narrowed)
         complete = self.matcher.accepting() and not self.is_terminated()
-        change = self.stops if complete else [t for t in self.stops if self.grammar.vocab.tokens[t]]
+        change = self.stops if complete else self.text_stops
         if len(change):  # stop tokens where the output is complete; never a stop that is also text elsewhere
             words = words.copy().view(np.uint32)
             for token in change:
@@ -150,13 +153,14 @@ def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> No
     if so is None:
         return
     if so.json is not None:
-        kind, spec = "JSON", so.json
+        kind = "JSON"
     elif so.json_object:
-        kind, spec = "JSON_OBJECT", None
-    else:
-        kind, spec = "OTHER", None
+        kind = "JSON_OBJECT"
+    else:  # named as vLLM names its request types: REGEX, GRAMMAR, CHOICE, STRUCTURAL_TAG
+        kind = next((k.upper() for k in ("regex", "grammar", "choice", "structural_tag") if getattr(so, k, None)),
+                    "UNKNOWN")
     try:
-        Spec.parse(kind, spec if not isinstance(spec, dict) else json.dumps(spec)).check()
+        Spec.parse(kind, so.json).check()
     except (ExtractorError, ValueError) as exc:
         raise VLLMValidationError(f"extractor: {exc}") from None
     so._backend = NAME

@@ -10,20 +10,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from pydantic import BaseModel
+from tenacity import Retrying
 
-from extractor.api import MIN_RELEVANCE
+from extractor.api import DEFAULT_LAYOUT, MIN_RELEVANCE, Chat, chat_prompt
 from extractor.checks import Check, model_checks
 from extractor.decode.loop import Generation
-from extractor.decode.prompt import PromptTemplate, encode, messages
+from extractor.decode.prompt import PromptTemplate
 from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, Usage
 from extractor.inputs import at_least, nonempty
 from extractor.integrations.vllm.backend import ENV, register
 from extractor.integrations.vllm.spec import with_options
-from extractor.outcome import Invalid, accepts, outcome, total
+from extractor.outcome import Invalid, accepts, outcome, retrying, total
 from extractor.schema import Refusal, json_schema
-
-LAYOUT = "pretty"
-"""The layout `extract` writes by default (the one the quality benchmark chose)."""
 
 
 class VLLMExtractor:
@@ -59,7 +57,8 @@ class VLLMExtractor:
 
     def extract_many(self, target: Any, texts: Sequence[str], *, max_tokens: int = 1024, temperature: float = 0.0,
                      top_p: float = 1.0, seed: int | None = None, refusal: bool | type[BaseModel] = True,
-                     max_retries: int = 1, checks: Sequence[Check] = (), layout: str = LAYOUT, guards: bool = True,
+                     max_retries: int | Retrying = 1, checks: Sequence[Check] = (), layout: str = DEFAULT_LAYOUT,
+                     guards: bool = True,
                      min_relevance: float | None = MIN_RELEVANCE,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False) -> list[Any]:
         """One entry per text, as `Extractor.extract_many` returns them (errors in their slots). With a refusal
@@ -70,27 +69,22 @@ class VLLMExtractor:
         from vllm.sampling_params import StructuredOutputsParams
 
         at_least(1, max_tokens=max_tokens)
-        at_least(0, max_retries=max_retries)
+        if not isinstance(max_retries, Retrying):
+            at_least(0, max_retries=max_retries)
         refusal_model = (Refusal if refusal is True else refusal) or None
         if refusal_model not in (None, Refusal):
             raise InputError("VLLMExtractor offers the library's own Refusal model or none (refusal=True or False)")
-        schema = json_schema(target)
+        schema, chat = json_schema(target), Chat(refusal=refusal_model, layout=layout)
         every = [*model_checks(target), *checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
-        pending = []
-        for i, text in enumerate(texts):
-            try:
-                nonempty(text)
-                pending.append(i)
-            except ExtractorError as exc:
-                results[i] = exc
+        pending = _usable(texts, results)
         requests = self._requests(target, texts, pending, refusal_model is not None, min_relevance, layout, guards)
-        for _ in range(1 + max_retries):
-            if not pending:
-                break
-            prompts = [TokensPrompt(prompt_token_ids=self._prompt(schema, texts[i], attempts[i], refusal_model))
-                       for i in pending]
+
+        def round_(pending: list[int]) -> list[int]:
+            """One attempt for every pending document in one generate call; the documents to retry."""
+            prompts = [TokensPrompt(prompt_token_ids=chat_prompt(self.tokenizer, self.template, target, texts[i],
+                                                                 attempts[i], chat)) for i in pending]
             params = [SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
                                      structured_outputs=StructuredOutputsParams(json=requests[i])) for i in pending]
             start = time.perf_counter()
@@ -98,17 +92,25 @@ class VLLMExtractor:
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
             retry = []
             for i, out in zip(pending, outputs):
-                gen = _generation(out, seconds)
                 try:
-                    results[i] = outcome(target, refusal_model, gen, attempts[i], max_tokens, every,
-                                         lambda data: accepts(self._target_grammar(schema, layout), data))
+                    results[i] = outcome(target, refusal_model, _generation(out, seconds), attempts[i], max_tokens,
+                                         every, lambda data: accepts(self._target_grammar(schema, layout), data))
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
                 except ExtractorError as exc:  # IncompleteOutputError: no wrap-up in vLLM, so not retried
                     results[i] = exc
                 if on_attempt is not None:
                     on_attempt(i, attempts[i][-1])
-            pending = retry
+            return retry
+
+        try:
+            for attempt in retrying(max_retries):  # the same retry path as Extractor.extract_many: rounds
+                with attempt:
+                    pending = round_(pending) if pending else pending
+                    if pending:
+                        raise Invalid()
+        except Invalid:
+            pass  # retries spent: each pending document keeps its last error
         if with_usage:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
@@ -150,10 +152,6 @@ class VLLMExtractor:
             scores.append(combine(rows))
         return scores
 
-    def _prompt(self, schema: Any, text: str, attempts: list[Attempt], refusal: type[BaseModel] | None) -> list[int]:
-        history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]
-        return encode(self.tokenizer, messages(schema, text, self.template, history, refusal=refusal is not None))
-
     def _target_grammar(self, schema: Any, layout: str) -> Any:
         """The target's own grammar, to tell a refusal-shaped answer of a dict target from a refusal."""
         from extractor.api import compile_schema
@@ -163,6 +161,18 @@ class VLLMExtractor:
         if self._vocab is None:
             self._vocab = Vocabulary.from_hf(self.tokenizer)
         return compile_schema(schema, self._vocab, options=CompileOptions(layout=layout))
+
+
+def _usable(texts: Sequence[str], results: list[Any]) -> list[int]:
+    """The indices of the texts that can be extracted from; the others get their InputError in `results`."""
+    usable = []
+    for i, text in enumerate(texts):
+        try:
+            nonempty(text)
+            usable.append(i)
+        except ExtractorError as exc:
+            results[i] = exc
+    return usable
 
 
 def _generation(out: Any, seconds: float) -> Generation:

@@ -19,7 +19,7 @@ OPTIONS_KEY = "x-extractor"
 """Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...,
 "guards": bool}."""
 
-DEFAULT_LAYOUT = "compact"
+SERVED_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
 to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
 
@@ -33,7 +33,7 @@ class Spec:
 
     schema: dict[str, Any] | bool
     refusal: bool = False
-    layout: str = DEFAULT_LAYOUT
+    layout: str = SERVED_LAYOUT
     guards: bool = True
 
     @classmethod
@@ -44,7 +44,10 @@ class Spec:
         if kind != "JSON":
             raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
                              f"json_object); {kind.lower()} requests need one of vLLM's own backends")
-        schema = json.loads(text) if isinstance(text, str) else text
+        try:
+            schema = json.loads(text) if isinstance(text, str) else text
+        except RecursionError:  # json's parser recurses per nesting level
+            raise ValueError("the schema nests too deeply to be read") from None
         if not isinstance(schema, (dict, bool)):
             raise ValueError(f"a JSON Schema is an object or a boolean, not {type(schema).__name__}")
         options = schema.get(OPTIONS_KEY, {}) if isinstance(schema, dict) else {}
@@ -52,7 +55,7 @@ class Spec:
             raise ValueError(f"{OPTIONS_KEY!r} takes an object with keys {sorted(_OPTION_NAMES)}, not {options!r}")
         if isinstance(schema, dict):
             schema = {k: v for k, v in schema.items() if k != OPTIONS_KEY}
-        layout = options.get("layout", DEFAULT_LAYOUT)
+        layout = options.get("layout", SERVED_LAYOUT)
         Layout.named(layout)  # an unknown name fails here, with the names it could have been
         return cls(schema, bool(options.get("refusal", False)), layout, bool(options.get("guards", True)))
 
@@ -65,7 +68,7 @@ class Spec:
                               options=CompileOptions(layout=self.layout))
 
 
-def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = DEFAULT_LAYOUT,
+def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = SERVED_LAYOUT,
                  guards: bool = True) -> dict[str, Any]:
     """The schema with extractor's options in it, for a request to a server running the extractor backend."""
     return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout, "guards": guards}}
