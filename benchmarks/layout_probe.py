@@ -38,12 +38,12 @@ def opening(layout: Any, gold: dict[str, Any], field: str) -> str:
 def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[dict[str, Any]]:
     import torch
 
-    from extractor.api import Chat
+    from extractor import ExtractOptions
     from extractor.grammar import Layout
 
     layout = Layout.named(layout_name)
     grammar = ex.compile(target, None, layout=layout_name)  # compiled once per layout (no Verbatim fields here)
-    prompt = ex._prompt(target, doc["text"], [], Chat(layout=layout_name))
+    prompt = ex._prompt(target, doc["text"], [], ExtractOptions(layout=layout_name))
     rows = []
     for field, value in doc["gold"].items():
         if not (isinstance(value, list) and value):

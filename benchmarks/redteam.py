@@ -13,7 +13,6 @@ embedded model are skipped where those are missing.
 from __future__ import annotations
 
 import argparse
-import json
 import subprocess
 import sys
 import textwrap

@@ -3,7 +3,8 @@
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-from extractor.api import Extractor, compile_schema, extract, extract_many, extract_stream
+from extractor.api import Extractor, extract, extract_many, extract_stream
+from extractor.compiler import compile_schema
 from extractor.checks import check
 from extractor.decode.guards import Guards
 from extractor.decode.prompt import PromptTemplate
@@ -12,11 +13,12 @@ from extractor.errors import (
     SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
 from extractor.grounding import Ungrounded, ungrounded
+from extractor.options import ExtractOptions
 from extractor.schema import Refusal
 from extractor.schema.verbatim import Verbatim
 
 __all__ = [
-    "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
+    "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
     "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal", "SchemaTooComplexError", "Ungrounded",
     "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "Verbatim", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
 ]

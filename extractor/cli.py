@@ -13,6 +13,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from extractor.errors import ExtractorError
+from extractor.grammar.layout import LAYOUTS
+from extractor.options import DEFAULT_LAYOUT, ExtractOptions
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,6 +27,8 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--jsonl", type=Path, help="write results here (default: standard output)")
     ext.add_argument("--max-tokens", type=int, default=1024)
     ext.add_argument("--no-refusal", action="store_true", help="no refusal branch: the model must answer")
+    ext.add_argument("--layout", default=DEFAULT_LAYOUT, choices=sorted(LAYOUTS), help="the whitespace forced")
+    ext.add_argument("--max-retries", type=int, default=1, help="retries after a failed validation or a cut")
     ext.add_argument("--grounding", action="store_true",
                      help='add "ungrounded": the string values that occur nowhere in the input text')
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
@@ -88,6 +92,8 @@ def _extract(args: argparse.Namespace) -> int:
 
     target = load_target(args.schema)
     files = _inputs(args.input)
+    options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
+                             max_retries=args.max_retries)
     extractor = Extractor(args.model)
     out = args.jsonl.open("w") if args.jsonl else sys.stdout
     failed = 0
@@ -97,7 +103,7 @@ def _extract(args: argparse.Namespace) -> int:
             record: dict[str, Any] = {"file": str(path)}
             try:
                 text = path.read_text(encoding="utf-8")
-                result = extractor.extract(target, text, max_tokens=args.max_tokens, refusal=not args.no_refusal)
+                result = extractor.extract(target, text, options)
                 record["refused"] = isinstance(result, Refusal)
                 record["result"] = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
                 if args.grounding and not record["refused"]:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from dataclasses import replace
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from pydantic import BaseModel
 
 from extractor.masks import CompiledGrammar, Matcher
+from extractor.options import ExtractOptions
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 _OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
@@ -70,9 +72,8 @@ class Members:
         self.key, self.value_start = None, -1
 
 
-
-def stream(extract: Callable[..., Any], target: Any, text: str, **kw: Any) -> Iterator[Any]:
-    """`extract(target, text, _matcher=..., **kw)` run on a thread, its complete top-level members published
+def stream(extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> Iterator[Any]:
+    """`extract(target, text, options, _matcher=...)` run on a thread (jump-forward off), its complete top-level members published
     as partial targets while it decodes, then its result; the decoding stops when the consumer does."""
     updates: queue.Queue[tuple[str, Any]] = queue.Queue()
     seen = [0]
@@ -86,7 +87,7 @@ def stream(extract: Callable[..., Any], target: Any, text: str, **kw: Any) -> It
 
     def run() -> None:
         try:
-            updates.put(("done", extract(target, text, _matcher=watch, **{**kw, "jump_forward": False})))
+            updates.put(("done", extract(target, text, replace(options, jump_forward=False), _matcher=watch)))
         except _Cancelled:
             pass
         except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread

@@ -90,10 +90,13 @@ def test_bad_input_is_refused_before_generating(model_extractor):
     (lambda ex: ex.extract(Person, "Bob", max_tokens=0), InputError, "max_tokens must be an int ≥ 1"),
     (lambda ex: ex.extract_many(Person, ["Bob"], batch_size=0), InputError, "batch_size must be an int ≥ 1"),
     (lambda ex: ex.extract_many(Person, "Bob"), InputError, "sequence of str"),
+    (lambda ex: ex.extract(Person, "Bob", max_token=5), InputError, "unknown option 'max_token'"),
+    (lambda ex: ex.extract(Person, "Bob", {"max_tokens": 5}), InputError, "must be an ExtractOptions, not dict"),
+    (lambda ex: ex.extract_many(Person, ["Bob"], messages=[]), InputError, "not messages"),
     (lambda ex: ex.extract(42, "Bob"), InvalidSchemaError, "not 42"),
     (lambda ex: ex.extract([1, 2], "Bob"), InvalidSchemaError, "not \\[1, 2\\]"),
 ], ids=["invisible", "none", "bytes", "surrogate", "temperature", "top_p", "retries", "max_tokens", "batch_size",
-        "one_text", "int_schema", "list_schema"])
+        "one_text", "unknown_option", "options_dict", "many_messages", "int_schema", "list_schema"])
 def test_bad_arguments_raise_typed_errors_that_name_them(model_extractor, call, error, message):
     with pytest.raises(error, match=message):
         call(model_extractor)
@@ -171,7 +174,7 @@ def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(m
     """A recipe scores below the threshold for a contact; the skills of a résumé stay above it (one part of a
     document: it loses to "a résumé" but wins against "a text"); the recipe comes back as a Refusal for a
     Pydantic target and for the same target as a JSON Schema dict."""
-    from extractor.api import MIN_RELEVANCE
+    from extractor.options import MIN_RELEVANCE
 
     recipe, skills = model_extractor.relevance(Contact, RECIPE), model_extractor.relevance(Skills, RESUME)
     assert recipe < MIN_RELEVANCE < skills
@@ -186,7 +189,7 @@ def test_a_generic_target_on_a_text_of_another_kind_is_screened_out_unless_the_s
     """A known limit of the screen, kept visible: a one-field target with an uninformative title scores below
     the threshold on a contact text (the text reads as "a contact list", not as "a Name"); `min_relevance=None`
     (or a lower threshold) lets the model answer."""
-    from extractor.api import MIN_RELEVANCE
+    from extractor.options import MIN_RELEVANCE
 
     class Name(BaseModel):
         name: str

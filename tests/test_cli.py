@@ -91,7 +91,7 @@ def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, monk
         def __init__(self, model=None):
             pass
 
-        def extract(self, target, text, **kw):
+        def extract(self, target, text, options=None, **kw):
             return ContactCard(name=text.strip(), emails=[], phones=[])
 
     monkeypatch.setattr(extractor.api, "Extractor", Fake)

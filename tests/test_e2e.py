@@ -26,7 +26,7 @@ import extractor
 import extractor.decode.loop as loop
 import extractor.decode.model as model_module
 from extractor import (
-    ExtractionError, Extractor, ExtractorError, IncompleteOutputError, Refusal, compile_schema,
+    ExtractionError, Extractor, ExtractorError, IncompleteOutputError, Refusal,
 )
 from extractor import ModelLoadError
 from extractor.decode.loop import Generation

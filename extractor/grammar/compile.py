@@ -386,7 +386,7 @@ class _Compiler:
     def counted_array(self, prefix: list[Node], item: Node, lo: int, hi: int | None) -> Node:
         """Elements as calls, counted: `[` prefix items in order, then any number of items `]`."""
         each = self.element(item)
-        body = rest = star(seq(self.comma(), each))
+        body = star(seq(self.comma(), each))
         for j in range(len(prefix) - 1, 0, -1):
             body = opt(seq(self.comma(), self.element(prefix[j]), body))
         some = seq(self.first(), self.element(prefix[0]) if prefix else each, body, self.close("]", True))

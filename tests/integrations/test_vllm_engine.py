@@ -23,7 +23,7 @@ from tenacity import Retrying, stop_after_attempt  # noqa: E402
 from vllm import SamplingParams  # noqa: E402
 from vllm.sampling_params import StructuredOutputsParams  # noqa: E402
 
-from extractor import ExtractionError, Refusal, check  # noqa: E402
+from extractor import ExtractionError, ExtractOptions, Guards, InputError, Refusal, check  # noqa: E402
 from extractor.integrations.vllm import ExtractorGrammar, ExtractorLogitsProcessor, VLLMExtractor  # noqa: E402
 
 ENGINE = {"max_model_len": 2048, "enforce_eager": True, "seed": 0}
@@ -85,6 +85,15 @@ def test_extract_returns_the_target_and_extract_many_keeps_errors_in_their_slots
     assert [i for i, _ in attempts] == [0, 0]
     [again] = engine.extract_many(Adult, ["Eve is 35."], max_retries=Retrying(stop=stop_after_attempt(3)))
     assert isinstance(again, ExtractionError) and len(again.attempts) == 3  # a tenacity policy, as Extractor takes
+
+
+def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
+    options = ExtractOptions(max_tokens=80, examples=[("Ann is 30.", Person(name="Ann", age=30))])
+    assert engine.extract(Person, "Bob Smith is 42 years old.", options, min_relevance=None) == Person(
+        name="Bob Smith", age=42)
+    for bad in ({"guards": Guards()}, {"messages": []}, {"refusal": Adult}, {"max_token": 5}):
+        with pytest.raises(InputError):
+            engine.extract_many(Person, ["Bob is 42."], options, **bad)
 
 
 def test_the_relevance_screen_reads_the_same_scores_and_refuses_an_unrelated_text(engine: VLLMExtractor) -> None:

@@ -9,17 +9,15 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from pydantic import BaseModel
-from tenacity import Retrying
-
-from extractor.api import DEFAULT_LAYOUT, MIN_RELEVANCE, Chat, chat_prompt
-from extractor.checks import Check, model_checks
+from extractor.checks import model_checks
+from extractor.decode.guards import Guards
 from extractor.decode.loop import Generation
-from extractor.decode.prompt import PromptTemplate
+from extractor.decode.prompt import PromptTemplate, chat_prompt
 from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, Usage
-from extractor.inputs import at_least, nonempty
+from extractor.inputs import nonempty
 from extractor.integrations.vllm.backend import ENV, register
 from extractor.integrations.vllm.spec import with_options
+from extractor.options import ExtractOptions
 from extractor.outcome import Invalid, accepts, outcome, retrying, total
 from extractor.schema import Refusal, json_schema
 
@@ -48,53 +46,52 @@ class VLLMExtractor:
         self.template = template
         self._vocab: Any = None
 
-    def extract(self, target: Any, text: str, **kw: Any) -> Any:
+    def extract(self, target: Any, text: str, options: ExtractOptions | None = None, **kw: Any) -> Any:
         """One document; raises where `extract_many` would put an error in the slot."""
-        [result] = self.extract_many(target, [text], **kw)
+        [result] = self.extract_many(target, [text], options, **kw)
         if isinstance(result, ExtractorError):
             raise result
         return result
 
-    def extract_many(self, target: Any, texts: Sequence[str], *, max_tokens: int = 1024, temperature: float = 0.0,
-                     top_p: float = 1.0, seed: int | None = None, refusal: bool | type[BaseModel] = True,
-                     max_retries: int | Retrying = 1, checks: Sequence[Check] = (), layout: str = DEFAULT_LAYOUT,
-                     guards: bool = True,
-                     min_relevance: float | None = MIN_RELEVANCE,
-                     on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False) -> list[Any]:
-        """One entry per text, as `Extractor.extract_many` returns them (errors in their slots). With a refusal
-        branch and `min_relevance`, each text is screened first, as by `extract`: below it only the refusal
-        object may be written, at or above it only the target."""
+    def extract_many(self, target: Any, texts: Sequence[str], options: ExtractOptions | None = None, *,
+                     on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False,
+                     **overrides: Any) -> list[Any]:
+        """One entry per text, as `Extractor.extract_many` returns them (errors in their slots), with the same
+        `ExtractOptions` (`jump_forward` has no effect here; `guards` is True or False; no `messages`). With a
+        refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it only the
+        refusal object may be written, at or above it only the target."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import StructuredOutputsParams
 
-        at_least(1, max_tokens=max_tokens)
-        if not isinstance(max_retries, Retrying):
-            at_least(0, max_retries=max_retries)
-        refusal_model = (Refusal if refusal is True else refusal) or None
+        opts = ExtractOptions.of(options, overrides)
+        refusal_model = opts.refusal_model
         if refusal_model not in (None, Refusal):
             raise InputError("VLLMExtractor offers the library's own Refusal model or none (refusal=True or False)")
-        schema, chat = json_schema(target), Chat(refusal=refusal_model, layout=layout)
-        every = [*model_checks(target), *checks]
+        if isinstance(opts.guards, Guards) or opts.messages is not None:
+            raise InputError("VLLMExtractor takes guards=True or False (the defaults or none) and no messages")
+        schema, every = json_schema(target), [*model_checks(target), *opts.checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
         pending = _usable(texts, results)
-        requests = self._requests(target, texts, pending, refusal_model is not None, min_relevance, layout, guards)
+        requests = self._requests(target, texts, pending, opts)
 
         def round_(pending: list[int]) -> list[int]:
             """One attempt for every pending document in one generate call; the documents to retry."""
             prompts = [TokensPrompt(prompt_token_ids=chat_prompt(self.tokenizer, self.template, target, texts[i],
-                                                                 attempts[i], chat)) for i in pending]
-            params = [SamplingParams(max_tokens=max_tokens, temperature=temperature, top_p=top_p, seed=seed,
-                                     structured_outputs=StructuredOutputsParams(json=requests[i])) for i in pending]
+                                                                 attempts[i], opts)) for i in pending]
+            params = [SamplingParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p,
+                                     top_k=opts.top_k, seed=opts.seed, repetition_penalty=opts.repetition_penalty,
+                                     structured_outputs=StructuredOutputsParams(json=requests[i])
+                                     if opts.constrained else None) for i in pending]
             start = time.perf_counter()
             outputs = self.llm.generate(prompts, params, use_tqdm=False)
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
             retry = []
             for i, out in zip(pending, outputs):
                 try:
-                    results[i] = outcome(target, refusal_model, _generation(out, seconds), attempts[i], max_tokens,
-                                         every, lambda data: accepts(self._target_grammar(schema, layout), data))
+                    results[i] = outcome(target, refusal_model, _generation(out, seconds), attempts[i],
+                                         opts.max_tokens, every, self._is_target(schema, opts))
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
                 except ExtractorError as exc:  # IncompleteOutputError: no wrap-up in vLLM, so not retried
@@ -104,7 +101,7 @@ class VLLMExtractor:
             return retry
 
         try:
-            for attempt in retrying(max_retries):  # the same retry path as Extractor.extract_many: rounds
+            for attempt in retrying(opts.max_retries):  # the same retry path as Extractor.extract_many: rounds
                 with attempt:
                     pending = round_(pending) if pending else pending
                     if pending:
@@ -115,11 +112,12 @@ class VLLMExtractor:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
 
-    def _requests(self, target: Any, texts: Sequence[str], pending: list[int], refusal: bool,
-                  min_relevance: float | None, layout: str, guards: bool) -> dict[int, dict[str, Any]]:
+    def _requests(self, target: Any, texts: Sequence[str], pending: list[int],
+                  opts: ExtractOptions) -> dict[int, dict[str, Any]]:
         """The schema each document is decoded with: the target and the refusal object, or, after the relevance
         screen, one of them."""
-        schema = json_schema(target)
+        schema, refusal, layout, guards = json_schema(target), opts.refusal_model is not None, opts.layout, opts.guards
+        min_relevance = opts.min_relevance
         both = with_options(schema, refusal=refusal, layout=layout, guards=guards)
         if not refusal or min_relevance is None or not pending:
             return dict.fromkeys(pending, both)
@@ -152,15 +150,19 @@ class VLLMExtractor:
             scores.append(combine(rows))
         return scores
 
-    def _target_grammar(self, schema: Any, layout: str) -> Any:
-        """The target's own grammar, to tell a refusal-shaped answer of a dict target from a refusal."""
-        from extractor.api import compile_schema
+    def _is_target(self, schema: Any, opts: ExtractOptions) -> Callable[[bytes], bool] | None:
+        """For a dict target with a refusal branch: whether the target alone accepts an output (its grammar
+        compiled only when an output looks like a refusal), to tell a refusal-shaped answer from a refusal."""
+        from extractor.compiler import compile_schema
         from extractor.grammar import CompileOptions
         from extractor.tokens import Vocabulary
 
+        if not (opts.constrained and opts.refusal_model is not None and isinstance(schema, dict)):
+            return None
         if self._vocab is None:
             self._vocab = Vocabulary.from_hf(self.tokenizer)
-        return compile_schema(schema, self._vocab, options=CompileOptions(layout=layout))
+        return lambda data: accepts(compile_schema(schema, self._vocab, options=CompileOptions(layout=opts.layout)),
+                                    data)
 
 
 def _usable(texts: Sequence[str], results: list[Any]) -> list[int]:

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.api import compile_schema
+from extractor.compiler import compile_schema
 from extractor.grammar import CompileOptions, Layout
 from extractor.masks import CompiledGrammar
 from extractor.schema import Refusal, target_ir

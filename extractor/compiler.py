@@ -1,0 +1,41 @@
+"""Compiling a target for a tokenizer, with no model: schema → rules → byte automaton → token masks."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from extractor.automata import build_automaton
+from extractor.grammar import CompileOptions, compile_grammar
+from extractor.masks import CompiledGrammar, TokenTrie
+from extractor.schema import NormalizeOptions, target_ir
+from extractor.tokens import Vocabulary
+
+
+def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusal: type[BaseModel] | None = None,
+                   normalize: NormalizeOptions = NormalizeOptions(),
+                   options: CompileOptions = CompileOptions()) -> CompiledGrammar:
+    """Compile a Pydantic model or JSON Schema for a tokenizer (Vocabulary, tokenizer.json path, or HF tokenizer)."""
+    vocab = _vocabulary(tokenizer)
+    automaton = build_automaton(compile_grammar(target_ir(schema, refusal, normalize), options))
+    return CompiledGrammar(automaton, vocab, _trie(vocab))
+
+
+_TRIES: dict[str, TokenTrie] = {}
+
+
+def _trie(vocab: Vocabulary) -> TokenTrie:
+    """One trie per vocabulary per process: building it walks every token."""
+    if vocab.fingerprint not in _TRIES:
+        _TRIES[vocab.fingerprint] = TokenTrie(vocab)
+    return _TRIES[vocab.fingerprint]
+
+
+def _vocabulary(tokenizer: Any) -> Vocabulary:
+    if isinstance(tokenizer, Vocabulary):
+        return tokenizer
+    if isinstance(tokenizer, (str, Path)):
+        return Vocabulary.from_tokenizer_file(tokenizer)
+    return Vocabulary.from_hf(tokenizer)
