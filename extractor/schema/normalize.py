@@ -8,7 +8,7 @@ import json
 import math
 import warnings
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -22,8 +22,11 @@ from extractor.lang.pattern import PatternError, compile_pattern, pattern_matche
 from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
+from extractor.schema.negation import Negation
+from extractor.schema.values import (
+    ANY_OBJECT, TYPES, absent, escape, read_bound, read_count, read_most, read_step, union,
+)
 
-_TYPES = ("null", "boolean", "object", "array", "number", "integer", "string")
 _OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties",
                 "patternProperties", "propertyNames"}
 MAX_PATTERN_PROPERTIES = 3
@@ -33,7 +36,6 @@ _ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems"
 _STRING_KEYS = {"x-verbatim", "minLength", "maxLength", "format", "pattern"}
 _NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
-_NUMBER_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 _APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas",
                 "if", "then", "else"}
 
@@ -70,7 +72,7 @@ def check_document(document: Any) -> None:
                                          f"the schema document nests deeper than {MAX_JSON_DEPTH}")
         if isinstance(value, dict):
             for key, item in value.items():
-                where = f"{ptr}/{_escape(str(key))}"
+                where = f"{ptr}/{escape(str(key))}"
                 _utf8(key, where)
                 stack.append((item, where, depth + 1))
         elif isinstance(value, list):
@@ -88,7 +90,7 @@ def _utf8(value: Any, ptr: str) -> None:
                                      "holds one", ptr.encode("utf-8", "backslashreplace").decode()) from None
 
 
-class _Normalizer:
+class _Normalizer(Negation):
     def __init__(self, document: dict[str, Any] | bool, options: NormalizeOptions) -> None:
         self.document = document
         self.options = options
@@ -155,7 +157,7 @@ class _Normalizer:
                 if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
                     typed = self.within_type(rest, schema[key], options, ptr)
                     options = typed if typed is not None else self.exclusive(schema[key], options, ptr)
-                parts.append(_union(options))
+                parts.append(union(options))
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
         parts.extend(self.dependencies(schema, ptr))
@@ -167,7 +169,7 @@ class _Normalizer:
                 otherwise = self.negation(schema["if"], f"{ptr}/if")
             except UnsupportedSchemaError as exc:
                 raise UnsupportedSchemaError("if", f"{ptr}/if", f"`else` needs its complement: {exc.reason}") from exc
-            parts.append(_union((self.merger.both(cond, then, ptr), self.merger.both(otherwise, other, ptr))))
+            parts.append(union((self.merger.both(cond, then, ptr), self.merger.both(otherwise, other, ptr))))
         if not parts:
             parts.append(self.base(rest, ptr))
         node = parts[0]
@@ -182,7 +184,7 @@ class _Normalizer:
         with no type declared, every option speaking of one type alone, so that any other value matches
         them all and oneOf rejects it."""
         kind = rest.get("type")
-        if kind in _TYPES:
+        if kind in TYPES:
             if not all(self.explicit(sub) or _vacuous(sub, kind) for sub in schemas):
                 return None
         else:
@@ -190,7 +192,7 @@ class _Normalizer:
                          if len(schemas) > 1 and all(_vacuous(sub, k) for sub in schemas)), None)
             if kind is None:
                 return None
-        declared = self.typed(kind, {}, ptr) if kind != "object" else _ANY_OBJECT
+        declared = self.typed(kind, {}, ptr) if kind != "object" else ANY_OBJECT
         typed = tuple(self.merger.both(declared, option, ptr) for option in options)
         return typed if self.disjoint(typed) else None
 
@@ -211,130 +213,11 @@ class _Normalizer:
             out.append(node)
         return tuple(out)
 
-    def negation(self, schema: Any, ptr: str) -> ir.Node:
-        """The complement of a subschema, for the shapes whose complement stays regular and exact."""
-        if isinstance(schema, bool):
-            return ir.Nothing() if schema else ir.AnyValue()
-        if not isinstance(schema, dict):
-            raise InvalidSchemaError("`not` takes a schema", ptr)
-        self.check_keywords(schema, ptr)
-        keys = {k for k in schema if k in ENFORCED}
-        if not keys:
-            return ir.Nothing()
-        if keys == {"not"}:
-            return self.node(schema["not"], f"{ptr}/not")
-        if keys == {"$ref"}:
-            if self.negating > 32:
-                raise UnsupportedSchemaError("not", ptr, "the complement of a recursive $ref")
-            self.negating += 1
-            try:
-                with self.resolved_at(schema["$ref"], ptr) as target:
-                    return self.negation(target, ptr)
-            finally:
-                self.negating -= 1
-        if keys == {"anyOf"}:  # De Morgan: none of them
-            node: ir.Node = ir.AnyValue()
-            for i, sub in enumerate(schema["anyOf"]):
-                node = self.merger.both(node, self.negation(sub, f"{ptr}/anyOf/{i}"), ptr)
-            return node
-        if keys == {"allOf"}:
-            return _union(tuple(self.negation(sub, f"{ptr}/allOf/{i}") for i, sub in enumerate(schema["allOf"])))
-        if keys == {"type"}:
-            kept = [t for t in _TYPES if t not in self.types(schema, ptr) and t != "integer"]
-            fractions = [ir.Number(fraction=True)] if "integer" in self.types(schema, ptr) and "number" in kept else []
-            kept = [t for t in kept if not fractions or t != "number"]
-            return _union((*(self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT for t in kept), *fractions))
-        if keys <= {"enum", "const", "type"} and ("enum" in keys or "const" in keys):
-            excluded = self.constants(schema, ptr, self.types(schema, ptr))
-            values = [json.loads(v) for v in excluded.values] if isinstance(excluded, ir.Const) else []
-            if any(isinstance(v, (list, dict)) for v in values):
-                raise UnsupportedSchemaError("not", ptr, "excluding arrays or objects")
-            bools = tuple(dumps(b) for b in (True, False) if not any(v is b for v in values))
-            options: list[ir.Node] = [*_numbers_except(values), ir.Array(), _ANY_OBJECT]
-            options += [ir.Null()] if None not in values else []
-            options += [ir.Const(bools)] if bools else []
-            options.append(ir.String(excluded=tuple(dumps(v) for v in values if isinstance(v, str))))
-            return _union(tuple(options))
-        if keys <= {"required", "properties", "type"} and keys - {"type"} and schema.get("type", "object") == "object":
-            # an object fails when a required key is absent or a present key's value fails its schema
-            absent = [_absent(name) for name in dict.fromkeys(schema.get("required", []))]
-            wrong = [ir.Object(properties=(ir.Property(name, self.negation(sub, f"{ptr}/properties/{_escape(name)}"),
-                                                       True),), additional=ir.AnyValue())
-                     for name, sub in schema.get("properties", {}).items()]
-            return _union((*self.others("object", keys, ptr), *absent, *wrong))
-        if keys - {"type"} and keys - {"type"} <= _NUMBER_BOUNDS and schema.get("type", "number") in ("number",
-                                                                                                   "integer"):
-            whole = schema.get("type") == "integer"  # fails by a fraction too, or by a bound as an integer
-            lo, lo_x = _bound(schema, "minimum", "exclusiveMinimum", max, ptr)
-            hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
-            below = [ir.Number(integer=whole, maximum=lo, exclusive_maximum=not lo_x)] if lo is not None else []
-            above = [ir.Number(integer=whole, minimum=hi, exclusive_minimum=not hi_x)] if hi is not None else []
-            return _union((*self.others("number", keys, ptr), *([ir.Number(fraction=True)] if whole else []), *below,
-                           *above))
-        for kind, low, high, make in (("string", "minLength", "maxLength", lambda a, b: ir.String(min_length=a,
-                                                                                                max_length=b)),
-                                      ("array", "minItems", "maxItems", lambda a, b: ir.Array(min_items=a,
-                                                                                            max_items=b))):
-            if keys - {"type"} and keys - {"type"} <= {low, high} and schema.get("type", kind) == kind:
-                lo = _count(schema, low, ptr) if low in schema else 0
-                hi = _count(schema, high, ptr) if high in schema else None
-                return _union((*self.others(kind, keys, ptr), *([make(0, lo - 1)] if lo else []),
-                               *([make(hi + 1, None)] if hi is not None else [])))
-        found = self.contains(schema, ptr) if keys - {"type"} <= {"contains", "minContains", "maxContains"} and \
-            schema.get("type", "array") == "array" else None
-        if found is not None:  # too few items match, or too many
-            others = self.others("array", keys, ptr)
-            few = [ir.Array(contains=replace(found, min=0, max=found.min - 1))] if found.min else []
-            many = [ir.Array(contains=replace(found, min=found.max + 1, max=None))] if found.max is not None else []
-            return _union((*others, *few, *many))
-        if keys - {"type"} == {"multipleOf"} and schema.get("type", "number") in ("number", "integer"):
-            step = _step(schema, ptr)
-            assert step is not None
-            if step != step.to_integral_value():
-                raise UnsupportedSchemaError("not", f"{ptr}/multipleOf", "the complement of a fractional multipleOf")
-            return _union((*self.others("number", keys, ptr), ir.Number(fraction=True),
-                           ir.Number(integer=True, not_multiples=(int(step),))))
-        if keys <= {"items", "type"} and "items" in keys and schema.get("type", "array") == "array" \
-                and not isinstance(schema["items"], list):
-            # an array fails when some item fails `items`
-            where = f"{ptr}/items"
-            bad = ir.Contains(self.negation(schema["items"], where), self.node(schema["items"], where))
-            return _union((*self.others("array", keys, ptr), ir.Array(contains=bad)))
-        if keys <= {"propertyNames", "type"} and "propertyNames" in keys and schema.get("type", "object") == "object":
-            # an object fails when one of its keys fails propertyNames: enforced where those keys are finitely many
-            where = f"{ptr}/propertyNames"
-            failing = self.negation(schema["propertyNames"], where)
-            options = failing.options if isinstance(failing, ir.Union_) else (failing,)
-            if any(isinstance(o, (ir.String, ir.AnyValue)) for o in options):
-                raise UnsupportedSchemaError("not", where, "keys failing propertyNames are not finitely many")
-            names = [v for o in options if isinstance(o, ir.Const) for v in map(json.loads, o.values)
-                     if isinstance(v, str)]
-            others = self.others("object", keys, ptr)
-            with_name = [ir.Object(properties=(ir.Property(n, ir.AnyValue(), True),), additional=ir.AnyValue())
-                         for n in dict.fromkeys(names)]
-            return _union((*others, *with_name))
-        if keys == {"oneOf"}:  # none of the options, or at least two of them
-            options = [(self.node(sub, f"{ptr}/oneOf/{i}"), self.negation(sub, f"{ptr}/oneOf/{i}"))
-                       for i, sub in enumerate(schema["oneOf"])]
-            none: ir.Node = ir.AnyValue()
-            for _, miss in options:
-                none = self.merger.both(none, miss, ptr)
-            pairs = [self.merger.both(a, b, ptr) for i, (a, _) in enumerate(options) for b, _ in options[i + 1:]]
-            return _union((none, *pairs))
-        if keys <= {"pattern", "type"} and "pattern" in keys and schema.get("type", "string") == "string":
-            self.string(schema, ptr)  # refuses patterns it cannot compile
-            others = (ir.Null(), ir.Boolean(), ir.Number(), ir.Array(), _ANY_OBJECT) if "type" in keys else ()
-            return _union((*others, ir.String(anti_patterns=(schema["pattern"],))))
-        groups = _independent(keys)
-        if len(groups) > 1:  # De Morgan: a schema fails when one of its independent parts does
-            return _union(tuple(self.negation({k: schema[k] for k in group}, ptr) for group in groups))
-        raise UnsupportedSchemaError("not", ptr, f"the complement of {sorted(keys)} is not yet enforced")
-
     def others(self, kind: str, keys: set[str], ptr: str) -> list[ir.Node]:
         """Values of every type but `kind` (number and integer alike), where `type` is among the keywords
         complemented; none otherwise (keywords of one type hold for values of any other)."""
-        return [self.typed(t, {}, ptr) if t != "object" else _ANY_OBJECT
-                for t in _TYPES if t not in (kind, "integer") and "type" in keys]
+        return [self.typed(t, {}, ptr) if t != "object" else ANY_OBJECT
+                for t in TYPES if t not in (kind, "integer") and "type" in keys]
 
     def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
         """Each dependency as a union: the trigger key absent, or present with what it demands."""
@@ -344,15 +227,15 @@ class _Normalizer:
             raise UnsupportedSchemaError("dependencies", ptr, f"more than {MAX_DEPENDENCIES} dependencies")
         out = []
         for keyword, key, needs in found:
-            where = f"{ptr}/{keyword}/{_escape(key)}"
+            where = f"{ptr}/{keyword}/{escape(key)}"
             present = ir.Object(properties=(ir.Property(key, ir.AnyValue(), True),), additional=ir.AnyValue())
             if isinstance(needs, list):
                 demand: ir.Node = ir.Object(properties=tuple(ir.Property(n, ir.AnyValue(), True) for n in needs),
                                             additional=ir.AnyValue())
             else:
                 demand = self.node(needs, where)
-            others = [self.typed(t, {}, ptr) for t in _TYPES if t not in ("object", "integer")]
-            out.append(_union((*others, _absent(key), self.merger.both(present, demand, where))))
+            others = [self.typed(t, {}, ptr) for t in TYPES if t not in ("object", "integer")]
+            out.append(union((*others, absent(key), self.merger.both(present, demand, where))))
         return out
 
     def base(self, schema: dict[str, Any], ptr: str) -> ir.Node:
@@ -361,7 +244,7 @@ class _Normalizer:
             return self.constants(schema, ptr, self.types(schema, ptr) if "type" in schema else ["any"])
         types = self.types(schema, ptr)
         nodes = [self.typed(t, schema, ptr) for t in types]
-        return _union(tuple(nodes)) if len(nodes) != 1 else nodes[0]
+        return union(tuple(nodes)) if len(nodes) != 1 else nodes[0]
 
     def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
         for key in schema:
@@ -430,12 +313,12 @@ class _Normalizer:
             implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS),
                                        ("number", _NUMBER_KEYS)) if keys & ks]
             if implied and not self.options.implied_types:
-                return [t for t in _TYPES if t != "integer"]
+                return [t for t in TYPES if t != "integer"]
             if len(implied) > 1:
                 raise UnsupportedSchemaError("type", ptr, f"no type, and keywords of several types {implied}")
             return implied or ["any"]
         names = [declared] if isinstance(declared, str) else declared
-        if not isinstance(names, list) or not names or any(t not in _TYPES for t in names):
+        if not isinstance(names, list) or not names or any(t not in TYPES for t in names):
             raise InvalidSchemaError(f"bad type {declared!r}", f"{ptr}/type")
         if "integer" in names and "number" in names:
             names = [t for t in names if t != "integer"]
@@ -479,8 +362,8 @@ class _Normalizer:
         return self.object(schema, ptr)
 
     def number(self, integer: bool, schema: dict[str, Any], ptr: str) -> ir.Node:
-        lo, lo_x = _bound(schema, "minimum", "exclusiveMinimum", max, ptr)
-        hi, hi_x = _bound(schema, "maximum", "exclusiveMaximum", min, ptr)
+        lo, lo_x = read_bound(schema, "minimum", "exclusiveMinimum", max, ptr)
+        hi, hi_x = read_bound(schema, "maximum", "exclusiveMaximum", min, ptr)
         if integer:  # integers: exclusive and fractional bounds become inclusive integral ones
             if lo is not None:
                 lo, lo_x = Decimal(math.floor(lo) + 1 if lo_x or lo != int(lo) else lo), False
@@ -488,12 +371,12 @@ class _Normalizer:
                 hi, hi_x = Decimal(math.ceil(hi) - 1 if hi_x or hi != int(hi) else hi), False
         if lo is not None and hi is not None and (lo > hi or (lo == hi and (lo_x or hi_x))):
             return ir.Nothing()
-        multiple = _step(schema, ptr)
+        multiple = read_step(schema, ptr)
         return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x,
                          multiple_of=multiple)
 
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
-        lo, hi = _count(schema, "minLength", ptr), _most(schema, "maxLength", ptr)
+        lo, hi = read_count(schema, "minLength", ptr), read_most(schema, "maxLength", ptr)
         fmt = schema.get("format")
         if fmt is not None and fmt not in FORMATS:
             if fmt in KNOWN_FORMATS:
@@ -524,8 +407,8 @@ class _Normalizer:
             prefix_schemas, prefix_key, items = items, "items", schema.get("additionalItems", True)
         prefix = tuple(self.node(s, f"{ptr}/{prefix_key}/{i}") for i, s in enumerate(prefix_schemas))
         rest = self.node(items, f"{ptr}/{'additionalItems' if prefix_key == 'items' else 'items'}")
-        lo = _count(schema, "minItems", ptr)
-        hi = _most(schema, "maxItems", ptr)
+        lo = read_count(schema, "minItems", ptr)
+        hi = read_most(schema, "maxItems", ptr)
         return ir.Array(items=None if isinstance(rest, ir.Nothing) else rest, prefix=prefix, min_items=lo,
                         max_items=hi, contains=self.contains(schema, ptr), unique=schema.get("uniqueItems") is True,
                         pointer=ptr)
@@ -539,8 +422,8 @@ class _Normalizer:
             miss = self.negation(schema["contains"], where)
         except UnsupportedSchemaError as exc:
             raise UnsupportedSchemaError("contains", where, f"its schema has no exact complement ({exc.reason})") from None
-        lo = _count(schema, "minContains", ptr) if "minContains" in schema else 1
-        hi = _count(schema, "maxContains", ptr) if "maxContains" in schema else None
+        lo = read_count(schema, "minContains", ptr) if "minContains" in schema else 1
+        hi = read_count(schema, "maxContains", ptr) if "maxContains" in schema else None
         return ir.Contains(self.node(schema["contains"], where), miss, lo, hi)
 
     def object(self, schema: dict[str, Any], ptr: str) -> ir.Node:
@@ -554,7 +437,7 @@ class _Normalizer:
         keys = self.property_names(schema, ptr)
         properties = []
         for name, sub in props.items():
-            value = self.node(sub, f"{ptr}/properties/{_escape(name)}")
+            value = self.node(sub, f"{ptr}/properties/{escape(name)}")
             if keys is not None and not self.merger.admits(keys, name, f"{ptr}/propertyNames"):
                 value = ir.Nothing()  # a declared key propertyNames refuses cannot appear
             for pattern, schema_ in patterned:  # a declared key matching a pattern obeys both
@@ -572,8 +455,8 @@ class _Normalizer:
                         value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
                 allowed = keys is None or self.merger.admits(keys, name, f"{ptr}/propertyNames")
                 properties.append(ir.Property(name, value if allowed else ir.Nothing(), True))
-        lo = _count(schema, "minProperties", ptr)
-        hi = None if schema.get("maxProperties") is None else _count(schema, "maxProperties", ptr)
+        lo = read_count(schema, "minProperties", ptr)
+        hi = None if schema.get("maxProperties") is None else read_count(schema, "maxProperties", ptr)
         groups = []
         for size in range(1, len(patterned) + 1):
             for subset in itertools.combinations(patterned, size):
@@ -623,7 +506,7 @@ class _Normalizer:
                 compile_pattern(pattern)
             except PatternError as exc:
                 raise UnsupportedSchemaError("patternProperties", f"{ptr}/patternProperties", str(exc)) from exc
-            out.append((pattern, self.node(sub, f"{ptr}/patternProperties/{_escape(pattern)}")))
+            out.append((pattern, self.node(sub, f"{ptr}/patternProperties/{escape(pattern)}")))
         return out
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
@@ -700,34 +583,12 @@ def _forbids(a: ir.Object, b: ir.Object) -> bool:
     return False
 
 
-_ANY_OBJECT = ir.Object(additional=ir.AnyValue())
-"""Any object at all (explicitly: never closed by the strict-objects policy)."""
 MAX_DEPENDENCIES = 6
 """Each dependency doubles the object alternatives the automaton carries."""
 
 
-def _numbers_except(values: list[Any]) -> list[ir.Node]:
-    """Every number but the given ones: the open intervals between them."""
-    cuts = sorted({Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
-                   for v in values if isinstance(v, (int, float)) and not isinstance(v, bool)})
-    bounds = [None, *cuts, None]
-    return [ir.Number(minimum=lo, exclusive_minimum=lo is not None, maximum=hi, exclusive_maximum=hi is not None)
-            for lo, hi in zip(bounds, bounds[1:])]
-
-
 _KEYWORDS_OF = {"object": _OBJECT_KEYS | {"dependencies", "dependentRequired", "dependentSchemas"},
                 "array": _ARRAY_KEYS, "string": _STRING_KEYS, "number": _NUMBER_KEYS, "integer": _NUMBER_KEYS}
-
-
-_COUPLED = ({"properties", "patternProperties", "additionalProperties"}, {"prefixItems", "items", "additionalItems"},
-            {"contains", "minContains", "maxContains"}, {"if", "then", "else"}, _NUMBER_BOUNDS)
-"""Keywords whose meaning depends on each other: a complement takes each group whole."""
-
-
-def _independent(keys: set[str]) -> list[set[str]]:
-    """`keys` in groups that each hold on their own (a schema holds when all its groups do)."""
-    groups = [keys & group for group in _COUPLED if keys & group]
-    return groups + [{k} for k in sorted(keys - set().union(*_COUPLED))]
 
 
 def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
@@ -750,11 +611,6 @@ def _below(x: ir.Number, y: ir.Number) -> bool:
     return x.maximum < y.minimum or (x.maximum == y.minimum and (x.exclusive_maximum or y.exclusive_minimum))
 
 
-def _absent(name: str) -> ir.Node:
-    """Objects without the key `name`."""
-    return ir.Object(properties=(ir.Property(name, ir.Nothing(), False),), additional=ir.AnyValue())
-
-
 def _tag(schema: Any, node: ir.Node) -> bool:
     """A one-value property whose default is that value (a Pydantic union tag): generation always writes it."""
     return (isinstance(node, ir.Const) and len(node.values) == 1 and isinstance(schema, dict)
@@ -765,40 +621,6 @@ def _tags_disjoint(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -
     return any(not (a[k] & b[k]) for k in a.keys() & b.keys())
 
 
-def _union(options: tuple[ir.Node, ...]) -> ir.Node:
-    kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))
-    if not kept:
-        return ir.Nothing()
-    return kept[0] if len(kept) == 1 else ir.Union_(kept)
-
-
-def _bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
-           ptr: str) -> tuple[Decimal | None, bool]:
-    """The tighter of an inclusive and an exclusive bound, as (exact value, exclusive?)."""
-    found: list[tuple[Decimal, bool]] = []
-    for key, excl in ((inclusive, False), (exclusive, True)):
-        value = schema.get(key)
-        if value is None or value is False:
-            continue
-        if value is True:  # draft 4: exclusiveMinimum: true qualifies minimum
-            if not isinstance(schema.get(inclusive), (int, float)):
-                raise InvalidSchemaError(f"{key}: true needs {inclusive}", f"{ptr}/{key}")
-            continue
-        if not isinstance(value, (int, float)) or isinstance(value, bool) or (isinstance(value, float)
-                                                                              and not math.isfinite(value)):
-            raise InvalidSchemaError(f"{key} must be a number, not {value!r}", f"{ptr}/{key}")
-        exact = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)
-        _, digits, exponent = exact.as_tuple()
-        if max(len(digits) + int(exponent), 0) > MAX_BOUND_DIGITS or -int(exponent) > MAX_BOUND_DIGITS:
-            raise UnsupportedSchemaError(key, f"{ptr}/{key}", f"{value!r:.40}: bounds are enforced with up to "
-                                         f"{MAX_BOUND_DIGITS} digits before and after the point")
-        found.append((exact, excl or (key == inclusive and schema.get(exclusive) is True)))
-    if not found:
-        return None, False
-    best = tighter(v for v, _ in found)
-    return best, any(x for v, x in found if v == best)
-
-
 MAX_SCHEMA_DEPTH = 96
 """Subschemas read one inside the other (nesting, `anyOf` in `anyOf`, a chain of `$ref`s): deeper schemas are
 refused, so every later stage stays within Python's recursion limit."""
@@ -806,39 +628,6 @@ refused, so every later stage stays within Python's recursion limit."""
 MAX_JSON_DEPTH = 8 * MAX_SCHEMA_DEPTH
 """Levels of JSON nesting in a schema document (a subschema level is at most a few: `properties`, a name, the
 subschema): checked before anything recursive (json.dumps, the prompt's description) reads the document."""
-
-MAX_BOUND_DIGITS = 24
-"""Digits a numeric bound may have before and after the point: its digit automaton is built exactly, in
-decimal arithmetic of 28 digits."""
-
-MAX_COUNT = 2**32
-"""Largest length or item count enforced as written. A larger maximum is no bound (no output of any budget
-reaches it); a larger minimum is refused (no output could meet it)."""
-
-MAX_MULTIPLE = 10_000
-"""Largest integral multipleOf: its automaton has one state per remainder."""
-
-
-def _step(schema: dict[str, Any], ptr: str) -> Decimal | None:
-    """`multipleOf` as an exact decimal, checked: positive, finite, and one the automata are built for."""
-    step = schema.get("multipleOf")
-    if step is None:
-        return None
-    if isinstance(step, bool) or not isinstance(step, (int, float)) or step <= 0 or not math.isfinite(step):
-        raise InvalidSchemaError("multipleOf must be a positive number", f"{ptr}/multipleOf")
-    exact = Decimal(repr(step)) if isinstance(step, float) else Decimal(step)
-    _check_multiple(exact, f"{ptr}/multipleOf")
-    return exact
-
-
-def _check_multiple(step: Decimal, ptr: str) -> None:
-    """Integral steps up to MAX_MULTIPLE, or powers of ten below one (a cap on decimal places)."""
-    if step == step.to_integral_value():
-        if step > MAX_MULTIPLE:
-            raise UnsupportedSchemaError("multipleOf", ptr, f"above {MAX_MULTIPLE}")
-    elif step.normalize().as_tuple().digits != (1,):
-        raise UnsupportedSchemaError("multipleOf", ptr, "fractional steps other than 0.1, 0.01, ...")
-
 
 def _type_of(value: Any) -> str:
     if value is None:
@@ -856,29 +645,6 @@ def _type_of(value: Any) -> str:
 
 def _same(a: Any, b: Any) -> bool:
     return _type_of(a) == _type_of(b) and a == b
-
-
-def _count(schema: dict[str, Any], key: str, ptr: str) -> int:
-    value = schema.get(key, 0)
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InvalidSchemaError(f"{key} must be a non-negative integer, not {value!r}", f"{ptr}/{key}")
-    if value > MAX_COUNT and key.startswith("min"):
-        raise UnsupportedSchemaError(key, f"{ptr}/{key}", f"{value} is above {MAX_COUNT}: no output could meet it")
-    return value
-
-
-def _most(schema: dict[str, Any], key: str, ptr: str) -> int | None:
-    """An upper count (`maxLength`, `maxItems`), None where absent or too large for any output to reach."""
-    if schema.get(key) is None:
-        return None
-    value = _count(schema, key, ptr)
-    return None if value > MAX_COUNT else value
-
-
-def _escape(name: str) -> str:
-    return name.replace("~", "~0").replace("/", "~1")
 
 
 def _unique(name: str, taken: dict[str, Any]) -> str:
