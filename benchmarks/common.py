@@ -434,6 +434,19 @@ def _peer(name: str) -> Any:
     return construct
 
 
-ENGINES: dict[str, Any] = {"extractor": ExtractorEngine,
+class LetterEngine(ExtractorEngine):
+    """The engine reading schemas to the letter of JSON Schema: no implied types either (a subschema without
+    `type` admits every other type), as a validator does; for sets whose valid instances include such values."""
+
+    name = "extractor-letter"
+
+    def __init__(self, tokenizer: str | Path, vocab: Any = None) -> None:
+        from extractor.schema import NormalizeOptions
+
+        super().__init__(tokenizer, vocab)
+        self.options = NormalizeOptions(strict_objects=False, implied_types=False)
+
+
+ENGINES: dict[str, Any] = {"extractor": ExtractorEngine, "extractor-letter": LetterEngine,
                            **{name: _peer(name) for name in ("llguidance", "xgrammar", "outlines")}}
 """Engine name -> constructor `(tokenizer_path, vocab)`. The peers live in benchmarks/peers.py (`bench` extra)."""

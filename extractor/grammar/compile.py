@@ -16,7 +16,7 @@ from extractor.lang.regex import (
     seq, star,
 )
 from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
-from extractor.lang.pattern import compile_pattern
+from extractor.lang.pattern import MAX_REPEAT, compile_pattern
 from extractor.schema import ir
 from extractor.schema.merge import canonical
 
@@ -25,7 +25,7 @@ from extractor.schema.merge import canonical
 class CompileOptions:
     """Limits that keep every automaton small; each says what it costs."""
 
-    max_repeat: int = 1000
+    max_repeat: int = MAX_REPEAT
     """Largest bound unrolled into automaton states (pattern quantifiers, property counts, lengths of
     object keys); above it the schema is refused."""
     source: str | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from extractor.lang.pattern import negate, chars
+from extractor.lang.pattern import MAX_CP, chars, negate
 from extractor.lang.regex import (
     EMPTY, Node, alt, byte_set, lit, opt, plus, repeat, seq, star,
 )
@@ -153,9 +153,12 @@ def _hostname() -> Node:
     return seq(_label(63), repeat(seq(lit("."), _label(62)), 0, 3))
 
 
-def _email() -> Node:
-    """Dot-atom local part @ a hostname with a letter TLD (stricter: no quoted local parts, no IP literals)."""
+def _email(idn: bool = False) -> Node:
+    """Dot-atom local part @ a hostname with a letter TLD (stricter: no quoted local parts, no IP literals);
+    `idn` (RFC 6531's idn-email): the local part may hold any non-ASCII character too (the domain stays ASCII:
+    stricter, no U-labels)."""
     atext = byte_set((0x30, 0x39), (0x41, 0x5A), (0x61, 0x7A), *b"!#$%&'*+/=?^_`{|}~-")
+    atext = alt(atext, chars(((0x80, MAX_CP),))) if idn else atext
     local = seq(plus(atext), star(seq(lit("."), plus(atext))))
     tld = repeat(byte_set((0x41, 0x5A), (0x61, 0x7A)), 2, 24)
     return seq(local, lit("@"), _label(62), repeat(seq(lit("."), _label(62)), 0, 2), lit("."), tld)
@@ -218,6 +221,7 @@ FORMATS: dict[str, Node] = {
     "ipv6": _ipv6(),
     "hostname": _hostname(),
     "email": _email(),
+    "idn-email": _email(idn=True),
     "duration": _duration(),
     "uuid": _uuid(),
     "uri": _uri(reference=False),

@@ -8,6 +8,8 @@ from functools import lru_cache
 from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
 
 MAX_CP = 0x10FFFF
+MAX_REPEAT = 10_000
+"""Largest quantifier bound unrolled (`{0,4096}`); the compile budget (states, seconds) bounds the automaton."""
 Ranges = tuple[tuple[int, int], ...]
 """Sorted, disjoint, inclusive code point ranges."""
 
@@ -108,7 +110,53 @@ def _pattern_dfa(pattern: str):  # noqa: ANN202 - a RuleDFA; typed lazily to kee
     return build_dfa(seq(lit('"'), compile_pattern(pattern), lit('"')))
 
 
-def compile_pattern(pattern: str, max_repeat: int = 1000) -> Node:
+_CATEGORY_NAMES = {
+    "Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt",
+    "Modifier_Letter": "Lm", "Other_Letter": "Lo", "Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn",
+    "Spacing_Mark": "Mc", "Enclosing_Mark": "Me", "Number": "N", "Decimal_Number": "Nd", "digit": "Nd",
+    "Letter_Number": "Nl", "Other_Number": "No", "Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc",
+    "Dash_Punctuation": "Pd", "Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi",
+    "Final_Punctuation": "Pf", "Other_Punctuation": "Po", "Symbol": "S", "Math_Symbol": "Sm", "Currency_Symbol": "Sc",
+    "Modifier_Symbol": "Sk", "Other_Symbol": "So", "Separator": "Z", "Space_Separator": "Zs",
+    "Line_Separator": "Zl", "Paragraph_Separator": "Zp", "Other": "C", "Control": "Cc", "cntrl": "Cc",
+    "Format": "Cf", "Surrogate": "Cs", "Private_Use": "Co", "Unassigned": "Cn",
+}
+"""Long names and aliases of the General_Category values ECMA-262 accepts in `\\p{...}`."""
+
+
+def unicode_property(name: str) -> Ranges | None:
+    """The code points of `\\p{name}`: a General_Category value (short or long name, with or without `gc=` /
+    `General_Category=`), `Any` or `ASCII`; None for other properties (scripts, binary properties). Categories
+    are Python's `unicodedata`'s (its Unicode version)."""
+    if name in ("Any", "ASCII"):
+        return ANY if name == "Any" else ((0, 0x7F),)
+    for prefix in ("gc=", "General_Category="):
+        name = name.removeprefix(prefix)
+    short = _CATEGORY_NAMES.get(name, name)
+    table = _categories()
+    if short == "LC":
+        return _norm([*table["Lu"], *table["Ll"], *table["Lt"]])
+    if len(short) == 1:
+        return _norm([r for cat, rs in table.items() if cat[0] == short for r in rs]) if short in "LMNPSZC" else None
+    return table.get(short)
+
+
+@lru_cache(maxsize=1)
+def _categories() -> dict[str, Ranges]:
+    """Every code point's General_Category, as ranges per two-letter category (one pass, once per process)."""
+    import unicodedata
+
+    found: dict[str, list[tuple[int, int]]] = {}
+    start, current = 0, unicodedata.category("\x00")
+    for cp in range(1, MAX_CP + 2):
+        cat = unicodedata.category(chr(cp)) if cp <= MAX_CP else ""
+        if cat != current:
+            found.setdefault(current, []).append((start, cp - 1))
+            start, current = cp, cat
+    return {cat: tuple(rs) for cat, rs in found.items()}
+
+
+def compile_pattern(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
     """Content of a JSON string the pattern matches somewhere (search semantics, as JSON Schema says)."""
     return _Parser(pattern, max_repeat).top()
 
@@ -121,9 +169,13 @@ class _Parser:
         branches = []
         while True:
             anchored_start = self.eat("^")
-            body = self.sequence(top=True)
+            items = self.items(top=True)
             anchored_end = self.eat("$")
-            branches.append(seq(EMPTY if anchored_start else star(chars(ANY)), body,
+            if items and not anchored_start:  # any text X{lo,hi} is any text X{lo}: the rest is absorbed
+                items[0] = (items[0][0], items[0][1], items[0][1])
+            if items and not anchored_end:  # likewise X{lo,hi} before any text
+                items[-1] = (items[-1][0], items[-1][1], items[-1][1])
+            branches.append(seq(EMPTY if anchored_start else star(chars(ANY)), self.build(items),
                                 EMPTY if anchored_end else star(chars(ANY))))
             if not self.eat("|"):
                 break
@@ -149,7 +201,11 @@ class _Parser:
             branches.append(self.sequence())
         return alt(*branches)
 
-    def sequence(self, top: bool = False) -> Node:
+    def sequence(self) -> Node:
+        return self.build(self.items())
+
+    def items(self, top: bool = False) -> list[tuple[Node, int, int | None]]:
+        """The atoms of a sequence, each with its repetition bounds."""
         items = []
         while self.peek() and self.peek() not in "|)":
             if self.peek() == "$":
@@ -159,9 +215,15 @@ class _Parser:
             if self.peek() == "^":
                 self.fail("`^` is supported only at the start of a top-level alternative")
             items.append(self.quantified(self.atom()))
-        return seq(*items)
+        return items
 
-    def quantified(self, atom: Node) -> Node:
+    def build(self, items: list[tuple[Node, int, int | None]]) -> Node:
+        for _, lo, hi in items:
+            if max(lo, hi or 0) > self.max_repeat:
+                self.fail(f"repetition bound above {self.max_repeat}")
+        return seq(*(atom if (lo, hi) == (1, 1) else repeat(atom, lo, hi) for atom, lo, hi in items))
+
+    def quantified(self, atom: Node) -> tuple[Node, int, int | None]:
         c = self.peek()
         if c in ("*", "+", "?"):
             self.i += 1
@@ -169,11 +231,9 @@ class _Parser:
         elif c == "{" and (counted := self._counted()) is not None:
             lo, hi = counted
         else:
-            return atom
+            return atom, 1, 1
         self.eat("?")  # lazy: same language
-        if max(lo, hi or 0) > self.max_repeat:
-            self.fail(f"repetition bound above {self.max_repeat}")
-        return repeat(atom, lo, hi)
+        return atom, lo, hi
 
     def _counted(self) -> tuple[int, int | None] | None:
         """{n}, {n,} or {n,m}; consumed only when well formed (else `{` is a literal, as in Annex B)."""
@@ -265,6 +325,15 @@ class _Parser:
                         cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00)
                     else:
                         self.i = save
+        elif c in "pP" and self.peek() == "{":
+            end = self.text.find("}", self.i)
+            if end < 0:
+                self.fail("unterminated property escape")
+            name, self.i = self.text[self.i + 1:end], end + 1
+            ranges = unicode_property(name)
+            if ranges is None:
+                self.fail(f"Unicode property {name!r} is not supported (general categories, Any and ASCII are)")
+            return negate(ranges) if c == "P" else ranges
         elif c.isalnum():
             self.fail(f"unknown escape \\{c}")
         else:

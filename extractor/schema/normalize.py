@@ -19,6 +19,8 @@ from referencing.jsonschema import DRAFT202012
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.lang.json_terms import FORMATS, dumps
 from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches
+from extractor.lang.pattern_parts import Parts
+from extractor.lang.pattern_parts import split as split_pattern
 from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
@@ -96,6 +98,7 @@ class _Normalizer(Negation):
         self.options = options
         resource = Resource.from_contents(document, default_specification=DRAFT202012)
         base = document.get("$id") if isinstance(document, dict) and isinstance(document.get("$id"), str) else _BASE
+        base = base.removesuffix("#")  # an empty fragment names the document itself (draft 4-7 metaschemas)
         self.resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
@@ -384,21 +387,25 @@ class _Normalizer(Negation):
             warnings.warn(f"unknown format {fmt!r} at {ptr or '/'} treated as a plain string",
                           SchemaWarning, stacklevel=4)
             fmt = None
-        pattern = schema.get("pattern")
+        pattern, parts = schema.get("pattern"), Parts(())
         if pattern is not None:
             if not isinstance(pattern, str):
                 raise InvalidSchemaError("pattern must be a string", f"{ptr}/pattern")
+            parts = split_pattern(pattern)  # leading lookaheads and long one-class repeats, made exact parts
             try:
-                compile_pattern(pattern)
+                for part in (*parts.patterns, *parts.anti_patterns):
+                    compile_pattern(part)
             except PatternError as exc:
                 raise UnsupportedSchemaError("pattern", f"{ptr}/pattern", str(exc)) from exc
+            lo = max(lo, parts.min_length)
+            hi = parts.max_length if hi is None else hi if parts.max_length is None else min(hi, parts.max_length)
         if hi is not None and hi < lo:
             return ir.Nothing()
         verbatim = schema.get("x-verbatim", False)
         if not isinstance(verbatim, bool):
             raise InvalidSchemaError("x-verbatim must be true or false", f"{ptr}/x-verbatim")
-        return ir.String(min_length=lo, max_length=hi, format=fmt, patterns=(pattern,) if pattern else (),
-                         verbatim=verbatim, pointer=ptr)
+        return ir.String(min_length=lo, max_length=hi, format=fmt, patterns=parts.patterns,
+                         anti_patterns=parts.anti_patterns, verbatim=verbatim, pointer=ptr)
 
     def array(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         items = schema.get("items", True)

@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from extractor.automata import build_automaton
-from extractor.errors import ExtractorError, InvalidSchemaError
+from extractor.errors import ExtractorError, InvalidSchemaError, UnsupportedSchemaError
 from extractor.grammar import compile_grammar
 from extractor.schema import NormalizeOptions, target_ir
 from tests.automata.helpers import accepts, automaton, runs
@@ -134,6 +134,54 @@ def _check_format(fmt: str, text: str) -> None:
     text = re.sub(r"\.(\d+)", lambda m: "." + (m.group(1) + "000000")[:6], text.replace("Z", "+00:00"))
     parsed = {"date": dt.date, "time": dt.time, "date-time": dt.datetime}[fmt].fromisoformat(text)
     assert fmt == "date" or parsed.tzinfo is not None
+
+
+UNICODE_PROPERTY_ROWS = [
+    # ECMA-262 `\p{...}` (general categories): Python's re, and so jsonschema, cannot read these
+    ({"type": "string", "pattern": "^\\p{L}+$"}, ['"abc"', '"Ünïcødé"', '"日本"'], ['""', '"a1"', '"a b"']),
+    ({"type": "string", "pattern": "^[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*$"}, ['"Key 1:é"', '""', '"a\u00a0b"'],
+     ['"a!"', '"tab\\t"']),
+    ({"type": "string", "pattern": "^\\P{C}*$"}, ['"plain text ✓"'], ['"a\\u0000"', '"\\u200b"']),
+    ({"type": "string", "pattern": "^\\p{Lu}\\p{Ll}+$"}, ['"Ada"', '"Émile"'], ['"ada"', '"ADA"']),
+    ({"type": "string", "pattern": "^\\p{gc=Nd}{2}$"}, ['"42"', '"٤٢"'], ['"4"', '"4a"']),
+]
+
+
+PATTERN_PART_ROWS = [
+    # leading lookaheads become patterns the string must or must not also match; a long one-class repeat a length
+    ({"type": "string", "pattern": "^(?!aws:)(?!db:)[a-z:]{1,128}$"}, ['"k"', '"aws"', '"awsx:"'],
+     ['"aws:x"', '"db:a"', '""', '"K"']),
+    ({"type": "string", "pattern": "^(?=.*[a-z])(?=.*[A-Z])(?=.*\\d)[^\\x00-\\x20]+$"}, ['"aB3"', '"3Ba"'],
+     ['"ab3"', '"AB3"', '"aBc"', '"a B3"']),
+    ({"type": "string", "pattern": "^(?=^[a-z0-9-]+$).{3,64}$"}, ['"abc"', '"a-9"'], ['"ab"', '"aBc"']),
+    ({"type": "string", "pattern": "^(?!\\s*$).+"}, ['"a"', '" a"'], ['""', '"  "']),
+    ({"type": "string", "pattern": "^(?!a|b)."}, ['"c"', '"ca"'], ['"a"', '"bc"']),
+    ({"type": "string", "pattern": "^[^\\r\\n]{3,4357}$", "maxLength": 5000}, ['"abc"', '"' + "x" * 4357 + '"'],
+     ['"ab"', '"' + "x" * 4358 + '"', '"ab\\n"']),
+    ({"type": "string", "pattern": "x:[a-z]{2,900}"}, ['"x:ab"', '"yx:ab!"'], ['"x:a"', '"ab"']),
+]
+
+
+@pytest.mark.parametrize("schema,good,bad", PATTERN_PART_ROWS)
+def test_pattern_lookaheads_and_long_repeats(schema, good, bad):
+    _check(schema, good, bad)
+
+
+@pytest.mark.parametrize("pattern", ["a(?=b)", "^a(?!b)", "(?<=a)b", "^(?=a"])
+def test_lookarounds_elsewhere_are_refused(pattern):
+    with pytest.raises(UnsupportedSchemaError, match="pattern"):
+        accepts({"type": "string", "pattern": pattern}, '"a"')
+
+
+@pytest.mark.parametrize("schema,good,bad", UNICODE_PROPERTY_ROWS)
+def test_unicode_property_escapes(schema, good, bad):
+    _check(schema, good, bad, validate=False)
+
+
+@pytest.mark.parametrize("pattern", ["\\p{Script=Latin}", "\\p{Alphabetic}", "\\p{L"])
+def test_unsupported_unicode_properties_are_refused(pattern):
+    with pytest.raises(UnsupportedSchemaError, match="pattern"):
+        accepts({"type": "string", "pattern": pattern}, '"a"')
 
 
 # (id, schema): no JSON value can be generated, or generation could not terminate

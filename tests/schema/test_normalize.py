@@ -70,6 +70,9 @@ IR_ROWS = [
                          "prefixItems": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]},
      Array(prefix=(Ref("a"), Ref("a"))), {"a": Boolean()}),
     ("ref-to-boolean", {"$defs": {"b": True}, "$ref": "#/$defs/b"}, AnyValue(), {}),
+    ("ref-under-id-with-empty-fragment", {"$id": "http://example.com/s.json#", "definitions": {"a": {"type": "null"}},
+                                          "properties": {"x": {"$ref": "#/definitions/a"}}},
+     Object((Property("x", Ref("a"), False),)), {"a": Null()}),
     ("items-list-draft4", {"items": [{"type": "string"}, {"type": "integer"}]}, Array(prefix=(STR, INT)), {}),
     ("prefix-closed", {"prefixItems": [{"type": "null"}], "items": False, "minItems": 1},
      Array(items=None, prefix=(Null(),), min_items=1), {}),
@@ -177,8 +180,8 @@ def test_unsupported_pointer_bugs(schema, keyword, pointer):
 
 
 @pytest.mark.parametrize("schema,keyword,pointer", [
-    ({"type": "object", "maxProperties": 5000}, "maxProperties", "/maxProperties"),
-    ({"type": "string", "pattern": "^a{2000}$"}, "pattern", "/pattern"),
+    ({"type": "object", "maxProperties": 20000}, "maxProperties", "/maxProperties"),
+    ({"type": "string", "pattern": "^(ab){20000}$"}, "pattern", "/pattern"),
 ])
 def test_unsupported_bounds_at_compile_time(schema, keyword, pointer):
     with pytest.raises(UnsupportedSchemaError) as err:
