@@ -11,7 +11,8 @@ compile under a time limit (compile time = compile + the first mask), then teach
 instance token by token: its compact JSON, tokenized with the tokenizer, must be allowed by each
 mask (and EOS at the end) when valid, and refused at some token or at the end when invalid.
 A valid instance rejected only because its keys are not in `properties` order (it is accepted once
-re-ordered) counts as `order_only_reject`, not as a wrong reject. A schema passes when it compiles
+re-ordered) counts as `order_only_reject`, and one accepted once its numbers are written as plain decimals (bounded
+numbers are, docs/schema-support.md) as `notation_only_reject`, not as wrong rejects. A schema passes when it compiles
 and has no wrong accept and no wrong reject. Writes JSON and prints a Markdown table.
 
 Refresh the stored baseline used by tests/test_compliance.py with
@@ -22,11 +23,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import re
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +122,30 @@ def force(matcher: Any, tokens: list[int], eos_ids: list[int], timings: list[flo
     return out
 
 
+def _rewritten(value: Any, reorder: Reorderer) -> Iterator[tuple[str, str]]:
+    """A valid value written as generation writes it, with the kind of reject it turns into if then accepted:
+    keys in `properties` order ("order_only_reject"), then numbers as plain decimals, no exponent
+    ("notation_only_reject"), alone and with each re-ordering."""
+    orders = reorder.candidates(value)
+    yield from ((compact_text(c), "order_only_reject") for c in orders)
+    for candidate in [value, *orders]:
+        plain = plain_text(candidate)
+        if plain != compact_text(candidate):
+            yield plain, "notation_only_reject"
+
+
+def plain_text(value: Any) -> str:
+    """Compact JSON with every float written as a plain decimal (`1.5e+3` -> `1500.0`)."""
+    if isinstance(value, float) and math.isfinite(value):
+        text = format(Decimal(repr(value)), "f")
+        return text if "." in text else text + ".0"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{compact_text(k)}:{plain_text(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(plain_text(v) for v in value) + "]"
+    return compact_text(value)
+
+
 def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timings: list[float],
                memory: bool = False) -> dict[str, Any]:
     """One schema file on one engine: the per-schema record."""
@@ -127,7 +155,7 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
         "engine": engine.name, "file": path.name, "subset": subset_of(path.name), "status": "pass",
         "error": None, "keyword": None, "compile_ms": None, "instances": len(tests),
         "valid": sum(bool(t.get("valid")) for t in tests), "tokens": 0, "wrong_accept": 0, "wrong_reject": 0,
-        "order_only_reject": 0, "mask_mismatch": 0, "skipped": 0, "failures": [],
+        "order_only_reject": 0, "notation_only_reject": 0, "mask_mismatch": 0, "skipped": 0, "failures": [],
     }
     try:
         precheck = getattr(engine, "precheck", None)
@@ -171,11 +199,11 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
                     kind = "wrong_accept"
                 elif not result["accepted"] and valid:
                     kind = "wrong_reject"
-                    for cand in reorder.candidates(test.get("data")):
-                        ctoks = tokenize(compact_text(cand))
+                    for cand, as_kind in _rewritten(test.get("data"), reorder):
+                        ctoks = tokenize(cand)
                         if ctoks is not None and force(engine.matcher(handle), ctoks, engine.eos_ids, None,
                                                        tokenize.token_bytes)["accepted"]:
-                            kind = "order_only_reject"
+                            kind = as_kind
                             break
         except Timeout as exc:
             entry.update(status="check-timeout", error=f"instance {index}: {exc}")
@@ -212,12 +240,13 @@ def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, 
     by_subset: dict[str, dict[str, int]] = {}
     for e in entries:
         row = by_subset.setdefault(e["subset"], dict.fromkeys(
-            ("schemas", "compiled", "passing", "wrong_accept", "wrong_reject", "order_only_reject"), 0))
+            ("schemas", "compiled", "passing", "wrong_accept", "wrong_reject", "order_only_reject",
+             "notation_only_reject"), 0))
         row["schemas"] += 1
         row["compiled"] += e["compile_ms"] is not None
         row["passing"] += e["status"] == "pass"
-        for k in ("wrong_accept", "wrong_reject", "order_only_reject"):
-            row[k] += e[k]
+        for k in ("wrong_accept", "wrong_reject", "order_only_reject", "notation_only_reject"):
+            row[k] += e.get(k, 0)
     keywords = Counter(e["keyword"] for e in entries if e["status"] == "unsupported")
     return {
         "schemas": len(entries), "compiled": len(compiled), "unsupported": count["unsupported"],
@@ -226,6 +255,7 @@ def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, 
         "wrong_accept": sum(e["wrong_accept"] for e in entries),
         "wrong_reject": sum(e["wrong_reject"] for e in entries),
         "order_only_reject": sum(e["order_only_reject"] for e in entries),
+        "notation_only_reject": sum(e.get("notation_only_reject", 0) for e in entries),
         "mask_mismatch": sum(e["mask_mismatch"] for e in entries),
         "instances": sum(e["instances"] for e in compiled), "tokens": sum(e["tokens"] for e in entries),
         "compile_ms": percentiles([e["compile_ms"] for e in compiled], {"p50": 50, "avg": 0, "p99": 99}),
@@ -290,17 +320,20 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"MaskBench: {cfg['files']} schemas (sample {cfg['sample']}, seed {cfg['seed']}), "
              f"tokenizer `{Path(cfg['tokenizer']).parent.name}`, compile limit {cfg['timeout']:g} s", "",
              "| engine | schemas | compiled | unsupported | invalid | timeouts | errors | passing | wrong accept "
-             "| wrong reject | order-only reject | compile ms p50 / avg / p99 | mask µs avg / p50 / p99 / max |",
-             "|---|" + "---:|" * 12]
+             "| wrong reject | order-only reject | notation-only reject | compile ms p50 / avg / p99 "
+             "| mask µs avg / p50 / p99 / max |",
+             "|---|" + "---:|" * 13]
     for name, s in result["engines"].items():
         c, m = s["compile_ms"], s["mask_us"]
         lines.append(
             f"| {name} | {s['schemas']} | {s['compiled']} | {s['unsupported']} | {s['invalid']} "
             f"| {s['compile_timeouts']}+{s['check_timeouts']} | {s['errors']} | {s['passing']} | {s['wrong_accept']} "
-            f"| {s['wrong_reject']} | {s['order_only_reject']} | {_f(c['p50'])} / {_f(c['avg'])} / {_f(c['p99'])} "
+            f"| {s['wrong_reject']} | {s['order_only_reject']} | {s.get('notation_only_reject', 0)} | {_f(c['p50'])} / {_f(c['avg'])} / {_f(c['p99'])} "
             f"| {_f(m['avg'])} / {_f(m['p50'])} / {_f(m['p99'])} / {_f(m['max'])} |")
     lines += ["", "timeouts: compile + instance checks. passing: compiled, no wrong accept, no wrong reject "
-              "(order-only rejects allowed)."]
+              "(order-only and notation-only rejects allowed: a valid value accepted once its keys follow "
+              "`properties` order, or its numbers are written as plain decimals, as docs/schema-support.md "
+              "says generation writes them)."]
     for name, s in result["engines"].items():
         k = s.get("peak_kib") or {}
         if k.get("p50") is not None:
@@ -308,11 +341,13 @@ def markdown(result: dict[str, Any]) -> str:
                       f"p50 {_f(k['p50'])}, avg {_f(k['avg'])}, p99 {_f(k['p99'])}, max {_f(k['max'])}"]
     for name, s in result["engines"].items():
         lines += ["", f"### {name} by subset", "",
-                  "| subset | schemas | compiled | passing | wrong accept | wrong reject | order-only reject |",
-                  "|---|---:|---:|---:|---:|---:|---:|"]
+                  "| subset | schemas | compiled | passing | wrong accept | wrong reject | order-only reject "
+                  "| notation-only reject |",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|"]
         for subset, row in s["by_subset"].items():
             lines.append(f"| {subset} | {row['schemas']} | {row['compiled']} | {row['passing']} "
-                         f"| {row['wrong_accept']} | {row['wrong_reject']} | {row['order_only_reject']} |")
+                         f"| {row['wrong_accept']} | {row['wrong_reject']} | {row['order_only_reject']} "
+                         f"| {row.get('notation_only_reject', 0)} |")
         top = list(s["unsupported_keywords"].items())[:15]
         if top:
             lines += ["", f"{name} unsupported keywords (schemas refused, first refusal each): "
