@@ -3,6 +3,7 @@
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from extractor.aio import aextract, aextract_many, aextract_stream
 from extractor.api import Extractor, extract, extract_many, extract_stream
 from extractor.compiler import compile_schema
 from extractor.checks import check
@@ -20,7 +21,7 @@ from extractor.schema.verbatim import Verbatim
 __all__ = [
     "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
     "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal", "SchemaTooComplexError", "Ungrounded",
-    "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "Verbatim", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
+    "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "Verbatim", "aextract", "aextract_many", "aextract_stream", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
 ]
 
 try:

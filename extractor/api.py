@@ -148,6 +148,7 @@ class Extractor:
     def extract_many(self, target: Any, texts: Sequence[str], options: ExtractOptions | None = None, *,
                      batch_size: int = 8, progress: bool | None = None,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False,
+                     _matcher: Callable[[CompiledGrammar], Any] = CompiledGrammar.matcher,
                      **overrides: Any) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
@@ -165,7 +166,7 @@ class Extractor:
         opts = ExtractOptions.of(options, overrides)
         if opts.messages is not None:
             raise InputError("extract_many builds one chat per text: pass examples or system, not messages")
-        return Batch(self, target, texts, opts, batch_size, on_attempt).run(progress, with_usage)
+        return Batch(self, target, texts, opts, batch_size, on_attempt, _matcher).run(progress, with_usage)
 
     def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
         """How much likelier the model finds `text` announced as the target than as another kind of document
@@ -215,22 +216,23 @@ def extract(target: dict[str, Any], text: str, *, model: str | None = None, **kw
 
 def extract(target: Any, text: str, *, model: str | None = None, device: str | None = None, **kw: Any) -> Any:
     """Extract `target` from `text` with a model loaded once per process (the embedded one by default)."""
-    return _default(model, device).extract(target, text, **kw)
+    return shared_extractor(model, device).extract(target, text, **kw)
 
 
 def extract_stream(target: Any, text: str, *, model: str | None = None, device: str | None = None,
                    **kw: Any) -> Iterator[Any]:
     """`Extractor.extract_stream` with the process-wide model: partial results, then the final one."""
-    return _default(model, device).extract_stream(target, text, **kw)
+    return shared_extractor(model, device).extract_stream(target, text, **kw)
 
 
 def extract_many(target: Any, texts: Sequence[str], *, model: str | None = None, device: str | None = None,
                  **kw: Any) -> list[Any]:
     """`Extractor.extract_many` with the process-wide model: one result (or ExtractorError) per text."""
-    return _default(model, device).extract_many(target, texts, **kw)
+    return shared_extractor(model, device).extract_many(target, texts, **kw)
 
 
-def _default(model: str | None, device: str | None) -> Extractor:
+def shared_extractor(model: str | None, device: str | None) -> Extractor:
+    """The process-wide Extractor for a model and device, loaded on first use (the module functions use it)."""
     with _LOCK:
         extractor = _DEFAULTS.get((model, device))
         if extractor is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from extractor.checks import model_checks
 from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError
 from extractor.inputs import guards_for, nonempty
-from extractor.masks import CompiledGrammar
+from extractor.masks import CompiledGrammar, Matcher
 from extractor.options import ExtractOptions
 from extractor.outcome import Invalid, outcome, retrying, total
 
@@ -24,9 +24,10 @@ class Batch:
     """One `extract_many` call: its documents' prompts, grammars, attempts and results."""
 
     def __init__(self, ex: Extractor, target: Any, texts: Sequence[str], options: ExtractOptions, batch_size: int,
-                 on_attempt: Callable[[int, Attempt], None] | None) -> None:
+                 on_attempt: Callable[[int, Attempt], None] | None,
+                 matcher: Callable[[CompiledGrammar], Matcher] = CompiledGrammar.matcher) -> None:
         self.ex, self.target, self.texts, self.options = ex, target, texts, options
-        self.batch_size, self.on_attempt = batch_size, on_attempt
+        self.batch_size, self.on_attempt, self.matcher = batch_size, on_attempt, matcher
         self.checks = [*model_checks(target), *options.checks]
         self.attempts: list[list[Attempt]] = [[] for _ in texts]
         self.results: list[Any] = [None] * len(texts)
@@ -87,7 +88,7 @@ class Batch:
         loop = replace(jump_forward_options(opts.jump_forward), max_tokens=opts.max_tokens, sampling=opts.sampling())
         cut = [bool(self.attempts[i]) and self.attempts[i][-1].cut for i in chunk]
         return generate_many(self.ex.lm, self.ex.vocab, [prompts[i] for i in chunk],
-                             [g.matcher() if (g := self.grammars[i]) else None for i in chunk], loop,
+                             [self.matcher(g) if (g := self.grammars[i]) else None for i in chunk], loop,
                              guards=[guards_for(opts.guards, self.texts[i], c) for i, c in zip(chunk, cut)],
                              sources=[self.texts[i] for i in chunk])
 

@@ -72,38 +72,68 @@ class Members:
         self.key, self.value_start = None, -1
 
 
-def stream(extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> Iterator[Any]:
-    """`extract(target, text, options, _matcher=...)` run on a thread (jump-forward off), its complete top-level members published
-    as partial targets while it decodes, then its result; the decoding stops when the consumer does."""
-    updates: queue.Queue[tuple[str, Any]] = queue.Queue()
-    seen = [0]
-    stop = threading.Event()  # set when the consumer stops: decoding ends at its next token
+class Streaming:
+    """One streamed extraction: `extract` decoding on its own thread (jump-forward off), each newly complete
+    top-level member published as a partial target while it runs, then the result or its error. `stop()` ends
+    the decoding at its next token; a `next()` waiting then returns ("stopped", None)."""
 
-    def watch(grammar: CompiledGrammar) -> Matcher:
-        matcher, members = _WatchedMatcher(grammar), Members()
-        matcher.stop = stop
-        matcher.on_bytes = lambda chunk: _publish(members.feed(chunk), target, seen, updates)
-        return matcher
+    def __init__(self, extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> None:
+        self.target, self.updates = target, queue.Queue[tuple[str, Any]]()
+        self.halt, self.seen = threading.Event(), 0
+        threading.Thread(target=self._run, args=(extract, text, replace(options, jump_forward=False)), daemon=True,
+                         name="extract_stream").start()
 
-    def run() -> None:
+    def next(self) -> tuple[str, Any]:
+        """("partial", target so far), ("done", result) or ("stopped", None); extraction's error is raised."""
+        kind, value = self.updates.get()
+        if kind == "error":
+            raise value
+        return kind, value
+
+    def stop(self) -> None:
+        self.halt.set()
+
+    def _run(self, extract: Callable[..., Any], text: str, options: ExtractOptions) -> None:
         try:
-            updates.put(("done", extract(target, text, replace(options, jump_forward=False), _matcher=watch)))
+            self.updates.put(("done", extract(self.target, text, options, _matcher=self._watch)))
         except _Cancelled:
-            pass
+            self.updates.put(("stopped", None))
         except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-            updates.put(("error", exc))
+            self.updates.put(("error", exc))
 
-    threading.Thread(target=run, daemon=True, name="extract_stream").start()
+    def _watch(self, grammar: CompiledGrammar) -> Matcher:
+        members = Members()
+        return stoppable(grammar, self.halt, lambda chunk: self._publish(members.feed(chunk)))
+
+    def _publish(self, members: dict[str, Any]) -> None:
+        """Queue a partial result when one more top-level field is complete."""
+        if len(members) <= self.seen:
+            return
+        self.seen = len(members)
+        model = isinstance(self.target, type) and issubclass(self.target, BaseModel)
+        self.updates.put(("partial", self.target.model_construct(**members) if model else dict(members)))
+
+
+def stream(extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> Iterator[Any]:
+    """The partial results of a `Streaming` extraction, then its result; closing the generator stops decoding."""
+    streaming = Streaming(extract, target, text, options)
     try:
         while True:
-            kind, value = updates.get()
-            if kind == "error":
-                raise value
+            kind, value = streaming.next()
             yield value
             if kind == "done":
                 return
     finally:
-        stop.set()
+        streaming.stop()
+
+
+def stoppable(grammar: CompiledGrammar, halt: threading.Event,
+              on_bytes: Callable[[bytes], None] = lambda chunk: None) -> Matcher:
+    """A matcher for `grammar` that reports each step's new output bytes and raises `_Cancelled` (a
+    BaseException: nothing in the decoding catches it) at its first step after `halt` is set."""
+    matcher = _WatchedMatcher(grammar)
+    matcher.stop, matcher.on_bytes = halt, on_bytes
+    return matcher
 
 
 class _Cancelled(BaseException):
@@ -130,12 +160,3 @@ class _WatchedMatcher(Matcher):
         if self.stop.is_set():
             raise _Cancelled
         self.on_bytes(bytes(self.output[before:]))
-
-
-def _publish(members: dict[str, Any], target: Any, seen: list[int], updates: queue.Queue[tuple[str, Any]]) -> None:
-    """Queue a partial result when one more top-level field is complete."""
-    if len(members) <= seen[0]:
-        return
-    seen[0] = len(members)
-    model = isinstance(target, type) and issubclass(target, BaseModel)
-    updates.put(("partial", target.model_construct(**members) if model else dict(members)))
