@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any
@@ -84,7 +83,7 @@ class ExtractOptions:
         for name, ok, rule in (("temperature", self.temperature >= 0, "≥ 0"),
                                ("top_p", 0 < self.top_p <= 1, "in (0, 1]"), ("top_k", self.top_k >= 0, "≥ 0"),
                                ("repetition_penalty", self.repetition_penalty > 0, "> 0")):
-            if not ok or (isinstance(getattr(self, name), float) and math.isnan(getattr(self, name))):
+            if not ok:  # NaN compares false: refused too
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
         if isinstance(self.layout, str):
             Layout.named(self.layout)  # an unknown name is refused here, before any model work

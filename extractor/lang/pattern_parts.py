@@ -34,7 +34,8 @@ def split(pattern: str, count_from: int = 64) -> Parts:
     """The parts of `pattern` (itself alone where no rewriting applies); `count_from`: the smallest repetition
     bound worth counting instead of unrolling."""
     core, must, must_not = pattern, [], []
-    while core.startswith(("^(?=", "^(?!")):
+    alternatives = any(c == "|" and depth == 0 for _, c, depth in _structure(pattern))
+    while not alternatives and core.startswith(("^(?=", "^(?!")):  # `^(?=X)a|b`: the lookahead binds `a` only
         end = group_end(core, 1)
         if end is None:
             break
