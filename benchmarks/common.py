@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import json
 import os
@@ -81,8 +82,10 @@ def compact(data: Any) -> bytes:
     return compact_text(data).encode()
 
 
+@functools.lru_cache(maxsize=1)
 def commit() -> str:
-    """The checked-out commit, `+dirty` when the library, schemas or benchmarks have uncommitted changes (result
+    """The commit a run started on (read once, when this module is imported: a commit made while a long run goes
+    on is not what it ran), `+dirty` when the library, schemas or benchmarks had uncommitted changes (result
     files aside: another run's output does not change what this one ran)."""
     import subprocess
 
@@ -93,6 +96,9 @@ def commit() -> str:
     except OSError:
         return "unknown"
     return (head or "unknown") + ("+dirty" if dirty else "")
+
+
+commit()  # the run's start
 
 
 def write_results(result: dict[str, Any], table: str, json_path: Path | None, md_path: Path | None) -> None:
