@@ -16,7 +16,7 @@ ones from hypothesis-jsonschema (derandomized: the same draw on every run), each
 with its format checker; up to 4 invalid ones mutated from them (a required key dropped, a value's type
 changed, an undeclared key added, an enum value changed), each checked invalid by jsonschema. A schema for
 which hypothesis-jsonschema draws nothing keeps its compile test only and is counted in the manifest.
-Needs `pip install hypothesis-jsonschema` (the `bench` extra) and network access to the package index.
+Needs hypothesis-jsonschema, rstr and regress (benchmarks/data/realworld/README.md says how) and the package index.
 """
 
 from __future__ import annotations
