@@ -9,7 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from extractor.schema import Refusal, json_schema
+from extractor.lang.pattern import pattern_matches
+from extractor.schema import Refusal, ir, target_ir
 
 
 @dataclass(frozen=True)
@@ -32,11 +33,11 @@ def ungrounded(result: Any, text: str, target: Any = None) -> list[Ungrounded]:
     if isinstance(result, BaseModel):
         target = type(result) if target is None else target
         result = result.model_dump(mode="json")
-    schema = json_schema(target) if target is not None else {}
+    schema = target_ir(target, None) if target is not None else ir.Schema(ir.AnyValue())
     haystack = _fold(text)
     out: list[Ungrounded] = []
-    for path, value, sub in _strings(result, schema, schema, ""):
-        if not _fixed(sub, schema) and _fold(value) not in haystack:
+    for path, value, node in _strings(result, schema.root, schema.defs, ""):
+        if not _fixed(node, schema.defs) and _fold(value) not in haystack:
             out.append(Ungrounded(path, value))
     return out
 
@@ -45,54 +46,63 @@ def _fold(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip().casefold()
 
 
-def _strings(value: Any, sub: Any, root: dict[str, Any], path: str) -> Iterator[tuple[str, str, Any]]:
-    """(pointer, string, its subschema) for every string leaf, following the schema alongside."""
+def _strings(value: Any, node: ir.Node | None, defs: dict[str, ir.Node],
+             path: str) -> Iterator[tuple[str, str, ir.Node | None]]:
+    """(pointer, string, the IR node it was generated from) for every string leaf, following the IR alongside."""
     if isinstance(value, str):
-        yield path, value, sub
+        yield path, value, node
     elif isinstance(value, dict):
         for key, item in value.items():
-            yield from _strings(item, _member(sub, key, root), root, f"{path}/{_escape(key)}")
+            yield from _strings(item, _member(node, key, defs), defs, f"{path}/{_escape(key)}")
     elif isinstance(value, list):
         for i, item in enumerate(value):
-            yield from _strings(item, _item(sub, i, root), root, f"{path}/{i}")
+            yield from _strings(item, _item(node, i, defs), defs, f"{path}/{i}")
 
 
-def _resolve(sub: Any, root: dict[str, Any]) -> list[dict[str, Any]]:
-    """The schema and the branches it may stand for ($ref, anyOf, oneOf, allOf), flattened."""
-    if not isinstance(sub, dict):
-        return []
-    if "$ref" in sub and sub["$ref"].startswith("#/"):
-        target: Any = root
-        for part in sub["$ref"][2:].split("/"):
-            target = target.get(part.replace("~1", "/").replace("~0", "~"), {}) if isinstance(target, dict) else {}
-        return [sub, *_resolve(target, root)]
-    out = [sub]
-    for key in ("anyOf", "oneOf", "allOf"):
-        for branch in sub.get(key, []):
-            out += _resolve(branch, root)
+def _options(node: ir.Node | None, defs: dict[str, ir.Node]) -> list[ir.Node]:
+    """The shapes a node may stand for: references resolved, union options flattened, in order."""
+    out, stack, seen = [], [node], set()
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ir.Ref) and n.name not in seen:
+            seen.add(n.name)
+            stack.append(defs.get(n.name))
+        elif isinstance(n, ir.Union_):
+            stack.extend(reversed(n.options))
+        elif n is not None and not isinstance(n, ir.Ref):
+            out.append(n)
     return out
 
 
-def _member(sub: Any, key: str, root: dict[str, Any]) -> Any:
-    for s in _resolve(sub, root):
-        if key in s.get("properties", {}):
-            return s["properties"][key]
+def _member(node: ir.Node | None, key: str, defs: dict[str, ir.Node]) -> ir.Node | None:
+    """The schema of an object's member: a declared property, else the pattern group or undeclared keys'."""
+    objects = [n for n in _options(node, defs) if isinstance(n, ir.Object)]
+    for obj in objects:
+        for prop in obj.properties:
+            if prop.name == key:
+                return prop.value
+    for obj in objects:
+        matched = tuple(p for group, _ in obj.pattern_groups for p in group if pattern_matches(p, key))
+        for group, sub in obj.pattern_groups:
+            if set(group) == set(matched):
+                return sub
+        if obj.additional is not None:
+            return obj.additional
     return None
 
 
-def _item(sub: Any, index: int, root: dict[str, Any]) -> Any:
-    for s in _resolve(sub, root):
-        prefix = s.get("prefixItems", [])
-        if index < len(prefix):
-            return prefix[index]
-        if isinstance(s.get("items"), dict):
-            return s["items"]
+def _item(node: ir.Node | None, index: int, defs: dict[str, ir.Node]) -> ir.Node | None:
+    for arr in (n for n in _options(node, defs) if isinstance(n, ir.Array)):
+        if index < len(arr.prefix):
+            return arr.prefix[index]
+        if arr.items is not None:
+            return arr.items
     return None
 
 
-def _fixed(sub: Any, root: dict[str, Any]) -> bool:
+def _fixed(node: ir.Node | None, defs: dict[str, ir.Node]) -> bool:
     """The schema itself supplies or checks the value: enum/const, or Verbatim."""
-    return any("enum" in s or "const" in s or s.get("x-verbatim") for s in _resolve(sub, root))
+    return any(isinstance(n, ir.Const) or isinstance(n, ir.String) and n.verbatim for n in _options(node, defs))
 
 
 def _escape(key: str) -> str:

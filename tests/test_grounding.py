@@ -56,3 +56,21 @@ def test_plain_json_schema_results() -> None:
 
 def test_a_refusal_has_nothing_to_ground() -> None:
     assert ungrounded(Refusal(error="no invoice here"), TEXT) == []
+
+
+def test_the_schema_is_read_as_the_compiler_reads_it() -> None:
+    """allOf parts merged, undeclared keys valued by additionalProperties or their pattern group, refs followed."""
+    schema = {"type": "object", "allOf": [{"properties": {"a": {"type": "string"}}},
+                                          {"properties": {"b": {"$ref": "#/definitions/Kind"}}}],
+              "patternProperties": {"^x-": {"const": "fixed"}}, "additionalProperties": {"type": "string"},
+              "definitions": {"Kind": {"enum": ["k1", "k2"]}}}
+    found = ungrounded({"a": "gone", "b": "k2", "x-1": "fixed", "other": "ACME"}, TEXT, schema)
+    assert found == [Ungrounded("/a", "gone")]
+
+
+def test_a_dict_of_literals_is_fixed() -> None:
+    class Tags(BaseModel):
+        tags: dict[str, Literal["red", "blue"]]
+        notes: dict[str, str]
+
+    assert ungrounded(Tags(tags={"x": "red"}, notes={"y": "nowhere"}), TEXT) == [Ungrounded("/notes/y", "nowhere")]
