@@ -30,17 +30,22 @@ _REPEATED = re.compile(rf"\^({_ATOM})\{{(\d+)(,?)(\d*)\}}\$\Z")
 """`^` one character (a class, an escape, `.` or a literal) `{m}`, `{m,}` or `{m,n}` `$`."""
 
 
+_LITERAL = re.compile(r"\^((?:[^\\\[\](){}|*+?^$.]|\\[^A-Za-z0-9])*)\(\?[=!]")
+"""`^`, a plain literal (no class, group or quantifier), then a lookahead: the lookahead's position is fixed."""
+
+
 def split(pattern: str, count_from: int = 64) -> Parts:
     """The parts of `pattern` (itself alone where no rewriting applies); `count_from`: the smallest repetition
     bound worth counting instead of unrolling."""
-    core, must, must_not = pattern, [], []
-    alternatives = any(c == "|" and depth == 0 for _, c, depth in _structure(pattern))
-    while not alternatives and core.startswith(("^(?=", "^(?!")):  # `^(?=X)a|b`: the lookahead binds `a` only
-        end = group_end(core, 1)
+    core, must, must_not = _end_anchor_out(pattern), [], []
+    alternatives = any(c == "|" and depth == 0 for _, c, depth in _structure(core))
+    while not alternatives and (head := _LITERAL.match(core)):  # `^(?=X)a|b`: the lookahead binds `a` only
+        start = head.end() - 3
+        end = group_end(core, start)
         if end is None:
             break
-        (must if core[3] == "=" else must_not).append(_anchored(core[4:end]))
-        core = "^" + core[end + 1:]
+        (must if core[start + 2] == "=" else must_not).append(_end_anchor_out(_anchored(head[1], core[start + 3:end])))
+        core = "^" + head[1] + core[end + 1:]
     lo, hi = 0, None
     repeated = _REPEATED.match(core)
     if repeated and max(int(repeated[2]), int(repeated[4] or 0)) > count_from:
@@ -50,16 +55,43 @@ def split(pattern: str, count_from: int = 64) -> Parts:
     return Parts((core, *must), tuple(must_not), lo, hi)
 
 
+def _end_anchor_out(pattern: str) -> str:
+    """`$` moved out of the groups that close each top-level alternative (`^a(b$)|c` -> `^a(b)$|c`), where
+    those groups hold no alternation and are not repeated: the same language, in the form the parser takes."""
+    bars = [i for i, c, depth in _structure(pattern) if c == "|" and depth == 0]
+    pieces, start = [], 0
+    for end in [*bars, len(pattern)]:
+        piece = pattern[start:end]
+        while piece.endswith("$)") and _closing_group_plain(piece):
+            piece = piece[:-2] + ")$"
+        pieces.append(piece)
+        start = end + 1
+    return "|".join(pieces)
+
+
+def _closing_group_plain(piece: str) -> bool:
+    """Whether the group closed by `piece`'s last `)` is a plain group (no lookaround) with no top-level `|`
+    (it ends the piece: not repeated), and its `$` is not escaped."""
+    if piece.endswith("\\$)"):
+        return False
+    opens = [i for i, c, depth in _structure(piece) if c == "(" and
+             group_end(piece, i) == len(piece) - 1]
+    if not opens or piece.startswith(("(?=", "(?!", "(?<=", "(?<!"), opens[0]):  # a lookaround is no group
+        return False
+    body = piece[opens[0] + 1:-1]
+    return not any(c == "|" and depth == 0 for _, c, depth in _structure(body))
+
+
 def group_end(text: str, start: int) -> int | None:
     """The index of the `)` closing the group opened at `start`."""
     return next((i for i, c, depth in _structure(text, start) if c == ")" and depth == 0), None)
 
 
-def _anchored(body: str) -> str:
-    """A lookahead's body as a pattern matched from the start of the string."""
-    if any(c == "|" and depth == 0 for _, c, depth in _structure(body)):
-        return f"^(?:{body})"
-    return body if body.startswith("^") else "^" + body
+def _anchored(prefix: str, body: str) -> str:
+    """A lookahead's body as a pattern matched from the start of the string, after the literal `prefix`."""
+    if not prefix and body.startswith("^") and not any(c == "|" and depth == 0 for _, c, depth in _structure(body)):
+        return body
+    return f"^{prefix}(?:{body})"
 
 
 def _structure(text: str, start: int = 0) -> Iterator[tuple[int, str, int]]:

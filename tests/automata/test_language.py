@@ -159,6 +159,10 @@ PATTERN_PART_ROWS = [
     ({"type": "string", "pattern": "^[^\\r\\n]{3,4357}$", "maxLength": 5000}, ['"abc"', '"' + "x" * 4357 + '"'],
      ['"ab"', '"' + "x" * 4358 + '"', '"ab\\n"']),
     ({"type": "string", "pattern": "x:[a-z]{2,900}"}, ['"x:ab"', '"yx:ab!"'], ['"x:a"', '"ab"']),
+    # a lookahead after a literal prefix, and `$` closing the groups that end an alternative
+    ({"type": "string", "pattern": "^/(?!.*\\.\\.)[a-z/.]+$"}, ['"/a/b.c"', '"/."'], ['"/a/../b"', '"a/b"']),
+    ({"type": "string", "pattern": "^env-([0-9a-z]{3}$)"}, ['"env-ab1"'], ['"env-ab12"', '"xenv-ab1"']),
+    ({"type": "string", "pattern": "^(a+$)|(b)"}, ['"aa"', '"xbx"'], ['"aax"', '"x"']),
 ]
 
 
@@ -167,7 +171,7 @@ def test_pattern_lookaheads_and_long_repeats(schema, good, bad):
     _check(schema, good, bad)
 
 
-@pytest.mark.parametrize("pattern", ["a(?=b)", "^a(?!b)", "(?<=a)b", "^(?=a", "^(?=x)a|b"])
+@pytest.mark.parametrize("pattern", ["a(?=b)", "^a+(?!b)", "(?<=a)b", "^(?=a", "^(?=x)a|b", "a(?!b$)", "^(a|b$)"])
 def test_lookarounds_elsewhere_are_refused(pattern):
     with pytest.raises(UnsupportedSchemaError, match="pattern"):
         accepts({"type": "string", "pattern": pattern}, '"a"')
