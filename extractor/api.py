@@ -28,6 +28,7 @@ from extractor.tokens import Vocabulary
 
 T = TypeVar("T")
 
+
 class Extractor:
     """A model loaded once and reused; compiled schemas are cached per target."""
 

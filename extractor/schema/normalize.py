@@ -636,6 +636,7 @@ MAX_JSON_DEPTH = 8 * MAX_SCHEMA_DEPTH
 """Levels of JSON nesting in a schema document (a subschema level is at most a few: `properties`, a name, the
 subschema): checked before anything recursive (json.dumps, the prompt's description) reads the document."""
 
+
 def _type_of(value: Any) -> str:
     if value is None:
         return "null"

@@ -16,6 +16,7 @@ NUMBER_BOUNDS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}
 ANY_OBJECT = ir.Object(additional=ir.AnyValue())
 """Any object at all (explicitly: never closed by the strict-objects policy)."""
 
+
 def numbers_except(values: list[Any]) -> list[ir.Node]:
     """Every number but the given ones: the open intervals between them."""
     cuts = sorted({Decimal(repr(v)) if isinstance(v, float) else Decimal(v)
@@ -25,9 +26,8 @@ def numbers_except(values: list[Any]) -> list[ir.Node]:
             for lo, hi in zip(bounds, bounds[1:])]
 
 
-
 COUPLED = ({"properties", "patternProperties", "additionalProperties"}, {"prefixItems", "items", "additionalItems"},
-            {"contains", "minContains", "maxContains"}, {"if", "then", "else"}, NUMBER_BOUNDS)
+           {"contains", "minContains", "maxContains"}, {"if", "then", "else"}, NUMBER_BOUNDS)
 """Keywords whose meaning depends on each other: a complement takes each group whole."""
 
 
@@ -37,23 +37,21 @@ def independent(keys: set[str]) -> list[set[str]]:
     return groups + [{k} for k in sorted(keys - set().union(*COUPLED))]
 
 
-
 def absent(name: str) -> ir.Node:
     """Objects without the key `name`."""
     return ir.Object(properties=(ir.Property(name, ir.Nothing(), False),), additional=ir.AnyValue())
 
 
-
 def union(options: tuple[ir.Node, ...]) -> ir.Node:
+    """The union of `options`, repeats and `Nothing` dropped; a single option stands alone."""
     kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))
     if not kept:
         return ir.Nothing()
     return kept[0] if len(kept) == 1 else ir.Union_(kept)
 
 
-
 def read_bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: Any,
-           ptr: str) -> tuple[Decimal | None, bool]:
+               ptr: str) -> tuple[Decimal | None, bool]:
     """The tighter of an inclusive and an exclusive bound, as (exact value, exclusive?)."""
     found: list[tuple[Decimal, bool]] = []
     for key, excl in ((inclusive, False), (exclusive, True)):
@@ -77,7 +75,6 @@ def read_bound(schema: dict[str, Any], inclusive: str, exclusive: str, tighter: 
         return None, False
     best = tighter(v for v, _ in found)
     return best, any(x for v, x in found if v == best)
-
 
 
 MAX_BOUND_DIGITS = 24
@@ -113,8 +110,8 @@ def check_multiple(step: Decimal, ptr: str) -> None:
         raise UnsupportedSchemaError("multipleOf", ptr, "fractional steps other than 0.1, 0.01, ...")
 
 
-
 def read_count(schema: dict[str, Any], key: str, ptr: str) -> int:
+    """A length or count keyword (0 when absent): a non-negative integer, a minimum no output could meet refused."""
     value = schema.get(key, 0)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
@@ -134,4 +131,5 @@ def read_most(schema: dict[str, Any], key: str, ptr: str) -> int | None:
 
 
 def escape(name: str) -> str:
+    """A key as a JSON pointer segment."""
     return name.replace("~", "~0").replace("/", "~1")
