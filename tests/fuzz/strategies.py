@@ -500,7 +500,8 @@ POLICIES = {
     "implied types": "implied_types, the default, gives a subschema with no `type` the type its keywords "
                      "imply (Implied types)",
     "minProperties counts declared keys": "undeclared keys never count toward minProperties (the keyword table)",
-    "email format": "email is dot-atom@hostname with a letter TLD; jsonschema only looks for an '@' (format)",
+    "email format": "email and idn-email are dot-atom@hostname with a letter TLD (idn-email: non-ASCII allowed in "
+                    "the local part); jsonschema only looks for an '@' (format)",
 }
 """The documented stricter policies of docs/schema-support.md, in the order they are relaxed: a reject of
 a valid value is excused by the first policy that, relaxed on top of the ones before it, makes the engine
@@ -639,7 +640,7 @@ class Oracle:
         documented = [value, *Reorderer(_members(self.schema)).candidates(value)]
         # undeclared keys never count toward minProperties (in whichever object): read it without them
         no_min = _without(self.schema, lambda k, v: k == "minProperties" and isinstance(v, int))
-        no_email = _without(no_min, lambda k, v: k == "format" and v == "email")
+        no_email = _without(no_min, lambda k, v: k == "format" and v in ("email", "idn-email"))
         relaxed: list[tuple[Any, NormalizeOptions, Callable[[Automaton], bool]]] = [  # one per POLICIES entry
             (self.schema, STRICT, lambda a: runs(a, _text(value))),
             (self.schema, STRICT, lambda a: any(runs(a, _text(v)) for v in documented)),
