@@ -169,3 +169,17 @@ def test_complements_and_one_of_refuse_with_a_typed_error(schema, error):
         build_automaton(compile_grammar(target_ir(schema, None)))
     assert type(exc.value).__name__ == error
 
+
+
+@pytest.mark.parametrize("pattern", ["(" * 40000 + ")" * 40000 + "(y$)", "^" + "(?=a)" * 60000 + "a"],
+                         ids=["deep-groups-then-anchored-group", "many-leading-lookaheads"])
+def test_pattern_rewriting_is_linear_in_the_pattern(pattern):
+    """The pattern rewrites (`$` out of a closing group, leading lookaheads) scan a hostile pattern a bounded
+    number of times: they end at once, and the parser then refuses or compiles what is left."""
+    import time
+
+    from extractor.lang.pattern_parts import split
+
+    start = time.perf_counter()
+    split(pattern)
+    assert time.perf_counter() - start < 5

@@ -30,6 +30,9 @@ _REPEATED = re.compile(rf"\^({_ATOM})\{{(\d+)(,?)(\d*)\}}\$\Z")
 """`^` one character (a class, an escape, `.` or a literal) `{m}`, `{m,}` or `{m,n}` `$`."""
 
 
+MAX_LOOKAHEADS = 32
+"""Leading lookaheads rewritten at most (each rewrite rescans the pattern); any more are left to the parser."""
+
 _LITERAL = re.compile(r"\^((?:[^\\\[\](){}|*+?^$.]|\\[^A-Za-z0-9])*)\(\?[=!]")
 """`^`, a plain literal (no class, group or quantifier), then a lookahead: the lookahead's position is fixed."""
 
@@ -39,7 +42,8 @@ def split(pattern: str, count_from: int = 64) -> Parts:
     bound worth counting instead of unrolling."""
     core, must, must_not = _end_anchor_out(pattern), [], []
     alternatives = any(c == "|" and depth == 0 for _, c, depth in _structure(core))
-    while not alternatives and (head := _LITERAL.match(core)):  # `^(?=X)a|b`: the lookahead binds `a` only
+    while not alternatives and len(must) + len(must_not) < MAX_LOOKAHEADS and (head := _LITERAL.match(core)):
+        # (`^(?=X)a|b`: the lookahead binds `a` only, so none is taken where there is a top-level `|`)
         start = head.end() - 3
         end = group_end(core, start)
         if end is None:
@@ -74,11 +78,16 @@ def _closing_group_plain(piece: str) -> bool:
     (it ends the piece: not repeated), and its `$` is not escaped."""
     if piece.endswith("\\$)"):
         return False
-    opens = [i for i, c, depth in _structure(piece) if c == "(" and
-             group_end(piece, i) == len(piece) - 1]
-    if not opens or piece.startswith(("(?=", "(?!", "(?<=", "(?<!"), opens[0]):  # a lookaround is no group
+    opened: list[int] = []
+    start = None
+    for i, c, _ in _structure(piece):  # one pass: the `(` that the last `)` closes
+        if c == "(":
+            opened.append(i)
+        elif c == ")":
+            start = opened.pop() if opened else None
+    if start is None or piece.startswith(("(?=", "(?!", "(?<=", "(?<!"), start):  # a lookaround is no group
         return False
-    body = piece[opens[0] + 1:-1]
+    body = piece[start + 1:-1]
     return not any(c == "|" and depth == 0 for _, c, depth in _structure(body))
 
 
