@@ -54,7 +54,8 @@ class Extractor:
     def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
                 source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT) -> CompiledGrammar:
         """The grammar for a target (and refusal model), compiled once per Extractor and layout; a target
-        with `Verbatim` fields is compiled per `source` document (and not cached); a recursive target nests
+        with `Verbatim` fields is compiled per `source` document (only its verbatim rules are rebuilt: the
+        others' automata are kept by structure); a recursive target nests
         at most as deeply as `source` is structured (`nesting`), compiled once per depth."""
         schema = json_schema(target)
         text = json.dumps(schema, sort_keys=True)

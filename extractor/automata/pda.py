@@ -14,7 +14,7 @@ from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, Co
 from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
 from extractor.grammar import Grammar
-from extractor.lang.regex import Counted, Node, refs
+from extractor.lang.regex import Both, Counted, Minus, Node, Substrings, digest, refs
 
 Frame = tuple[int, int]
 """(rule index, DFA state): one level of the stack."""
@@ -117,28 +117,40 @@ def _build_automaton(grammar: Grammar) -> Automaton:
         distinct=_distinct(grammar, index, dfas))
 
 
-_LEAF_DFAS: OrderedDict[Node, RuleDFA | CountedDFA] = OrderedDict()
-_LEAF_LOCK = threading.Lock()
-LEAF_DFA_CACHE_SIZE = 512
-"""Rules that call nothing (strings, formats, numbers, keys) recur across schemas: built once per process."""
+_RULE_DFAS: OrderedDict[tuple[bytes, frozenset[str] | None], RuleDFA | CountedDFA] = OrderedDict()
+_RULE_LOCK = threading.Lock()
+RULE_DFA_CACHE_SIZE = 512
+"""Rule automata built once per process, by body and by which of its callees can finish: strings, formats,
+numbers and keys recur across schemas, and a target with `Verbatim` fields is recompiled for every document
+with only its verbatim rules changed. Rules quoting a source text are not kept (each document has its own)."""
 
 
 def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA | CountedDFA:
-    leaf = not refs(node)
-    if leaf:
-        with _LEAF_LOCK:  # grammars are compiled from several threads in a serving engine
-            hit = _LEAF_DFAS.get(node)
+    callees = refs(node)
+    kept = not _quotes_text(node)
+    key = (digest(node) if kept else b"", None if productive is None or not callees else frozenset(callees & productive))
+    if kept:
+        with _RULE_LOCK:  # grammars are compiled from several threads in a serving engine
+            hit = _RULE_DFAS.get(key)
             if hit is not None:
-                _LEAF_DFAS.move_to_end(node)
+                _RULE_DFAS.move_to_end(key)
                 return hit
     with building(name):
         dfa = _construct(name, node, productive)
-    if leaf:
-        with _LEAF_LOCK:
-            _LEAF_DFAS[node] = dfa
-            if len(_LEAF_DFAS) > LEAF_DFA_CACHE_SIZE:
-                _LEAF_DFAS.popitem(last=False)
+    if kept:
+        with _RULE_LOCK:
+            _RULE_DFAS[key] = dfa
+            if len(_RULE_DFAS) > RULE_DFA_CACHE_SIZE:
+                _RULE_DFAS.popitem(last=False)
     return dfa
+
+
+def _quotes_text(node: Node) -> bool:
+    """Whether a rule body copies from a source text (`Substrings`: a whole body, or a part of its `Both`)."""
+    while isinstance(node, (Minus, Counted)):
+        node = node.item if isinstance(node, Minus) else node.body
+    return isinstance(node, Substrings) or isinstance(node, Both) and any(isinstance(p, Substrings)
+                                                                          for p in node.items)
 
 
 def _construct(name: str, node: Node, productive: set[str] | None) -> RuleDFA | CountedDFA:

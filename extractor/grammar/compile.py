@@ -228,7 +228,8 @@ class _Compiler:
                                              "a verbatim field needs the source text: CompileOptions(source=...)")
             words = not (node.patterns or node.format)  # a pattern or format decides where a value may start
             parts.append(Substrings(self.options.source, words=words))
-            name.append(f"verbatim{'-words' if words else ''}:{hash(self.options.source) & 0xFFFFFFFF:08x}")
+            name.append(f"verbatim{'-words' if words else ''}")  # one source per grammar: the name stays the
+            # same from one document to the next, so the rules calling it are equal and their automata reused
         if node.format is not None:
             parts.append(jt.string(content=jt.FORMATS[node.format]))
             name.append(f"format:{node.format}")

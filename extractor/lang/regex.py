@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hashlib
+from dataclasses import dataclass, fields, is_dataclass
 from typing import Union
 
 
@@ -179,3 +180,36 @@ def refs(node: Node) -> set[str]:
         elif isinstance(n, Counted):
             work.append(n.body)
     return out
+
+
+def digest(node: Node) -> bytes:
+    """A structural hash of a body, equal for equal languages written alike: shared nodes (the `Suffix`
+    DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size."""
+    done: dict[int, bytes] = {}
+    work: list[tuple[Node, bool]] = [(node, False)]
+    while work:
+        n, ready = work.pop()
+        if id(n) in done:
+            continue
+        children = [c for f in fields(n) for c in _nodes(getattr(n, f.name))]  # type: ignore[arg-type]
+        if not ready:
+            work.append((n, True))
+            work.extend((c, False) for c in children if id(c) not in done)
+            continue
+        h = hashlib.blake2b(type(n).__name__.encode(), digest_size=16)
+        for f in fields(n):  # type: ignore[arg-type]
+            value = getattr(n, f.name)
+            parts = _nodes(value)
+            if parts or isinstance(value, tuple):
+                h.update(b"(" + b"".join(done[id(c)] for c in parts) + b")")
+            else:
+                h.update(repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";")
+        done[id(n)] = h.digest()
+    return done[id(node)]
+
+
+def _nodes(value: object) -> list[Node]:
+    """The nodes a field holds: itself, or the items of a tuple of nodes."""
+    if isinstance(value, tuple):
+        return [v for v in value if is_dataclass(v)]
+    return [value] if is_dataclass(value) else []  # type: ignore[list-item]

@@ -175,3 +175,27 @@ def test_only_schemas_with_verbatim_strings_quote_the_source():
     assert quotes_source(target_ir(Named, None)) and quotes_source(target_ir(Listed, None))
     assert not quotes_source(target_ir(Mentioned, None))
     assert not quotes_source(target_ir({"type": "string", "description": '"x-verbatim": true'}, None))
+
+
+class Job(BaseModel):
+    company: Annotated[str, Verbatim]
+    title: str
+    start_year: Optional[int] = None
+
+
+class Cv(BaseModel):
+    name: Annotated[str, Verbatim]
+    jobs: list[Job] = []
+
+
+def test_a_new_document_rebuilds_only_the_verbatim_rules(monkeypatch):
+    import extractor.automata.pda as pda
+
+    build(Cv, "Ann Lee worked at Helio Energy.")
+    built: list[str] = []
+    construct = pda._construct
+    monkeypatch.setattr(pda, "_construct", lambda name, *rest: built.append(name) or construct(name, *rest))
+    automaton = build(Cv, "Bo Chen works at Nordwind Coffee.")
+    assert built == ["string verbatim-words"]
+    assert runs(automaton, '{"name":"Bo Chen","jobs":[{"company":"Nordwind Coffee","title":"x"}]}')
+    assert not runs(automaton, '{"name":"Ann Lee","jobs":[]}')  # the first document's automaton is not reused
