@@ -97,6 +97,13 @@ KEYWORD_SCHEMAS = {
     "contains": {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}, "minContains": 1,
                  "maxContains": 2, "maxItems": 6},
     "unique": {"type": "array", "items": {"enum": ["a", "b", "c", 1, 2.0]}, "uniqueItems": True},
+    "unique-objects": {"type": "array", "uniqueItems": True, "items": {  # four values: walks must stop in time
+        "type": "object", "properties": {"on": {"type": "boolean"}, "k": {"enum": ["x", 1.0]}},
+        "required": ["on", "k"], "additionalProperties": False}},
+    "unique-numbers": {"type": "array", "uniqueItems": True, "minItems": 3,
+                       "items": {"type": "number", "minimum": -1, "maximum": 2, "multipleOf": 1}},
+    "unique-short-strings": {"type": "array", "uniqueItems": True, "minItems": 2,
+                             "items": {"type": "string", "maxLength": 1, "pattern": "^[ab]*$"}},
     "one-of-overlapping": {"oneOf": [{"type": "string", "pattern": "^a"}, {"enum": ["ab", "b", 1]}]},
     "counted-length": {"type": "object", "properties": {"s": {"type": "string", "minLength": 70, "maxLength": 90}},
                        "required": ["s"]},

@@ -1,6 +1,7 @@
 """Strings that must differ within one object or array (undeclared keys; items of a `uniqueItems` array of
 strings): no automaton of fixed size can remember every key written, so the matcher does, per depth, and
-forbids a token that would finish one of them again."""
+forbids a token that would finish one of them again. Whole items of other `uniqueItems` arrays are kept
+apart the same way, by value (`items.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from extractor.automata.items import Items
 from extractor.automata.pda import Automaton, Config
 
 class Distinct:
@@ -17,6 +19,7 @@ class Distinct:
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
+        self.items = Items() if automaton.unique else None  # arrays whose items must differ by value
         self.seen: dict[int, frozenset[str]] = {}
         self.raw: bytes | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
@@ -25,6 +28,8 @@ class Distinct:
     def step(self, config: Config, byte: int) -> tuple[Config, bool]:
         """The configuration after `byte`, and whether that byte finished a string already written."""
         nxt = self.automaton.step(config, byte)
+        if nxt and self.items is not None:
+            nxt, self.items = self.items.step(self.automaton, config, nxt, byte, not self.in_string)
         if not nxt:
             return nxt, False
         if self.escaped:
@@ -33,6 +38,8 @@ class Distinct:
             self.escaped = True
         elif byte == 0x22:
             self.in_string = not self.in_string
+        if not self.automaton.distinct:
+            return nxt, False
         depth = self._inside(nxt)
         repeated = False
         if self.depth is not None and depth is None:  # the string ended, or only another path went on
@@ -57,12 +64,12 @@ class Distinct:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
         is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
         its first quote), or one opening and ending a new string (run byte by byte: few tokens hold two)."""
-        if not any(self.seen.values()):
-            return mask
         ids, counts = quoted.ids, quoted.counts
         allowed = mask[ids]
         out = mask
-        if self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
+        if not any(self.seen.values()):  # only a token that finishes two strings can repeat one
+            candidates = ids[allowed & (counts >= (3 if self.in_string else 4))]
+        elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
             ends = self._endings()
             if ends is None:
                 candidates = ids[allowed]

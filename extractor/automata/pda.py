@@ -42,6 +42,9 @@ class Automaton:
     kept only where no prefix runs out of fresh strings (see `endless`): there a matcher can forbid a
     repeat without ever leaving the model no way on."""
 
+    unique: frozenset[int] = frozenset()
+    """Rules that read the `[` of a `uniqueItems` array the matcher keeps apart by value (`Grammar.unique`)."""
+
     def start(self) -> frozenset[Stack]:
         """The configurations before any byte."""
         return self.close([((self.root, 0),)])
@@ -114,7 +117,8 @@ def _build_automaton(grammar: Grammar) -> Automaton:
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
         leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
         fingerprints=_fingerprints(names, dfas), root=index[grammar.root],
-        distinct=_distinct(grammar, index, dfas))
+        distinct=_distinct(grammar, index, dfas),
+        unique=frozenset(index[n] for n in grammar.unique if n in index))
 
 
 _RULE_DFAS: OrderedDict[tuple[bytes, frozenset[str] | None], RuleDFA | CountedDFA] = OrderedDict()

@@ -28,9 +28,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from extractor.automata import Config
-from extractor.masks.exits import along, shortest_path
+from extractor.masks.exits import shortest_path
 from extractor.masks.matcher import CompiledGrammar
-from extractor.masks.trie import TokenTrie
+from extractor.masks.trie import TokenTrie, along
 from extractor.tokens import Vocabulary
 
 

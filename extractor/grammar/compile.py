@@ -59,13 +59,18 @@ class Grammar:
     """Rules whose strings must differ within one enclosing object or array: undeclared keys (None), items
     of a `uniqueItems` array of strings (the keyword's pointer: exactness depends on it). The matcher
     remembers those written and forbids a repeat."""
+    unique: dict[str, str] = field(default_factory=dict)
+    """Rules that open a `uniqueItems` array whose items are not drawn from a finite set (objects, numbers,
+    bounded strings), by the keyword's pointer: the matcher remembers each item written, by its JSON value,
+    and forbids a token after which the item can only repeat one of them."""
     max_states: int | None = None
     """The compile budget the automaton is built under (from `CompileOptions`)."""
     timeout: float | None = None
 
 
 MAX_UNIQUE_VALUES = 12
-"""uniqueItems over more distinct constants is refused: the automaton has a state per subset used."""
+"""uniqueItems over at most this many distinct constants is built into the automaton (a state per subset
+used); over more, the matcher keeps the items apart as it does for open sets."""
 
 LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
 
@@ -92,6 +97,7 @@ class _Compiler:
         self.rules: dict[str, Node] = {}
         self.leaves: set[str] = set()
         self.distinct: dict[str, str | None] = {}
+        self.unique: dict[str, str] = {}
         self.names: dict[tuple[ir.Node, int, tuple[tuple[str, int], ...]], str] = {}
         self.entered: dict[str, int] = {}  # definitions being compiled, counted along the current path
         self.loops: tuple[tuple[str, int], ...] = ()  # with max_nesting: recursive definitions re-entered
@@ -103,7 +109,7 @@ class _Compiler:
         self.rules["root"] = NOTHING
         self.rules["root"] = seq(self.space(), self.value(self.schema.root), self.space())
         return Grammar(rules=self.rules, root="root", leaves=frozenset(self.leaves), distinct=self.distinct,
-                       max_states=self.options.max_states, timeout=self.options.timeout)
+                       unique=self.unique, max_states=self.options.max_states, timeout=self.options.timeout)
 
     def value(self, node: ir.Node) -> Node:
         """A regex for one JSON value: small constants inline, everything else a rule call."""
@@ -353,7 +359,7 @@ class _Compiler:
             if c is not None and (c.min or c.max is not None):
                 raise UnsupportedSchemaError("uniqueItems", f"{node.pointer}/uniqueItems", "beside `contains`")
             distinct = self.distinct_strings(node)
-            if distinct is None:
+            if distinct is None and self.finite_items(node):
                 return self.unique_array(node, lo, hi)
         if c is not None and (c.min or c.max is not None):
             return self.contains_array(node, c, lo, hi)
@@ -361,10 +367,31 @@ class _Compiler:
             prefix = [self.value(p) for p in node.prefix]
             item = distinct or (None if node.items is None else self.value(node.items))
         if item is not None and self.counted(lo, hi):
-            return self.counted_array(prefix, item, lo, hi)
-        self.bound(lo, "minItems", node.pointer)
-        self.bound(hi or 0, "maxItems", node.pointer)
-        return self.elements(prefix, item, lo, hi)
+            array = self.counted_array(prefix, item, lo, hi)
+        else:
+            self.bound(lo, "minItems", node.pointer)
+            self.bound(hi or 0, "maxItems", node.pointer)
+            array = self.elements(prefix, item, lo, hi)
+        if node.unique and distinct is None and (hi is None or hi > 1):
+            return self.tracked(array, f"{node.pointer}/uniqueItems")
+        return array
+
+    def finite_items(self, node: ir.Array) -> bool:
+        """Whether every element is drawn from one small finite set of constants (`unique_array` then applies;
+        otherwise the matcher keeps the items apart)."""
+        sets = [self.finite(p) for p in node.prefix] + ([self.finite(node.items)] if node.items is not None else [])
+        return all(v is not None for v in sets) and \
+            len({c for values in sets for c, _ in values}) <= MAX_UNIQUE_VALUES  # type: ignore[union-attr]
+
+    def tracked(self, array: Node, pointer: str) -> Ref:
+        """An array whose items the matcher keeps apart by value: a rule of its own that reads its `[`."""
+        if isinstance(array, Ref):  # counted: its own rule already reads the `[`
+            self.unique[array.rule] = pointer
+            return array
+        name = f"unique#{len(self.rules)}"
+        self.rules[name] = array
+        self.unique[name] = pointer
+        return Ref(name)
 
     def elements(self, prefix: list[Node], item: Node | None, lo: int, hi: int | None) -> Node:
         """`[` prefix elements in order, then items, `]`, with between lo and hi elements (unrolled)."""
@@ -424,8 +451,10 @@ class _Compiler:
 
     def distinct_strings(self, node: ir.Array) -> Node | None:
         """Unique items that are strings of an unbounded language (`set[str]`): the items' own rule, marked
-        distinct, so the matcher forbids a repeat; None where `unique_array` applies (finite sets)."""
-        if node.prefix or not isinstance(node.items, ir.String) or self.finite(node.items) is not None:
+        distinct, so the matcher forbids a repeat; None where `unique_array` applies (finite sets) or the
+        items are kept apart whole (strings of bounded length)."""
+        if node.prefix or not isinstance(node.items, ir.String) or self.finite(node.items) is not None \
+                or node.items.max_length is not None:
             return None
         with self.inner():
             item = self.value(node.items)
@@ -437,13 +466,7 @@ class _Compiler:
 
     def unique_array(self, node: ir.Array, lo: int, hi: int | None) -> Node:
         """Distinct elements drawn from finite sets: the automaton remembers which values were used."""
-        where = f"{node.pointer}/uniqueItems"
         sets = [self.finite(p) for p in node.prefix] + ([self.finite(node.items)] if node.items is not None else [])
-        if any(v is None for v in sets):
-            raise UnsupportedSchemaError("uniqueItems", where, "elements not drawn from a finite set of constants")
-        classes = sorted({c for values in sets for c, _ in values})  # type: ignore[union-attr]
-        if len(classes) > MAX_UNIQUE_VALUES:
-            raise UnsupportedSchemaError("uniqueItems", where, f"more than {MAX_UNIQUE_VALUES} distinct values")
         k, has_items = len(node.prefix), node.items is not None
         memo: dict[tuple[int, frozenset[str]], Node] = {}
 

@@ -5,11 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import numpy as np
-
 from extractor.automata import Config
 from extractor.masks.matcher import CompiledGrammar
-from extractor.masks.trie import TokenTrie
 
 MAX_CONFIGS = 4096
 """Configurations a search may visit before it gives up (the guard then stands aside)."""
@@ -33,14 +30,3 @@ def shortest_path(grammar: CompiledGrammar, config: Config, goal: Callable[[Conf
                     following.append((nxt, path + bytes([byte])))
         frontier = following
     return None
-
-
-def along(trie: TokenTrie, path: bytes) -> np.ndarray:
-    """Token ids whose bytes are a non-empty prefix of `path`: the tokens that keep to it."""
-    node, found = 0, []
-    for byte in path:
-        node = trie.child(node, byte)
-        if node < 0:
-            break
-        found.append(trie.ends(node))
-    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)

@@ -10,8 +10,10 @@ import numpy as np
 
 from extractor.automata import Automaton, Config
 from extractor.automata.distinct import Distinct, Quoted
+from extractor.automata.items import fresh
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
+from extractor.masks.unique import narrow_items
 from extractor.masks.walk import walk
 from extractor.tokens import Vocabulary
 
@@ -82,7 +84,7 @@ class CompiledGrammar:
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
-        self.quoted = _quoted(vocab) if automaton.distinct else None
+        self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def matcher(self) -> Matcher:
@@ -167,7 +169,8 @@ class Matcher:
         self.config: Config = grammar.automaton.start()
         self.output = bytearray()
         self.finished = False
-        self.distinct = Distinct(grammar.automaton) if grammar.automaton.distinct else None
+        automaton = grammar.automaton
+        self.distinct = Distinct(automaton) if automaton.distinct or automaton.unique else None
         self._history: list[tuple[Config, int, Distinct | None, bool]] = []
         """The state before each advance (configurations and distinct states are never changed in place)."""
 
@@ -178,7 +181,9 @@ class Matcher:
         mask = self.grammar.mask(self.config)
         if self.distinct is None:
             return mask
-        return self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
+        if self.grammar.automaton.distinct:
+            mask = self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
+        return narrow_items(mask, self.config, self.distinct, self.grammar)
 
     def bitmask(self) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
@@ -249,11 +254,14 @@ class Matcher:
         return list(tokens[:taken])
 
     def _walk(self, data: bytes) -> Config:
-        """The configuration after `data`, remembering the distinct strings it finishes; empty where a byte
-        is not allowed or finishes one already written (state kept only when all are allowed)."""
+        """The configuration after `data`, remembering the distinct strings and unique items it finishes; empty
+        where a byte is not allowed, finishes one already written, or leaves an item only repeats to end as
+        (state kept only when all are allowed)."""
         if self.distinct is None:
             return self.grammar.walk(self.config, data)
         config, state = self.distinct.after(self.config, data)
+        if config and not fresh(state, config):  # the item under way could only repeat an earlier one
+            config = frozenset()
         if config:
             self.distinct = state
         return config

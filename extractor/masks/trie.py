@@ -94,3 +94,14 @@ class TokenTrie:
         whether tokens end there, whether tokens run on past it."""
         return (self.depth.tolist(), self.byte.tolist(), self.end.tolist(), (self.nends > 0).tolist(),
                 (self.lo + self.nends < self.hi).tolist())
+
+
+def along(trie: TokenTrie, path: bytes) -> np.ndarray:
+    """Token ids whose bytes are a non-empty prefix of `path`: the tokens that keep to it."""
+    node, found = 0, []
+    for byte in path:
+        node = trie.child(node, byte)
+        if node < 0:
+            break
+        found.append(trie.ends(node))
+    return np.concatenate(found) if found else np.empty(0, dtype=np.int64)

@@ -1,0 +1,172 @@
+"""Items of a `uniqueItems` array kept apart by JSON value where no automaton of fixed size can remember
+them (objects, numbers, bounded strings, large enums): each finished item's value is kept, per array, and
+the byte that would finish a repeat is refused. `fresh` says whether the item under way can still end as a
+new value, so that a mask never leaves the model only repeats to write."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from extractor.automata.pda import Automaton, Config
+
+if TYPE_CHECKING:
+    from extractor.automata.distinct import Distinct
+
+WS = b" \t\r\n"
+_OPEN, _CLOSE, _COMMA, _QUOTE = frozenset(b"[{"), frozenset(b"]}"), 0x2C, 0x22
+
+SEARCH_NODES = 2048
+"""Bytes `fresh` may try before it answers yes: a search that long has not ruled out a new value, and
+items with more ways out than that are not about to run out of them."""
+_FIRST = b'"}],123456789-0.' + bytes(range(0x61, 0x7B)) + bytes(range(0x41, 0x5B))
+_LAST = b"\\ \t\r\n"
+ORDER = _FIRST + bytes(b for b in range(256) if b not in _FIRST + _LAST) + _LAST
+"""The order `fresh` tries bytes in: whatever ends a string, item or array first; digits 1-9 before 0 (a
+trailing zero spells the same number again); escapes and whitespace, which respell values, last."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One open array whose items must differ."""
+
+    level: int  # the JSON nesting level of its items
+    keys: frozenset[tuple[int, int]]  # (stack depth, rule) of the frames that read its `[`
+    item: bytes = b""  # the item being written
+    seen: frozenset[Any] = frozenset()  # the values of the items finished, comparable (`_key`)
+    strings: frozenset[bytes] = frozenset()  # every string in them (keys and values), UTF-8
+    done: int = 0  # items finished
+
+
+@dataclass(frozen=True)
+class Items:
+    """Where the output is in JSON terms (nesting level) and the open arrays whose items must differ."""
+
+    level: int = 0
+    records: tuple[Record, ...] = ()
+    string_at: int = 0  # where the open string's content starts in the innermost record's item
+
+    def step(self, automaton: Automaton, config: Config, nxt: Config, byte: int, outside: bool
+             ) -> tuple[Config, Items]:
+        """The configuration after `byte` (less the stacks of an array whose item it finished as a repeat)
+        and the state it leaves; `outside`: the byte is not inside a string."""
+        if not outside:
+            return nxt, self._append(byte)
+        if byte in _OPEN:
+            grown = self._append(byte)
+            records, level = grown.records, self.level + 1
+            if byte == 0x5B and automaton.unique:
+                keys = frozenset((len(st) - 1, st[-1][0]) for st in config if st[-1][0] in automaton.unique
+                                 and automaton.rows[st[-1][0]][st[-1][1]][byte] >= 0)
+                if keys:
+                    records += (Record(level, keys),)
+            return nxt, Items(level, records, grown.string_at)
+        records = self.records
+        if byte in _CLOSE:
+            if byte == 0x5D and records and records[-1].level == self.level:
+                nxt, _ = _finish(automaton, records[-1], config, nxt, byte)
+                records = records[:-1]
+            return nxt, replace(self, level=self.level - 1, records=_grown(records, byte))
+        if byte == _COMMA and records and records[-1].level == self.level:
+            nxt, last = _finish(automaton, records[-1], config, nxt, byte)
+            return nxt, replace(self, records=_grown(records[:-1], byte) + (last,))
+        out = self._append(byte)
+        if byte == _QUOTE and out.records:  # a string opens
+            out = replace(out, string_at=len(out.records[-1].item))
+        return nxt, out
+
+    def _append(self, byte: int) -> Items:
+        return replace(self, records=_grown(self.records, byte)) if self.records else self
+
+    def open_string(self) -> bytes:
+        """The bytes of the string being written, after its opening quote."""
+        return self.records[-1].item[self.string_at:] if self.records else b""
+
+    def strings(self) -> frozenset[bytes]:
+        """Every string in the items finished so far, of every open array."""
+        return frozenset().union(*(r.strings for r in self.records))
+
+    @property
+    def watching(self) -> bool:
+        """Whether some open array already has items a new one must differ from."""
+        return any(r.seen for r in self.records)
+
+
+def _grown(records: tuple[Record, ...], byte: int) -> tuple[Record, ...]:
+    tail = bytes((byte,))
+    return tuple(Record(r.level, r.keys, r.item + tail, r.seen, r.strings, r.done) for r in records)
+
+
+def _finish(automaton: Automaton, record: Record, config: Config, nxt: Config, byte: int
+            ) -> tuple[Config, Record]:
+    """At the `,` or `]` after an item: a repeat leaves only the stacks outside this array (if any read
+    the same bytes otherwise); a new value is remembered."""
+    text = record.item.strip(WS)
+    if not text:
+        return nxt, record
+    key, strings = value_key(text)
+    if key in record.seen:
+        kept = frozenset(st for st in config if not any(len(st) > d and st[d][0] == r for d, r in record.keys))
+        return (automaton.step(kept, byte) if kept else frozenset()), record
+    return nxt, Record(record.level, record.keys, b"", record.seen | {key}, record.strings | strings,
+                       record.done + 1)
+
+
+def value_key(text: bytes) -> tuple[Any, frozenset[bytes]]:
+    """A JSON value as a hashable key equal exactly where JSON Schema calls two values equal (numbers by
+    value, objects whatever their key order, `true` apart from 1), and the strings it holds."""
+    try:
+        value = json.loads(text, parse_float=Decimal, parse_int=Decimal)
+        strings: set[bytes] = set()
+        return _key(value, strings), frozenset(strings)
+    except (ValueError, RecursionError):  # nested past the parser's depth: compared as written
+        return ("raw", text), frozenset()
+
+
+def _key(value: Any, strings: set[bytes]) -> Any:
+    if isinstance(value, str):
+        strings.add(value.encode("utf-8", "surrogatepass"))
+        return ("s", value)
+    if isinstance(value, bool) or value is None:
+        return ("c", value)
+    if isinstance(value, Decimal):
+        return ("d", value)
+    if isinstance(value, list):
+        return ("l", tuple(_key(v, strings) for v in value))
+    for k in value:
+        strings.add(k.encode("utf-8", "surrogatepass"))
+    return ("o", frozenset((k, _key(v, strings)) for k, v in value.items()))
+
+
+def fresh(distinct: Distinct, config: Config) -> bool:
+    """Whether the item under way (of the outermost array being kept apart) can still end as a value not
+    written before: a depth-first search over bytes, ways out first. Exact within `SEARCH_NODES` bytes
+    tried; past them it answers yes."""
+    items = distinct.items
+    if items is None or not items.watching:
+        return True
+    target = items.records[0]
+    rows = distinct.automaton.rows
+    work = [(config, distinct, 0)]  # a configuration, its state, and the position in ORDER to try next
+    tried = 0
+    while work:
+        cfg, state, at = work.pop()
+        tops = {st[-1] for st in cfg}
+        while at < len(ORDER) and not any(rows[r][s][ORDER[at]] >= 0 for r, s in tops):
+            at += 1
+        if at == len(ORDER):
+            continue
+        work.append((cfg, state, at + 1))  # its next byte, once this one's search is over
+        tried += 1
+        if tried > SEARCH_NODES:
+            return True
+        nxt, fork = state.after(cfg, ORDER[at:at + 1])
+        if not nxt:
+            continue
+        records = fork.items.records  # type: ignore[union-attr]
+        if not records or records[0].level != target.level or records[0].done > target.done:
+            return True  # the item ended as a new value (or its array closed after it)
+        work.append((nxt, fork, 0))
+    return False

@@ -1,0 +1,180 @@
+"""Token masks for arrays whose items are kept apart by value (`automata/items.py`): a token is removed
+where it would finish a repeat, or leave the item under way no new value to end as. Only tokens that could
+head toward a repeat are tried (the others give the item a string no earlier item holds)."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from extractor.automata import Config, Distinct
+from extractor.automata.items import WS, fresh
+from extractor.masks.trie import along
+from extractor.tokens import Vocabulary
+
+if TYPE_CHECKING:
+    from extractor.masks.matcher import CompiledGrammar
+
+TRY_ALL = 512
+"""Outside strings, masks allowing at most this many tokens have each tried."""
+
+
+class TokenKinds:
+    """Per-vocabulary indexes of the tokens that can lead toward a repeat (built once per vocabulary)."""
+
+    _cache: dict[str, TokenKinds] = {}
+
+    def __init__(self, vocab: Vocabulary) -> None:
+        tokens = vocab.tokens
+        self.escapes = np.flatnonzero([b"\\" in t and b'"' not in t for t in tokens])
+        """Tokens with a backslash and no quote: inside a string they may respell what they add."""
+        self.terminators = np.flatnonzero([b"," in t or b"]" in t for t in tokens])
+        """Tokens that may end an item (a `,` or `]`, outside a string)."""
+        self.continues = np.flatnonzero([b'"' in t and any(c in t[t.index(b'"'):] for c in b",[{")
+                                         for t in tokens])
+        """Tokens that may close a string and go on to another item (a `,`, `[` or `{` after a quote)."""
+        openers: dict[bytes, list[int]] = {}
+        self.opens_plain = np.zeros(len(tokens), dtype=bool)
+        """Tokens that are whitespace, a quote and plain string content: they open a string and stay in it."""
+        for i, t in enumerate(tokens):
+            rest = t.lstrip(WS)
+            if rest[:1] == b'"' and b'"' not in rest[1:] and b"\\" not in rest:
+                self.opens_plain[i] = True
+                openers.setdefault(rest[1:], []).append(i)
+        self.openers = {k: np.array(v, dtype=np.int64) for k, v in openers.items()}
+
+    @classmethod
+    def of(cls, vocab: Vocabulary) -> TokenKinds:
+        if vocab.fingerprint not in cls._cache:
+            cls._cache[vocab.fingerprint] = cls(vocab)
+        return cls._cache[vocab.fingerprint]
+
+
+def narrow_items(mask: np.ndarray, config: Config, distinct: Distinct, grammar: CompiledGrammar) -> np.ndarray:
+    """`mask` less the tokens after which the item under way can only repeat an earlier one (a copy where
+    any is removed)."""
+    items = distinct.items
+    if items is None or not items.records:
+        return mask
+    kinds = TokenKinds.of(grammar.vocab)
+    if not items.watching:  # no item finished yet: only a token that finishes one can lead to a repeat
+        candidates = _among(mask, [kinds.continues if distinct.in_string else kinds.terminators])
+    elif distinct.in_string:
+        candidates = _among(mask, _in_string(mask, items.open_string(), items.strings(), grammar))
+    elif mask.sum() > TRY_ALL:
+        candidates = _among(mask, _outside(mask, items.strings(), grammar))
+    else:
+        candidates = np.flatnonzero(mask)
+    out, tokens = mask, grammar.vocab.tokens
+    for token in candidates.tolist():
+        after, fork = distinct.after(config, tokens[token])
+        if not after or not fresh(fork, after):
+            out = out if out is not mask else mask.copy()
+            out[token] = False
+    return out
+
+
+def _among(mask: np.ndarray, found: list[np.ndarray] | None) -> np.ndarray:
+    """The allowed tokens among those found (all allowed ones for None)."""
+    if found is None:
+        return np.flatnonzero(mask)
+    chosen = np.zeros_like(mask)
+    for ids in found:
+        chosen[ids] = True
+    return np.flatnonzero(chosen & mask)
+
+
+def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], grammar: CompiledGrammar
+               ) -> list[np.ndarray] | None:
+    """The allowed tokens that may make the open string equal some string of an earlier item (or respell
+    it): those that add a prefix of what such a string still lacks, close it equal to one, hold an
+    escape, hold three quotes or more, or close it and go on to another item (which may have no new value
+    left); all of them where the string so far ends inside an escape."""
+    content = unescape(raw)
+    if content is None:
+        return None
+    kinds, quoted = TokenKinds.of(grammar.vocab), grammar.quoted
+    assert quoted is not None
+    found = [quoted.ids[quoted.counts >= 3], kinds.continues]
+    for s in strings:
+        if s.startswith(content):
+            rest = s[len(content):]
+            found.append(along(grammar.trie, rest))
+            try:
+                hit = quoted.by_head.get(rest.decode("utf-8"))
+            except UnicodeDecodeError:
+                hit = None
+            if hit is not None:
+                found.append(hit)
+    if _partial_utf8(content):  # a quote token's head then starts mid-character: not in `by_head`
+        found.append(quoted.ids)
+    escapes = kinds.escapes[mask[kinds.escapes]]
+    found.append(np.array([t for t in escapes.tolist() if _may_lead(raw + grammar.vocab.tokens[t], strings)],
+                          dtype=np.int64))
+    return found
+
+
+def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: CompiledGrammar) -> list[np.ndarray]:
+    """The allowed tokens that do not just open a string, and those that open one with a prefix of some
+    string of an earlier item."""
+    kinds = TokenKinds.of(grammar.vocab)
+    found = [np.flatnonzero(mask & ~kinds.opens_plain)]
+    for s in strings:
+        for k in range(len(s) + 1):
+            hit = kinds.openers.get(s[:k])
+            if hit is not None:
+                found.append(hit)
+    return found
+
+
+def _may_lead(raw: bytes, strings: frozenset[bytes]) -> bool:
+    content = unescape(raw)
+    return content is None or any(s.startswith(content) for s in strings)
+
+
+_ESCAPES = re.compile(rb"(?:\\u[0-9a-fA-F]{4})+|\\[^u]")
+
+
+def unescape(raw: bytes) -> bytes | None:
+    """A JSON string's content so far as UTF-8, from its bytes after the opening quote; None where they end
+    inside an escape."""
+    if b"\\" not in raw:
+        return raw
+    if not _complete(raw):
+        return None
+    try:
+        return _ESCAPES.sub(lambda m: json.loads(b'"' + m.group() + b'"').encode("utf-8", "surrogatepass"), raw)
+    except ValueError:
+        return None
+
+
+def _complete(raw: bytes) -> bool:
+    """Whether every escape in `raw` is whole (no trailing `\\` or `\\u12`)."""
+    at = 0
+    while True:
+        at = raw.find(b"\\", at)
+        if at < 0:
+            return True
+        if at + 1 >= len(raw):
+            return False
+        if raw[at + 1] == 0x75:  # u
+            if at + 6 > len(raw):
+                return False
+            at += 6
+        else:
+            at += 2
+
+
+def _partial_utf8(data: bytes) -> bool:
+    """Whether `data` ends inside a multi-byte UTF-8 character."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return False
+        if byte >= 0xC0:  # a lead byte: complete when it has all its continuation bytes
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return back < need
+    return False

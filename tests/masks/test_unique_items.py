@@ -1,0 +1,90 @@
+"""`uniqueItems` over items no automaton can enumerate (objects, numbers, bounded strings): the matcher keeps
+each finished item's value, its mask forbids a token that would finish a repeat or leave only repeats to
+write, and advancing refuses a repeat."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from jsonschema import Draft202012Validator
+from pydantic import BaseModel
+
+from extractor import compile_schema
+from tests.masks.test_distinct import long_walk, vocabulary
+
+TAGS = {"type": "array", "uniqueItems": True, "items": {
+    "type": "object", "properties": {"Key": {"type": "string", "minLength": 1, "maxLength": 2, "pattern": "^[ab]+$"},
+                                     "Value": {"type": "string", "maxLength": 2}},
+    "required": ["Key", "Value"], "additionalProperties": False}}
+
+
+class Point(BaseModel, frozen=True):
+    x: int
+    y: int
+
+
+class Shape(BaseModel):
+    corners: set[Point]
+    sizes: frozenset[int]
+
+
+@pytest.mark.parametrize("name", ["llama3"])
+@pytest.mark.parametrize("target", [TAGS, Shape, {"type": "array", "uniqueItems": True, "items": {}}],
+                         ids=["tags", "pydantic_sets", "any_values"])
+def test_random_walks_write_unique_items_and_never_run_out(name, target):
+    grammar = compile_schema(target, vocabulary(name))
+    schema = target if isinstance(target, dict) else target.model_json_schema()
+    validator = Draft202012Validator(schema)
+    rng = np.random.default_rng(5)
+    for _ in range(2):
+        matcher = grammar.matcher()
+        text = long_walk(matcher, rng, keep_open=20)
+        if matcher.finished:
+            value = json.loads(text)
+            assert not list(validator.iter_errors(value)), text[:300]
+            if not isinstance(target, dict):
+                target.model_validate(value)
+
+
+def test_a_repeated_item_is_masked_and_refused():
+    vocab = vocabulary("llama3")
+    matcher = compile_schema(TAGS, vocab).matcher()
+    matcher.advance_bytes(b'[{"Key":"ab","Value":"x"},{"Key":"ab","Value":"')
+    quote = vocab.tokens.index(b'"')
+    assert matcher.mask()[quote]  # "" is a new value
+    matcher.advance_bytes(b"x")
+    assert not matcher.mask()[quote]  # closing now can only repeat the first item
+    with pytest.raises(ValueError):
+        matcher.advance_bytes(b'"}')  # the object would be whole, and a repeat
+    matcher.advance_bytes(b'y"}]')
+    assert matcher.accepting()
+
+
+def test_items_equal_as_json_values_are_repeats():
+    item = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "array"}}, "required": ["a"]}
+    matcher = compile_schema({"type": "array", "uniqueItems": True, "items": item}, vocabulary("llama3")).matcher()
+    matcher.advance_bytes(b'[{"a":1,"b":[true]},{"a":1.0,"b":[true')
+    with pytest.raises(ValueError):
+        matcher.advance_bytes(b"]}")  # 1.0 is 1
+    matcher.advance_bytes(b",false]}]")
+
+
+def test_when_every_value_is_used_the_array_must_close():
+    vocab = vocabulary("llama3")
+    schema = {"type": "array", "uniqueItems": True,
+              "items": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"],
+                        "additionalProperties": False}}
+    matcher = compile_schema(schema, vocab).matcher()
+    matcher.advance_bytes(b'[{"on":true}')
+    assert {vocab.tokens[i] for i in np.flatnonzero(matcher.mask())} >= {b",", b"]"}
+    matcher.advance_bytes(b',{"on":false}')
+    assert {vocab.tokens[i] for i in np.flatnonzero(matcher.mask())} == {b"]"}
+
+
+def test_a_byte_that_leaves_only_repeats_is_refused():
+    matcher = compile_schema(TAGS, vocabulary("llama3")).matcher()
+    matcher.advance_bytes(b'[{"Key":"ab","Value":"xy"},{"Key":"ab","Value":"x')
+    with pytest.raises(ValueError):
+        matcher.advance_bytes(b"y")  # "xy" is as long as Value may be: only the first item could follow
