@@ -221,7 +221,8 @@ def mutations(value: Any, rng: random.Random) -> Iterator[Any]:
 
 
 def judge(schema: Any) -> Callable[[Any], bool | None]:
-    """jsonschema's verdict on a value, with `pattern` and `patternProperties` read as ECMA-262 regexes (regress,
+    """jsonschema's verdict on a value, with `pattern`, `patternProperties` and the keys `additionalProperties`
+    leaves to itself read as ECMA-262 regexes (regress,
     `u` flag: `\\d` and `\\w` are ASCII, `\\p{L}` works) as JSON Schema specifies, not as Python's re reads
     them; None where no verdict can be had (a pattern neither engine compiles)."""
     import jsonschema
@@ -246,8 +247,20 @@ def judge(schema: Any) -> Callable[[Any], bool | None]:
                     if search(patrn, key):
                         yield from validator.descend(value, sub, path=key, schema_path=patrn)
 
+    def additional_properties(validator: Any, extra: Any, instance: Any, schema: Any) -> Iterator[Any]:
+        if not validator.is_type(instance, "object"):
+            return
+        declared, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+        keys = [k for k in instance if k not in declared and not any(search(p, k) for p in patterns)]
+        if validator.is_type(extra, "object"):
+            for key in keys:
+                yield from validator.descend(instance[key], extra, path=key)
+        elif extra is False and keys:
+            yield ValidationError(f"additional properties {keys!r} are not allowed")
+
     base = jsonschema.validators.validator_for(schema, default=jsonschema.Draft7Validator)
-    cls = jsonschema.validators.extend(base, {"pattern": pattern, "patternProperties": pattern_properties})
+    cls = jsonschema.validators.extend(base, {"pattern": pattern, "patternProperties": pattern_properties,
+                                              "additionalProperties": additional_properties})
     checker = cls(schema, format_checker=base.FORMAT_CHECKER)
 
     def verdict(value: Any) -> bool | None:
@@ -305,7 +318,23 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/data/realworld"))
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--wheels", type=Path, default=None, help="where wheels are downloaded (a temp dir)")
+    parser.add_argument("--recheck", action="store_true",
+                        help="only recheck the labels of the schemas already collected (no download)")
     args = parser.parse_args()
+    if args.recheck:
+        manifest_path = args.out.parent / f"{args.out.name}_manifest.json"
+        manifest = json.loads(manifest_path.read_text())
+        for path in sorted(args.out.glob("*.json")):
+            doc = json.loads(path.read_text())
+            verdict = judge(doc["schema"])
+            tests = [t for t in doc["tests"] if verdict(t["data"]) is t["valid"]]
+            if len(tests) < len(doc["tests"]):
+                path.write_text(json.dumps({**doc, "tests": tests}, ensure_ascii=False) + "\n")
+                print(f"{path.name}: {len(doc['tests']) - len(tests)} tests dropped", flush=True)
+            manifest["schemas"][path.name].update(valid=sum(t["valid"] for t in tests),
+                                                  invalid=sum(not t["valid"] for t in tests))
+        manifest_path.write_text(json.dumps(manifest, indent=1) + "\n")
+        return
     args.out.mkdir(parents=True, exist_ok=True)
     signal.signal(signal.SIGALRM, _alarm)
     manifest: dict[str, Any] = {"sources": [s[0] for s in SOURCES], "seed": args.seed, "schemas": {}, "left_out": {}}

@@ -29,7 +29,8 @@ class Distinct:
         """The configuration after `byte`, and whether that byte finished a string already written."""
         nxt = self.automaton.step(config, byte)
         if nxt and self.items is not None:
-            nxt, self.items = self.items.step(self.automaton, config, nxt, byte, not self.in_string)
+            closing = self.in_string and not self.escaped and byte == 0x22
+            nxt, self.items = self.items.step(self.automaton, config, nxt, byte, not self.in_string, closing)
         if not nxt:
             return nxt, False
         if self.escaped:

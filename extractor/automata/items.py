@@ -6,6 +6,8 @@ new value, so that a mask never leaves the model only repeats to write."""
 from __future__ import annotations
 
 import json
+import re
+import weakref
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
@@ -38,6 +40,7 @@ class Record:
     seen: frozenset[Any] = frozenset()  # the values of the items finished, comparable (`_key`)
     strings: frozenset[bytes] = frozenset()  # every string in them (keys and values), UTF-8
     done: int = 0  # items finished
+    novel: bool = False  # the item under way holds a string no finished item holds: it cannot repeat one
 
 
 @dataclass(frozen=True)
@@ -48,10 +51,15 @@ class Items:
     records: tuple[Record, ...] = ()
     string_at: int = 0  # where the open string's content starts in the innermost record's item
 
-    def step(self, automaton: Automaton, config: Config, nxt: Config, byte: int, outside: bool
+    def step(self, automaton: Automaton, config: Config, nxt: Config, byte: int, outside: bool, closing: bool
              ) -> tuple[Config, Items]:
         """The configuration after `byte` (less the stacks of an array whose item it finished as a repeat)
-        and the state it leaves; `outside`: the byte is not inside a string."""
+        and the state it leaves; `outside`: the byte is not inside a string; `closing`: it ends one."""
+        if closing and self.records:
+            content = unescape(self.open_string())
+            records = tuple(r if r.novel or content in r.strings else replace(r, novel=True)
+                            for r in _grown(self.records, byte))
+            return nxt, replace(self, records=records)
         if not outside:
             return nxt, self._append(byte)
         if byte in _OPEN:
@@ -96,7 +104,7 @@ class Items:
 
 def _grown(records: tuple[Record, ...], byte: int) -> tuple[Record, ...]:
     tail = bytes((byte,))
-    return tuple(Record(r.level, r.keys, r.item + tail, r.seen, r.strings, r.done) for r in records)
+    return tuple(Record(r.level, r.keys, r.item + tail, r.seen, r.strings, r.done, r.novel) for r in records)
 
 
 def _finish(automaton: Automaton, record: Record, config: Config, nxt: Config, byte: int
@@ -111,7 +119,7 @@ def _finish(automaton: Automaton, record: Record, config: Config, nxt: Config, b
         kept = frozenset(st for st in config if not any(len(st) > d and st[d][0] == r for d, r in record.keys))
         return (automaton.step(kept, byte) if kept else frozenset()), record
     return nxt, Record(record.level, record.keys, b"", record.seen | {key}, record.strings | strings,
-                       record.done + 1)
+                       record.done + 1, False)
 
 
 def value_key(text: bytes) -> tuple[Any, frozenset[bytes]]:
@@ -148,25 +156,66 @@ def fresh(distinct: Distinct, config: Config) -> bool:
     if items is None or not items.watching:
         return True
     target = items.records[0]
-    rows = distinct.automaton.rows
-    work = [(config, distinct, 0)]  # a configuration, its state, and the position in ORDER to try next
+    if target.novel:
+        return True
+    work = [(config, distinct, _ordered(distinct.automaton, config), 0)]  # where, state, bytes to try, next
     tried = 0
     while work:
-        cfg, state, at = work.pop()
-        tops = {st[-1] for st in cfg}
-        while at < len(ORDER) and not any(rows[r][s][ORDER[at]] >= 0 for r, s in tops):
-            at += 1
-        if at == len(ORDER):
+        cfg, state, options, at = work.pop()
+        if at == len(options):
             continue
-        work.append((cfg, state, at + 1))  # its next byte, once this one's search is over
+        work.append((cfg, state, options, at + 1))  # its next byte, once this one's search is over
         tried += 1
         if tried > SEARCH_NODES:
             return True
-        nxt, fork = state.after(cfg, ORDER[at:at + 1])
+        nxt, fork = state.after(cfg, options[at:at + 1])
         if not nxt:
             continue
         records = fork.items.records  # type: ignore[union-attr]
-        if not records or records[0].level != target.level or records[0].done > target.done:
-            return True  # the item ended as a new value (or its array closed after it)
-        work.append((nxt, fork, 0))
+        if not records or records[0].level != target.level or records[0].done > target.done or records[0].novel:
+            return True  # the item ended as a new value (or its array closed after it), or can only end as one
+        work.append((nxt, fork, _ordered(distinct.automaton, nxt), 0))
     return False
+
+
+_ORDERED: weakref.WeakKeyDictionary[Automaton, dict[frozenset[tuple[int, int]], bytes]] = weakref.WeakKeyDictionary()
+
+
+def _ordered(automaton: Automaton, config: Config) -> bytes:
+    """The bytes some stack of `config` allows, in `ORDER` (kept per automaton by the stacks' top frames)."""
+    tops = frozenset(st[-1] for st in config)
+    known = _ORDERED.setdefault(automaton, {})
+    hit = known.get(tops)
+    if hit is None:
+        rows = automaton.rows
+        hit = known[tops] = bytes(b for b in ORDER if any(rows[r][s][b] >= 0 for r, s in tops))
+    return hit
+
+
+def escape_at(raw: bytes) -> int:
+    """Where an unfinished escape at the end of `raw` starts (`len(raw)` where there is none)."""
+    at = 0
+    while True:
+        at = raw.find(b"\\", at)
+        if at < 0:
+            return len(raw)
+        end = at + (6 if raw[at + 1:at + 2] == b"u" else 2)
+        if end > len(raw):
+            return at
+        at = end
+
+
+_ESCAPES = re.compile(rb"(?:\\u[0-9a-fA-F]{4})+|\\[^u]")
+
+
+def unescape(raw: bytes) -> bytes | None:
+    """A JSON string's content so far as UTF-8, from its bytes after the opening quote; None where they end
+    inside an escape."""
+    if b"\\" not in raw:
+        return raw
+    if escape_at(raw) < len(raw):
+        return None
+    try:
+        return _ESCAPES.sub(lambda m: json.loads(b'"' + m.group() + b'"').encode("utf-8", "surrogatepass"), raw)
+    except ValueError:
+        return None

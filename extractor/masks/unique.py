@@ -4,14 +4,12 @@ head toward a repeat are tried (the others give the item a string no earlier ite
 
 from __future__ import annotations
 
-import json
-import re
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from extractor.automata import Config, Distinct
-from extractor.automata.items import WS, fresh
+from extractor.automata.items import WS, escape_at, fresh, unescape
 from extractor.masks.trie import along
 from extractor.tokens import Vocabulary
 
@@ -33,9 +31,18 @@ class TokenKinds:
         """Tokens with a backslash and no quote: inside a string they may respell what they add."""
         self.terminators = np.flatnonzero([b"," in t or b"]" in t for t in tokens])
         """Tokens that may end an item (a `,` or `]`, outside a string)."""
-        self.continues = np.flatnonzero([b'"' in t and any(c in t[t.index(b'"'):] for c in b",[{")
-                                         for t in tokens])
-        """Tokens that may close a string and go on to another item (a `,`, `[` or `{` after a quote)."""
+        ids, rises, nests = [], [], []
+        for i, t in enumerate(tokens):
+            if b'"' in t:
+                tail = t[t.index(b'"') + 1:]
+                nest = b"[" in tail or b"{" in tail
+                if b"," in tail or nest:
+                    head = tail.split(b",", 1)[0] if b"," in tail else b""
+                    ids.append(i)
+                    rises.append(head.count(b"}") + head.count(b"]") if b"," in tail else -1)
+                    nests.append(nest)
+        self.continues, self._rises, self._nests = np.array(ids, dtype=np.int64), np.array(rises), np.array(nests)
+        """Tokens that close a string and go on past a `,` (how many `}`/`]` before it), or open a container."""
         openers: dict[bytes, list[int]] = {}
         self.opens_plain = np.zeros(len(tokens), dtype=bool)
         """Tokens that are whitespace, a quote and plain string content: they open a string and stay in it."""
@@ -45,6 +52,11 @@ class TokenKinds:
                 self.opens_plain[i] = True
                 openers.setdefault(rest[1:], []).append(i)
         self.openers = {k: np.array(v, dtype=np.int64) for k, v in openers.items()}
+
+    def onward(self, rise: int) -> np.ndarray:
+        """The tokens that may close the open string and go on to another item of an array `rise` levels up
+        (a `,` after at least that many `}`/`]`), or into a container that may hold such an array."""
+        return self.continues[(self._rises >= rise) | self._nests]
 
     @classmethod
     def of(cls, vocab: Vocabulary) -> TokenKinds:
@@ -60,10 +72,11 @@ def narrow_items(mask: np.ndarray, config: Config, distinct: Distinct, grammar: 
     if items is None or not items.records:
         return mask
     kinds = TokenKinds.of(grammar.vocab)
+    rise = items.level - items.records[-1].level  # levels between the position and the innermost array
     if not items.watching:  # no item finished yet: only a token that finishes one can lead to a repeat
-        candidates = _among(mask, [kinds.continues if distinct.in_string else kinds.terminators])
+        candidates = _among(mask, [kinds.onward(rise) if distinct.in_string else kinds.terminators])
     elif distinct.in_string:
-        candidates = _among(mask, _in_string(mask, items.open_string(), items.strings(), grammar))
+        candidates = _among(mask, _in_string(mask, items.open_string(), items.strings(), rise, grammar))
     elif mask.sum() > TRY_ALL:
         candidates = _among(mask, _outside(mask, items.strings(), grammar))
     else:
@@ -87,33 +100,36 @@ def _among(mask: np.ndarray, found: list[np.ndarray] | None) -> np.ndarray:
     return np.flatnonzero(chosen & mask)
 
 
-def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], grammar: CompiledGrammar
-               ) -> list[np.ndarray] | None:
+def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: int, grammar: CompiledGrammar
+               ) -> list[np.ndarray]:
     """The allowed tokens that may make the open string equal some string of an earlier item (or respell
-    it): those that add a prefix of what such a string still lacks, close it equal to one, hold an
-    escape, hold three quotes or more, or close it and go on to another item (which may have no new value
-    left); all of them where the string so far ends inside an escape."""
-    content = unescape(raw)
-    if content is None:
-        return None
-    kinds, quoted = TokenKinds.of(grammar.vocab), grammar.quoted
+    it): those that add a prefix of what such a string still lacks, close it equal to one, hold an escape,
+    hold three quotes or more, or close it and go on to another item (which may have no new value left).
+    Where no earlier string starts with the content so far, only the last two kinds."""
+    kinds, quoted, tokens = TokenKinds.of(grammar.vocab), grammar.quoted, grammar.vocab.tokens
     assert quoted is not None
-    found = [quoted.ids[quoted.counts >= 3], kinds.continues]
-    for s in strings:
-        if s.startswith(content):
-            rest = s[len(content):]
-            found.append(along(grammar.trie, rest))
-            try:
-                hit = quoted.by_head.get(rest.decode("utf-8"))
-            except UnicodeDecodeError:
-                hit = None
-            if hit is not None:
-                found.append(hit)
+    found = [quoted.ids[quoted.counts >= 3], kinds.onward(rise)]
+    cut = escape_at(raw)
+    content = unescape(raw[:cut])
+    live = frozenset(s for s in strings if content is None or s.startswith(content))
+    if not live:
+        return found
+    if cut < len(raw) or content is None:  # inside an escape: each allowed token finishes it its own way
+        allowed = np.flatnonzero(mask)
+        return found + [allowed[[_may_lead(raw + tokens[t], live) for t in allowed.tolist()]]]
+    for s in live:
+        rest = s[len(content):]
+        found.append(along(grammar.trie, rest))
+        try:
+            hit = quoted.by_head.get(rest.decode("utf-8"))
+        except UnicodeDecodeError:
+            hit = None
+        if hit is not None:
+            found.append(hit)
     if _partial_utf8(content):  # a quote token's head then starts mid-character: not in `by_head`
         found.append(quoted.ids)
     escapes = kinds.escapes[mask[kinds.escapes]]
-    found.append(np.array([t for t in escapes.tolist() if _may_lead(raw + grammar.vocab.tokens[t], strings)],
-                          dtype=np.int64))
+    found.append(np.array([t for t in escapes.tolist() if _may_lead(raw + tokens[t], live)], dtype=np.int64))
     return found
 
 
@@ -131,41 +147,29 @@ def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: CompiledGramm
 
 
 def _may_lead(raw: bytes, strings: frozenset[bytes]) -> bool:
-    content = unescape(raw)
-    return content is None or any(s.startswith(content) for s in strings)
+    """Whether the open string, written as `raw`, may still become one of `strings` (its content a prefix of
+    one, and an unfinished escape at the end able to spell that string's next character)."""
+    cut = escape_at(raw)
+    content, pending = unescape(raw[:cut]), raw[cut:]
+    if content is None:
+        return True
+    for s in strings:
+        if s.startswith(content):
+            if not pending:
+                return True
+            following = s[len(content):].decode("utf-8", "ignore")[:1]
+            if following and _spells(pending, following):
+                return True
+    return False
 
 
-_ESCAPES = re.compile(rb"(?:\\u[0-9a-fA-F]{4})+|\\[^u]")
-
-
-def unescape(raw: bytes) -> bytes | None:
-    """A JSON string's content so far as UTF-8, from its bytes after the opening quote; None where they end
-    inside an escape."""
-    if b"\\" not in raw:
-        return raw
-    if not _complete(raw):
-        return None
-    try:
-        return _ESCAPES.sub(lambda m: json.loads(b'"' + m.group() + b'"').encode("utf-8", "surrogatepass"), raw)
-    except ValueError:
-        return None
-
-
-def _complete(raw: bytes) -> bool:
-    """Whether every escape in `raw` is whole (no trailing `\\` or `\\u12`)."""
-    at = 0
-    while True:
-        at = raw.find(b"\\", at)
-        if at < 0:
-            return True
-        if at + 1 >= len(raw):
-            return False
-        if raw[at + 1] == 0x75:  # u
-            if at + 6 > len(raw):
-                return False
-            at += 6
-        else:
-            at += 2
+def _spells(pending: bytes, char: str) -> bool:
+    """Whether an unfinished escape (`\\`, `\\u`, `\\u0`, ...) can go on to spell `char` (an astral one by
+    its first surrogate)."""
+    if pending == b"\\" or pending == b"\\u":
+        return True
+    code = ord(char) if ord(char) < 0x10000 else 0xD800 + ((ord(char) - 0x10000) >> 10)
+    return f"{code:04x}".startswith(pending[2:].decode("ascii", "replace").lower())
 
 
 def _partial_utf8(data: bytes) -> bool:
