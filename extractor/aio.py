@@ -8,6 +8,7 @@ before the first token (compiling, the relevance screen) finishes first.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import AsyncIterator, Sequence
 from functools import partial
@@ -15,7 +16,7 @@ from typing import Any
 
 from extractor.api import Extractor, shared_extractor
 from extractor.options import ExtractOptions
-from extractor.stream import Streaming, stoppable
+from extractor.stream import stoppable, stream
 
 
 async def aextract(target: Any, text: str, options: ExtractOptions | None = None, *,
@@ -49,14 +50,19 @@ async def aextract_stream(target: Any, text: str, options: ExtractOptions | None
                           **overrides: Any) -> AsyncIterator[Any]:
     """`Extractor.extract_stream` as an async iterator: partial results, then the final one."""
     ex = extractor or await asyncio.to_thread(shared_extractor, model, device)
-    streaming = Streaming(ex.extract, target, text, ExtractOptions.of(options, overrides))
+    halt = threading.Event()
+    partials = stream(ex, target, text, ExtractOptions.of(options, overrides), halt)
     try:
         while True:
-            kind, value = await asyncio.to_thread(streaming.next)
-            if kind == "stopped":
+            value = await asyncio.to_thread(next, partials, _END)
+            if value is _END:
                 return
             yield value
-            if kind == "done":
-                return
     finally:
-        streaming.stop()  # a waiting `next` then returns ("stopped", None): no worker thread is left blocked
+        halt.set()  # a step under way on the worker thread is the last: the generator then ends by itself
+        if not partials.gi_running:
+            with contextlib.suppress(ValueError):  # it started on the worker after all: it ends by itself
+                partials.close()
+
+
+_END = object()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar, overload
 
@@ -98,9 +98,15 @@ class Extractor:
         `max_tokens` cuts the last attempt (a cut attempt is retried first, with `Guards.tightened()`), and
         `ExtractionError` when every attempt fails validation (each kept on it with its usage).
         """
-        from extractor.decode.loop import generate
+        from extractor.decode.loop import drain
+        return drain(self._extracting(target, text, ExtractOptions.of(options, overrides), on_attempt=on_attempt,
+                                     with_usage=with_usage, _matcher=_matcher))
 
-        opts = ExtractOptions.of(options, overrides)
+    def _extracting(self, target: Any, text: str, opts: ExtractOptions, *,
+                   on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
+                   _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Generator[None, None, Any]:
+        """`extract` one forward pass per step (what `extract_stream` drives); closing it stops decoding."""
+        from extractor.decode.loop import generating
         nonempty(text)
         refusal, sampling = opts.refusal_model, opts.sampling()
         first = self._prompt(target, text, [], opts)
@@ -114,8 +120,9 @@ class Extractor:
                     self._fits(prompt, opts.max_tokens)
                     matcher = None if grammar is None else (_matcher or CompiledGrammar.matcher)(grammar)
                     guards = guards_for(opts.guards, text, bool(attempts) and attempts[-1].cut)
-                    gen = generate(self.lm, self.vocab, prompt, matcher, max_tokens=opts.max_tokens,
-                                   sampling=sampling, jump_forward=opts.jump_forward, guards=guards, source=text)
+                    gen = yield from generating(self.lm, self.vocab, prompt, matcher, max_tokens=opts.max_tokens,
+                                                sampling=sampling, jump_forward=opts.jump_forward, guards=guards,
+                                                source=text)
                     try:
                         result = outcome(target, refusal, gen, attempts, opts.max_tokens, checks,
                                          self._is_target(target, text, opts))
@@ -138,7 +145,7 @@ class Extractor:
         """Yield partial results while generating: the target built (unvalidated, `model_construct`)
         from the top-level fields complete so far, each time one more completes; then the final
         validated result (or Refusal). Errors are raised as by `extract`. Jump-forward is off."""
-        return stream(self.extract, target, text, ExtractOptions.of(options, overrides))
+        return stream(self, target, text, ExtractOptions.of(options, overrides))
 
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""

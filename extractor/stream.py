@@ -1,46 +1,47 @@
-"""Partial results while generating: the members of the top-level object that are already complete."""
+"""Partial results while generating: the target as far as the output is complete, after each value that
+completes (at any depth). The generator drives the decoding itself, one forward pass per step: closing it
+stops the decoding there, and nothing runs on another thread."""
 
 from __future__ import annotations
 
-import json
-import queue
 import threading
+from collections.abc import Iterator
 from dataclasses import replace
-from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
+from pydantic_core import from_json
 
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.options import ExtractOptions
 
+if TYPE_CHECKING:
+    from extractor.api import Extractor
+
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
-_OPEN, _CLOSE = frozenset(b"{["), frozenset(b"}]")
+_OPEN, _CLOSE, _ENDS = frozenset(b"{["), frozenset(b"}]"), frozenset(b",}]")
+_WS = frozenset(b" \t\r\n")
 
 
-class Members:
-    """The top-level members of one JSON object as its bytes arrive, each byte scanned once.
-
-    The grammar guarantees the bytes are a prefix of a valid document, so a member is complete once a
-    `,` or `}` follows its value at depth one. Bytes of multi-byte UTF-8 characters are never ASCII, so
-    the scan needs no decoding until a member is complete."""
+class Completed:
+    """Counts the values of a JSON document that are complete as its bytes arrive, each byte scanned once:
+    a string value at its closing quote, a number or literal where a `,`, `}` or `]` follows it, an object
+    or array at its closing bracket (a key is not a value)."""
 
     def __init__(self) -> None:
-        self.data = bytearray()
-        self.done: dict[str, Any] = {}
-        self.depth, self.in_string, self.escaped = 0, False, False
-        self.key: str | None = None
-        self.key_start = self.value_start = -1
+        self.count = 0
+        self.in_string = self.escaped = self.in_scalar = False
+        self.key = False  # the open string is an object key
+        self.objects: list[bool] = []  # per open container: an object (True) or an array
+        self.expect_key = False  # inside an object, before a key
 
-    def feed(self, chunk: bytes) -> dict[str, Any]:
-        """The members complete after `chunk` (the same dict, grown)."""
-        start = len(self.data)
-        self.data += chunk
-        for i in range(start, len(self.data)):
-            self._byte(i, self.data[i])
-        return self.done
+    def feed(self, chunk: bytes) -> int:
+        """The number of values complete after `chunk`."""
+        for byte in chunk:
+            self._byte(byte)
+        return self.count
 
-    def _byte(self, i: int, byte: int) -> None:
+    def _byte(self, byte: int) -> None:
         if self.in_string:
             if self.escaped:
                 self.escaped = False
@@ -48,115 +49,102 @@ class Members:
                 self.escaped = True
             elif byte == _QUOTE:
                 self.in_string = False
-                if self.depth == 1 and self.key is None and self.value_start < 0:
-                    self.key = json.loads(self.data[self.key_start:i + 1])
+                self.count += not self.key
             return
+        if self.in_scalar and (byte in _ENDS or byte in _WS):
+            self.in_scalar, self.count = False, self.count + 1
         if byte == _QUOTE:
-            self.in_string = True
-            if self.depth == 1 and self.key is None and self.value_start < 0:
-                self.key_start = i
+            self.in_string, self.key = True, self.expect_key
+            self.expect_key = False
         elif byte in _OPEN:
-            self.depth += 1
+            self.objects.append(byte == 0x7B)
+            self.expect_key = byte == 0x7B
         elif byte in _CLOSE:
-            if self.depth == 1 and self.key is not None:
-                self._complete(i)
-            self.depth -= 1
-        elif self.depth == 1 and byte == _COLON and self.key is not None:
-            self.value_start = i + 1
-        elif self.depth == 1 and byte == _COMMA and self.key is not None:
-            self._complete(i)
-
-    def _complete(self, end: int) -> None:
-        assert self.key is not None
-        self.done[self.key] = json.loads(self.data[self.value_start:end])
-        self.key, self.value_start = None, -1
+            self.objects.pop()
+            self.count += 1
+            self.expect_key = False
+        elif byte == _COMMA:
+            self.expect_key = bool(self.objects) and self.objects[-1]
+        elif byte not in _WS and byte != _COLON:
+            self.in_scalar = True
 
 
-class Streaming:
-    """One streamed extraction: `extract` decoding on its own thread (jump-forward off), each newly complete
-    top-level member published as a partial target while it runs, then the result or its error. `stop()` ends
-    the decoding at its next token; a `next()` waiting then returns ("stopped", None)."""
+class Partial:
+    """The partial target of one streamed extraction, rebuilt each time one more value completes."""
 
-    def __init__(self, extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> None:
-        self.target, self.updates = target, queue.Queue[tuple[str, Any]]()
-        self.halt, self.seen = threading.Event(), 0
-        threading.Thread(target=self._run, args=(extract, text, replace(options, jump_forward=False)), daemon=True,
-                         name="extract_stream").start()
+    def __init__(self, target: Any) -> None:
+        self.target = target
+        self.model = isinstance(target, type) and issubclass(target, BaseModel)
+        self.matcher: Matcher | None = None
+        self.scanner, self.read, self.count, self.last = Completed(), 0, 0, None
 
-    def next(self) -> tuple[str, Any]:
-        """("partial", target so far), ("done", result) or ("stopped", None); extraction's error is raised."""
-        kind, value = self.updates.get()
-        if kind == "error":
-            raise value
-        return kind, value
-
-    def stop(self) -> None:
-        self.halt.set()
-
-    def _run(self, extract: Callable[..., Any], text: str, options: ExtractOptions) -> None:
-        try:
-            self.updates.put(("done", extract(self.target, text, options, _matcher=self._watch)))
-        except _Cancelled:
-            self.updates.put(("stopped", None))
-        except BaseException as exc:  # noqa: BLE001 - handed to the consuming thread
-            self.updates.put(("error", exc))
-
-    def _watch(self, grammar: CompiledGrammar) -> Matcher:
-        members = Members()
-        return stoppable(grammar, self.halt, lambda chunk: self._publish(members.feed(chunk)))
-
-    def _publish(self, members: dict[str, Any]) -> None:
-        """Queue a partial result when one more top-level field is complete."""
-        if len(members) <= self.seen:
-            return
-        self.seen = len(members)
-        model = isinstance(self.target, type) and issubclass(self.target, BaseModel)
-        self.updates.put(("partial", self.target.model_construct(**members) if model else dict(members)))
+    def update(self, matcher: Matcher) -> Any | None:
+        """The partial target when the matcher's output completed a value since the last call, else None."""
+        if matcher is not self.matcher:  # another attempt starts over
+            self.matcher, self.scanner, self.read, self.count, self.last = matcher, Completed(), 0, 0, None
+        output = bytes(matcher.output)
+        count = self.scanner.feed(output[self.read:])
+        self.read = len(output)
+        if count == self.count:
+            return None
+        self.count = count
+        value = from_json(output, allow_partial=True)
+        if value == self.last:  # an object or array closed: nothing new to show
+            return None
+        self.last = value
+        if not isinstance(value, dict):
+            return value
+        return self.target.model_construct(**value) if self.model else value
 
 
-def stream(extract: Callable[..., Any], target: Any, text: str, options: ExtractOptions) -> Iterator[Any]:
-    """The partial results of a `Streaming` extraction, then its result; closing the generator stops decoding."""
-    streaming = Streaming(extract, target, text, options)
+def stream(extractor: Extractor, target: Any, text: str, options: ExtractOptions,
+           halt: threading.Event | None = None) -> Iterator[Any]:
+    """The partial results of an extraction (jump-forward off, so values arrive token by token), then its
+    result. Closing the generator, or setting `halt`, stops the decoding at its next step."""
+    matchers: list[Matcher] = []
+
+    def watch(grammar: CompiledGrammar) -> Matcher:
+        matchers.append(grammar.matcher())
+        return matchers[-1]
+
+    steps = extractor._extracting(target, text, replace(options, jump_forward=False), _matcher=watch)
+    partial = Partial(target)
     try:
-        while True:
-            kind, value = streaming.next()
-            yield value
-            if kind == "done":
+        while halt is None or not halt.is_set():
+            try:
+                next(steps)
+            except StopIteration as done:
+                yield done.value
                 return
+            if matchers:
+                update = partial.update(matchers[-1])
+                if update is not None:
+                    yield update
     finally:
-        streaming.stop()
+        steps.close()
 
 
-def stoppable(grammar: CompiledGrammar, halt: threading.Event,
-              on_bytes: Callable[[bytes], None] = lambda chunk: None) -> Matcher:
-    """A matcher for `grammar` that reports each step's new output bytes and raises `_Cancelled` (a
-    BaseException: nothing in the decoding catches it) at its first step after `halt` is set."""
-    matcher = _WatchedMatcher(grammar)
-    matcher.stop, matcher.on_bytes = halt, on_bytes
+def stoppable(grammar: CompiledGrammar, halt: threading.Event) -> Matcher:
+    """A matcher for `grammar` that raises `_Cancelled` (a BaseException: nothing in the decoding catches
+    it) at its first step after `halt` is set: how a call running on a worker thread is stopped."""
+    matcher = _StoppableMatcher(grammar)
+    matcher.halt = halt
     return matcher
 
 
 class _Cancelled(BaseException):
-    """Raised inside a stream's decoding once its consumer has stopped (not an error: nobody is listening)."""
+    """Raised inside a decoding once its caller has stopped waiting for it (not an error: nobody listens)."""
 
 
-class _WatchedMatcher(Matcher):
-    """A matcher that reports each step's new output bytes and stops when told."""
-
-    stop: threading.Event
-    on_bytes: Callable[[bytes], None]
+class _StoppableMatcher(Matcher):
+    halt: threading.Event
 
     def advance(self, token: int) -> None:
-        before = len(self.output)
+        if self.halt.is_set():
+            raise _Cancelled
         super().advance(token)
-        self._report(before)
 
     def advance_bytes(self, data: bytes) -> None:
-        before = len(self.output)
-        super().advance_bytes(data)
-        self._report(before)
-
-    def _report(self, before: int) -> None:
-        if self.stop.is_set():
+        if self.halt.is_set():
             raise _Cancelled
-        self.on_bytes(bytes(self.output[before:]))
+        super().advance_bytes(data)

@@ -59,17 +59,24 @@ def test_stream_yields_growing_partials_then_the_validated_result(model_extracto
         assert parts[-2].name == final.name
 
 
-def test_a_stream_closed_early_stops_decoding(model_extractor):
+def test_a_stream_decodes_on_the_calling_thread_and_stops_when_closed(model_extractor, monkeypatch):
     import threading
-    import time
 
+    from extractor.masks import Matcher
+
+    steps: list[str] = []
+    advance = Matcher.advance
+
+    def counted(self, token):
+        steps.append(threading.current_thread().name)
+        return advance(self, token)
+
+    monkeypatch.setattr(Matcher, "advance", counted)
     stream = model_extractor.extract_stream(Person, CONTACT, max_tokens=60)
     next(stream)
+    taken = len(steps)
     stream.close()
-    deadline = time.monotonic() + 30
-    while any(t.name == "extract_stream" for t in threading.enumerate()) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not any(t.name == "extract_stream" for t in threading.enumerate())
+    assert taken and set(steps) == {threading.current_thread().name} and len(steps) == taken
 
 
 def test_bad_input_is_refused_before_generating(model_extractor):

@@ -9,8 +9,9 @@ leaving the batch (and the KV cache) as they finish.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 import torch
 
@@ -24,6 +25,9 @@ from extractor.decode.sampling import SamplingOptions
 from extractor.errors import Usage
 from extractor.masks import Matcher
 from extractor.tokens import Vocabulary
+
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -54,10 +58,31 @@ def generate(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher:
     `source`: the text being extracted from; with verified jump-forward, up to `source_drafts` tokens
     copied from it are drafted while a value is written (verified too: the output does not change).
     """
+    return drain(generating(lm, vocab, prompt_ids, matcher, max_tokens=max_tokens, sampling=sampling,
+                            jump_forward=jump_forward, guards=guards, merge=merge, source=source,
+                            source_drafts=source_drafts))
+
+
+def generating(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matcher: Matcher | None, *,
+               max_tokens: int, sampling: SamplingOptions = SamplingOptions(), jump_forward: bool | str = True,
+               guards: Guards = NO_GUARDS, merge: bool = False, source: str | bytes | None = None,
+               source_drafts: int = 12) -> Generator[None, None, Generation]:
+    """`generate` one step at a time: yields after each forward pass, returns the Generation; closing it
+    stops the decoding there."""
     options = replace(jump_forward_options(jump_forward), max_tokens=max_tokens, sampling=sampling, guards=guards,
                       merge=merge, source_drafts=source_drafts)
-    return generate_many(lm, vocab, [prompt_ids], [matcher], options,
-                         sources=None if source is None else [source])[0]
+    done = yield from _decoding(lm, vocab, [prompt_ids], [matcher], options, None,
+                                None if source is None else [source], None)
+    return done[0]
+
+
+def drain(steps: Generator[None, None, T]) -> T:
+    """Run a stepping generator to its end and return what it returns."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 def jump_forward_options(mode: bool | str) -> DecodeOptions:
@@ -81,13 +106,13 @@ def generate_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int
     `on_done(i)` is called as row i finishes. Jump-forward works per row: a step feeds each row its
     chosen token and forced span, shorter rows padded on the left and masked out of attention.
     """
-    return _decode(lm, vocab, prompts, matchers, options, guards, sources, on_done)
+    return drain(_decoding(lm, vocab, prompts, matchers, options, guards, sources, on_done))
 
 
 @torch.inference_mode()
-def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
-            options: DecodeOptions, guards: Sequence[Guards] | None, sources: Sequence[str | bytes | None] | None,
-            on_done: Callable[[int], None] | None) -> list[Generation]:
+def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
+              options: DecodeOptions, guards: Sequence[Guards] | None, sources: Sequence[str | bytes | None] | None,
+              on_done: Callable[[int], None] | None) -> Generator[None, None, list[Generation]]:
     start = time.perf_counter()
     device = lm.device
     masks = _device_masks(device)
@@ -124,6 +149,7 @@ def _decode(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], ma
         if len(keep) < len(active):
             batch.select(keep)
             active = [active[slot] for slot in keep]
+        yield
     out = []
     for i, row in enumerate(rows):
         usage = Usage(prompt_tokens=len(row.prompt), completion_tokens=len(row.tokens), forward_passes=row.passes,
