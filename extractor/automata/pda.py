@@ -178,8 +178,8 @@ def _distinct(grammar: Grammar, index: dict[str, int], dfas: dict[str, RuleDFA |
         if endless(dfas[name]):
             out.add(index[name])
         elif pointer is not None:
-            raise UnsupportedSchemaError("uniqueItems", pointer, "strings of a bounded language (a repeat could "
-                                         "become the only way on)")
+            raise UnsupportedSchemaError(pointer.rsplit("/", 1)[-1], pointer, "over strings of a bounded language, "
+                                         "which the matcher cannot keep apart (a repeat could become the only way on)")
     return frozenset(out)
 
 

@@ -275,14 +275,12 @@ class _Compiler:
 
         Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
         so the automaton stays linear in the number of properties."""
+        n, lo, hi = len(node.properties), node.min_properties, node.max_properties
         with self.inner():
             members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
-            extra = self.undeclared(node)
-        n, lo, hi = len(members), node.min_properties, node.max_properties
+            extra = self.undeclared(node, counted=lo > 0)
         self.bound(max(lo, hi or 0), "maxProperties", "")
-        if lo > n and extra != NOTHING:
-            raise UnsupportedSchemaError("minProperties", "", "undeclared keys are not counted toward a minimum "
-                                         "(a repeated key would count twice)")
+        counting = lo > 0 and extra != NOTHING  # undeclared members count toward minProperties too
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
         slot: dict[tuple[int, int, int], Node] = {}
         decide: dict[tuple[int, int, int], Node] = {}
@@ -296,7 +294,7 @@ class _Compiler:
 
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
-                for d in range(lo, -1, -1):  # declared members written, for minProperties
+                for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
                     if i == n:
                         body = self.close("}", a > 0) if d >= lo else NOTHING
                     else:
@@ -306,16 +304,17 @@ class _Compiler:
                     decide[i, a, d] = Suffix(body)
                     if more(a) is None or extra == NOTHING:
                         step = NOTHING
-                    elif hi is None and a == cap_all:  # saturated: any number of undeclared members
+                    elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
                         step = seq(sep(a), extra, star(seq(self.comma(), extra)), decide[i, a, d])
                     else:
-                        step = seq(sep(a), extra, slot[i, more(a), d])
+                        step = seq(sep(a), extra, slot[i, more(a), min(d + 1, lo) if counting else d])
                     slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
         return seq(self.open("{"), slot[0, 0, 0])
 
-    def undeclared(self, node: ir.Object) -> Node:
+    def undeclared(self, node: ir.Object, counted: bool = False) -> Node:
         """One undeclared member: a key in canonical spelling, never a declared name, valued by the
-        schema of the patterns it matches (`additional` where it matches none)."""
+        schema of the patterns it matches (`additional` where it matches none). `counted`: the members
+        count toward minProperties, so their keys must be kept apart (or the schema refused)."""
         names = tuple(sorted(jt.dumps(p.name) for p in node.properties))
         patterns = {p: jt.string(content=compile_pattern(p, self.options.max_repeat))
                     for group, _ in node.pattern_groups for p in group}
@@ -333,7 +332,10 @@ class _Compiler:
                 body = Minus(body, alt(*exclude))
             name = ("key" if body is LEAF_RULES["string"]
                     else f"key{list(group)}-not{list(names)}/{sorted(patterns)}/{key_name}")
-            self.distinct.setdefault(name, None)
+            if counted:
+                self.distinct[name] = "/minProperties"
+            else:
+                self.distinct.setdefault(name, None)
             members.append(seq(self.leaf(name, body), self.colon(), self.value(value)))
         return alt(*members) if members else NOTHING
 

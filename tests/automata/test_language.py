@@ -299,7 +299,9 @@ COUNT_ROWS = [
     ({"type": "object", "additionalProperties": {"type": "integer"}, "maxProperties": 2},
      ['{}', '{"x":1}', '{"x":1,"y":2}'], ['{"x":1,"y":2,"z":3}']),
     ({"type": "object", "properties": {"a": {}}, "additionalProperties": True, "minProperties": 1,
-      "maxProperties": 3}, ['{"a":1}', '{"x":0,"a":1,"y":2}'], ['{}', '{"x":1}', '{"a":1,"x":1,"y":2,"z":3}']),
+      "maxProperties": 3}, ['{"a":1}', '{"x":1}', '{"x":0,"a":1,"y":2}'], ['{}', '{"a":1,"x":1,"y":2,"z":3}']),
+    ({"type": "object", "additionalProperties": {}, "minProperties": 2},  # undeclared keys count, never twice
+     ['{"x":1,"y":2}', '{"x":1,"y":2,"z":3}'], ['{}', '{"x":1}', '{"x":1,"x":2}']),
     ({"items": [{"type": "integer"}], "additionalItems": {"type": "string"}},  # draft 2019 tuple form
      ['[]', '[1]', '[1,"a","b"]'], ['["a"]', '[1,2]']),
     ({"items": [{"type": "integer"}], "additionalItems": False}, ['[1]'], ['[1,2]']),
@@ -311,11 +313,11 @@ def test_property_counts_and_additional_items(schema, good, bad):
     _check(schema, good, bad, loose=True, validate=False)
 
 
-def test_min_properties_needing_undeclared_keys_is_refused():
+def test_min_properties_over_keys_that_cannot_be_kept_apart_is_refused():
     from extractor.errors import UnsupportedSchemaError
+    schema = {"type": "object", "propertyNames": {"maxLength": 2}, "minProperties": 2}
     with pytest.raises(UnsupportedSchemaError, match="minProperties"):
-        compile_grammar(target_ir({"type": "object", "additionalProperties": {}, "minProperties": 1}, None,
-                                  NormalizeOptions(strict_objects=False)))
+        build_automaton(compile_grammar(target_ir(schema, None, NormalizeOptions(strict_objects=False))))
 
 
 MERGE_ROWS = [
