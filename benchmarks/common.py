@@ -26,6 +26,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from extractor.automata import Automaton, accepts
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 MASKBENCH_DATA = SHARED / "corpora" / "maskbench" / "data"
@@ -456,3 +458,50 @@ class LetterEngine(ExtractorEngine):
 ENGINES: dict[str, Any] = {"extractor": ExtractorEngine, "extractor-letter": LetterEngine,
                            **{name: _peer(name) for name in ("llguidance", "xgrammar", "outlines")}}
 """Engine name -> constructor `(tokenizer_path, vocab)`. The peers live in benchmarks/peers.py (`bench` extra)."""
+
+
+def accepted_order(auto: Automaton, value: Any, budget: int = 20_000) -> str | None:
+    """The value written with its objects' keys in an order the automaton accepts, or None: a depth-first
+    search over key orders, each branch cut as soon as the automaton refuses a byte (at most `budget` nodes)."""
+    nodes = 0
+
+    def feed(config: Any, text: str) -> Any:
+        for byte in text.encode("utf-8", "surrogatepass"):
+            config = auto.step(config, byte)
+            if not config:
+                return None
+        return config
+
+    def walk(config: Any, v: Any) -> Iterator[tuple[Any, Any]]:
+        nonlocal nodes
+        nodes += 1
+        if config is None or nodes > budget:
+            return
+        if isinstance(v, dict):
+            yield from members(feed(config, "{"), list(v.items()), {})
+        elif isinstance(v, list):
+            yield from items(feed(config, "["), v, [])
+        elif (end := feed(config, compact_text(v))) is not None:
+            yield end, v
+
+    def members(config: Any, rest: list[tuple[str, Any]], done: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+        if config is None:
+            return
+        if not rest:
+            if (end := feed(config, "}")) is not None:
+                yield end, done
+            return
+        for i, (k, v) in enumerate(rest):
+            for after, w in walk(feed(config, ("," if done else "") + compact_text(k) + ":"), v):
+                yield from members(after, rest[:i] + rest[i + 1:], {**done, k: w})
+
+    def items(config: Any, rest: list[Any], done: list[Any]) -> Iterator[tuple[Any, Any]]:
+        if config is None or not rest:
+            end = None if config is None else feed(config, "]")
+            yield from [] if end is None else [(end, done)]
+            return
+        for after, w in walk(feed(config, "," if done else ""), rest[0]):
+            yield from items(after, rest[1:], [*done, w])
+
+    texts = (compact_text(found) for end, found in walk(auto.start(), value) if auto.accepting(end))
+    return next((text for text in texts if accepts(auto, text.encode("utf-8", "surrogatepass"))), None)

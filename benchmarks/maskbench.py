@@ -37,9 +37,10 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (  # noqa: E402
-    ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, compact_text, percentiles, quiet, shown, time_limit,
-    write_results,
+    ENGINES, LLAMA3, MASKBENCH_DATA, Reorderer, Timeout, accepted_order, compact_text, percentiles, quiet, shown,
+    time_limit, write_results,
 )
+from extractor.automata import Automaton  # noqa: E402
 
 STATUSES = ("pass", "fail", "unsupported", "invalid", "timeout", "check-timeout", "error")
 
@@ -122,16 +123,20 @@ def force(matcher: Any, tokens: list[int], eos_ids: list[int], timings: list[flo
     return out
 
 
-def _rewritten(value: Any, reorder: Reorderer) -> Iterator[tuple[str, str]]:
+def _rewritten(value: Any, reorder: Reorderer, automaton: Automaton | None = None) -> Iterator[tuple[str, str]]:
     """A valid value written as generation writes it, with the kind of reject it turns into if then accepted:
     keys in `properties` order ("order_only_reject"), then numbers as plain decimals, no exponent
-    ("notation_only_reject"), alone and with each re-ordering."""
+    ("notation_only_reject"), alone and with each re-ordering; last, for our engines, any key order the
+    automaton accepts, searched (where the schema's branches order keys their own ways)."""
     orders = reorder.candidates(value)
     yield from ((compact_text(c), "order_only_reject") for c in orders)
     for candidate in [value, *orders]:
         plain = plain_text(candidate)
         if plain != compact_text(candidate):
             yield plain, "notation_only_reject"
+    found = None if automaton is None else accepted_order(automaton, value)
+    if found is not None:
+        yield found, "order_only_reject"
 
 
 def plain_text(value: Any) -> str:
@@ -199,7 +204,7 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
                     kind = "wrong_accept"
                 elif not result["accepted"] and valid:
                     kind = "wrong_reject"
-                    for cand, as_kind in _rewritten(test.get("data"), reorder):
+                    for cand, as_kind in _rewritten(test.get("data"), reorder, getattr(handle, "automaton", None)):
                         ctoks = tokenize(cand)
                         if ctoks is not None and force(engine.matcher(handle), ctoks, engine.eos_ids, None,
                                                        tokenize.token_bytes)["accepted"]:

@@ -3,6 +3,7 @@ unrolled into too many states.
 
 - Leading lookaheads of an anchored pattern, `^(?=X)(?!Y)Z`: the string matches `^Z`, also `^X`, and not `^Y`
   (an intersection and a complement of automata, as for `allOf` and `not`).
+- A tempered repeat, `^(?:(?!X)C)+$`: the string matches `^C+$` and holds no match of `X` (a complement).
 - A pattern that is one character class repeated, `^[^\\r\\n]{3,4357}$`: the class's star and a length bound,
   counted beside the automaton instead of unrolled (ECMA-262 with the `u` flag counts code points, as
   `minLength` does).
@@ -50,6 +51,9 @@ def split(pattern: str, count_from: int = 64) -> Parts:
             break
         (must if core[start + 2] == "=" else must_not).append(_end_anchor_out(_anchored(head[1], core[start + 3:end])))
         core = "^" + head[1] + core[end + 1:]
+    if not must and not must_not and (tempered := _tempered(core)) is not None:
+        core, avoided = tempered
+        must_not.append(avoided)
     lo, hi = 0, None
     repeated = _REPEATED.match(core)
     if repeated and max(int(repeated[2]), int(repeated[4] or 0)) > count_from:
@@ -57,6 +61,23 @@ def split(pattern: str, count_from: int = 64) -> Parts:
         hi = lo if not repeated[3] else (int(repeated[4]) if repeated[4] else None)
         core = f"^{atom}*$"
     return Parts((core, *must), tuple(must_not), lo, hi)
+
+
+_TEMPERED_TAIL = re.compile(rf"({_ATOM})\)([*+]|\{{\d+(?:,\d*)?\}})\$\Z")
+_NON_EMPTY_HEAD = re.compile(rf"{_ATOM}(?![*?]|\{{0)")
+
+
+def _tempered(core: str) -> tuple[str, str] | None:
+    """`^(?:(?!X)C)Q$` (one character `C` repeated, none where `X` starts): `^CQ$`, and `X` found nowhere in
+    the string. Taken only where `X` cannot match the empty string (it starts with a character that must be
+    there) and has no top-level `|`."""
+    if not core.startswith("^(?:(?!") or (end := group_end(core, 4)) is None:
+        return None
+    avoided, tail = core[7:end], _TEMPERED_TAIL.match(core, end + 1)
+    if tail is None or not _NON_EMPTY_HEAD.match(avoided) or \
+            any(c == "|" and depth == 0 for _, c, depth in _structure(avoided)):
+        return None
+    return f"^{tail[1]}{tail[2]}$", avoided
 
 
 def _end_anchor_out(pattern: str) -> str:

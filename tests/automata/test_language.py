@@ -163,6 +163,10 @@ PATTERN_PART_ROWS = [
     ({"type": "string", "pattern": "^/(?!.*\\.\\.)[a-z/.]+$"}, ['"/a/b.c"', '"/."'], ['"/a/../b"', '"a/b"']),
     ({"type": "string", "pattern": "^env-([0-9a-z]{3}$)"}, ['"env-ab1"'], ['"env-ab12"', '"xenv-ab1"']),
     ({"type": "string", "pattern": "^(a+$)|(b)"}, ['"aa"', '"xbx"'], ['"aax"', '"x"']),
+    # a tempered repeat: one character at a time, none where the avoided pattern starts
+    ({"type": "string", "pattern": "^(?:(?!ab)[a-z])+$"}, ['"a"', '"ba"', '"bba"'], ['"ab"', '"cab"', '""', '"A"']),
+    ({"type": "string", "pattern": "^(?:(?!\\$\\{[a-z]+:)[^\\n])*$"}, ['""', '"${ab"', '"a${:"'],
+     ['"x${ab:y"', '"${a:"']),
 ]
 
 

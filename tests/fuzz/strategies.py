@@ -25,7 +25,7 @@ from typing import Any
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError, validators
 
-from benchmarks.common import Reorderer
+from benchmarks.common import Reorderer, accepted_order
 from extractor.automata import Automaton, build_automaton
 from extractor.errors import ExtractorError, UnsatisfiableSchemaError
 from extractor.grammar import CompileOptions, compile_grammar
@@ -543,49 +543,8 @@ def _members(schema: Any) -> Any:
 
 
 def some_order(auto: Automaton, value: Any, budget: int = 20_000) -> bool:
-    """Whether the automaton accepts the value with its objects' keys in some order: a depth-first search
-    over key orders, each branch cut as soon as the automaton refuses a byte (at most `budget` nodes)."""
-    nodes = 0
-
-    def feed(config: Any, text: str) -> Any:
-        for byte in text.encode():
-            config = auto.step(config, byte)
-            if not config:
-                return None
-        return config
-
-    def walk(config: Any, v: Any) -> Iterator[tuple[Any, Any]]:
-        nonlocal nodes
-        nodes += 1
-        if config is None or nodes > budget:
-            return
-        if isinstance(v, dict):
-            yield from members(feed(config, "{"), list(v.items()), {})
-        elif isinstance(v, list):
-            yield from items(feed(config, "["), v, [])
-        elif (end := feed(config, _text(v))) is not None:
-            yield end, v
-
-    def members(config: Any, rest: list[tuple[str, Any]], done: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
-        if config is None:
-            return
-        if not rest:
-            if (end := feed(config, "}")) is not None:
-                yield end, done
-            return
-        for i, (k, v) in enumerate(rest):
-            for after, w in walk(feed(config, ("," if done else "") + _text(k) + ":"), v):
-                yield from members(after, rest[:i] + rest[i + 1:], {**done, k: w})
-
-    def items(config: Any, rest: list[Any], done: list[Any]) -> Iterator[tuple[Any, Any]]:
-        if config is None or not rest:
-            end = None if config is None else feed(config, "]")
-            yield from [] if end is None else [(end, done)]
-            return
-        for after, w in walk(feed(config, "," if done else ""), rest[0]):
-            yield from items(after, rest[1:], [*done, w])
-
-    return any(auto.accepting(end) and runs(auto, _text(found)) for end, found in walk(auto.start(), value))
+    """Whether the automaton accepts the value with its objects' keys in some order."""
+    return accepted_order(auto, value, budget) is not None
 
 
 @dataclass
