@@ -65,12 +65,17 @@ class Distinct:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
         is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
         its first quote), or one opening and ending a new string (run byte by byte: few tokens hold two)."""
+        out = mask
+        if not any(self.seen.values()):  # only a token that finishes two strings can repeat one: three quotes
+            many = quoted.many[0 if self.depth is not None else 1]  # from inside a kept string, four otherwise
+            for token in many[mask[many]].tolist():
+                if not self.after(config, tokens[token])[0]:
+                    out = out if out is not mask else mask.copy()
+                    out[token] = False
+            return out
         ids, counts = quoted.ids, quoted.counts
         allowed = mask[ids]
-        out = mask
-        if not any(self.seen.values()):  # only a token that finishes two strings can repeat one
-            candidates = ids[allowed & (counts >= (3 if self.in_string else 4))]
-        elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
+        if self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
             ends = self._endings()
             if ends is None:
                 candidates = ids[allowed]
@@ -141,6 +146,7 @@ class Quoted:
     ids: np.ndarray  # their ids
     counts: np.ndarray  # how many quotes each holds
     by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
+    many: tuple[np.ndarray, np.ndarray]  # ids of those with at least three quotes, and at least four
 
     @classmethod
     def of(cls, tokens: tuple[bytes, ...]) -> Quoted:
@@ -151,7 +157,8 @@ class Quoted:
             head = _head(tokens[i])
             if head is not None:
                 heads.setdefault(head, []).append(i)
-        return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
+        return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()},
+                   (np.flatnonzero(counts >= 3), np.flatnonzero(counts >= 4)))
 
 
 def _head(token: bytes) -> str | None:

@@ -278,7 +278,7 @@ class _Compiler:
         n, lo, hi = len(node.properties), node.min_properties, node.max_properties
         with self.inner():
             members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
-            extra = self.undeclared(node, counted=lo > 0)
+            extra = self.undeclared(node, counted=lo > 1)  # (one key written is one however often it repeats)
         self.bound(max(lo, hi or 0), "maxProperties", "")
         counting = lo > 0 and extra != NOTHING  # undeclared members count toward minProperties too
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
