@@ -276,11 +276,18 @@ class _Compiler:
         Built as a DAG of shared suffixes (`Suffix`), one per (slot, anything written yet),
         so the automaton stays linear in the number of properties."""
         n, lo, hi = len(node.properties), node.min_properties, node.max_properties
+        # undeclared members count toward minProperties where their keys are kept apart (any key but the
+        # declared ones: an endless language), or where one member is enough (one key is one however often
+        # it repeats); elsewhere (keys from patterns or propertyNames) only declared members count
+        counting = lo > 0 and (lo == 1 or not node.pattern_groups and node.key_schema is None)
         with self.inner():
             members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
-            extra = self.undeclared(node, counted=lo > 1)  # (one key written is one however often it repeats)
+            extra = self.undeclared(node, counted=counting and lo > 1)
         self.bound(max(lo, hi or 0), "maxProperties", "")
-        counting = lo > 0 and extra != NOTHING  # undeclared members count toward minProperties too
+        counting = counting and extra != NOTHING
+        if lo > n and extra != NOTHING and not counting:
+            raise UnsupportedSchemaError("minProperties", "", "keys from patterns or propertyNames are not counted "
+                                         "toward a minimum (a repeated key would count twice)")
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
         slot: dict[tuple[int, int, int], Node] = {}
         decide: dict[tuple[int, int, int], Node] = {}
