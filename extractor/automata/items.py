@@ -101,6 +101,12 @@ class Items:
         """Whether some open array already has items a new one must differ from."""
         return any(r.seen for r in self.records)
 
+    @property
+    def settled(self) -> bool:
+        """Whether every open array's item under way must end as a new value (it holds a string no earlier
+        item holds, or there is no earlier item)."""
+        return all(r.novel or not r.seen for r in self.records)
+
 
 def _grown(records: tuple[Record, ...], byte: int) -> tuple[Record, ...]:
     tail = bytes((byte,))
@@ -149,15 +155,13 @@ def _key(value: Any, strings: set[bytes]) -> Any:
 
 
 def fresh(distinct: Distinct, config: Config) -> bool:
-    """Whether the item under way (of the outermost array being kept apart) can still end as a value not
-    written before: a depth-first search over bytes, ways out first. Exact within `SEARCH_NODES` bytes
-    tried; past them it answers yes."""
+    """Whether the item under way of the outermost array being kept apart (and so every item inside it) can
+    still end as a value not written before: a depth-first search over bytes, ways out first. Exact within
+    `SEARCH_NODES` bytes tried; past them it answers yes."""
     items = distinct.items
-    if items is None or not items.watching:
+    if items is None or items.settled:
         return True
     target = items.records[0]
-    if target.novel:
-        return True
     work = [(config, distinct, _ordered(distinct.automaton, config), 0)]  # where, state, bytes to try, next
     tried = 0
     while work:
@@ -172,7 +176,7 @@ def fresh(distinct: Distinct, config: Config) -> bool:
         if not nxt:
             continue
         records = fork.items.records  # type: ignore[union-attr]
-        if not records or records[0].level != target.level or records[0].done > target.done or records[0].novel:
+        if not records or records[0].level != target.level or records[0].done > target.done or fork.items.settled:
             return True  # the item ended as a new value (or its array closed after it), or can only end as one
         work.append((nxt, fork, _ordered(distinct.automaton, nxt), 0))
     return False

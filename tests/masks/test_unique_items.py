@@ -88,3 +88,15 @@ def test_a_byte_that_leaves_only_repeats_is_refused():
     matcher.advance_bytes(b'[{"Key":"ab","Value":"xy"},{"Key":"ab","Value":"x')
     with pytest.raises(ValueError):
         matcher.advance_bytes(b"y")  # "xy" is as long as Value may be: only the first item could follow
+
+
+def test_a_new_outer_item_does_not_hide_an_inner_array_with_no_value_left():
+    vocab = vocabulary("llama3")
+    inner = {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {
+        "on": {"type": "boolean"}}, "required": ["on"], "additionalProperties": False}}
+    outer = {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {
+        "name": {"type": "string"}, "flags": inner}, "required": ["name", "flags"], "additionalProperties": False}}
+    matcher = compile_schema(outer, vocab).matcher()
+    matcher.advance_bytes(b'[{"name":"a","flags":[]},{"name":"new","flags":[{"on":true},{"on":false}')
+    allowed = {vocab.tokens[i] for i in np.flatnonzero(matcher.mask())}
+    assert b"]" in allowed and all(t.startswith(b"]") for t in allowed)  # no `,`: no flag value is left
