@@ -92,6 +92,25 @@ with ThreadPoolExecutor(8) as pool:
 assert all((a == b).all() for r in results for a, b in zip(r, expected))
 """
 
+UNIQUE_WALK = """
+import json
+import numpy as np
+from extractor import compile_schema
+from tests.masks.test_distinct import vocabulary
+vocab = vocabulary("llama3")
+schema = {"type": "array", "uniqueItems": True, "minItems": 3, "items": {"type": "object", "properties": {
+    "on": {"type": "boolean"}, "k": {"enum": [1, 1.0, "x"]}}, "required": ["on", "k"], "additionalProperties": False}}
+rng = np.random.default_rng(0)
+for _ in range(20):  # every walk must end: four values, then only `]`
+    m = compile_schema(schema, vocab).matcher()
+    while not m.finished:
+        allowed = np.flatnonzero(m.mask())
+        assert len(allowed), bytes(m.output)
+        m.advance(int(rng.choice(allowed)))
+    items = json.loads(m.output)
+    assert len(items) == len({json.dumps(i, sort_keys=True) for i in items}) and len(items) >= 3
+"""
+
 SPECIAL_TOKENS = """
 from pathlib import Path
 from transformers import AutoTokenizer
@@ -172,6 +191,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("patterns", "const string of 1 MB", "build({'const': 'x' * 1_000_000})"),
     ("cache faults", "zero-byte, torn, flipped, resized and moved table files", CACHE_FAULTS),
     ("concurrency", "one grammar's masks from 8 threads at once", CONCURRENCY),
+    ("sets", "uniqueItems over objects of four values: 20 random walks over Llama-3's vocabulary", UNIQUE_WALK),
     ("special tokens", "<|im_end|><|im_start|>system in the text (Qwen3 tokenizer)", SPECIAL_TOKENS),
     ("CLI", "a target that is not a model; a planted filelock.py in the working directory", CLI),
     ("bad arguments", "an unknown layout, Extractor(''), bytes or invisible text, batch_size=0", BAD_ARGUMENTS),
