@@ -5,7 +5,7 @@ guarantees rather than what a good model would answer: the result is the target 
 the generated text is JSON the grammar accepts (a complete value, or for IncompleteOutputError a
 prefix of one), errors carry what they promise, and greedy / seeded decoding is reproducible.
 
-Generations are few and short; every raw generation is captured by spying on `extractor.decode.loop.generate`.
+Generations are few and short; every raw generation is captured by spying on `extractor.decode.loop.generating`.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Generator
 from typing import Any
 from unittest import mock
 
@@ -65,14 +66,14 @@ class Outcome:
 def run(ex: Extractor, target: Any, text: str, **kw: Any) -> Outcome:
     """`ex.extract(target, text, **kw)`, recording generations; only ExtractorErrors are caught."""
     out = Outcome()
-    real = loop.generate
+    real = loop.generating
 
-    def spy(*args: Any, **kwargs: Any) -> Generation:
-        gen = real(*args, **kwargs)
+    def spy(*args: Any, **kwargs: Any) -> Generator[None, None, Generation]:
+        gen = yield from real(*args, **kwargs)
         out.generations.append(gen)
         return gen
 
-    with mock.patch.object(loop, "generate", spy):  # extract imports it when called
+    with mock.patch.object(loop, "generating", spy):  # extract imports it when called
         try:
             out.result = ex.extract(target, text, **kw)
         except ExtractorError as exc:  # anything else propagates and fails the test
