@@ -499,6 +499,8 @@ POLICIES = {
                       "writes a union tag (Closed objects, Union tags)",
     "implied types": "implied_types, the default, gives a subschema with no `type` the type its keywords "
                      "imply (Implied types)",
+    "minProperties counts declared keys": "keys from patternProperties or propertyNames count toward minProperties "
+                                          "only through declared members (the keyword table)",
     "email format": "email and idn-email are dot-atom@hostname with a letter TLD (idn-email: non-ASCII allowed in "
                     "the local part); jsonschema only looks for an '@' (format)",
 }
@@ -596,13 +598,16 @@ class Oracle:
     def _excuse(self, instance: Any) -> str | None:
         value = _respell(instance)
         documented = [value, *Reorderer(_members(self.schema)).candidates(value)]
-        no_email = _without(self.schema, lambda k, v: k == "format" and v in ("email", "idn-email"))
+        # keys from patterns or propertyNames count toward minProperties only as declared members: read it without
+        no_min = _without(self.schema, lambda k, v: k == "minProperties" and isinstance(v, int))
+        no_email = _without(no_min, lambda k, v: k == "format" and v in ("email", "idn-email"))
         relaxed: list[tuple[Any, NormalizeOptions, Callable[[Automaton], bool]]] = [  # one per POLICIES entry
             (self.schema, STRICT, lambda a: runs(a, _text(value))),
             (self.schema, STRICT, lambda a: any(runs(a, _text(v)) for v in documented)),
             (self.schema, STRICT, lambda a: some_order(a, value)),
             (self.schema, LAX_OBJECTS, lambda a: some_order(a, value)),
             (self.schema, LAX, lambda a: some_order(a, value)),
+            (no_min, LAX, lambda a: some_order(a, value)),
             (no_email, LAX, lambda a: some_order(a, value))]
         refused, tried = [], set()
         for name, (schema, options, accepts) in zip(POLICIES, relaxed, strict=True):
