@@ -187,9 +187,13 @@ class _Compiler:
         if step is not None and step == step.to_integral_value():
             if step != 1:
                 parts.append(Multiple(int(step)))
-        elif step is not None and not node.integer:  # a 10**-k step: every integer already is a multiple
-            places = -step.normalize().as_tuple().exponent
-            parts.append(seq(jt.INTEGER, opt(seq(lit("."), repeat(jt.DIGIT, 1, places)))))
+        elif step is not None:  # a fractional step m * 10**-k: at most k decimal places
+            sign, mantissa, exponent = step.normalize().as_tuple()
+            m = int("".join(map(str, mantissa)))
+            if m > 1:
+                parts.append(Multiple(m, -int(exponent)))
+            elif not node.integer:  # a 10**-k step: every integer already is a multiple
+                parts.append(seq(jt.INTEGER, opt(seq(lit("."), repeat(jt.DIGIT, 1, -int(exponent))))))
         if node.fraction:
             parts.append(jt.FRACTION)
         name = (f"{kind}{'(' if node.exclusive_minimum else '['}{lo},{hi}{')' if node.exclusive_maximum else ']'}"

@@ -159,7 +159,7 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     if isinstance(node, Minus):
         return _product(build_dfa(node.item), build_dfa(node.other), minus=True)
     if isinstance(node, Multiple):
-        return _multiple(node.m)
+        return _multiple(node.m, node.places)
     if isinstance(node, Substrings):
         return _substrings(node.text, node.words)
     if isinstance(node, Both):
@@ -193,10 +193,13 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     return _minimize(trans, accept, calls, classes)
 
 
-def _multiple(m: int) -> RuleDFA:
-    """States: start, after '-', the number 0, then one per remainder mod m."""
-    digits = [b"0123456789"[d] for d in range(10)]
-    rows = [[-1] * 256 for _ in range(3 + m)]
+def _multiple(m: int, places: int = 0) -> RuleDFA:
+    """States: start, after '-', the integer 0, one per remainder mod m of the integer's digits, then per
+    decimal place written (0 for the point alone) one per remainder of all the digits so far. A number is
+    a multiple of m * 10**-places when its digits, padded to `places` decimals, are a multiple of m."""
+    digits = b"0123456789"
+    point = 3 + m  # state of (places written f, remainder r): point + f * m + r
+    rows = [[-1] * 256 for _ in range(point + (places + 1) * m if places else point)]
     rows[0][ord("-")] = 1
     for s in (0, 1):
         rows[s][ord("0")] = 2
@@ -205,9 +208,17 @@ def _multiple(m: int) -> RuleDFA:
     for r in range(m):
         for d in range(10):
             rows[3 + r][digits[d]] = 3 + (10 * r + d) % m
-    table = np.array(rows, dtype=np.int32)
-    accept = [False, False, True, True] + [False] * (m - 1)
-    return _from_table(table, accept)
+    accept = [False, False, True] + [r * 10 ** places % m == 0 for r in range(m)]
+    if places:
+        rows[2][ord(".")] = point
+        for r in range(m):
+            rows[3 + r][ord(".")] = point + r
+        for f in range(places):
+            for r in range(m):
+                for d in range(10):
+                    rows[point + f * m + r][digits[d]] = point + (f + 1) * m + (10 * r + d) % m
+        accept += [f > 0 and r * 10 ** (places - f) % m == 0 for f in range(places + 1) for r in range(m)]
+    return _from_table(np.array(rows, dtype=np.int32), accept)
 
 
 def _substrings(text: str, words: bool = False) -> RuleDFA:

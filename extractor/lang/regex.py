@@ -67,9 +67,11 @@ class Both:
 
 @dataclass(frozen=True)
 class Multiple:
-    """Canonical decimal integers divisible by `m` (a remainder automaton); only inside a rule body's `Both`."""
+    """Canonical decimals with at most `places` decimal places (none: integers) that are multiples of
+    `m * 10**-places` (a remainder automaton over the digits); only inside a rule body's `Both`."""
 
     m: int
+    places: int = 0
 
 
 @dataclass(frozen=True)

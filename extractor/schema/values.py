@@ -102,12 +102,13 @@ def read_step(schema: dict[str, Any], ptr: str) -> Decimal | None:
 
 
 def check_multiple(step: Decimal, ptr: str) -> None:
-    """Integral steps up to MAX_MULTIPLE, or powers of ten below one (a cap on decimal places)."""
+    """Integral steps up to MAX_MULTIPLE; fractional ones `m * 10**-k` with m up to MAX_MULTIPLE (a cap on
+    decimal places, and a remainder of the digits)."""
     if step == step.to_integral_value():
         if step > MAX_MULTIPLE:
             raise UnsupportedSchemaError("multipleOf", ptr, f"above {MAX_MULTIPLE}")
-    elif step.normalize().as_tuple().digits != (1,):
-        raise UnsupportedSchemaError("multipleOf", ptr, "fractional steps other than 0.1, 0.01, ...")
+    elif int("".join(map(str, step.normalize().as_tuple().digits))) > MAX_MULTIPLE:
+        raise UnsupportedSchemaError("multipleOf", ptr, f"a fractional step whose digits pass {MAX_MULTIPLE}")
 
 
 def read_count(schema: dict[str, Any], key: str, ptr: str) -> int:

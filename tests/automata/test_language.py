@@ -421,6 +421,9 @@ MULTIPLE_ROWS = [
     ({"type": "integer", "multipleOf": 5, "minimum": 7, "maximum": 21}, ["10", "20"], ["5", "25", "12"]),
     ({"type": "number", "multipleOf": 2, "minimum": 0.5}, ["2", "4"], ["0", "3", "2.5"]),
     ({"type": "number", "multipleOf": 0.01}, ["1", "1.5", "-0.25"], ["0.001", "1e2"]),
+    ({"type": "number", "multipleOf": 0.5, "minimum": 1}, ["1", "1.5", "20"], ["0.5", "1.2", "1.25"]),
+    ({"type": "number", "multipleOf": 2.5}, ["0", "-2.5", "7.5", "25"], ["1", "2", "3.5"]),
+    ({"type": "integer", "multipleOf": 0.25}, ["0", "7"], ["0.25", "0.5"]),
     ({"allOf": [{"type": "integer", "multipleOf": 4}, {"multipleOf": 6}]}, ["12", "24"], ["4", "6", "18"]),
 ]
 
