@@ -115,6 +115,8 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
     if not live:
         return found
     if cut < len(raw) or content is None:  # inside an escape: each allowed token finishes it its own way
+        if not _may_lead(raw, live):  # the escape cannot spell what any of them has next: no token can
+            return found
         allowed = np.flatnonzero(mask)
         return found + [allowed[[_may_lead(raw + tokens[t], live) for t in allowed.tolist()]]]
     for s in live:
