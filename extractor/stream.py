@@ -82,13 +82,12 @@ class Partial:
         """The partial target when the matcher's output completed a value since the last call, else None."""
         if matcher is not self.matcher:  # another attempt starts over
             self.matcher, self.scanner, self.read, self.count, self.last = matcher, Completed(), 0, 0, None
-        output = bytes(matcher.output)
-        count = self.scanner.feed(output[self.read:])
-        self.read = len(output)
+        count = self.scanner.feed(bytes(matcher.output[self.read:]))  # only the new bytes: no copy per step
+        self.read = len(matcher.output)
         if count == self.count:
             return None
         self.count = count
-        value = from_json(output, allow_partial=True)
+        value = from_json(bytes(matcher.output), allow_partial=True)
         if value == self.last:  # an object or array closed: nothing new to show
             return None
         self.last = value
