@@ -73,11 +73,14 @@ def test_a_schema_document_nested_past_the_limit_is_refused_before_anything_recu
         json_schema(deep)
 
 
-def test_the_prompt_describes_a_schema_as_deep_as_the_document_limit_allows():
-    from extractor.decode.describe import describe
-    from extractor.schema.normalize import MAX_JSON_DEPTH
+def test_the_prompt_describes_a_schema_as_deep_as_normalization_allows():
+    from extractor.decode.prompt import PromptTemplate, messages
+    from extractor.schema.normalize import MAX_SCHEMA_DEPTH
 
-    assert "a nested value" in describe(any_of(MAX_JSON_DEPTH // 2 - 1))  # anyOf: two JSON levels each
+    deep: dict[str, Any] = {"type": "integer"}
+    for _ in range(MAX_SCHEMA_DEPTH - 1):
+        deep = {"type": "array", "items": deep}
+    assert "a nested value" in messages(deep, "x", PromptTemplate())[0]["content"]
 
 
 def test_repeats_that_unroll_past_the_state_budget_are_refused_before_anything_is_built():

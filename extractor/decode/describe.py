@@ -1,34 +1,37 @@
-"""A compact, readable description of a JSON Schema for the system prompt (small models read it better)."""
+"""A compact, readable description of a schema for the system prompt (small models read it better), written
+from the normalized schema: the words name the constraints the grammar enforces."""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+from decimal import Decimal
+
+from extractor.schema import ir
 
 FORMATS = {"date": "a date as YYYY-MM-DD", "date-time": "a date and time as YYYY-MM-DDTHH:MM:SS",
            "time": "a time as HH:MM:SS", "email": "an email address", "uri": "a URI"}
 """How a string format is said in words (the grammar enforces it; the words say what to convert to)."""
 
 
-def describe(schema: dict[str, Any]) -> str:
+def describe(schema: ir.Schema) -> str:
     """The target's description, then one line per field (name, type, constraints, whether required,
-    description, examples); nested models after."""
-    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
-    lines = [schema["description"].strip()] if schema.get("description") else []
-    lines += _fields(schema, defs)
-    for name, sub in defs.items():
-        if "properties" in sub:
-            doc = f" ({sub['description'].strip().rstrip('.')})" if sub.get("description") else ""
-            lines += ["", f"{name}{doc} has:", *_fields(sub, defs)]
+    description, examples); named objects after, by name."""
+    root = schema.root
+    lines = [root.doc.description] if isinstance(root, ir.Object) and root.doc.description else []
+    lines += _fields(root, schema.defs)
+    for name in sorted(schema.defs):
+        node = schema.defs[name]
+        if isinstance(node, ir.Object) and node.properties:
+            doc = f" ({node.doc.description.rstrip('.')})" if node.doc.description else ""
+            lines += ["", f"{name}{doc} has:", *_fields(node, schema.defs)]
     return "\n".join(lines)
 
 
-def _fields(schema: dict[str, Any], defs: dict[str, Any]) -> list[str]:
-    if "properties" not in schema:
-        return [f"a JSON value of type {_type(schema, defs)}{_doc(schema)}"]
-    required = set(schema.get("required", []))
-    return [f"- {name} ({_type(sub, defs)}{'' if name in required else ', optional'}){_doc(sub)}"
-            for name, sub in schema["properties"].items()]
+def _fields(node: ir.Node, defs: dict[str, ir.Node]) -> list[str]:
+    if not isinstance(node, ir.Object) or not node.properties:
+        return [f"a JSON value of type {_type(node, defs)}"]
+    return [f"- {p.name} ({_type(p.value, defs)}{'' if p.required else ', optional'}){_doc(p.doc)}"
+            for p in node.properties]
 
 
 DESCRIBED_DEPTH = 16
@@ -36,65 +39,65 @@ DESCRIBED_DEPTH = 16
 bounded on any schema."""
 
 
-def _type(schema: Any, defs: dict[str, Any], depth: int = 0) -> str:
-    if not isinstance(schema, dict):
-        return "any"
+def _type(node: ir.Node | None, defs: dict[str, ir.Node], depth: int = 0) -> str:
     if depth > DESCRIBED_DEPTH:
         return "a nested value"
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        target = defs.get(name, {})
-        return _type(target, defs, depth + 1) if "enum" in target else name
-    if "enum" in schema:
-        return "one of " + ", ".join(json.dumps(v, ensure_ascii=False) for v in schema["enum"])
-    if "const" in schema:
-        return json.dumps(schema["const"], ensure_ascii=False)
-    for key in ("anyOf", "oneOf"):
-        if key in schema:
-            return " or ".join(_type(s, defs, depth + 1) for s in schema[key])
-    kind = schema.get("type", "any")
-    if kind == "array":
-        return f"list of {_type(schema.get('items', {}), defs, depth + 1)}{_count(schema)}"
-    if kind == "object" and "additionalProperties" in schema:
-        return f"map of string to {_type(schema['additionalProperties'], defs, depth + 1)}"
-    if isinstance(kind, list):
-        return " or ".join(kind)
-    if "format" in schema:
-        return FORMATS.get(schema["format"], f"{kind} {schema['format']}")
-    return kind + _bounds(schema)
+    if isinstance(node, ir.Ref):
+        target = defs.get(node.name)
+        return _type(target, defs, depth + 1) if isinstance(target, ir.Const) else node.name
+    if isinstance(node, ir.Const):
+        shown = [json.dumps(json.loads(v), ensure_ascii=False) for v in node.values]
+        return shown[0] if len(shown) == 1 else "one of " + ", ".join(shown)
+    if isinstance(node, ir.Union_):
+        return " or ".join(_type(option, defs, depth + 1) for option in node.options)
+    if isinstance(node, ir.Array):
+        return f"list of {_type(node.items or ir.AnyValue(), defs, depth + 1)}{_count(node)}"
+    if isinstance(node, ir.Object):
+        if not node.properties and node.additional is not None and not node.policy_closed:
+            return f"map of string to {_type(node.additional, defs, depth + 1)}"
+        return "object"
+    if isinstance(node, ir.String):
+        return FORMATS[node.format] if node.format in FORMATS else "string" + _lengths(node)
+    if isinstance(node, ir.Number):
+        return ("integer" if node.integer else "number") + _bounds(node)
+    return {ir.Null: "null", ir.Boolean: "boolean", ir.Nothing: "nothing"}.get(type(node), "any")
 
 
-def _bounds(schema: dict[str, Any]) -> str:
-    """Numeric bounds and string lengths in words: `integer between 1950 and 2100`, `number ≥ 0`."""
-    words = []
-    lo, hi = schema.get("minimum"), schema.get("maximum")
-    if lo is not None and hi is not None:
-        words.append(f"between {lo} and {hi}")
-    else:
-        words += [f"≥ {lo}"] if lo is not None else []
-        words += [f"≤ {hi}"] if hi is not None else []
-    words += [f"> {schema['exclusiveMinimum']}"] if "exclusiveMinimum" in schema else []
-    words += [f"< {schema['exclusiveMaximum']}"] if "exclusiveMaximum" in schema else []
-    if "minLength" in schema or "maxLength" in schema:
-        words.append(f"{schema.get('minLength', 0)} to {schema.get('maxLength', 'any number of')} characters")
-    if "pattern" in schema:
-        words.append(f"matching {schema['pattern']}")
+def _bounds(node: ir.Number) -> str:
+    """Numeric bounds in words: `integer between 1950 and 2100`, `number ≥ 0`, `number > 0`."""
+    lo, hi = node.minimum, node.maximum
+    if lo is not None and hi is not None and not (node.exclusive_minimum or node.exclusive_maximum):
+        return f" between {_number(lo)} and {_number(hi)}"
+    words = [f"{'>' if node.exclusive_minimum else '≥'} {_number(lo)}"] if lo is not None else []
+    words += [f"{'<' if node.exclusive_maximum else '≤'} {_number(hi)}"] if hi is not None else []
+    words += [f"a multiple of {_number(node.multiple_of)}"] if node.multiple_of is not None else []
     return " " + " ".join(words) if words else ""
 
 
-def _count(schema: dict[str, Any]) -> str:
-    lo, hi = schema.get("minItems"), schema.get("maxItems")
-    if lo is None and hi is None:
-        return ""
-    return f", {lo or 0} to {hi} items" if hi is not None else f", at least {lo} items"
+def _number(value: Decimal | None) -> str:
+    return str(value)
 
 
-def _doc(schema: Any) -> str:
-    if not isinstance(schema, dict):
+def _lengths(node: ir.String) -> str:
+    """String lengths and patterns in words: `3 to 8 characters matching [A-Z]+`."""
+    words = []
+    if node.min_length or node.max_length is not None:
+        most = node.max_length if node.max_length is not None else "any number of"
+        words.append(f"{node.min_length} to {most} characters")
+    words += [f"matching {pattern}" for pattern in node.patterns]
+    return " " + " ".join(words) if words else ""
+
+
+def _count(node: ir.Array) -> str:
+    lo, hi = node.min_items, node.max_items
+    if not lo and hi is None:
         return ""
-    text = (schema.get("description") or "").strip()
-    examples = schema.get("examples")
-    if isinstance(examples, list) and examples:
-        shown = ", ".join(json.dumps(e, ensure_ascii=False) for e in examples[:3])
+    return f", {lo} to {hi} items" if hi is not None else f", at least {lo} items"
+
+
+def _doc(doc: ir.Doc) -> str:
+    text = doc.description
+    if doc.examples:
+        shown = ", ".join(json.dumps(e, ensure_ascii=False) for e in doc.examples[:3])
         text = f"{text.rstrip('.')}; e.g. {shown}" if text else f"e.g. {shown}"
     return f": {text}" if text else ""

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import json
 import re
+import warnings
 from collections.abc import Sequence
+from functools import lru_cache
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from pydantic import BaseModel
 
 from extractor.decode.describe import describe
-from extractor.errors import Attempt
+from extractor.errors import Attempt, SchemaWarning
 from extractor.grammar import Layout, LayoutName
-from extractor.schema import json_schema
+from extractor.schema import NormalizeOptions, json_schema, normalize
 
 DEFAULT_SYSTEM = (
     "Extract information from the user's text as JSON with these fields:\n{schema}\n"
@@ -87,7 +90,7 @@ def messages(schema: dict[str, Any], text: str, template: PromptTemplate,
     """Chat messages: the system message, `examples` as earlier (text, JSON answer) turns, the text, and
     `history`'s (failed output, its errors) turns from earlier attempts."""
     title = str(schema.get("title", "record"))
-    values = {"schema": describe(schema), "title": title, "refusal": fill(template.refusal, title=title) if refusal
+    values = {"schema": _described(json.dumps(schema)), "title": title, "refusal": fill(template.refusal, title=title) if refusal
               else ""}
     content = fill(template.system if system is None else system, **values).strip()
     out = [{"role": "system", "content": content}]
@@ -96,6 +99,14 @@ def messages(schema: dict[str, Any], text: str, template: PromptTemplate,
                 {"role": "assistant", "content": answer}]
     out.append({"role": "user", "content": fill(template.user, text=text, **values)})
     return out + retries(template, history)
+
+
+@lru_cache(maxsize=64)
+def _described(schema: str) -> str:
+    """The schema (as JSON text) in words; its warnings were given when it was compiled."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SchemaWarning)
+        return describe(normalize(json.loads(schema), NormalizeOptions(strict_objects=False)))
 
 
 def retries(template: PromptTemplate, history: Sequence[tuple[str, str]]) -> list[dict[str, str]]:

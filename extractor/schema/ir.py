@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Union
+from typing import Any, Union
+
+
+@dataclass(frozen=True)
+class Doc:
+    """What a schema tells people rather than validators (`description`, `examples`): the prompt says it."""
+
+    description: str = ""
+    examples: tuple[Any, ...] = ()
+
+
+NO_DOC = Doc()
 
 
 @dataclass(frozen=True)
@@ -67,6 +78,7 @@ class Property:
     name: str
     value: Node
     required: bool
+    doc: Doc = field(default=NO_DOC, compare=False)
 
 
 @dataclass(frozen=True)
@@ -84,6 +96,7 @@ class Object:
     max_properties: int | None = None
     policy_closed: bool = field(default=False, compare=False)
     """`additional` came from an absent or `true` additionalProperties: strict_objects closes it at the end."""
+    doc: Doc = field(default=NO_DOC, compare=False)
 
 
 @dataclass(frozen=True)

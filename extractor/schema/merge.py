@@ -138,7 +138,8 @@ class Merger:
         for name in names:
             value = self.both(self.member(a, pa, name, ptr), self.member(b, pb, name, ptr), f"{ptr}/properties/{name}")
             required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
-            props.append(ir.Property(name, value, required))
+            docs = [side[name].doc for side in (pa, pb) if name in side and side[name].doc != ir.NO_DOC]
+            props.append(ir.Property(name, value, required, docs[0] if docs else ir.NO_DOC))
         additional = None if a.additional is None or b.additional is None else self.both(
             a.additional, b.additional, ptr)
         groups, key_schema = (), None
@@ -151,7 +152,8 @@ class Merger:
             a.max_properties, b.max_properties)
         return ir.Object(properties=tuple(props), additional=additional, pattern_groups=groups, key_schema=key_schema,
                          min_properties=max(a.min_properties, b.min_properties), max_properties=hi,
-                         policy_closed=a.policy_closed and b.policy_closed)
+                         policy_closed=a.policy_closed and b.policy_closed,
+                         doc=a.doc if a.doc != ir.NO_DOC else b.doc)
 
     def member(self, node: ir.Object, props: dict[str, ir.Property], name: str, ptr: str) -> ir.Node:
         """What `node` says about key `name`: its property schema, else what its propertyNames,

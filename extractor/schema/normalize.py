@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import json
 import math
@@ -178,6 +179,8 @@ class _Normalizer(Negation):
         node = parts[0]
         for part in parts[1:]:
             node = self.merger.both(node, part, ptr)
+        if isinstance(node, ir.Object) and "description" in schema:  # its own words, over those of its parts
+            node = dataclasses.replace(node, doc=_doc(schema))
         return node
 
     def within_type(self, rest: dict[str, Any], schemas: list[Any], options: tuple[ir.Node, ...],
@@ -450,8 +453,8 @@ class _Normalizer(Negation):
             for pattern, schema_ in patterned:  # a declared key matching a pattern obeys both
                 if pattern_matches(pattern, name):
                     value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
-            properties.append(
-                ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value))))
+            properties.append(ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)),
+                                          _doc(sub)))
         for name in dict.fromkeys(required):  # required but undeclared: valued by the patterns it matches, if
             if name not in props:             # any, else by additionalProperties
                 value = extra
@@ -476,7 +479,7 @@ class _Normalizer(Negation):
         return ir.Object(properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
                          key_schema=None if isinstance(keys, (ir.Nothing, type(None))) else keys,
                          min_properties=lo, max_properties=hi,
-                         policy_closed=schema.get("additionalProperties", True) is True)
+                         policy_closed=schema.get("additionalProperties", True) is True, doc=_doc(schema))
 
     def property_names(self, schema: dict[str, Any], ptr: str) -> ir.Node | None:
         """The propertyNames schema as it applies to keys (strings): a String, a Const, Nothing or None."""
@@ -557,6 +560,16 @@ class _Normalizer(Negation):
                 return node
             node = self.defs.get(node.name)
         return None
+
+
+def _doc(schema: Any) -> ir.Doc:
+    """A subschema's words for people; a `description` that is not a string, or `examples` that are not a
+    list, say nothing."""
+    if not isinstance(schema, dict):
+        return ir.NO_DOC
+    text, examples = schema.get("description"), schema.get("examples")
+    return ir.Doc(text.strip() if isinstance(text, str) else "",
+                  tuple(examples) if isinstance(examples, list) else ())
 
 
 def _kinds(node: ir.Node) -> set[str]:

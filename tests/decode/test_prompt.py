@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from extractor.decode.describe import describe
 from extractor.decode.prompt import PromptTemplate, _render, encode, fill, messages
 from extractor.grammar import LAYOUTS, Layout
+from extractor.schema import NormalizeOptions, normalize
 
 
 class Item(BaseModel):
@@ -29,8 +30,12 @@ class Order(BaseModel):
     note: str | None = None
 
 
+def words(schema: dict) -> str:
+    return describe(normalize(schema, NormalizeOptions(strict_objects=False)))
+
+
 def test_the_schema_is_described_in_words():
-    text = describe(Order.model_json_schema())
+    text = words(Order.model_json_schema())
     assert text.splitlines()[0] == "An order placed by a customer."
     assert "- when (a date as YYYY-MM-DD): Order date" in text
     assert "- total (number ≥ 0): Amount due" in text
@@ -39,6 +44,24 @@ def test_the_schema_is_described_in_words():
     assert "Item (One line of an order) has:" in text
     assert '- sku (string): Article number; e.g. "A-100", "B-7"' in text
     assert "- count (integer between 1 and 99): How many" in text
+
+
+def test_words_come_from_the_normalized_schema_refs_and_merges_included():
+    schema = {"description": "A person.", "definitions": {"addr": {"type": "object", "description": "Where.",
+                                                                   "properties": {"city": {"type": "string"}}}},
+              "allOf": [{"type": "object", "properties": {"age": {"type": "integer", "exclusiveMinimum": 0,
+                                                                  "description": "In years"}}},
+                        {"properties": {"home": {"$ref": "#/definitions/addr", "examples": [{"city": "Oslo"}]},
+                                        "tags": {"type": "object", "additionalProperties": {"type": "boolean"}},
+                                        "code": {"type": "string", "pattern": "^[A-Z]{3}$", "maxLength": 3}},
+                         "required": ["home"]}]}
+    text = words(schema)
+    assert text.startswith("A person.\n- age")
+    assert "- age (integer ≥ 1, optional): In years" in text  # the bound the grammar enforces
+    assert '- home (addr): e.g. {"city": "Oslo"}' in text
+    assert "- tags (map of string to boolean, optional)" in text
+    assert "- code (string 0 to 3 characters matching ^[A-Z]{3}$, optional)" in text
+    assert "addr (Where) has:\n- city (string, optional)" in text
 
 
 @pytest.mark.parametrize("template,expected", [
