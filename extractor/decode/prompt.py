@@ -90,8 +90,8 @@ def messages(schema: dict[str, Any], text: str, template: PromptTemplate,
     """Chat messages: the system message, `examples` as earlier (text, JSON answer) turns, the text, and
     `history`'s (failed output, its errors) turns from earlier attempts."""
     title = str(schema.get("title", "record"))
-    values = {"schema": _described(json.dumps(schema)), "title": title, "refusal": fill(template.refusal, title=title) if refusal
-              else ""}
+    refusal_words = fill(template.refusal, title=title) if refusal else ""
+    values = {"schema": _described(json.dumps(schema)), "title": title, "refusal": refusal_words}
     content = fill(template.system if system is None else system, **values).strip()
     out = [{"role": "system", "content": content}]
     for shown, answer in examples:

@@ -9,6 +9,7 @@ import numpy as np
 import torch
 
 from extractor.decode.copy import SourceDrafts
+from extractor.decode.draft import NO_DRAFT, Draft, learn_split
 from extractor.decode.forced import SpanTokenizer, forced_tokens
 from extractor.decode.guards import NO_GUARDS, Guard, Guards, JsonTracker
 from extractor.decode.head import PassLogits
@@ -72,10 +73,9 @@ class Row:
     """The decoding state of one document; `step(logits)` picks tokens and sets what to feed next.
 
     After each chosen token the span the grammar forces is queued behind it (`pending`). Verified
-    (the default), the span is a draft: the same forward pass gives the model's logits at each of its
-    positions, and a drafted token stands only where the model would have picked it; at the first it
-    would not, the model's own pick is taken and the rest of the draft is dropped from the cache
-    (`discard`). Canonical, the span is taken as the tokenizer splits it, unverified.
+    (the default), the span is a `Draft` (draft.py): the same forward pass gives the model's logits at each
+    of its positions, and the tokens the model would not have picked are dropped from the cache (`discard`).
+    Canonical, the span is taken as the tokenizer splits it, unverified.
     """
 
     prompt: list[int]
@@ -90,8 +90,7 @@ class Row:
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
     pending: list[int] = field(default_factory=list)
-    draft: list[int] = field(default_factory=list)
-    copying: bool = False
+    draft: Draft = NO_DRAFT
     discard: int = 0
     forced: int = 0
     copied: int = 0
@@ -113,7 +112,7 @@ class Row:
     @property
     def positions(self) -> int:
         """How many of the last positions of the next pass this row needs logits for."""
-        return len(self.draft) + 1
+        return len(self.draft.tokens) + 1
 
     def start(self) -> list[int]:
         """The ids of the first forward pass: the prompt and any span forced from the start."""
@@ -127,33 +126,9 @@ class Row:
 
     def step(self, logits: PassLogits, masks: MaskTensors) -> None:
         """Verify the draft and choose the next token from this row's logits (its last `positions` positions)."""
-        logits = logits.last(self.positions)
-        sampling, draft = self.options.sampling, self.draft
-        self.draft, self.discard = [], 0
-        for j in range(len(draft) + 1):
-            if j and j == len(draft) and len(self.tokens) >= self.options.max_tokens:
-                self.done = True  # the accepted draft filled the budget
-                return
-            allowed = self._allowed if j == 0 and self._allowed is not None else self._mask(masks)
-            self._allowed = None
-            scores = logits.at(j, allowed)
-            if self.tokens and sampling.repetition_penalty != 1.0:
-                scores = penalize(scores, torch.tensor(sorted(set(self.tokens)), device=scores.device),
-                                  sampling.repetition_penalty)
-            if j == len(draft):
-                token = choose(scores, sampling, self.generator)
-                break
-            kept, token = verify(scores, draft[j], sampling, self.generator)
-            if not kept:
-                self.discard = len(draft) - j  # fed, but not the model's pick: dropped from the cache
-                self._learn(draft[j], token)
-                break
-            self.matcher.advance(token)
-            self._emit([token])
-            if self.copying:
-                self.copied += 1
-            else:
-                self.forced += 1
+        token = self._verified(logits.last(self.positions), masks)
+        if token is None:
+            return
         if token in self.vocab.eos_ids:
             if self.matcher is not None:
                 self.matcher.advance(token)
@@ -165,15 +140,37 @@ class Row:
         self._emit([token])
         self._queue(token, before)
 
-    def _learn(self, drafted: int, picked: int) -> None:
-        """Remember where the model wrote a shorter token than drafted (and forget where it no longer does)."""
-        if self.splits is None:
-            return
-        tokens = self.vocab.tokens
-        if tokens[drafted].startswith(tokens[picked]) and len(tokens[picked]) < len(tokens[drafted]):
-            self.splits[drafted] = picked
-        elif self.splits.get(picked) == drafted:
-            del self.splits[picked]
+    def _verified(self, logits: PassLogits, masks: MaskTensors) -> int | None:
+        """Take the draft as far as the model keeps it; the model's own token after that (None: the accepted
+        draft filled the budget)."""
+        draft, self.draft, self.discard = self.draft, NO_DRAFT, 0
+        sampling = self.options.sampling
+        for j, drafted in enumerate(draft.tokens):
+            kept, token = verify(self._scores(logits, j, masks), drafted, sampling, self.generator)
+            if not kept:
+                self.discard = len(draft.tokens) - j  # fed, but not the model's pick: dropped from the cache
+                learn_split(self.splits, self.vocab.tokens, drafted, token)
+                return token
+            self.matcher.advance(token)
+            self._emit([token])
+            if draft.copied:
+                self.copied += 1
+            else:
+                self.forced += 1
+        if draft.tokens and len(self.tokens) >= self.options.max_tokens:
+            self.done = True
+            return None
+        return choose(self._scores(logits, len(draft.tokens), masks), sampling, self.generator)
+
+    def _scores(self, logits: PassLogits, j: int, masks: MaskTensors) -> torch.Tensor:
+        """The masked (and penalized) scores at the `j`th of this step's positions."""
+        allowed = self._allowed if j == 0 and self._allowed is not None else self._mask(masks)
+        self._allowed = None
+        scores = logits.at(j, allowed)
+        if self.tokens and self.options.sampling.repetition_penalty != 1.0:
+            scores = penalize(scores, torch.tensor(sorted(set(self.tokens)), device=scores.device),
+                              self.options.sampling.repetition_penalty)
+        return scores
 
     def _mask(self, masks: MaskTensors) -> torch.Tensor | None:
         if self.matcher is None:
@@ -205,20 +202,19 @@ class Row:
                 span = self.spans.resplit(span, self.splits)
             span = span[:room]
             if self.options.verify and not self._ends_with(span):
-                self.draft = span
+                self.draft = Draft(span)
             else:  # canonical; or the span ends the output, where any split gives the same text
                 for tid in span:
                     matcher.advance(tid)
                 self._emit(span)
                 self.forced += len(span)
             self.pending += span
-            self.copying = False
             if not span and self.copy is not None:
-                draft = self.copy.draft(matcher, self.json.value(), room, self.json.in_string)
-                self.draft = self.spans.resplit(draft, self.splits)[:room] if self.splits else draft
-                self.pending += self.draft
-                self.copying = True
-        if self.draft:
+                copied = self.copy.draft(matcher, self.json.value(), room, self.json.in_string)
+                copied = self.spans.resplit(copied, self.splits)[:room] if self.splits else copied
+                self.draft = Draft(copied, copied=True)
+                self.pending += self.draft.tokens
+        if self.draft.tokens:
             return
         if matcher.accepting() and not matcher.grammar.allowed_bytes(matcher.config):
             self.complete = self.done = True  # nothing may follow but EOS: no pass spent on choosing it

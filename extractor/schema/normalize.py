@@ -453,8 +453,8 @@ class _Normalizer(Negation):
             for pattern, schema_ in patterned:  # a declared key matching a pattern obeys both
                 if pattern_matches(pattern, name):
                     value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
-            properties.append(ir.Property(name, value, name in required or (self.options.strict_objects and _tag(sub, value)),
-                                          _doc(sub)))
+            needed = name in required or (self.options.strict_objects and _tag(sub, value))
+            properties.append(ir.Property(name, value, needed, _doc(sub)))
         for name in dict.fromkeys(required):  # required but undeclared: valued by the patterns it matches, if
             if name not in props:             # any, else by additionalProperties
                 value = extra
