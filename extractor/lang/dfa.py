@@ -5,11 +5,17 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import groupby
 
 import numpy as np
 
 from extractor.lang.budget import spend, tick
+
+try:
+    from extractor.lang import _partition
+except ImportError:  # built without a C compiler: minimization refines in Python instead
+    _partition = None
 from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
 
 ALL_BYTES = (1 << 256) - 1
@@ -379,81 +385,92 @@ def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: lis
 
 def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
               classes: list[int]) -> RuleDFA:
-    """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft)."""
+    """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft); the start state stays 0
+    and the others are numbered in the order of their first member."""
     n = len(accept)
-    live = live_states(trans, accept, calls)
-    live.add(0)  # an empty language still needs a start state, with no edges
-    block_of = _hopcroft(sorted(live), trans, accept, calls, live)
-    order = sorted(live, key=lambda s: (s != 0, s))
-    renum: dict[int, int] = {}
-    for s in order:
-        renum.setdefault(block_of[s], len(renum))
-    m = len(renum)
-    table = np.full((m, 256), -1, dtype=np.int32)
-    acc = np.zeros(m, dtype=bool)
-    out_calls: list[tuple[tuple[str, int], ...]] = [()] * m
-    byte_class = np.zeros(256, dtype=np.int64)
+    names = sorted({name for edges in calls for name in edges})
+    edges = np.full((n, len(classes) + len(names)), -1, dtype=np.int32)  # byte classes, then call edges
+    edges[:, :len(classes)] = np.array(trans, dtype=np.int32).reshape(n, len(classes))
+    column = {name: len(classes) + j for j, name in enumerate(names)}
+    for s, out in enumerate(calls):
+        for name, t in out.items():
+            edges[s, column[name]] = t
+    accepting = np.array(accept, dtype=bool)
+    live = live_mask(edges, accepting)
+    live[0] = True  # an empty language still needs a start state, with no edges
+    order = np.flatnonzero(live)  # 0 first
+    sink = len(order)
+    position = np.full(n + 1, sink, dtype=np.int32)  # dead and missing (-1) targets: the sink
+    position[order] = np.arange(sink, dtype=np.int32)
+    moves = np.vstack([position[edges[order]], np.full((1, edges.shape[1]), sink, dtype=np.int32)])
+    labels = np.append(accepting[order], False).astype(np.int32)
+    block_of = coarsest(moves, labels)
+    firsts = np.sort(np.unique(block_of[:-1], return_index=True)[1])  # each block's first state, in order
+    renum = np.full(int(block_of.max()) + 1, -1, dtype=np.int32)
+    renum[block_of[firsts]] = np.arange(len(firsts), dtype=np.int32)
+    kept = moves[firsts]
+    out_edges = np.where(kept == sink, -1, renum[block_of[kept]])
+    table = out_edges[:, :len(classes)][:, _byte_class(tuple(classes))]
+    out_calls = tuple(tuple((name, int(row[column[name]])) for name in names if row[column[name]] >= 0)
+                      for row in out_edges)
+    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accepting[order[firsts]],
+                   calls=out_calls)
+
+
+@lru_cache(maxsize=1024)
+def _byte_class(classes: tuple[int, ...]) -> np.ndarray:
+    """Each byte's class index."""
+    out = np.zeros(256, dtype=np.int64)
     for ci, c in enumerate(classes):
-        for b in range(256):
-            if c >> b & 1:
-                byte_class[b] = ci
-    done = set()
-    for s in order:
-        i = renum[block_of[s]]
-        if i in done:
-            continue
-        done.add(i)
-        row = np.array([renum[block_of[t]] if t in live else -1 for t in trans[s]], dtype=np.int32)
-        table[i] = row[byte_class]
-        acc[i] = accept[s]
-        out_calls[i] = tuple(sorted((k, renum[block_of[t]]) for k, t in calls[s].items() if t in live))
-    assert n >= m
-    return RuleDFA(trans=table, accept=acc, calls=tuple(out_calls))
+        out[np.unpackbits(np.frombuffer(c.to_bytes(32, "little"), dtype=np.uint8), bitorder="little").astype(bool)] = ci
+    return out
 
 
-def live_states(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]]) -> set[int]:
-    """States from which an accepting state is reachable."""
+def live_mask(edges: np.ndarray, accept: np.ndarray) -> np.ndarray:
+    """Which states reach an accepting one along `edges` (n x m targets, -1 for none)."""
+    if _partition is not None:
+        out = np.zeros(len(accept), dtype=np.uint8)
+        _partition.live(np.ascontiguousarray(edges, dtype=np.int32), accept.astype(np.uint8), out, *edges.shape)
+        return out.astype(bool)
     back: dict[int, list[int]] = {}
-    for s, row in enumerate(trans):
-        for t in (*row, *calls[s].values()):
+    for s, row in enumerate(edges.tolist()):
+        for t in row:
             if t >= 0:
                 back.setdefault(t, []).append(s)
-    live = {s for s, a in enumerate(accept) if a}
-    work = list(live)
+    live = accept.copy()
+    work = np.flatnonzero(live).tolist()
     while work:
         for s in back.get(work.pop(), ()):
-            if s not in live:
-                live.add(s)
+            if not live[s]:
+                live[s] = True
                 work.append(s)
     return live
 
 
-def _hopcroft(states: list[int], trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
-              live: set[int]) -> dict[int, int]:
-    """Coarsest partition compatible with every byte-class and call edge; missing edges go to a sink."""
-    sink = -1
-    symbols: list[object] = list(range(len(trans[0]) if trans else 0))
-    symbols += sorted({k for s in states for k in calls[s]})
-    inverse: dict[object, dict[int, list[int]]] = {a: {} for a in symbols}
-    for s in states:
-        for a in symbols:
-            t = trans[s][a] if isinstance(a, int) else calls[s].get(a, -1)
-            t = t if t in live else sink
+def coarsest(moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
+    """The block of each state in the coarsest partition that refines `labels` and that every column of `moves`
+    (n x m targets, all in 0..n-1) respects (Hopcroft)."""
+    tick()
+    n, m = moves.shape
+    if _partition is not None:
+        out = np.empty(n, dtype=np.int32)
+        _partition.coarsest(np.ascontiguousarray(moves, dtype=np.int32), labels.astype(np.int32), out, n, m)
+        return out.astype(np.int64)
+    inverse: list[dict[int, list[int]]] = [{} for _ in range(m)]
+    for s, row in enumerate(moves.tolist()):
+        for a, t in enumerate(row):
             inverse[a].setdefault(t, []).append(s)
-    for a in symbols:  # the sink loops to itself
-        inverse[a].setdefault(sink, []).append(sink)
-    everything = [*states, sink]
-    acc = {s for s in states if accept[s]}
-    blocks = [b for b in (acc, set(everything) - acc) if b]
+    blocks = [set(np.flatnonzero(labels == label).tolist()) for label in np.unique(labels)]
     block_of = {s: i for i, b in enumerate(blocks) for s in b}
-    work = {(min(range(len(blocks)), key=lambda i: len(blocks[i])), a) for a in symbols}
+    largest = max(range(len(blocks)), key=lambda i: len(blocks[i]))  # stable on all states: the rest suffice
+    work = {(b, a) for b in range(len(blocks)) if b != largest for a in range(m)}
     while work:
         tick()
         target, a = work.pop()
-        preds = {p for t in blocks[target] for p in inverse[a].get(t, ())}
         touched: dict[int, set[int]] = {}
-        for p in preds:
-            touched.setdefault(block_of[p], set()).add(p)
+        for t in blocks[target]:
+            for p in inverse[a].get(t, ()):
+                touched.setdefault(block_of[p], set()).add(p)
         for b, inside in touched.items():
             if len(inside) == len(blocks[b]):
                 continue
@@ -462,9 +479,9 @@ def _hopcroft(states: list[int], trans: list[list[int]], accept: list[bool], cal
             new = len(blocks) - 1
             for s in inside:
                 block_of[s] = new
-            for sym in symbols:
+            for sym in range(m):
                 if (b, sym) in work:
                     work.add((new, sym))
                 else:
                     work.add((new, sym) if len(inside) <= len(blocks[b]) else (b, sym))
-    return block_of
+    return np.array([block_of[s] for s in range(n)], dtype=np.int64)

@@ -1,0 +1,102 @@
+"""Minimization: the C refinement (lang/_partition.c) and the Python one give the same automaton, which is the
+minimal DFA of the same language (checked against Moore's algorithm and by running both on random inputs)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from extractor.lang import dfa
+from extractor.lang.dfa import RuleDFA, build_dfa
+from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
+from extractor.lang.pattern import compile_pattern
+
+needs_native = pytest.mark.skipif(dfa._partition is None, reason="lang/_partition.c is not built here (no C compiler)")
+
+PATTERNS = ["^[a-z]{2,5}$", "^(ab|ac|b)*c$", "^\\d{3}-\\d{4}$", "^(foo|bar|baz)+$", "^(a|b)*a(a|b){3}$", "^$", "[^x]"]
+
+
+def _same(a: RuleDFA, b: RuleDFA) -> bool:
+    return np.array_equal(a.trans, b.trans) and np.array_equal(a.accept, b.accept) and a.calls == b.calls
+
+
+@needs_native
+@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER],
+                         ids=PATTERNS + ["json-string", "json-number"])
+def test_native_and_python_refinement_build_the_same_automaton(node, monkeypatch: pytest.MonkeyPatch) -> None:
+    native = build_dfa(node)
+    monkeypatch.setattr(dfa, "_partition", None)
+    assert _same(native, build_dfa(node))
+
+
+def _moore(trans: list[list[int]], accept: list[bool]) -> int:
+    """The number of states of the minimal automaton: classes of equivalent live states, and the start state
+    where it is not live (an independent, slow oracle)."""
+    n = len(accept)
+    live = set(np.flatnonzero(accept).tolist())
+    changed = True
+    while changed:
+        changed = False
+        for s in range(n):
+            if s not in live and any(t in live for t in trans[s]):
+                live.add(s)
+                changed = True
+    block = {s: int(accept[s]) for s in live}
+    while True:
+        sig = {s: (block[s], *(block.get(t, -1) for t in trans[s])) for s in live}
+        ids = {v: i for i, v in enumerate(sorted(set(sig.values())))}
+        new = {s: ids[sig[s]] for s in live}
+        if len(set(new.values())) == len(set(block.values())):
+            return len(set(new.values())) + (0 not in live)
+        block = new
+
+
+def _runs(d: RuleDFA, text: list[int]) -> bool:
+    state = 0
+    for byte in text:
+        state = int(d.trans[state, byte])
+        if state < 0:
+            return False
+    return bool(d.accept[state])
+
+
+def _runs_table(trans: list[list[int]], accept: list[bool], text: list[int]) -> bool:
+    state = 0
+    for byte in text:
+        state = trans[state][byte]
+        if state < 0:
+            return False
+    return accept[state]
+
+
+@st.composite
+def dfas(draw: st.DrawFn) -> tuple[list[list[int]], list[bool]]:
+    n = draw(st.integers(1, 14))
+    k = draw(st.integers(1, 3))
+    trans = [[draw(st.integers(-1, n - 1)) for _ in range(k)] for _ in range(n)]
+    accept = [draw(st.booleans()) for _ in range(n)]
+    return trans, accept
+
+
+@settings(max_examples=150, deadline=None)
+@given(dfas(), st.booleans())
+def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: bool) -> None:
+    trans, accept = machine
+    k = len(trans[0])
+    classes = [1 << b for b in range(k - 1)] + [dfa.ALL_BYTES & ~((1 << (k - 1)) - 1)]
+    saved = dfa._partition
+    try:
+        if not native:
+            dfa._partition = None
+        small = dfa._minimize(trans, accept, [{} for _ in accept], classes)
+    finally:
+        dfa._partition = saved
+    assert small.size == _moore(trans, accept)
+    rng = random.Random(len(trans))
+    for _ in range(60):
+        text = [rng.randrange(k) for _ in range(rng.randrange(8))]
+        assert _runs(small, text) == _runs_table(trans, accept, text)
