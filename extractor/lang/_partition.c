@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct {
     int32_t *elems, *loc, *blk, *first, *end, *mid;
@@ -196,9 +197,198 @@ release:
     return result;
 }
 
+
+/* A growable int32 array. */
+typedef struct { int32_t *at; int64_t len, cap; } Ints;
+
+static int ints_push(Ints *v, int32_t x) {
+    if (v->len == v->cap) {
+        int64_t cap = v->cap ? v->cap * 2 : 1024;
+        int32_t *at = realloc(v->at, (size_t)cap * sizeof(int32_t));
+        if (!at) return -1;
+        v->at = at; v->cap = cap;
+    }
+    v->at[v->len++] = x;
+    return 0;
+}
+
+static int cmp_int32(const void *a, const void *b) {
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static uint64_t hash_ints(const int32_t *v, int64_t len) {
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t i = 0; i < len; i++) { h ^= (uint32_t)v[i]; h *= 1099511628211ULL; }
+    return h ^ (h >> 29);
+}
+
+typedef struct {
+    const int32_t *eps_off, *eps_dst, *edge_off;
+    int32_t n;
+    int32_t *kc_off, *kc_len; /* kernel closure of each NFA state in `kc`, computed on first use (-1: not yet) */
+    Ints kc, stack;
+    uint32_t *stamp;
+    uint32_t gen;
+} Closures;
+
+/* The NFA states reachable from `s` by empty moves that read something or accept (state 1). */
+static int kernel(Closures *c, int32_t s) {
+    if (c->kc_off[s] >= 0) return 0;
+    c->gen++;
+    int64_t start = c->kc.len;
+    c->stack.len = 0;
+    if (ints_push(&c->stack, s)) return -1;
+    c->stamp[s] = c->gen;
+    while (c->stack.len) {
+        int32_t u = c->stack.at[--c->stack.len];
+        if (c->edge_off[u + 1] > c->edge_off[u] || u == 1)
+            if (ints_push(&c->kc, u)) return -1;
+        for (int32_t j = c->eps_off[u]; j < c->eps_off[u + 1]; j++) {
+            int32_t t = c->eps_dst[j];
+            if (c->stamp[t] != c->gen) { c->stamp[t] = c->gen; if (ints_push(&c->stack, t)) return -1; }
+        }
+    }
+    c->kc_off[s] = (int32_t)start;
+    c->kc_len[s] = (int32_t)(c->kc.len - start);
+    return 0;
+}
+
+/* subsets(eps_off, eps_dst, edge_off, edge_sym, edge_dst, n, m, max_states, seconds)
+ *   -> (trans: bytes, int32 D x m, -1 for no edge; accept: bytes, uint8 D), or 1 when more than max_states
+ *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0).
+ * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_off/eps_dst (CSR, n + 1
+ * offsets) are its empty moves, edge_off/edge_sym/edge_dst (CSR) its moves on symbols 0..m-1. DFA states are
+ * numbered as found: breadth first, symbols in order. */
+static PyObject *subsets(PyObject *self, PyObject *args) {
+    Py_buffer b[5];
+    Py_ssize_t n_, m_, max_states;
+    double seconds;
+    memset(b, 0, sizeof b);
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*nnnd", &b[0], &b[1], &b[2], &b[3], &b[4], &n_, &m_, &max_states, &seconds))
+        return NULL;
+    int32_t n = (int32_t)n_, m = (int32_t)m_;
+    const int32_t *edge_off = b[2].buf, *edge_sym = b[3].buf, *edge_dst = b[4].buf;
+    PyObject *result = NULL;
+    Closures c = {b[0].buf, b[1].buf, edge_off, n, NULL, NULL, {0}, {0}, NULL, 0};
+    Ints pool = {0}, off = {0}, trans = {0}, found = {0}, bucket = {0};
+    uint8_t *accept = NULL;
+    int32_t *slots = NULL, *count = NULL, *first = NULL;
+    uint32_t *mark = NULL, mgen = 0; /* marks the NFA states of the union being gathered */
+    int64_t nslots = 1024;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    c.kc_off = malloc((size_t)n * sizeof(int32_t)); c.kc_len = malloc((size_t)n * sizeof(int32_t));
+    c.stamp = calloc((size_t)n, sizeof(uint32_t));
+    mark = calloc((size_t)n, sizeof(uint32_t));
+    slots = malloc((size_t)nslots * sizeof(int32_t));
+    count = malloc((size_t)(m + 1) * sizeof(int32_t)); first = malloc((size_t)(m + 1) * sizeof(int32_t));
+    if (!c.kc_off || !c.kc_len || !c.stamp || !mark || !slots || !count || !first) { PyErr_NoMemory(); goto done; }
+    for (int32_t s = 0; s < n; s++) c.kc_off[s] = -1;
+    for (int64_t i = 0; i < nslots; i++) slots[i] = -1;
+    if (ints_push(&off, 0)) { PyErr_NoMemory(); goto done; }
+    int64_t states = 0;
+    /* the start state: the closure of NFA state 0 */
+    int32_t zero = 0;
+    const int32_t *targets = &zero;
+    int64_t ntargets = 1;
+    for (int64_t d = -1; d < states; d++) {
+        if (d >= 0) { /* the moves of DFA state d, grouped by symbol */
+            memset(count, 0, (size_t)(m + 1) * sizeof(int32_t));
+            for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
+                for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++) count[edge_sym[j] + 1]++;
+            for (int32_t a = 0; a < m; a++) count[a + 1] += count[a];
+            memcpy(first, count, (size_t)(m + 1) * sizeof(int32_t));
+            bucket.len = 0;
+            for (int64_t i = 0; i < count[m]; i++) if (ints_push(&bucket, 0)) { PyErr_NoMemory(); goto done; }
+            for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
+                for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
+                    bucket.at[first[edge_sym[j]]++] = edge_dst[j];
+        }
+        int32_t last = -1; /* the symbol before with targets, and its state: symbols often share their targets */
+        for (int32_t a = 0; a < (d >= 0 ? m : 1); a++) {
+            if (d >= 0) {
+                targets = bucket.at + count[a];
+                ntargets = count[a + 1] - count[a];
+                if (!ntargets) { if (ints_push(&trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
+                if (last >= 0 && count[last + 1] - count[last] == ntargets
+                    && !memcmp(bucket.at + count[last], targets, (size_t)ntargets * sizeof(int32_t))) {
+                    if (ints_push(&trans, trans.at[trans.len - (a - last)])) { PyErr_NoMemory(); goto done; }
+                    continue;
+                }
+                last = a;
+            }
+            /* the union of the targets' kernel closures, sorted */
+            found.len = 0;
+            mgen++;
+            for (int64_t i = 0; i < ntargets; i++) {
+                int32_t t = targets[i];
+                if (kernel(&c, t)) { PyErr_NoMemory(); goto done; }
+                for (int32_t k = 0; k < c.kc_len[t]; k++) {
+                    int32_t u = c.kc.at[c.kc_off[t] + k];
+                    if (mark[u] != mgen) { mark[u] = mgen; if (ints_push(&found, u)) { PyErr_NoMemory(); goto done; } }
+                }
+            }
+            qsort(found.at, (size_t)found.len, sizeof(int32_t), cmp_int32);
+            /* intern it */
+            uint64_t h = hash_ints(found.at, found.len);
+            int64_t slot = (int64_t)(h & (uint64_t)(nslots - 1));
+            int32_t id = -1;
+            while (slots[slot] >= 0) {
+                int32_t e = slots[slot];
+                int64_t len = off.at[e + 1] - off.at[e];
+                if (len == found.len && !memcmp(pool.at + off.at[e], found.at, (size_t)len * sizeof(int32_t))) { id = e; break; }
+                slot = (slot + 1) & (nslots - 1);
+            }
+            if (id < 0) {
+                if (max_states >= 0 && states + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
+                id = (int32_t)states++;
+                for (int64_t i = 0; i < found.len; i++) if (ints_push(&pool, found.at[i])) { PyErr_NoMemory(); goto done; }
+                if (ints_push(&off, (int32_t)pool.len)) { PyErr_NoMemory(); goto done; }
+                slots[slot] = id;
+                if (states * 2 > nslots) { /* grow the table */
+                    int64_t grown = nslots * 2;
+                    int32_t *fresh = malloc((size_t)grown * sizeof(int32_t));
+                    if (!fresh) { PyErr_NoMemory(); goto done; }
+                    for (int64_t i = 0; i < grown; i++) fresh[i] = -1;
+                    for (int32_t e = 0; e < states; e++) {
+                        int64_t k = (int64_t)(hash_ints(pool.at + off.at[e], off.at[e + 1] - off.at[e]) & (uint64_t)(grown - 1));
+                        while (fresh[k] >= 0) k = (k + 1) & (grown - 1);
+                        fresh[k] = e;
+                    }
+                    free(slots); slots = fresh; nslots = grown;
+                }
+                if (seconds >= 0 && !(states & 255)) {
+                    clock_gettime(CLOCK_MONOTONIC, &t1);
+                    if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
+                        result = PyLong_FromLong(2);
+                        goto done;
+                    }
+                }
+            }
+            if (d >= 0 && ints_push(&trans, id)) { PyErr_NoMemory(); goto done; }
+        }
+    }
+    accept = malloc((size_t)(states ? states : 1));
+    if (!accept) { PyErr_NoMemory(); goto done; }
+    for (int64_t d = 0; d < states; d++) {
+        accept[d] = 0;
+        for (int64_t i = off.at[d]; i < off.at[d + 1]; i++) if (pool.at[i] == 1) { accept[d] = 1; break; }
+    }
+    result = Py_BuildValue("(y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
+                           (Py_ssize_t)states);
+done:
+    free(c.kc_off); free(c.kc_len); free(c.stamp); free(c.kc.at); free(c.stack.at);
+    free(pool.at); free(off.at); free(trans.at); free(found.at); free(bucket.at);
+    free(accept); free(mark); free(slots); free(count); free(first);
+    for (int i = 0; i < 5; i++) PyBuffer_Release(&b[i]);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"coarsest", coarsest, METH_VARARGS, "The coarsest partition of a DFA's states its transitions respect."},
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
+    {"subsets", subsets, METH_VARARGS, "The subset construction of an NFA's DFA."},
     {NULL, NULL, 0, NULL},
 };
 

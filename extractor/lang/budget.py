@@ -37,8 +37,11 @@ class _Meter:
                                                    "(CompileOptions(max_states=...) raises the limit)")
         if self.deadline is not None and (force or before >> 10 != self.states >> 10 or states > 1) \
                 and time.monotonic() > self.deadline:
-            raise SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile "
-                                                   "(CompileOptions(timeout=...) raises the limit)")
+            raise self.late()
+
+    def late(self) -> SchemaTooComplexError:
+        return SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile "
+                                                "(CompileOptions(timeout=...) raises the limit)")
 
 
 _METER: ContextVar[_Meter | None] = ContextVar("extractor_compile_meter", default=None)
@@ -85,6 +88,23 @@ def tick() -> None:
         meter.ticks += 1
         if not meter.ticks & 1023:
             meter.spend(0, force=True)
+
+
+def remaining() -> tuple[int, float]:
+    """States and seconds left for work done in one piece (native code), -1 where there is no limit."""
+    meter = _METER.get()
+    if meter is None:
+        return -1, -1.0
+    limit, deadline = meter.budget.max_states, meter.deadline
+    return (-1 if limit is None else max(limit - meter.states, 0),
+            -1.0 if deadline is None else max(deadline - time.monotonic(), 0.0))
+
+
+def late() -> None:
+    """Raise the deadline's error: native code found the deadline passed."""
+    meter = _METER.get()
+    if meter is not None:
+        raise meter.late()
 
 
 def spend(states: int = 1) -> None:

@@ -10,7 +10,7 @@ from itertools import groupby
 
 import numpy as np
 
-from extractor.lang.budget import spend, tick
+from extractor.lang.budget import late, remaining, spend, tick
 
 try:
     from extractor.lang import _partition
@@ -41,7 +41,6 @@ class _NFA:
         self.eps: list[list[int]] = []
         self.edges: list[list[tuple[int | str, int]]] = []
         self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
-        self.memo: dict[int, frozenset[int]] = {}
         spend(thompson_size(node))  # refused before building when the unrolled repeats cannot fit the budget
         start, end = self.state(), self.state()
         self.build(node, start, end)
@@ -101,26 +100,6 @@ class _NFA:
             else:
                 raise TypeError(f"not a regex node: {node!r}")
 
-    def kernel_closure(self, state: int) -> frozenset[int]:
-        """States reachable by empty moves that read something or accept (memoized per state):
-        subsets made of these alone are smaller and collapse more often."""
-        memo = self.memo.get(state)
-        if memo is None:
-            seen, work, out = {state}, [state], []
-            while work:
-                n = work.pop()
-                if self.edges[n] or n == 1:
-                    out.append(n)
-                for t in self.eps[n]:
-                    if t not in seen:
-                        seen.add(t)
-                        work.append(t)
-            memo = self.memo[state] = frozenset(out)
-        return memo
-
-    def closure(self, states: Iterable[int]) -> frozenset[int]:
-        return frozenset().union(*(self.kernel_closure(s) for s in states))
-
 
 def thompson_size(node: Node) -> int:
     """How many states `_NFA` builds for `node`, counted without building them (nested repeats multiply)."""
@@ -176,27 +155,46 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     nfa = _NFA(node)
     masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
     classes = _byte_classes(masks)
-    covers = {m: [ci for ci, c in enumerate(classes) if c & m] for m in masks}  # classes are atoms of the masks
-    start = nfa.closure({0})
+    names = sorted({lab for edges in nfa.edges for lab, _ in edges
+                    if isinstance(lab, str) and (productive is None or lab in productive)})
+    symbols = {**{m: [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # classes: atoms of the masks
+               **{name: [len(classes) + j] for j, name in enumerate(names)}}
+    edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
+    return _minimize(edges, accept, names, classes)
+
+
+def _subsets(nfa: _NFA, symbols: dict[int | str, list[int]], m: int) -> tuple[np.ndarray, np.ndarray]:
+    """The subset construction: each DFA state's target per symbol (-1: none) and whether it accepts. States
+    are numbered as found, breadth first, symbols in order."""
+    moves = [[(a, t) for lab, t in out for a in symbols.get(lab, ())] for out in nfa.edges]
+    if _partition is not None:
+        eps_off = np.cumsum([0, *map(len, nfa.eps)], dtype=np.int32)
+        edge_off = np.cumsum([0, *map(len, moves)], dtype=np.int32)
+        flat = np.array([pair for out in moves for pair in out], dtype=np.int32).reshape(-1, 2)
+        states, seconds = remaining()
+        built = _partition.subsets(eps_off, np.array([t for out in nfa.eps for t in out], dtype=np.int32), edge_off,
+                                   np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
+                                   len(nfa.eps), m, states, seconds)
+        if built == 1:
+            spend(states + 1)  # raises: past the state budget
+        if built == 2:
+            late()  # raises: past the deadline
+        trans, accepting = built
+        spend(len(accepting))
+        return np.frombuffer(trans, dtype=np.int32).reshape(-1, m), np.frombuffer(accepting, dtype=bool)
+    kernels = _Kernels(nfa.eps, [bool(out) or s == 1 for s, out in enumerate(moves)])
+    start = kernels.closure([0])
     index = {start: 0}
     order = [start]
-    trans: list[list[int]] = []
-    calls: list[dict[str, int]] = []
+    rows: list[list[int]] = []
     for subset in order:
         spend()
-        targets: list[list[int]] = [[] for _ in classes]
-        named: dict[str, list[int]] = {}
+        targets: list[list[int]] = [[] for _ in range(m)]
         for n in subset:
-            for lab, t in nfa.edges[n]:
-                if isinstance(lab, int):
-                    for ci in covers[lab]:
-                        targets[ci].append(t)
-                elif productive is None or lab in productive:
-                    named.setdefault(lab, []).append(t)
-        trans.append([_intern(nfa.closure(ts), index, order) if ts else -1 for ts in targets])
-        calls.append({name: _intern(nfa.closure(ts), index, order) for name, ts in named.items()})
-    accept = [1 in subset for subset in order]
-    return _minimize(trans, accept, calls, classes)
+            for a, t in moves[n]:
+                targets[a].append(t)
+        rows.append([_intern(kernels.closure(ts), index, order) if ts else -1 for ts in targets])
+    return np.array(rows, dtype=np.int32).reshape(-1, m), np.array([1 in subset for subset in order], dtype=bool)
 
 
 def _multiple(m: int, places: int = 0) -> RuleDFA:
@@ -346,7 +344,7 @@ def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     byte_class = [columns.setdefault(table[:, c].tobytes(), len(columns)) for c in range(256)]
     classes = [sum(1 << c for c in range(256) if byte_class[c] == k) for k in range(len(columns))]
     reps = [(c & -c).bit_length() - 1 for c in classes]
-    return _minimize(table[:, reps].tolist(), accept, [{} for _ in range(len(accept))], classes)
+    return _minimize(np.ascontiguousarray(table[:, reps], dtype=np.int32), np.array(accept, dtype=bool), [], classes)
 
 
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
@@ -376,6 +374,33 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     return _from_table(np.array(rows, dtype=np.int32), accept)
 
 
+class _Kernels:
+    """The states reachable by empty moves that read something or accept (`reads`), memoized per state:
+    subsets made of these alone are smaller and collapse more often."""
+
+    def __init__(self, eps: list[list[int]], reads: list[bool]) -> None:
+        self.eps, self.reads = eps, reads
+        self.memo: dict[int, frozenset[int]] = {}
+
+    def of(self, state: int) -> frozenset[int]:
+        memo = self.memo.get(state)
+        if memo is None:
+            seen, work, out = {state}, [state], []
+            while work:
+                n = work.pop()
+                if self.reads[n]:
+                    out.append(n)
+                for t in self.eps[n]:
+                    if t not in seen:
+                        seen.add(t)
+                        work.append(t)
+            memo = self.memo[state] = frozenset(out)
+        return memo
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        return frozenset().union(*(self.of(s) for s in states))
+
+
 def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: list[frozenset[int]]) -> int:
     if subset not in index:
         index[subset] = len(order)
@@ -383,27 +408,18 @@ def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: lis
     return index[subset]
 
 
-def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, int]],
-              classes: list[int]) -> RuleDFA:
+def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: list[int]) -> RuleDFA:
     """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft); the start state stays 0
-    and the others are numbered in the order of their first member."""
-    n = len(accept)
-    names = sorted({name for edges in calls for name in edges})
-    edges = np.full((n, len(classes) + len(names)), -1, dtype=np.int32)  # byte classes, then call edges
-    edges[:, :len(classes)] = np.array(trans, dtype=np.int32).reshape(n, len(classes))
-    column = {name: len(classes) + j for j, name in enumerate(names)}
-    for s, out in enumerate(calls):
-        for name, t in out.items():
-            edges[s, column[name]] = t
-    accepting = np.array(accept, dtype=bool)
-    live = live_mask(edges, accepting)
+    and the others are numbered in the order of their first member. `edges` has a column per byte class, then
+    one per called rule of `names`."""
+    live = live_mask(edges, accept)
     live[0] = True  # an empty language still needs a start state, with no edges
     order = np.flatnonzero(live)  # 0 first
     sink = len(order)
-    position = np.full(n + 1, sink, dtype=np.int32)  # dead and missing (-1) targets: the sink
+    position = np.full(len(accept) + 1, sink, dtype=np.int32)  # dead and missing (-1) targets: the sink
     position[order] = np.arange(sink, dtype=np.int32)
     moves = np.vstack([position[edges[order]], np.full((1, edges.shape[1]), sink, dtype=np.int32)])
-    labels = np.append(accepting[order], False).astype(np.int32)
+    labels = np.append(accept[order], False).astype(np.int32)
     block_of = coarsest(moves, labels)
     firsts = np.sort(np.unique(block_of[:-1], return_index=True)[1])  # each block's first state, in order
     renum = np.full(int(block_of.max()) + 1, -1, dtype=np.int32)
@@ -411,10 +427,9 @@ def _minimize(trans: list[list[int]], accept: list[bool], calls: list[dict[str, 
     kept = moves[firsts]
     out_edges = np.where(kept == sink, -1, renum[block_of[kept]])
     table = out_edges[:, :len(classes)][:, _byte_class(tuple(classes))]
-    out_calls = tuple(tuple((name, int(row[column[name]])) for name in names if row[column[name]] >= 0)
-                      for row in out_edges)
-    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accepting[order[firsts]],
-                   calls=out_calls)
+    out_calls = tuple(tuple((name, int(t)) for name, t in zip(names, row) if t >= 0)
+                      for row in out_edges[:, len(classes):].tolist())
+    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accept[order[firsts]], calls=out_calls)
 
 
 @lru_cache(maxsize=1024)

@@ -10,7 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from extractor.errors import SchemaTooComplexError
 from extractor.lang import dfa
+from extractor.lang.budget import Budget, metered
 from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
 from extractor.lang.pattern import compile_pattern
@@ -92,7 +94,7 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
     try:
         if not native:
             dfa._partition = None
-        small = dfa._minimize(trans, accept, [{} for _ in accept], classes)
+        small = dfa._minimize(np.array(trans, dtype=np.int32), np.array(accept, dtype=bool), [], classes)
     finally:
         dfa._partition = saved
     assert small.size == _moore(trans, accept)
@@ -100,3 +102,24 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
     for _ in range(60):
         text = [rng.randrange(k) for _ in range(rng.randrange(8))]
         assert _runs(small, text) == _runs_table(trans, accept, text)
+
+
+@pytest.mark.parametrize("native", [True, False])
+@pytest.mark.parametrize("budget", [Budget(max_states=2_000, timeout=None), Budget(max_states=None, timeout=0.0)],
+                         ids=["states", "seconds"])
+def test_the_subset_construction_stops_at_the_compile_budget(native: bool, budget: Budget,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    if native and dfa._partition is None:
+        pytest.skip("lang/_partition.c is not built here (no C compiler)")
+    if not native:
+        monkeypatch.setattr(dfa, "_partition", None)
+    with metered(budget), pytest.raises(SchemaTooComplexError, match="states" if budget.max_states else "took more"):
+        build_dfa(compile_pattern("^.*a.{12}$"))  # 2^13 subsets
+
+
+@needs_native
+def test_native_subsets_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C construction checks the clock itself (every 256 states): given no time left, it stops there."""
+    monkeypatch.setattr(dfa, "remaining", lambda: (-1, 0.0))
+    with metered(Budget(max_states=None, timeout=60.0)), pytest.raises(SchemaTooComplexError, match="took more"):
+        build_dfa(compile_pattern("^.*a.{12}$"))
