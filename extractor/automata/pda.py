@@ -110,9 +110,7 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     calls = tuple(CountedCalls(d, index) if isinstance(d, CountedDFA)
                   else tuple(tuple((index[c], ret) for c, ret in state) for state in d.calls)
                   for d in (dfas[n] for n in names))
-    rows = tuple(CountedRows(d) if isinstance(d, CountedDFA)
-                 else tuple(map(tuple, d.trans.tolist()))
-                 for d in (dfas[n] for n in names))
+    rows = tuple(CountedRows(d) if isinstance(d, CountedDFA) else d.rows for d in (dfas[n] for n in names))
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
         leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
@@ -250,14 +248,14 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
 
 
 def _can_finish(dfa: RuleDFA, productive: set[str]) -> bool:
+    if not any(dfa.calls):
+        return dfa.finishes
     seen, work = {0}, [0]
     while work:
         s = work.pop()
         if dfa.accept[s]:
             return True
-        nxt = [int(t) for t in np.unique(dfa.trans[s]) if t >= 0]
-        nxt += [ret for callee, ret in dfa.calls[s] if callee in productive]
-        for t in nxt:
+        for t in (*dfa.successors[s], *(ret for callee, ret in dfa.calls[s] if callee in productive)):
             if t not in seen:
                 seen.add(t)
                 work.append(t)
@@ -308,20 +306,20 @@ def _fingerprints(names: tuple[str, ...], dfas: dict[str, RuleDFA | CountedDFA])
     """Hash each rule with its callees, renamed by discovery order, so equal rules share caches."""
     out = []
     for name in names:
-        order, work = [name], [name]
-        while work:
-            for state in _shape(dfas[work.pop(0)]).calls:
+        order, at = [name], {name: 0}  # breadth first: `order` is the queue
+        for n in order:
+            for state in _shape(dfas[n]).calls:
                 for callee, _ in state:
-                    if callee not in order:
+                    if callee not in at:
+                        at[callee] = len(order)
                         order.append(callee)
-                        work.append(callee)
         h = hashlib.sha256()
         for n in order:
             d = dfas[n]
             if isinstance(d, CountedDFA):
                 h.update(d.digest())
                 d = d.base
-            h.update(d.trans.tobytes() + d.accept.tobytes())
-            h.update(repr([[(order.index(c), t) for c, t in st] for st in d.calls]).encode())
+            h.update(d.content)
+            h.update(repr([[(at[c], t) for c, t in st] for st in d.calls]).encode())
         out.append(h.hexdigest()[:32])
     return tuple(out)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from itertools import groupby
 
 import numpy as np
@@ -32,6 +33,26 @@ class RuleDFA:
     @property
     def size(self) -> int:
         return len(self.accept)
+
+    @cached_property
+    def rows(self) -> tuple[tuple[int, ...], ...]:
+        """The table as tuples, for walks in Python (kept: rule automata are shared across schemas)."""
+        return tuple(map(tuple, self.trans.tolist()))
+
+    @cached_property
+    def successors(self) -> tuple[tuple[int, ...], ...]:
+        """Each state's distinct targets on some byte."""
+        return tuple(tuple(t for t in dict.fromkeys(row) if t >= 0) for row in self.rows)
+
+    @cached_property
+    def finishes(self) -> bool:
+        """Whether an accepting state is reachable from the start through bytes alone."""
+        return bool(live_mask(self.trans, self.accept)[0])
+
+    @cached_property
+    def content(self) -> bytes:
+        """A hash of the table and accepting states (calls aside)."""
+        return hashlib.sha256(self.trans.tobytes() + self.accept.tobytes()).digest()
 
 
 class _NFA:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields
 from typing import Union
 
 
@@ -186,32 +186,38 @@ def refs(node: Node) -> set[str]:
 
 def digest(node: Node) -> bytes:
     """A structural hash of a body, equal for equal languages written alike: shared nodes (the `Suffix`
-    DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size."""
-    done: dict[int, bytes] = {}
+    DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size. Each
+    node keeps its hash: the terms shared by every schema (strings, numbers) are hashed once per process."""
     work: list[tuple[Node, bool]] = [(node, False)]
     while work:
         n, ready = work.pop()
-        if id(n) in done:
+        if _DIGEST in n.__dict__:
             continue
-        children = [c for f in fields(n) for c in _nodes(getattr(n, f.name))]  # type: ignore[arg-type]
+        names = _FIELDS.get(type(n)) or _FIELDS.setdefault(type(n), tuple(f.name for f in fields(n)))
         if not ready:
             work.append((n, True))
-            work.extend((c, False) for c in children if id(c) not in done)
+            work.extend((c, False) for name in names for c in _nodes(getattr(n, name)) if _DIGEST not in c.__dict__)
             continue
         h = hashlib.blake2b(type(n).__name__.encode(), digest_size=16)
-        for f in fields(n):  # type: ignore[arg-type]
-            value = getattr(n, f.name)
+        for name in names:
+            value = getattr(n, name)
             parts = _nodes(value)
             if parts or isinstance(value, tuple):
-                h.update(b"(" + b"".join(done[id(c)] for c in parts) + b")")
+                h.update(b"(" + b"".join(c.__dict__[_DIGEST] for c in parts) + b")")
             else:
                 h.update(repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";")
-        done[id(n)] = h.digest()
-    return done[id(node)]
+        object.__setattr__(n, _DIGEST, h.digest())
+    return node.__dict__[_DIGEST]
+
+
+_DIGEST = "_digest"
+"""The attribute where a node keeps its digest (nodes are immutable, so it never goes stale)."""
+_FIELDS: dict[type, tuple[str, ...]] = {}
+_NODE_TYPES = (Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings)
 
 
 def _nodes(value: object) -> list[Node]:
     """The nodes a field holds: itself, or the items of a tuple of nodes."""
     if isinstance(value, tuple):
-        return [v for v in value if is_dataclass(v)]
-    return [value] if is_dataclass(value) else []  # type: ignore[list-item]
+        return [v for v in value if isinstance(v, _NODE_TYPES)]
+    return [value] if isinstance(value, _NODE_TYPES) else []  # type: ignore[list-item]
