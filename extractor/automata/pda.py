@@ -240,26 +240,11 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
     loop in `build_automaton` makes true)."""
     productive: set[str] = set()
     while True:
-        grown = {n for n, d in dfas.items() if n not in productive and _can_finish(_shape(d), productive)
+        grown = {n for n, d in dfas.items() if n not in productive and _shape(d).finishes(productive)
                  and (not isinstance(d, CountedDFA) or bool(d.reach(np.array([0]), np.array([0]))[0]))}
         if not grown:
             return productive
         productive |= grown
-
-
-def _can_finish(dfa: RuleDFA, productive: set[str]) -> bool:
-    if not any(dfa.calls):
-        return dfa.finishes
-    seen, work = {0}, [0]
-    while work:
-        s = work.pop()
-        if dfa.accept[s]:
-            return True
-        for t in (*dfa.successors[s], *(ret for callee, ret in dfa.calls[s] if callee in productive)):
-            if t not in seen:
-                seen.add(t)
-                work.append(t)
-    return False
 
 
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import groupby
@@ -39,15 +39,18 @@ class RuleDFA:
         """The table as tuples, for walks in Python (kept: rule automata are shared across schemas)."""
         return tuple(map(tuple, self.trans.tolist()))
 
-    @cached_property
-    def successors(self) -> tuple[tuple[int, ...], ...]:
-        """Each state's distinct targets on some byte."""
-        return tuple(tuple(t for t in dict.fromkeys(row) if t >= 0) for row in self.rows)
-
-    @cached_property
-    def finishes(self) -> bool:
-        """Whether an accepting state is reachable from the start through bytes alone."""
-        return bool(live_mask(self.trans, self.accept)[0])
+    def finishes(self, finishing: Container[str] = ()) -> bool:
+        """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
+        callees = sorted({name for state in self.calls for name, _ in state if name in finishing})
+        if not callees:
+            return bool(live_mask(self.trans, self.accept)[0])
+        column = {name: j for j, name in enumerate(callees)}
+        returns = np.full((self.size, len(callees)), -1, dtype=np.int32)
+        for s, state in enumerate(self.calls):
+            for name, t in state:
+                if name in column:
+                    returns[s, column[name]] = t
+        return bool(live_mask(np.hstack([self.trans, returns]), self.accept)[0])
 
     @cached_property
     def content(self) -> bytes:
@@ -369,9 +372,22 @@ def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
 
 
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
-    """Pairs of states of two call-free DFAs: both accept (`and`), or `a` accepts and `b` does not (`minus`)."""
+    """Pairs of states of two call-free DFAs: both accept (`and`), or `a` accepts and `b` does not (`minus`);
+    numbered breadth first, bytes in order."""
     if any(a.calls) or any(b.calls):
         raise ValueError("products apply to rules that call nothing")
+    if _partition is not None:
+        states, seconds = remaining()
+        built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
+                                   np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
+                                   a.size, b.size, minus, states, seconds)
+        if built == 1:
+            spend(states + 1)  # raises: past the state budget
+        if built == 2:
+            late()  # raises: past the deadline
+        trans, accepting = built
+        spend(len(accepting))
+        return _from_table(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool))
     index: dict[tuple[int, int], int] = {(0, 0): 0}
     order = [(0, 0)]
     rows: list[np.ndarray] = []
@@ -380,19 +396,22 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         spend()
         ra = a.trans[s]
         rb = b.trans[t] if t >= 0 else np.full(256, -1, dtype=np.int32)
-        live = ra >= 0 if minus else (ra >= 0) & (rb >= 0)
-        keys = ra.astype(np.int64) * (b.size + 1) + (rb + 1)
-        row = np.full(256, -1, dtype=np.int32)
-        for key in np.unique(keys[live]).tolist():
-            pair = (key // (b.size + 1), key % (b.size + 1) - 1)
+        moving = np.flatnonzero(ra >= 0 if minus else (ra >= 0) & (rb >= 0))
+        keys = ra[moving].astype(np.int64) * (b.size + 1) + (rb[moving] + 1)
+        found, first, where = np.unique(keys, return_index=True, return_inverse=True)
+        ids = np.empty(len(found), dtype=np.int32)
+        for j in np.argsort(first).tolist():  # in the order of the first byte reaching each pair
+            pair = (int(found[j]) // (b.size + 1), int(found[j]) % (b.size + 1) - 1)
             if pair not in index:
                 index[pair] = len(order)
                 order.append(pair)
-            row[live & (keys == key)] = index[pair]
+            ids[j] = index[pair]
+        row = np.full(256, -1, dtype=np.int32)
+        row[moving] = ids[where]
         rows.append(row)
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
-    return _from_table(np.array(rows, dtype=np.int32), accept)
+    return _from_table(np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool))
 
 
 class _Kernels:
@@ -434,11 +453,14 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
     and the others are numbered in the order of their first member. `edges` has a column per byte class, then
     one per called rule of `names`."""
     live = live_mask(edges, accept)
+    empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges
     order = np.flatnonzero(live)  # 0 first
     sink = len(order)
     position = np.full(len(accept) + 1, sink, dtype=np.int32)  # dead and missing (-1) targets: the sink
     position[order] = np.arange(sink, dtype=np.int32)
+    if empty:
+        position[0] = sink  # the start state kept for an empty language is dead too
     moves = np.vstack([position[edges[order]], np.full((1, edges.shape[1]), sink, dtype=np.int32)])
     labels = np.append(accept[order], False).astype(np.int32)
     block_of = coarsest(moves, labels)

@@ -16,10 +16,14 @@ from extractor.lang.budget import Budget, metered
 from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
 from extractor.lang.pattern import compile_pattern
+from extractor.lang.regex import Both, Minus, alt, lit
 
 needs_native = pytest.mark.skipif(dfa._partition is None, reason="lang/_partition.c is not built here (no C compiler)")
 
 PATTERNS = ["^[a-z]{2,5}$", "^(ab|ac|b)*c$", "^\\d{3}-\\d{4}$", "^(foo|bar|baz)+$", "^(a|b)*a(a|b){3}$", "^$", "[^x]"]
+PRODUCTS = {"string-minus-keys": Minus(CANONICAL_STRING, alt(lit('"name"'), lit('"nick"'))),
+            "both-patterns": Both((compile_pattern("^[a-z]+$"), compile_pattern("^.{3,6}$"), compile_pattern("o"))),
+            "minus-empty": Minus(compile_pattern("^a*$"), compile_pattern("^a*$"))}
 
 
 def _same(a: RuleDFA, b: RuleDFA) -> bool:
@@ -27,8 +31,8 @@ def _same(a: RuleDFA, b: RuleDFA) -> bool:
 
 
 @needs_native
-@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER],
-                         ids=PATTERNS + ["json-string", "json-number"])
+@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER, *PRODUCTS.values()],
+                         ids=PATTERNS + ["json-string", "json-number", *PRODUCTS])
 def test_native_and_python_refinement_build_the_same_automaton(node, monkeypatch: pytest.MonkeyPatch) -> None:
     native = build_dfa(node)
     monkeypatch.setattr(dfa, "_partition", None)
@@ -123,3 +127,19 @@ def test_native_subsets_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setattr(dfa, "remaining", lambda: (-1, 0.0))
     with metered(Budget(max_states=None, timeout=60.0)), pytest.raises(SchemaTooComplexError, match="took more"):
         build_dfa(compile_pattern("^.*a.{12}$"))
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_a_product_stops_at_the_compile_budget(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    if native and dfa._partition is None:
+        pytest.skip("lang/_partition.c is not built here (no C compiler)")
+    if not native:
+        monkeypatch.setattr(dfa, "_partition", None)
+    a, b = build_dfa(compile_pattern("^[a-z]{0,40}$")), build_dfa(compile_pattern("^(ab)*$"))
+    with metered(Budget(max_states=20, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
+        dfa._product(a, b, minus=True)
+
+
+def test_an_empty_language_is_a_start_state_with_no_edges() -> None:
+    empty = build_dfa(Minus(compile_pattern("^a*$"), compile_pattern("^a*$")))
+    assert empty.size == 1 and not empty.accept[0] and (empty.trans == -1).all() and empty.calls == ((),)
