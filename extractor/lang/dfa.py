@@ -199,13 +199,7 @@ def _subsets(nfa: _NFA, symbols: dict[int | str, list[int]], m: int) -> tuple[np
         built = _partition.subsets(eps_off, np.array([t for out in nfa.eps for t in out], dtype=np.int32), edge_off,
                                    np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
                                    len(nfa.eps), m, states, seconds)
-        if built == 1:
-            spend(states + 1)  # raises: past the state budget
-        if built == 2:
-            late()  # raises: past the deadline
-        trans, accepting = built
-        spend(len(accepting))
-        return np.frombuffer(trans, dtype=np.int32).reshape(-1, m), np.frombuffer(accepting, dtype=bool)
+        return _charged(built, states, m)
     kernels = _Kernels(nfa.eps, [bool(out) or s == 1 for s, out in enumerate(moves)])
     start = kernels.closure([0])
     index = {start: 0}
@@ -381,13 +375,7 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
                                    np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
                                    a.size, b.size, minus, states, seconds)
-        if built == 1:
-            spend(states + 1)  # raises: past the state budget
-        if built == 2:
-            late()  # raises: past the deadline
-        trans, accepting = built
-        spend(len(accepting))
-        return _from_table(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool))
+        return _from_table(*_charged(built, states, 256))
     index: dict[tuple[int, int], int] = {(0, 0): 0}
     order = [(0, 0)]
     rows: list[np.ndarray] = []
@@ -412,6 +400,19 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
     return _from_table(np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool))
+
+
+def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A native construction's table (`width` columns) and accepting states, its states charged to the budget;
+    or the budget's error where it stopped: 1 past `states`, 2 past the deadline."""
+    if built == 1:
+        spend(states + 1)  # raises
+    if built == 2:
+        late()  # raises
+    assert isinstance(built, tuple)
+    trans, accepting = built
+    spend(len(accepting))
+    return np.frombuffer(trans, dtype=np.int32).reshape(-1, width), np.frombuffer(accepting, dtype=bool)
 
 
 class _Kernels:
