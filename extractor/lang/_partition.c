@@ -254,21 +254,24 @@ static int kernel(Closures *c, int32_t s) {
     return 0;
 }
 
-/* subsets(eps_off, eps_dst, edge_off, edge_sym, edge_dst, n, m, max_states, seconds)
+/* subsets(eps_off, eps_dst, edge_off, edge_label, edge_dst, label_off, label_sym, n, m, max_states, seconds)
  *   -> (trans: bytes, int32 D x m, -1 for no edge; accept: bytes, uint8 D), or 1 when more than max_states
  *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0).
  * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_off/eps_dst (CSR, n + 1
- * offsets) are its empty moves, edge_off/edge_sym/edge_dst (CSR) its moves on symbols 0..m-1. DFA states are
- * numbered as found: breadth first, symbols in order. */
+ * offsets) are its empty moves, edge_off/edge_label/edge_dst (CSR) its labelled moves, and label_off/label_sym
+ * (CSR) the symbols 0..m-1 each label stands for. DFA states are numbered as found: breadth first, symbols in
+ * order. */
 static PyObject *subsets(PyObject *self, PyObject *args) {
-    Py_buffer b[5];
+    Py_buffer b[7];
     Py_ssize_t n_, m_, max_states;
     double seconds;
     memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*nnnd", &b[0], &b[1], &b[2], &b[3], &b[4], &n_, &m_, &max_states, &seconds))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*nnnd", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &n_, &m_,
+                          &max_states, &seconds))
         return NULL;
     int32_t n = (int32_t)n_, m = (int32_t)m_;
-    const int32_t *edge_off = b[2].buf, *edge_sym = b[3].buf, *edge_dst = b[4].buf;
+    const int32_t *edge_off = b[2].buf, *edge_label = b[3].buf, *edge_dst = b[4].buf;
+    const int32_t *label_off = b[5].buf, *label_sym = b[6].buf;
     PyObject *result = NULL;
     Closures c = {b[0].buf, b[1].buf, edge_off, n, NULL, NULL, {0}, {0}, NULL, 0};
     Ints pool = {0}, off = {0}, trans = {0}, found = {0}, bucket = {0};
@@ -296,14 +299,17 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
         if (d >= 0) { /* the moves of DFA state d, grouped by symbol */
             memset(count, 0, (size_t)(m + 1) * sizeof(int32_t));
             for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
-                for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++) count[edge_sym[j] + 1]++;
+                for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
+                    for (int32_t k = label_off[edge_label[j]]; k < label_off[edge_label[j] + 1]; k++)
+                        count[label_sym[k] + 1]++;
             for (int32_t a = 0; a < m; a++) count[a + 1] += count[a];
             memcpy(first, count, (size_t)(m + 1) * sizeof(int32_t));
             bucket.len = 0;
             for (int64_t i = 0; i < count[m]; i++) if (ints_push(&bucket, 0)) { PyErr_NoMemory(); goto done; }
             for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
                 for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
-                    bucket.at[first[edge_sym[j]]++] = edge_dst[j];
+                    for (int32_t k = label_off[edge_label[j]]; k < label_off[edge_label[j] + 1]; k++)
+                        bucket.at[first[label_sym[k]]++] = edge_dst[j];
         }
         int32_t last = -1; /* the symbol before with targets, and its state: symbols often share their targets */
         for (int32_t a = 0; a < (d >= 0 ? m : 1); a++) {
@@ -381,7 +387,7 @@ done:
     free(c.kc_off); free(c.kc_len); free(c.stamp); free(c.kc.at); free(c.stack.at);
     free(pool.at); free(off.at); free(trans.at); free(found.at); free(bucket.at);
     free(accept); free(mark); free(slots); free(count); free(first);
-    for (int i = 0; i < 5; i++) PyBuffer_Release(&b[i]);
+    for (int i = 0; i < 7; i++) PyBuffer_Release(&b[i]);
     return result;
 }
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -17,7 +19,7 @@ try:
     from extractor.lang import _partition
 except ImportError:  # built without a C compiler: minimization refines in Python instead
     _partition = None
-from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix
+from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -166,15 +168,15 @@ def _byte_classes(masks: set[int]) -> list[int]:
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     """Subset construction, dead-state pruning, then Hopcroft minimization."""
     if isinstance(node, Minus):
-        return _product(build_dfa(node.item), build_dfa(node.other), minus=True)
+        return _product(_part(node.item), _part(node.other), minus=True)
     if isinstance(node, Multiple):
         return _multiple(node.m, node.places)
     if isinstance(node, Substrings):
         return _substrings(node.text, node.words)
     if isinstance(node, Both):
-        result = build_dfa(node.items[0])
+        result = _part(node.items[0])
         for item in node.items[1:]:
-            result = _product(result, build_dfa(item), minus=False)
+            result = _product(result, _part(item), minus=False)
         return result
     nfa = _NFA(node)
     masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
@@ -187,19 +189,50 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     return _minimize(edges, accept, names, classes)
 
 
+_PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
+_PARTS_LOCK = threading.Lock()
+PARTS_CACHE_SIZE = 256
+"""Automata of the parts of intersections and differences, kept per process by their digest: one pattern
+often appears in several of them (`allOf` beside `not`), in one schema or many."""
+
+
+def _part(node: Node) -> RuleDFA:
+    """A part of an intersection or difference (calling nothing), built once."""
+    if isinstance(node, Substrings):  # a source text's: never kept
+        return build_dfa(node)
+    key = digest(node)
+    with _PARTS_LOCK:
+        hit = _PARTS.get(key)
+        if hit is not None:
+            _PARTS.move_to_end(key)
+            return hit
+    built = build_dfa(node)
+    with _PARTS_LOCK:
+        _PARTS[key] = built
+        if len(_PARTS) > PARTS_CACHE_SIZE:
+            _PARTS.popitem(last=False)
+    return built
+
+
 def _subsets(nfa: _NFA, symbols: dict[int | str, list[int]], m: int) -> tuple[np.ndarray, np.ndarray]:
     """The subset construction: each DFA state's target per symbol (-1: none) and whether it accepts. States
-    are numbered as found, breadth first, symbols in order."""
-    moves = [[(a, t) for lab, t in out for a in symbols.get(lab, ())] for out in nfa.edges]
+    are numbered as found, breadth first, symbols in order. `symbols` gives the symbols of each edge label
+    (a byte mask's classes, a callee's column); edges with other labels (calls to rules that cannot finish)
+    are not taken."""
     if _partition is not None:
-        eps_off = np.cumsum([0, *map(len, nfa.eps)], dtype=np.int32)
-        edge_off = np.cumsum([0, *map(len, moves)], dtype=np.int32)
-        flat = np.array([pair for out in moves for pair in out], dtype=np.int32).reshape(-1, 2)
+        labels = {label: i for i, label in enumerate(symbols)}
+        kept = [[(labels[lab], t) for lab, t in out if lab in labels] for out in nfa.edges]
+        flat = np.array([pair for out in kept for pair in out], dtype=np.int32).reshape(-1, 2)
         states, seconds = remaining()
-        built = _partition.subsets(eps_off, np.array([t for out in nfa.eps for t in out], dtype=np.int32), edge_off,
+        built = _partition.subsets(np.cumsum([0, *map(len, nfa.eps)], dtype=np.int32),
+                                   np.array([t for out in nfa.eps for t in out], dtype=np.int32),
+                                   np.cumsum([0, *map(len, kept)], dtype=np.int32),
                                    np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
+                                   np.cumsum([0, *map(len, symbols.values())], dtype=np.int32),
+                                   np.array([a for syms in symbols.values() for a in syms], dtype=np.int32),
                                    len(nfa.eps), m, states, seconds)
         return _charged(built, states, m)
+    moves = [[(a, t) for lab, t in out for a in symbols.get(lab, ())] for out in nfa.edges]
     kernels = _Kernels(nfa.eps, [bool(out) or s == 1 for s, out in enumerate(moves)])
     start = kernels.closure([0])
     index = {start: 0}
