@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import threading
+import weakref
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -188,6 +189,17 @@ def endless(dfa: RuleDFA | CountedDFA) -> bool:
     only states with no successor at all may be among them."""
     if isinstance(dfa, CountedDFA) or any(dfa.calls):
         return False
+    known = _ENDLESS.get(dfa)
+    if known is None:
+        known = _ENDLESS[dfa] = _endless(dfa)
+    return known
+
+
+_ENDLESS: weakref.WeakKeyDictionary[RuleDFA, bool] = weakref.WeakKeyDictionary()
+"""`endless` per rule automaton (they are shared across schemas: key languages recur)."""
+
+
+def _endless(dfa: RuleDFA) -> bool:
     n = len(dfa.accept)
     succ = [set(np.unique(dfa.trans[s][dfa.trans[s] >= 0]).tolist()) for s in range(n)]
     pred: list[set[int]] = [set() for _ in range(n)]

@@ -44,6 +44,16 @@ class RuleDFA:
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
         callees = sorted({name for state in self.calls for name, _ in state if name in finishing})
+        known = self._finishing.get(tuple(callees))
+        if known is None:
+            known = self._finishing[tuple(callees)] = self._finishes(callees)
+        return known
+
+    @cached_property
+    def _finishing(self) -> dict[tuple[str, ...], bool]:
+        return {}
+
+    def _finishes(self, callees: list[str]) -> bool:
         if not callees:
             return bool(live_mask(self.trans, self.accept)[0])
         column = {name: j for j, name in enumerate(callees)}
