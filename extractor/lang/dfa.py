@@ -71,20 +71,34 @@ class RuleDFA:
 
 
 class _NFA:
-    """Thompson construction; state 0 starts, state 1 accepts."""
+    """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat, in the order made:
+    empty moves (`eps_src` to `eps_dst`) and moves on a label (a byte mask or a callee's name)."""
 
     def __init__(self, node: Node) -> None:
-        self.eps: list[list[int]] = []
-        self.edges: list[list[tuple[int | str, int]]] = []
+        self.size = 0
+        self.eps_src: list[int] = []
+        self.eps_dst: list[int] = []
+        self.edge_src: list[int] = []
+        self.edge_label: list[int | str] = []
+        self.edge_dst: list[int] = []
         self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
         spend(thompson_size(node))  # refused before building when the unrolled repeats cannot fit the budget
         start, end = self.state(), self.state()
         self.build(node, start, end)
 
     def state(self) -> int:
-        self.eps.append([])
-        self.edges.append([])
-        return len(self.eps) - 1
+        self.size += 1
+        return self.size - 1
+
+    def empty(self, a: int, b: int) -> None:
+        self.eps_src.append(a)
+        self.eps_dst.append(b)
+
+    def adjacency(self, src: list[int], dst: list[int]) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in range(self.size)]
+        for a, b in zip(src, dst):
+            out[a].append(b)
+        return out
 
     def build(self, node: Node, a: int, b: int) -> None:
         """Thompson's construction with an explicit stack, not recursion: a body may be thousands of nodes
@@ -92,27 +106,27 @@ class _NFA:
         work = [(node, a, b)]
         while work:
             node, a, b = work.pop()
-            if isinstance(node, Bytes):
-                self.edges[a].append((node.mask, b))
-            elif isinstance(node, Ref):
-                self.edges[a].append((node.rule, b))
+            if isinstance(node, (Bytes, Ref)):
+                self.edge_src.append(a)
+                self.edge_label.append(node.mask if isinstance(node, Bytes) else node.rule)
+                self.edge_dst.append(b)
             elif isinstance(node, Suffix):
                 entry = self.suffixes.get(id(node))
                 if entry is None:
                     entry = self.suffixes[id(node)] = (node, self.state())
                     work.append((node.item, entry[1], 1))
-                self.eps[a].append(entry[1])
+                self.empty(a, entry[1])
             elif isinstance(node, Seq):
                 if not node.items:
-                    self.eps[a].append(b)
+                    self.empty(a, b)
                     continue
                 cuts = [a, *(self.state() for _ in node.items[:-1]), b]
                 work.extend((item, cuts[k], cuts[k + 1]) for k, item in enumerate(node.items))
             elif isinstance(node, Alt):
                 for item in node.items:
                     x, y = self.state(), self.state()
-                    self.eps[a].append(x)
-                    self.eps[y].append(b)
+                    self.empty(a, x)
+                    self.empty(y, b)
                     work.append((item, x, y))
             elif isinstance(node, Repeat):
                 cur = a
@@ -122,17 +136,17 @@ class _NFA:
                     cur = nxt
                 if node.max is None:
                     hub, back = self.state(), self.state()
-                    self.eps[cur].append(hub)
+                    self.empty(cur, hub)
                     work.append((node.item, hub, back))
-                    self.eps[back].append(hub)
-                    self.eps[hub].append(b)
+                    self.empty(back, hub)
+                    self.empty(hub, b)
                 else:
                     for _ in range(node.max - node.min):
-                        self.eps[cur].append(b)
+                        self.empty(cur, b)
                         nxt = self.state()
                         work.append((node.item, cur, nxt))
                         cur = nxt
-                    self.eps[cur].append(b)
+                    self.empty(cur, b)
             else:
                 raise TypeError(f"not a regex node: {node!r}")
 
@@ -168,11 +182,12 @@ def thompson_size(node: Node) -> int:
 
 
 def _byte_classes(masks: set[int]) -> list[int]:
-    """Partition 0..255 so that every label mask is a union of classes."""
+    """Partition 0..255 so that every label mask is a union of classes, ordered by their lowest byte (the
+    automaton built over them is then the same whatever order the masks come in)."""
     classes = [ALL_BYTES]
     for m in masks:
         classes = [part for c in classes for part in (c & m, c & ~m) if part]
-    return classes
+    return sorted(classes, key=lambda c: c & -c)
 
 
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
@@ -189,10 +204,10 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
             result = _product(result, _part(item), minus=False)
         return result
     nfa = _NFA(node)
-    masks = {lab for edges in nfa.edges for lab, _ in edges if isinstance(lab, int)}
+    labels = set(nfa.edge_label)
+    masks = {lab for lab in labels if isinstance(lab, int)}
     classes = _byte_classes(masks)
-    names = sorted({lab for edges in nfa.edges for lab, _ in edges
-                    if isinstance(lab, str) and (productive is None or lab in productive)})
+    names = sorted(lab for lab in labels if isinstance(lab, str) and (productive is None or lab in productive))
     symbols = {**{m: [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # classes: atoms of the masks
                **{name: [len(classes) + j] for j, name in enumerate(names)}}
     edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
@@ -230,20 +245,25 @@ def _subsets(nfa: _NFA, symbols: dict[int | str, list[int]], m: int) -> tuple[np
     (a byte mask's classes, a callee's column); edges with other labels (calls to rules that cannot finish)
     are not taken."""
     if _partition is not None:
-        labels = {label: i for i, label in enumerate(symbols)}
-        kept = [[(labels[lab], t) for lab, t in out if lab in labels] for out in nfa.edges]
-        flat = np.array([pair for out in kept for pair in out], dtype=np.int32).reshape(-1, 2)
+        ids = {label: i for i, label in enumerate(symbols)}
+        label = np.array([ids.get(lab, -1) for lab in nfa.edge_label], dtype=np.int32)
+        kept = np.flatnonzero(label >= 0)
+        src = np.array(nfa.edge_src, dtype=np.int32)[kept]
+        by_src = np.argsort(src, kind="stable")
+        eps_src = np.array(nfa.eps_src, dtype=np.int32)
+        by_eps = np.argsort(eps_src, kind="stable")
         states, seconds = remaining()
-        built = _partition.subsets(np.cumsum([0, *map(len, nfa.eps)], dtype=np.int32),
-                                   np.array([t for out in nfa.eps for t in out], dtype=np.int32),
-                                   np.cumsum([0, *map(len, kept)], dtype=np.int32),
-                                   np.ascontiguousarray(flat[:, 0]), np.ascontiguousarray(flat[:, 1]),
+        built = _partition.subsets(_offsets(eps_src, nfa.size), np.array(nfa.eps_dst, dtype=np.int32)[by_eps],
+                                   _offsets(src, nfa.size), label[kept][by_src],
+                                   np.array(nfa.edge_dst, dtype=np.int32)[kept][by_src],
                                    np.cumsum([0, *map(len, symbols.values())], dtype=np.int32),
                                    np.array([a for syms in symbols.values() for a in syms], dtype=np.int32),
-                                   len(nfa.eps), m, states, seconds)
+                                   nfa.size, m, states, seconds)
         return _charged(built, states, m)
-    moves = [[(a, t) for lab, t in out for a in symbols.get(lab, ())] for out in nfa.edges]
-    kernels = _Kernels(nfa.eps, [bool(out) or s == 1 for s, out in enumerate(moves)])
+    moves: list[list[tuple[int, int]]] = [[] for _ in range(nfa.size)]
+    for a, lab, t in zip(nfa.edge_src, nfa.edge_label, nfa.edge_dst):
+        moves[a] += [(sym, t) for sym in symbols.get(lab, ())]
+    kernels = _Kernels(nfa.adjacency(nfa.eps_src, nfa.eps_dst), [bool(out) or s == 1 for s, out in enumerate(moves)])
     start = kernels.closure([0])
     index = {start: 0}
     order = [start]
@@ -443,6 +463,11 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
     return _from_table(np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool))
+
+
+def _offsets(src: np.ndarray, n: int) -> np.ndarray:
+    """CSR offsets (n + 1) of edges sorted by their source state."""
+    return np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
 
 
 def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
