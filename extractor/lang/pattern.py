@@ -156,8 +156,10 @@ def _categories() -> dict[str, Ranges]:
     return {cat: tuple(rs) for cat, rs in found.items()}
 
 
+@lru_cache(maxsize=512)
 def compile_pattern(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
-    """Content of a JSON string the pattern matches somewhere (search semantics, as JSON Schema says)."""
+    """Content of a JSON string the pattern matches somewhere (search semantics, as JSON Schema says); kept per
+    process, since a schema's patterns are read when it is normalized and again when its grammar is built."""
     return _Parser(pattern, max_repeat).top()
 
 
