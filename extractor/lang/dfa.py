@@ -37,9 +37,9 @@ class RuleDFA:
         return len(self.accept)
 
     @cached_property
-    def rows(self) -> tuple[tuple[int, ...], ...]:
-        """The table as tuples, for walks in Python (kept: rule automata are shared across schemas)."""
-        return tuple(map(tuple, self.trans.tolist()))
+    def rows(self) -> Rows:
+        """The table as Python ints, for walks in Python (kept: rule automata are shared across schemas)."""
+        return Rows(self.trans)
 
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
@@ -68,6 +68,26 @@ class RuleDFA:
     def content(self) -> bytes:
         """A hash of the table and accepting states (calls aside)."""
         return hashlib.sha256(self.trans.tobytes() + self.accept.tobytes()).digest()
+
+
+class Rows:
+    """`rows[s][byte]`: a table's rows as tuples of Python ints, each made when first read (most states of a
+    large rule are never stepped through in Python)."""
+
+    __slots__ = ("trans", "made")
+
+    def __init__(self, trans: np.ndarray) -> None:
+        self.trans = trans
+        self.made: list[tuple[int, ...] | None] = [None] * len(trans)
+
+    def __getitem__(self, state: int) -> tuple[int, ...]:
+        row = self.made[state]
+        if row is None:
+            row = self.made[state] = tuple(self.trans[state].tolist())
+        return row
+
+    def __len__(self) -> int:
+        return len(self.made)
 
 
 class _NFA:

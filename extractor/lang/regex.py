@@ -186,8 +186,16 @@ def repeat(item: Node, lo: int, hi: int | None) -> Node:
     return item if (lo, hi) == (1, 1) else Repeat(item, lo, hi)
 
 
-def refs(node: Node) -> set[str]:
-    """Names of the rules a body calls (each shared node visited once)."""
+def refs(node: Node) -> frozenset[str]:
+    """Names of the rules a body calls (each shared node visited once; kept on the body)."""
+    kept = node.__dict__.get("_refs")
+    if kept is None:
+        kept = _refs(node)
+        object.__setattr__(node, "_refs", kept)
+    return kept
+
+
+def _refs(node: Node) -> frozenset[str]:
     out: set[str] = set()
     seen: set[int] = set()
     work = [node]
@@ -204,7 +212,7 @@ def refs(node: Node) -> set[str]:
             work.append(n.item)
         elif isinstance(n, Counted):
             work.append(n.body)
-    return out
+    return frozenset(out)
 
 
 def digest(node: Node) -> bytes:
