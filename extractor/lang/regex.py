@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass, fields
 from typing import Union
 
+from extractor.lang.frozen import keeps_hash
+
 
 @dataclass(frozen=True)
 class Bytes:
@@ -103,27 +105,8 @@ class Counted:
 Node = Union[Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings]
 
 
-def _keeps_hash(cls: type) -> None:
-    """Nodes with children keep their hash once computed (a dataclass hashes its whole subtree on every call,
-    and bodies are deep). The kept value is dropped when pickled: string hashes differ between processes."""
-    plain = cls.__hash__
-
-    def __hash__(self: object) -> int:
-        kept = self.__dict__.get("_hash")
-        if kept is None:
-            kept = plain(self)
-            object.__setattr__(self, "_hash", kept)
-        return kept
-
-    def __getstate__(self: object) -> dict[str, object]:
-        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
-
-    cls.__hash__ = __hash__  # type: ignore[method-assign]
-    cls.__getstate__ = __getstate__  # type: ignore[attr-defined]
-
-
 for _cls in (Seq, Alt, Repeat, Minus, Both, Counted):
-    _keeps_hash(_cls)
+    keeps_hash(_cls)
 
 EMPTY = Seq(())
 NOTHING = Alt(())

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Union
 
+from extractor.lang.frozen import keeps_hash
+
 
 @dataclass(frozen=True)
 class Doc:
@@ -139,6 +141,9 @@ class Ref:
 
 
 Node = Union[AnyValue, Nothing, Null, Boolean, Const, String, Number, Object, Array, Union_, Ref]
+
+for _cls in (Property, Object, Contains, Array, Union_):
+    keeps_hash(_cls)
 
 
 @dataclass
