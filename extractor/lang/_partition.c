@@ -29,22 +29,11 @@ static void push(Work *w, int32_t b, int32_t a) {
     w->size++;
 }
 
-/* coarsest(table, labels, out, n, m) -> number of blocks.
- * table: int32 n x m, every entry a state in 0..n-1 (a sink state stands for missing edges);
- * labels: int32 n, the initial partition (states with equal labels start together; labels in 0..n-1);
- * out: int32 n, receives each state's block. */
-static PyObject *coarsest(PyObject *self, PyObject *args) {
-    Py_buffer table_b, labels_b, out_b;
-    Py_ssize_t n_, m_;
-    if (!PyArg_ParseTuple(args, "y*y*w*nn", &table_b, &labels_b, &out_b, &n_, &m_)) return NULL;
-    int32_t n = (int32_t)n_, m = (int32_t)m_;
-    const int32_t *table = table_b.buf, *labels = labels_b.buf;
-    int32_t *out = out_b.buf;
-    PyObject *result = NULL;
-    if (table_b.len < (Py_ssize_t)n * m * 4 || labels_b.len < (Py_ssize_t)n * 4 || out_b.len < (Py_ssize_t)n * 4) {
-        PyErr_SetString(PyExc_ValueError, "coarsest: buffers smaller than n x m");
-        goto release;
-    }
+/* The coarsest partition refining `labels` (int32 n, values in 0..n-1) that every column of `table` (int32
+ * n x m, targets in 0..n-1; a sink state stands for missing edges) respects: each state's block into `out`.
+ * Returns the number of blocks, or -1 with a Python error set. */
+static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out, int32_t n, int32_t m) {
+    int32_t result = -1;
     int64_t nm = (int64_t)n * m;
     int32_t *off = calloc((size_t)m * (n + 1) + 1, sizeof(int32_t)); /* inverse edges: CSR per (symbol, target) */
     int32_t *pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
@@ -141,35 +130,21 @@ static PyObject *coarsest(PyObject *self, PyObject *args) {
             }
         }
     }
-    result = PyLong_FromLong(p.count);
+    result = p.count;
 done:
     free(off); free(pred); free(p.elems); free(p.loc); free(p.first); free(p.end); free(p.mid);
     free(w.block); free(w.symbol); free(w.in); free(touched); free(members); free(count);
-release:
-    PyBuffer_Release(&table_b); PyBuffer_Release(&labels_b); PyBuffer_Release(&out_b);
     return result;
 }
 
-/* live(edges, accept, out, n, m): out[s] = 1 where some accepting state is reachable from s.
- * edges: int32 n x m, targets in 0..n-1 or -1 for none; accept, out: uint8 n. */
-static PyObject *live(PyObject *self, PyObject *args) {
-    Py_buffer edges_b, accept_b, out_b;
-    Py_ssize_t n_, m_;
-    if (!PyArg_ParseTuple(args, "y*y*w*nn", &edges_b, &accept_b, &out_b, &n_, &m_)) return NULL;
-    int32_t n = (int32_t)n_, m = (int32_t)m_;
-    const int32_t *edges = edges_b.buf;
-    const uint8_t *accept = accept_b.buf;
-    uint8_t *out = out_b.buf;
-    PyObject *result = NULL;
-    int32_t *off = NULL, *pred = NULL, *stack = NULL;
-    if (edges_b.len < (Py_ssize_t)n * m * 4 || accept_b.len < n || out_b.len < n) {
-        PyErr_SetString(PyExc_ValueError, "live: buffers smaller than n x m");
-        goto release;
-    }
+/* out[s] = 1 where some accepting state is reachable from s along `edges` (int32 n x m, targets in 0..n-1 or
+ * -1 for none). Returns 0, or -1 with a Python error set. */
+static int reaching(const int32_t *edges, const uint8_t *accept, uint8_t *out, int32_t n, int32_t m) {
+    int result = -1;
     int64_t nm = (int64_t)n * m;
-    off = calloc((size_t)n + 2, sizeof(int32_t));
-    pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
-    stack = malloc((size_t)(n ? n : 1) * sizeof(int32_t));
+    int32_t *off = calloc((size_t)n + 2, sizeof(int32_t));
+    int32_t *pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
+    int32_t *stack = malloc((size_t)(n ? n : 1) * sizeof(int32_t));
     if (!off || !pred || !stack) { PyErr_NoMemory(); goto done; }
     for (int64_t i = 0; i < nm; i++) {
         int32_t t = edges[i];
@@ -189,14 +164,104 @@ static PyObject *live(PyObject *self, PyObject *args) {
         for (int32_t j = off[t]; j < off[t + 1]; j++)
             if (!out[pred[j]]) { out[pred[j]] = 1; stack[top++] = pred[j]; }
     }
-    result = Py_NewRef(Py_None);
+    result = 0;
 done:
     free(off); free(pred); free(stack);
-release:
+    return result;
+}
+
+/* live(edges, accept, out, n, m): `reaching` over buffers (accept, out: uint8 n). */
+static PyObject *live(PyObject *self, PyObject *args) {
+    Py_buffer edges_b, accept_b, out_b;
+    Py_ssize_t n, m;
+    if (!PyArg_ParseTuple(args, "y*y*w*nn", &edges_b, &accept_b, &out_b, &n, &m)) return NULL;
+    PyObject *result = NULL;
+    if (edges_b.len < n * m * 4 || accept_b.len < n || out_b.len < n)
+        PyErr_SetString(PyExc_ValueError, "live: buffers smaller than n x m");
+    else if (!reaching(edges_b.buf, accept_b.buf, out_b.buf, (int32_t)n, (int32_t)m))
+        result = Py_NewRef(Py_None);
     PyBuffer_Release(&edges_b); PyBuffer_Release(&accept_b); PyBuffer_Release(&out_b);
     return result;
 }
 
+/* minimize(edges, accept, byte_class, n, m, k) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D;
+ *   calls: bytes, int32 D x (m - k)).
+ * The minimal DFA of `edges` (int32 n x m, -1 for none: k byte-class columns, then call columns) from state 0:
+ * states that cannot reach acceptance dropped (state 0 kept, with no edges when it cannot), equivalent ones
+ * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). */
+static PyObject *minimize(PyObject *self, PyObject *args) {
+    Py_buffer edges_b, accept_b, class_b;
+    Py_ssize_t n_, m_, k_;
+    if (!PyArg_ParseTuple(args, "y*y*y*nnn", &edges_b, &accept_b, &class_b, &n_, &m_, &k_)) return NULL;
+    int32_t n = (int32_t)n_, m = (int32_t)m_, k = (int32_t)k_;
+    const int32_t *edges = edges_b.buf, *byte_class = class_b.buf;
+    const uint8_t *accept = accept_b.buf;
+    PyObject *result = NULL;
+    uint8_t *live = NULL, *acc = NULL;
+    int32_t *pos = NULL, *moves = NULL, *labels = NULL, *block = NULL, *renum = NULL, *reps = NULL;
+    int32_t *table = NULL, *calls = NULL;
+    if (n < 1 || k > m || edges_b.len < n_ * m_ * 4 || accept_b.len < n_ || class_b.len < 256 * 4) {
+        PyErr_SetString(PyExc_ValueError, "minimize: bad sizes");
+        goto release;
+    }
+    live = malloc((size_t)n);
+    pos = malloc((size_t)n * sizeof(int32_t));
+    if (!live || !pos) { PyErr_NoMemory(); goto done; }
+    if (reaching(edges, accept, live, n, m)) goto done;
+    int empty = !live[0];
+    live[0] = 1;
+    int32_t sink = 0;
+    for (int32_t s = 0; s < n; s++) pos[s] = live[s] ? sink++ : -1;
+    int64_t rows = (int64_t)sink + 1;
+    moves = malloc((size_t)(rows * (m ? m : 1)) * sizeof(int32_t));
+    labels = calloc((size_t)rows, sizeof(int32_t));
+    block = malloc((size_t)rows * sizeof(int32_t));
+    renum = malloc((size_t)rows * sizeof(int32_t));
+    reps = malloc((size_t)rows * sizeof(int32_t));
+    if (!moves || !labels || !block || !renum || !reps) { PyErr_NoMemory(); goto done; }
+    for (int32_t s = 0; s < n; s++) {
+        if (pos[s] < 0) continue;
+        int64_t at = (int64_t)pos[s] * m;
+        labels[pos[s]] = accept[s] ? 1 : 0;
+        for (int32_t c = 0; c < m; c++) {
+            int32_t t = edges[(int64_t)s * m + c];
+            if (t >= n) { PyErr_SetString(PyExc_ValueError, "minimize: target out of range"); goto done; }
+            moves[at + c] = (t < 0 || pos[t] < 0 || (empty && t == 0)) ? sink : pos[t];
+        }
+    }
+    for (int32_t c = 0; c < m; c++) moves[(int64_t)sink * m + c] = sink;
+    int32_t nblocks = refine(moves, labels, block, (int32_t)rows, m);
+    if (nblocks < 0) goto done;
+    for (int32_t b = 0; b < nblocks; b++) renum[b] = -1;
+    int32_t d = 0;
+    for (int32_t i = 0; i < sink; i++)
+        if (renum[block[i]] < 0) { renum[block[i]] = d; reps[d++] = i; }
+    int32_t sink_block = block[sink];
+    table = malloc((size_t)(d ? d : 1) * 256 * sizeof(int32_t));
+    calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
+    acc = malloc((size_t)(d ? d : 1));
+    if (!table || !calls || !acc) { PyErr_NoMemory(); goto done; }
+    for (int32_t i = 0; i < d; i++) {
+        const int32_t *row = moves + (int64_t)reps[i] * m;
+        acc[i] = (uint8_t)labels[reps[i]];
+        for (int b = 0; b < 256; b++) {
+            int32_t t = row[byte_class[b]];
+            table[(int64_t)i * 256 + b] = block[t] == sink_block ? -1 : renum[block[t]];
+        }
+        for (int32_t c = k; c < m; c++) {
+            int32_t t = row[c];
+            calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
+        }
+    }
+    result = Py_BuildValue("(y#y#y#)", (const char *)table, (Py_ssize_t)d * 256 * 4, (const char *)acc, (Py_ssize_t)d,
+                           (const char *)calls, (Py_ssize_t)d * (m - k) * 4);
+done:
+    free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps);
+    free(table); free(calls); free(acc);
+release:
+    PyBuffer_Release(&edges_b); PyBuffer_Release(&accept_b); PyBuffer_Release(&class_b);
+    return result;
+}
 
 /* A growable int32 array. */
 typedef struct { int32_t *at; int64_t len, cap; } Ints;
@@ -485,8 +550,8 @@ release:
 }
 
 static PyMethodDef methods[] = {
-    {"coarsest", coarsest, METH_VARARGS, "The coarsest partition of a DFA's states its transitions respect."},
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
+    {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"subsets", subsets, METH_VARARGS, "The subset construction of an NFA's DFA."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
     {NULL, NULL, 0, NULL},

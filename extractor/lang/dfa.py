@@ -541,6 +541,16 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
     """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft); the start state stays 0
     and the others are numbered in the order of their first member. `edges` has a column per byte class, then
     one per called rule of `names`."""
+    tick()
+    if _partition is not None:
+        n, m = edges.shape
+        table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
+                                                        accept.astype(np.uint8), _byte_class(tuple(classes)), n, m,
+                                                        len(classes))
+        rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)).tolist()
+        return RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
+                       accept=np.frombuffer(accepting, dtype=bool).copy(),
+                       calls=tuple(tuple((name, t) for name, t in zip(names, row) if t >= 0) for row in rows))
     live = live_mask(edges, accept)
     empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges
@@ -552,7 +562,7 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
         position[0] = sink  # the start state kept for an empty language is dead too
     moves = np.vstack([position[edges[order]], np.full((1, edges.shape[1]), sink, dtype=np.int32)])
     labels = np.append(accept[order], False).astype(np.int32)
-    block_of = coarsest(moves, labels)
+    block_of = _coarsest(moves, labels)
     firsts = np.sort(np.unique(block_of[:-1], return_index=True)[1])  # each block's first state, in order
     renum = np.full(int(block_of.max()) + 1, -1, dtype=np.int32)
     renum[block_of[firsts]] = np.arange(len(firsts), dtype=np.int32)
@@ -567,7 +577,7 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
 @lru_cache(maxsize=1024)
 def _byte_class(classes: tuple[int, ...]) -> np.ndarray:
     """Each byte's class index."""
-    out = np.zeros(256, dtype=np.int64)
+    out = np.zeros(256, dtype=np.int32)
     for ci, c in enumerate(classes):
         out[np.unpackbits(np.frombuffer(c.to_bytes(32, "little"), dtype=np.uint8), bitorder="little").astype(bool)] = ci
     return out
@@ -594,15 +604,10 @@ def live_mask(edges: np.ndarray, accept: np.ndarray) -> np.ndarray:
     return live
 
 
-def coarsest(moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
+def _coarsest(moves: np.ndarray, labels: np.ndarray) -> np.ndarray:
     """The block of each state in the coarsest partition that refines `labels` and that every column of `moves`
-    (n x m targets, all in 0..n-1) respects (Hopcroft)."""
-    tick()
+    (n x m targets, all in 0..n-1) respects (Hopcroft; lang/_partition.c has the same in C)."""
     n, m = moves.shape
-    if _partition is not None:
-        out = np.empty(n, dtype=np.int32)
-        _partition.coarsest(np.ascontiguousarray(moves, dtype=np.int32), labels.astype(np.int32), out, n, m)
-        return out.astype(np.int64)
     inverse: list[dict[int, list[int]]] = [{} for _ in range(m)]
     for s, row in enumerate(moves.tolist()):
         for a, t in enumerate(row):
