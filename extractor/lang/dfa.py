@@ -441,10 +441,13 @@ def _is_word(token: str) -> bool:
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes into classes first."""
-    columns: dict[bytes, int] = {}
-    byte_class = [columns.setdefault(table[:, c].tobytes(), len(columns)) for c in range(256)]
-    classes = [sum(1 << c for c in range(256) if byte_class[c] == k) for k in range(len(columns))]
-    reps = [(c & -c).bit_length() - 1 for c in classes]
+    _, first, inverse = np.unique(table.T, axis=0, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first)] = np.arange(len(first))  # classes numbered by their lowest byte
+    classes = [0] * len(first)
+    for b, k in enumerate(rank[inverse.reshape(-1)].tolist()):
+        classes[k] |= 1 << b
+    reps = np.sort(first)
     return _minimize(np.ascontiguousarray(table[:, reps], dtype=np.int32), np.array(accept, dtype=bool), [], classes)
 
 
