@@ -441,13 +441,12 @@ def _is_word(token: str) -> bool:
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes into classes first."""
-    _, first, inverse = np.unique(table.T, axis=0, return_index=True, return_inverse=True)
-    rank = np.empty(len(first), dtype=np.int64)
-    rank[np.argsort(first)] = np.arange(len(first))  # classes numbered by their lowest byte
-    classes = [0] * len(first)
-    for b, k in enumerate(rank[inverse.reshape(-1)].tolist()):
+    columns: dict[bytes, int] = {}  # classes numbered by their lowest byte
+    byte_class = [columns.setdefault(column.tobytes(), len(columns)) for column in np.ascontiguousarray(table.T)]
+    classes = [0] * len(columns)
+    for b, k in enumerate(byte_class):
         classes[k] |= 1 << b
-    reps = np.sort(first)
+    reps = [(c & -c).bit_length() - 1 for c in classes]
     return _minimize(np.ascontiguousarray(table[:, reps], dtype=np.int32), np.array(accept, dtype=bool), [], classes)
 
 
