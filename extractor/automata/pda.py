@@ -201,7 +201,7 @@ _ENDLESS: weakref.WeakKeyDictionary[RuleDFA, bool] = weakref.WeakKeyDictionary()
 
 def _endless(dfa: RuleDFA) -> bool:
     n = len(dfa.accept)
-    succ = [set(np.unique(dfa.trans[s][dfa.trans[s] >= 0]).tolist()) for s in range(n)]
+    succ = [set(row[row >= 0].tolist()) for row in dfa.trans]
     pred: list[set[int]] = [set() for _ in range(n)]
     for s, targets in enumerate(succ):
         for t in targets:
