@@ -36,7 +36,7 @@ class Automaton:
     rows: tuple  # rows[r][s][b]: the DFA as Python ints, for scalar stepping
     calls: tuple  # calls[r][s]: ((callee, return state), ...)
     leaves: frozenset[int]  # rules that call nothing: their tables come from a vectorized walk
-    fingerprints: tuple[str, ...]  # content hash of each rule together with everything it calls
+    fingerprints: Fingerprints  # content hash of each rule together with everything it calls
     root: int
     distinct: frozenset[int] = frozenset()
     """Rules whose strings must not repeat within their enclosing object or array (`Grammar.distinct`),
@@ -115,7 +115,7 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
         leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
-        fingerprints=_fingerprints(names, dfas), root=index[grammar.root],
+        fingerprints=Fingerprints(names, {n: dfas[n] for n in names}), root=index[grammar.root],
         distinct=_distinct(grammar, index, dfas),
         unique=frozenset(index[n] for n in grammar.unique if n in index))
 
@@ -299,24 +299,38 @@ def _entry_states(dfa: RuleDFA, nullable: set[str]) -> set[int]:
     return seen
 
 
-def _fingerprints(names: tuple[str, ...], dfas: dict[str, RuleDFA | CountedDFA]) -> tuple[str, ...]:
-    """Hash each rule with its callees, renamed by discovery order, so equal rules share caches."""
-    out = []
-    for name in names:
+class Fingerprints:
+    """`fingerprints[rule]`: a hash of the rule with everything it calls, callees renamed by discovery order, so
+    equal rules share table caches. Each is computed when a table of its rule is first asked for (a compile
+    pays for none of them; a generation for the rules it visits)."""
+
+    def __init__(self, names: tuple[str, ...], dfas: dict[str, RuleDFA | CountedDFA]) -> None:
+        self.names, self.dfas = names, dfas
+        self.made: list[str | None] = [None] * len(names)
+
+    def __getitem__(self, rule: int) -> str:
+        made = self.made[rule]
+        if made is None:
+            made = self.made[rule] = self._hash(self.names[rule])
+        return made
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def _hash(self, name: str) -> str:
         order, at = [name], {name: 0}  # breadth first: `order` is the queue
         for n in order:
-            for state in _shape(dfas[n]).calls:
+            for state in _shape(self.dfas[n]).calls:
                 for callee, _ in state:
                     if callee not in at:
                         at[callee] = len(order)
                         order.append(callee)
         h = hashlib.sha256()
         for n in order:
-            d = dfas[n]
+            d = self.dfas[n]
             if isinstance(d, CountedDFA):
                 h.update(d.digest())
                 d = d.base
             h.update(d.content)
             h.update(repr([[(at[c], t) for c, t in st] for st in d.calls]).encode())
-        out.append(h.hexdigest()[:32])
-    return tuple(out)
+        return h.hexdigest()[:32]
