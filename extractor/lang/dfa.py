@@ -14,12 +14,12 @@ from itertools import groupby
 import numpy as np
 
 from extractor.lang.budget import late, remaining, spend, tick
+from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest
 
 try:
     from extractor.lang import _partition
-except ImportError:  # built without a C compiler: minimization refines in Python instead
+except ImportError:  # built without a C compiler: the same constructions run in Python instead
     _partition = None
-from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest
 
 ALL_BYTES = (1 << 256) - 1
 
