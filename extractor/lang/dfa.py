@@ -578,10 +578,11 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
 
 @lru_cache(maxsize=1024)
 def _byte_class(classes: tuple[int, ...]) -> np.ndarray:
-    """Each byte's class index."""
+    """Each byte's class index (kept per set of classes, so read-only)."""
     out = np.zeros(256, dtype=np.int32)
     for ci, c in enumerate(classes):
         out[np.unpackbits(np.frombuffer(c.to_bytes(32, "little"), dtype=np.uint8), bitorder="little").astype(bool)] = ci
+    out.flags.writeable = False
     return out
 
 
