@@ -297,7 +297,8 @@ typedef struct {
     uint32_t gen;
 } Closures;
 
-/* The NFA states reachable from `s` by empty moves that read something or accept (state 1). */
+/* The NFA states reachable from `s` by empty moves that read something or accept (state 1). Returns 0, -1 out of
+ * memory (a Python error set), or -2 when the closures kept would pass what int32 offsets index. */
 static int kernel(Closures *c, int32_t s) {
     if (c->kc_off[s] >= 0) return 0;
     c->gen++;
@@ -314,6 +315,7 @@ static int kernel(Closures *c, int32_t s) {
             if (c->stamp[t] != c->gen) { c->stamp[t] = c->gen; if (ints_push(&c->stack, t)) return -1; }
         }
     }
+    if (c->kc.len > INT32_MAX) return -2;
     c->kc_off[s] = (int32_t)start;
     c->kc_len[s] = (int32_t)(c->kc.len - start);
     return 0;
@@ -321,7 +323,8 @@ static int kernel(Closures *c, int32_t s) {
 
 /* subsets(eps_off, eps_dst, edge_off, edge_label, edge_dst, label_off, label_sym, n, m, max_states, seconds)
  *   -> (trans: bytes, int32 D x m, -1 for no edge; accept: bytes, uint8 D), or 1 when more than max_states
- *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0).
+ *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0), 3 when its subsets would pass what int32
+ *   offsets index.
  * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_off/eps_dst (CSR, n + 1
  * offsets) are its empty moves, edge_off/edge_label/edge_dst (CSR) its labelled moves, and label_off/label_sym
  * (CSR) the symbols 0..m-1 each label stands for. DFA states are numbered as found: breadth first, symbols in
@@ -394,7 +397,9 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
             mgen++;
             for (int64_t i = 0; i < ntargets; i++) {
                 int32_t t = targets[i];
-                if (kernel(&c, t)) { PyErr_NoMemory(); goto done; }
+                int failed = kernel(&c, t);
+                if (failed == -2) { result = PyLong_FromLong(3); goto done; }
+                if (failed) { PyErr_NoMemory(); goto done; }
                 for (int32_t k = 0; k < c.kc_len[t]; k++) {
                     int32_t u = c.kc.at[c.kc_off[t] + k];
                     if (mark[u] != mgen) { mark[u] = mgen; if (ints_push(&found, u)) { PyErr_NoMemory(); goto done; } }
@@ -413,6 +418,7 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
             }
             if (id < 0) {
                 if (max_states >= 0 && states + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
+                if (pool.len + found.len > INT32_MAX || states >= INT32_MAX) { result = PyLong_FromLong(3); goto done; }
                 id = (int32_t)states++;
                 for (int64_t i = 0; i < found.len; i++) if (ints_push(&pool, found.at[i])) { PyErr_NoMemory(); goto done; }
                 if (ints_push(&off, (int32_t)pool.len)) { PyErr_NoMemory(); goto done; }
@@ -457,7 +463,7 @@ done:
 }
 
 /* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
- *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D), or 1 / 2 past max_states / seconds (as subsets).
+ *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D), or 1 / 2 / 3 as subsets returns them.
  * Pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
  * breadth first, bytes in order. Both: a byte moves only where both move, and a pair accepts where both do.
  * Minus: `a` moves alone once `b` has no edge (b's state -1), and a pair accepts where `a` does and `b`
@@ -503,6 +509,7 @@ static PyObject *product(PyObject *self, PyObject *args) {
             while (keys[slot] >= 0 && keys[slot] != key) slot = (slot + 1) & (nslots - 1);
             if (keys[slot] < 0) {
                 if (max_states >= 0 && states + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
+                if (states >= INT32_MAX) { result = PyLong_FromLong(3); goto done; }
                 keys[slot] = key; ids[slot] = (int32_t)states++;
                 if (ints_push(&pairs, x) || ints_push(&pairs, y)) { PyErr_NoMemory(); goto done; }
                 int32_t id = ids[slot];

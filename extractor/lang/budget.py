@@ -100,6 +100,12 @@ def remaining() -> tuple[int, float]:
             -1.0 if deadline is None else max(deadline - time.monotonic(), 0.0))
 
 
+def too_large(reason: str) -> None:
+    """Raise the budget's error for a construction too large to index, whatever the limits."""
+    meter = _METER.get()
+    raise SchemaTooComplexError(meter.rule if meter is not None else "", reason)
+
+
 def late() -> None:
     """Raise the deadline's error: native code found the deadline passed."""
     meter = _METER.get()

@@ -13,7 +13,7 @@ from itertools import groupby
 
 import numpy as np
 
-from extractor.lang.budget import late, remaining, spend, tick
+from extractor.lang.budget import late, remaining, spend, tick, too_large
 from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest
 
 try:
@@ -494,11 +494,13 @@ def _offsets(src: np.ndarray, n: int) -> np.ndarray:
 
 def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
     """A native construction's table (`width` columns) and accepting states, its states charged to the budget;
-    or the budget's error where it stopped: 1 past `states`, 2 past the deadline."""
+    or the budget's error where it stopped: 1 past `states`, 2 past the deadline, 3 past what it can index."""
     if built == 1:
         spend(states + 1)  # raises
     if built == 2:
         late()  # raises
+    if built == 3:
+        too_large("its automaton needs more than 2**31 entries of subsets")
     assert isinstance(built, tuple)
     trans, accepting = built
     spend(len(accepting))
