@@ -75,7 +75,9 @@ def _bounds(node: ir.Number) -> str:
 
 
 def _number(value: Decimal | None) -> str:
-    return str(value)
+    """A bound as the schema wrote it, in plain notation (`1e3` reads 1000, not 1E+3)."""
+    text = str(value)
+    return format(value, "f") if "E" in text else text
 
 
 def _lengths(node: ir.String) -> str:

@@ -501,8 +501,7 @@ def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple
         late()  # raises
     if built == 3:
         too_large("its automaton needs more than 2**31 entries of subsets")
-    assert isinstance(built, tuple)
-    trans, accepting = built
+    trans, accepting = built  # type: ignore[misc]
     spend(len(accepting))
     return np.frombuffer(trans, dtype=np.int32).reshape(-1, width), np.frombuffer(accepting, dtype=bool)
 

@@ -129,3 +129,8 @@ def test_text_never_becomes_a_control_token(chat_tokenizer, templated, monkeypat
     assert chat_tokenizer.decode(ids) == chat_tokenizer.decode(clean).replace("Bob is 42.", INJECTION)
     # a text without control-token text is tokenized as one piece, as before
     assert clean == list(chat_tokenizer(_render(chat_tokenizer, plain), add_special_tokens=False)["input_ids"])
+
+
+def test_bounds_are_written_in_plain_notation():
+    assert "number ≤ 100000000000000000000.0" not in words({"type": "number", "maximum": 1e20})
+    assert "number ≤ 100000000000000000000" in words({"type": "number", "maximum": 1e20})
