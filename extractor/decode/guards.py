@@ -12,6 +12,9 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `similar_items`: an array item that equals earlier items of its array once digits are ignored (a model
   counting `"1.1.1.20", "1.1.1.21", ...`, repeating a line item with a growing price, or alternating two
   such items) may not be followed by `,` when it makes that many of them.
+- `alike_objects`: object items that each agree with an earlier item of their array on more than half of
+  their members (two at least) end the array once there are that many (a model pairing every company it
+  saw with one invented title and the same years).
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
   three times, 1-5 bytes over 24 bytes or more, or 6-64 bytes four times once digits are ignored) must close.
 
@@ -21,9 +24,11 @@ the guard steers the model along the shortest way to a closing quote instead of 
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 
@@ -50,6 +55,10 @@ class Guards:
     similar_items: int | None = 4
     """This many items of one array that are equal but for their digits end the array (None: off). 4 keeps
     every list of the quality benchmark's gold objects whole (at most 3 alike there, phone numbers)."""
+    alike_objects: int | None = 2
+    """Object items of one array, each agreeing with an earlier item on more than half of all their members
+    (two at least), end the array once there are this many (None: off). No two items of a gold list in the
+    quality benchmark's dev split agree on more than one member."""
     string_loops: bool = True
     """A string that starts repeating itself (its last 16-128 bytes twice in a row, 6-15 bytes three
     times, 1-5 bytes over at least 24 bytes, or 6-64 bytes four times once digits are ignored) must close."""
@@ -62,25 +71,30 @@ class Guards:
         """The guards for another try after a cut: repeats stop sooner, strings close by 256 bytes, and the
         output wraps up in time."""
         similar = 2 if self.similar_items is None else min(self.similar_items, 2)
+        near = 1 if self.alike_objects is None else min(self.alike_objects, 1)
         longest = TIGHT_STRING_BYTES if self.max_string_bytes is None else min(self.max_string_bytes,
                                                                                 TIGHT_STRING_BYTES)
-        return replace(self, max_string_bytes=longest, unique_items=True, similar_items=similar, string_loops=True,
-                       wrap_up=True)
+        return replace(self, max_string_bytes=longest, unique_items=True, similar_items=similar,
+                       alike_objects=near, string_loops=True, wrap_up=True)
 
     @property
     def active(self) -> bool:
         return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
-                or self.similar_items is not None or self.string_loops or self.wrap_up)
+                or self.similar_items is not None or self.alike_objects is not None or self.string_loops
+                or self.wrap_up)
 
 
 NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
-                   string_loops=False)
+                   alike_objects=None, string_loops=False)
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
 _NUMBER_START = frozenset(b"-0123456789")
 _WS = b" \t\r\n"
 _NO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
+_VALUE_ENDS = {bytes([b]) for b in b'"0123456789el}]'}
+MAX_ITEM_BYTES = 4096
+"""Object items longer than this are not compared (`alike_objects`): the check reparses the item each step."""
 
 
 class TokenClasses:
@@ -92,6 +106,9 @@ class TokenClasses:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
         self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
+        self.close_comma = np.flatnonzero([t.lstrip(_WS).startswith(b"}") and t.lstrip(_WS)[1:].lstrip(_WS)
+                                           .startswith(b",") for t in vocab.tokens])
+        """Tokens that close an object and go on with `,` (whitespace aside)."""
         self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
 
     @classmethod
@@ -107,6 +124,36 @@ class _Array:
     items: list[bytes] = field(default_factory=list)
     alike: Counter[bytes] = field(default_factory=Counter)
     """How many items have each shape (the item with every digit as 0), kept as items complete."""
+    objects: list[dict[str, Any]] = field(default_factory=list)
+    """The object items so far, parsed."""
+    near: int = 0
+    """How many of them agree with an earlier one on more than half their members (`agree`)."""
+
+    def add(self, item: bytes) -> None:
+        """Record a completed item (whitespace around it stripped)."""
+        self.items.append(item)
+        self.alike[item.translate(_NO_DIGITS)] += 1
+        obj = _object(item)
+        if obj is not None:
+            self.near += any(agree(obj, earlier) for earlier in self.objects)
+            self.objects.append(obj)
+
+
+def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Two object items agree on more than half of all the members either has, and on two at least."""
+    same = sum(1 for k in a.keys() & b.keys() if a[k] == b[k])
+    return same >= 2 and 2 * same > len(a.keys() | b.keys())
+
+
+def _object(item: bytes) -> dict[str, Any] | None:
+    """The item as a dict when it is a complete JSON object, else None."""
+    if not (item.startswith(b"{") and item.endswith(b"}")):
+        return None
+    try:
+        value = json.loads(item)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
 
 
 class JsonTracker:
@@ -159,8 +206,7 @@ class JsonTracker:
                 self.stack.pop()
         elif byte == 0x2C and self.stack and self.stack[-1] is not None:  # , between array items
             arr = self.stack[-1]
-            arr.items.append(bytes(self.data[arr.item_start:pos]).strip(_WS))
-            arr.alike[arr.items[-1].translate(_NO_DIGITS)] += 1
+            arr.add(bytes(self.data[arr.item_start:pos]).strip(_WS))
             arr.item_start = pos + 1
 
 
@@ -246,7 +292,7 @@ class Guard:
                                                b'"'), True
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start
-        if not steered and (g.unique_items or g.similar_items is not None):
+        if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
             banned = self._repeats()
             if banned:
                 out = out.copy() if out is mask else out  # cached masks are shared: never written to
@@ -309,7 +355,26 @@ class Guard:
                 shapes = {shape for shape, count in arr.alike.items() if count >= n - 1}
                 if shapes:
                     out += self._endings(shapes, current.translate(_NO_DIGITS), ended, digits=False)
+        if self.guards.alike_objects is not None:
+            out += self._alike_ending()
         return out
+
+    def _alike_ending(self) -> list[np.ndarray]:
+        """Tokens that would go on with `,` after an object item that makes `alike_objects` alike items
+        (right after its `}`, or closing it and going on in one token)."""
+        js, stack = self.json, self.json.stack
+        closing = bool(stack) and stack[-1] is None and len(stack) > 1 and isinstance(stack[-2], _Array)
+        arr = stack[-2] if closing else stack[-1] if stack else None
+        if js.in_string or not isinstance(arr, _Array) or not arr.objects or \
+                arr.near + 1 < (self.guards.alike_objects or 0):
+            return []
+        current = bytes(js.data[arr.item_start:]).strip(_WS)
+        if len(current) > MAX_ITEM_BYTES or current[-1:] not in _VALUE_ENDS:
+            return []
+        obj = _object(current + b"}" if closing else current)
+        if obj is None or not any(agree(obj, earlier) for earlier in arr.objects):
+            return []
+        return [self.classes.close_comma if closing else self.classes.comma]
 
     def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True) -> list[np.ndarray]:
         """Tokens that would end the current item equal to one of `items` and go on with `,`

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards
-from extractor.decode.guards import Guard, JsonTracker, looping
+from extractor.decode.guards import Guard, JsonTracker, agree, looping
 from extractor.grammar import CompileOptions
 from tests.decode.fakes import hf_tokenizer
 
@@ -130,6 +132,40 @@ def test_items_equal_but_for_digits_end_the_array_after_four(gpt2):
     assert out is mask
 
 
+JOBS = {"type": "array", "items": {"type": "object", "properties": {
+    "company": {"type": "string"}, "title": {"type": "string"}, "start": {"type": "integer"}}}}
+
+
+@pytest.mark.parametrize("layout", ["compact", "pretty"])
+def test_object_items_alike_on_most_members_end_the_array_at_the_second(gpt2, layout):
+    """Items agreeing with an earlier one on 2 of 3 members: the first such item may be followed by `,`,
+    the second not (right after its `}`); items agreeing on one member never end the array."""
+    items = [{"company": c, "title": "Vacant", "start": 2019} for c in ("Acme", "Globex", "Initech")]
+    data = json.dumps(items, indent=2 if layout == "pretty" else None, separators=None if layout == "pretty"
+                      else (",", ":")).encode().rstrip(b"]").rstrip()
+    first = data[:data.index(b"}", data.index(b"Globex")) + 1]
+    for prefix, ended in ((first, False), (data, True)):
+        vocab, mask, out, guard = _at(JOBS, gpt2, prefix, Guards(), layout)
+        assert any(t.lstrip().startswith(b",") for t in _allowed(vocab, mask))
+        assert ended == (not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out)))
+        assert not (out & ~mask).any()
+    # closing the item and going on in one token (`},`) is gone too, closing alone stays
+    vocab, mask, out, _ = _at(JOBS, gpt2, data[:-1], Guards(), layout)
+    assert b"}," in _allowed(vocab, mask) and b"}," not in _allowed(vocab, out) and b"}" in _allowed(vocab, out)
+    different = [{"company": c, "title": t, "start": 2019} for c, t in (("Acme", "CTO"), ("Globex", "CFO"),
+                                                                          ("Initech", "COO"))]
+    vocab, mask, out, _ = _at(JOBS, gpt2, json.dumps(different, separators=(",", ":")).encode()[:-1], Guards())
+    assert out is mask
+    vocab, mask, out, _ = _at(JOBS, gpt2, data, Guards(alike_objects=None), layout)
+    assert out is mask
+
+
+def test_agree_counts_members_either_item_has():
+    assert agree({"a": 1, "b": 2, "c": 3}, {"a": 1, "b": 2, "c": 4})
+    assert not agree({"a": 1, "b": 2}, {"a": 1, "b": 3})  # one member alike
+    assert not agree({"a": 1, "b": 2}, {"a": 1, "b": 2, "c": 3, "d": 4})  # two of four is not more than half
+
+
 def test_a_repeat_is_caught_whatever_whitespace_sits_between_items(gpt2):
     schema = {"type": "array", "items": {"type": "string"}}
     for data in (b'[\n  "Python",\n  "SQL",\n  "Python"', b'[ "Python" , "SQL" , "Python"  '):
@@ -185,7 +221,7 @@ def test_a_repeat_is_stopped_while_the_string_loop_guard_also_fires(gpt2):
 
 def test_no_gold_value_of_the_quality_set_trips_a_guard():
     """The guards' thresholds may not cut a correct value: every gold list keeps fewer alike items than
-    `similar_items`, and no gold string reads as a loop at any prefix while it is written."""
+    `similar_items` and fewer items agreeing with an earlier one than `alike_objects`, and no gold string reads as a loop at any prefix while it is written."""
     import json
     from collections import Counter
     from pathlib import Path
@@ -202,6 +238,9 @@ def test_no_gold_value_of_the_quality_set_trips_a_guard():
             shapes = Counter(json.dumps(v, ensure_ascii=False).translate(str.maketrans("123456789", "0" * 9))
                              for v in value)
             assert max(shapes.values(), default=0) < alike, value
+            objects = [v for v in value if isinstance(v, dict)]
+            near = sum(any(agree(v, w) for w in objects[:i]) for i, v in enumerate(objects))
+            assert near < Guards().alike_objects, value
             stack += value
         elif isinstance(value, dict):
             stack += value.values()
