@@ -106,3 +106,25 @@ def test_guards_stop_a_repeated_item_and_survive_a_rollback() -> None:
     g.rollback(3)  # back to '["ab","': the repeat is gone, so is the ban
     g.accept_tokens("r", [vocab.tokens.index(b"c"), vocab.tokens.index(b'"')])
     assert comma in _allowed(g, vocab.size)
+
+
+@pytest.mark.parametrize("budget", [12, 30, 64])
+def test_with_a_budget_the_output_ends_complete_within_it(budget: int) -> None:
+    """A walk that never chooses to stop (EOS only where nothing else is allowed) still ends complete within
+    the request's `max_tokens`, rollbacks included: the guard wraps up along the shortest way out."""
+    schema = {"type": "object", "properties": {"notes": {"type": "array", "items": {"type": "string"}}},
+              "required": ["notes"]}
+    g = _grammar(schema, guards=Guards(wrap_up=True))
+    g.budget = budget
+    rng, vocab = np.random.default_rng(5), g.grammar.vocab
+    eos, rolled = set(vocab.eos_ids), False
+    while not g.is_terminated():
+        assert g.generated < budget
+        allowed = _allowed(g, vocab.size)
+        going = [t for t in allowed if t not in eos]
+        assert g.accept_tokens("r", [int(rng.choice(going)) if going else int(allowed[0])])
+        if g.generated == budget // 2 and not rolled:
+            g.rollback(2)
+            rolled = True
+            g.accept_tokens("r", [int(rng.choice([t for t in _allowed(g, vocab.size) if t not in eos]))])
+    jsonschema.validate(json.loads(bytes(g.matcher.output)), schema)

@@ -32,11 +32,15 @@ NAME = "extractor"
 class ExtractorGrammar(StructuredOutputGrammar):
     """One request's place in its grammar. Stop tokens other than the tokenizer's EOS (a model's second end
     token, a user's `stop_token_ids`) are allowed exactly where EOS is: where the output is complete. With
-    `guards`, masks are narrowed as `extract` narrows them (loops stop; see `Guards`)."""
+    `guards`, masks are narrowed as `extract` narrows them (loops stop; see `Guards`), and with a `budget` (the
+    request's `max_tokens`, set by the plugin) and `Guards.wrap_up` the output ends complete within it."""
 
     grammar: CompiledGrammar
     stops: np.ndarray
     guards: Guards | None = None
+    budget: int | None = None
+    """Output tokens the request may have (None: unknown, nothing wraps up)."""
+    generated: int = field(default=0, init=False)
     matcher: Matcher = field(init=False)
     text_stops: list[int] = field(init=False)
     guard: Guard | None = field(default=None, init=False)
@@ -52,6 +56,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
         for token in tokens:
             if not self._take(token):
                 return False
+            self.generated += 1
             if self.guard is not None:
                 self.guard.feed(self.grammar.vocab.tokens[token] if not self.is_terminated() else b"")
         return True
@@ -68,6 +73,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
     def rollback(self, num_tokens: int) -> None:
         if num_tokens > 0:
             self._undo(num_tokens)
+            self.generated -= num_tokens
             if self.guards is not None:  # the guard's view of the JSON is rebuilt from what is left
                 self.guard = Guard(self.guards, self.grammar)
                 self.guard.feed(bytes(self.matcher.output))
@@ -76,7 +82,8 @@ class ExtractorGrammar(StructuredOutputGrammar):
         narrowed = None
         if self.guard is not None and not self.is_terminated():
             mask = self.matcher.mask()
-            narrowed = self.guard.restrict(mask, self.matcher.config)
+            left = None if self.budget is None else self.budget - self.generated
+            narrowed = self.guard.restrict(mask, self.matcher.config, left)
             narrowed = None if narrowed is mask else narrowed
         words = self.matcher.bitmask() if narrowed is None else pack(narrowed)
         complete = self.matcher.accepting() and not self.is_terminated()
@@ -99,7 +106,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
         return self.stopped or self.matcher.finished
 
     def reset(self) -> None:
-        self.matcher, self.stopped = self.grammar.matcher(), False
+        self.matcher, self.stopped, self.generated = self.grammar.matcher(), False, 0
         self.guard = None if self.guards is None else Guard(self.guards, self.grammar)
 
     def _take(self, token: int) -> bool:
@@ -135,7 +142,8 @@ class ExtractorBackend(StructuredOutputBackend):
                         stop_token_ids: set[int] | None = None) -> StructuredOutputGrammar:
         grammar, spec = self.grammars.get(request_type.name, grammar_spec)
         extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
-        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), Guards() if spec.guards else None)
+        guards = Guards(wrap_up=True) if spec.guards else None  # wraps up once the plugin sets the budget
+        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), guards)
 
     def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
         return torch.full((max_num_seqs, (self.vocab_size + 31) // 32), -1, dtype=torch.int32)
@@ -177,6 +185,7 @@ def register() -> None:
     if getattr(StructuredOutputManager.grammar_init, "_extractor", False):
         return
     validate, init = SamplingParams._validate_structured_outputs, StructuredOutputManager.grammar_init
+    create = StructuredOutputManager._create_grammar
 
     def _validate_structured_outputs(self: Any, model_config: Any, config: Any, tokenizer: Any) -> None:
         if config is None or self.structured_outputs is None or tokenizer is None:
@@ -190,6 +199,13 @@ def register() -> None:
                                             vocab_size=self.vllm_config.model_config.get_vocab_size())
         return init(self, request)
 
+    def _create_grammar(self: Any, request: Any) -> StructuredOutputGrammar:
+        grammar = create(self, request)
+        if isinstance(grammar, ExtractorGrammar):  # compiled in this thread: the budget is set before it is used
+            grammar.budget = request.max_tokens
+        return grammar
+
     grammar_init._extractor = True  # type: ignore[attr-defined]
     SamplingParams._validate_structured_outputs = _validate_structured_outputs  # type: ignore[method-assign]
     StructuredOutputManager.grammar_init = grammar_init  # type: ignore[method-assign]
+    StructuredOutputManager._create_grammar = _create_grammar  # type: ignore[method-assign]

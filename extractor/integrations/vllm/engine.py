@@ -26,9 +26,10 @@ class VLLMExtractor:
     """A vLLM engine loaded once; `extract_many` hands every document to vLLM's scheduler at once.
 
     The relevance screen is `extract`'s (decode/relevance.py), read off vLLM's prompt log-probabilities. What
-    differs: no jump-forward (vLLM samples forced tokens one by one), and the default `Guards` only (vLLM does
-    not tell a grammar its token budget, so nothing wraps up before it): a cut output is not retried, its
-    `IncompleteOutputError` is returned (or raised by `extract`)."""
+    differs: no jump-forward (vLLM samples forced tokens one by one), and the default `Guards` only, with
+    `wrap_up` on from the first attempt (the plugin tells each grammar its request's `max_tokens`), so an
+    output ends complete within the budget instead of being cut and retried; with `guards=False` a cut output
+    is not retried, its `IncompleteOutputError` is returned (or raised by `extract`)."""
 
     def __init__(self, model: str | None = None, *, template: PromptTemplate = PromptTemplate(),
                  **engine: Any) -> None:
@@ -94,7 +95,7 @@ class VLLMExtractor:
                                          opts.max_tokens, every, self._is_target(schema, opts))
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
-                except ExtractorError as exc:  # IncompleteOutputError: no wrap-up in vLLM, so not retried
+                except ExtractorError as exc:  # IncompleteOutputError (guards off): not retried
                     results[i] = exc
                 if on_attempt is not None:
                     on_attempt(i, attempts[i][-1])

@@ -27,6 +27,8 @@ class _Row:
     output: list[int]
     """vLLM's live list of the request's output tokens."""
     guard: Guard | None
+    budget: int | None
+    """The request's `max_tokens`: the guard wraps the output up within it."""
     seen: int = field(default=0)
 
 
@@ -61,7 +63,8 @@ class ExtractorLogitsProcessor(LogitsProcessor):
                 self.rows.pop(index, None)
             else:
                 grammar, spec = self.grammars.get("JSON", text)
-                self.rows[index] = _Row(grammar.matcher(), output, Guard(Guards(), grammar) if spec.guards else None)
+                guard = Guard(Guards(wrap_up=True), grammar) if spec.guards else None
+                self.rows[index] = _Row(grammar.matcher(), output, guard, getattr(params, "max_tokens", None))
         for a, b, how in batch_update.moved:
             first, second = self.rows.pop(a, None), self.rows.pop(b, None)
             if first is not None:
@@ -79,7 +82,8 @@ class ExtractorLogitsProcessor(LogitsProcessor):
             row.seen = len(row.output)
             mask = row.matcher.mask()
             if row.guard is not None and not row.matcher.finished:
-                mask = row.guard.restrict(mask, row.matcher.config)
+                left = None if row.budget is None else row.budget - len(row.output)
+                mask = row.guard.restrict(mask, row.matcher.config, left)
             allowed = torch.from_numpy(mask[:logits.shape[1]]).to(logits.device)
             logits[index].masked_fill_(~allowed, float("-inf"))
         return logits
