@@ -183,7 +183,8 @@ def main() -> None:
 
 def _reused(specs: list[str], docs: list[dict[str, Any]],
             outcomes: dict[tuple[str, str], Outcome]) -> dict[str, dict[str, str]]:
-    """Outcomes of `METHOD=RESULT.json` specs, put into `outcomes`; where each came from."""
+    """Outcomes of `METHOD=RESULT.json` specs, put into `outcomes`; where each was computed (a file that reused
+    them names their origin)."""
     out = {}
     for spec in specs:
         name, _, file = spec.partition("=")
@@ -194,7 +195,7 @@ def _reused(specs: list[str], docs: list[dict[str, Any]],
             raise SystemExit(f"--reuse {spec}: no {name} outcome for {len(missing)} documents ({missing[0]}, ...)")
         for doc in docs:
             outcomes[name, doc["id"]] = Outcome(**found[doc["id"]])
-        out[name] = {"file": file, "commit": earlier["commit"]}
+        out[name] = earlier.get("reused", {}).get(name) or {"file": file, "commit": earlier["commit"]}  # the origin
     return out
 
 
