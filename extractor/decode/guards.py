@@ -34,6 +34,7 @@ import numpy as np
 
 from extractor.automata import Config
 from extractor.masks.exits import shortest_path
+from extractor.masks.finish import finishing_path
 from extractor.masks.matcher import CompiledGrammar
 from extractor.masks.trie import TokenTrie, along
 from extractor.tokens import Vocabulary
@@ -281,15 +282,14 @@ class Guard:
         g, js = self.guards, self.json
         out, steered = mask, False
         if g.wrap_up and config is not None and left is not None and self._finishing(config, left):
-            out, steered = self._steer(mask, config, "finish", self.grammar.automaton.accepting), True
+            out, steered = self._steer(mask, config, "finish", self._way_out), True
         elif js.in_string:
             size = len(js.data) - js.string_start
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
                     (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
                 out = out & self.classes.has_quote
                 if not out.any() and config is not None:
-                    out, steered = self._steer(mask, config, "string", lambda c: 0x22 in self.grammar.allowed_bytes(c),
-                                               b'"'), True
+                    out, steered = self._steer(mask, config, "string", self._to_quote, b'"'), True
         elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
             out = out & ~self.classes.number_start
         if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
@@ -310,9 +310,9 @@ class Guard:
             return True
         if left > self.check_at:
             return False
-        path = shortest_path(self.grammar, config, self.grammar.automaton.accepting)
+        path = self._way_out(config)
         if path is None:
-            self.check_at = -1  # too far to find: no wrap-up
+            self.check_at = -1  # no way found: no wrap-up
             return False
         need = len(path) + WRAP_UP_MARGIN
         if need < left:
@@ -321,14 +321,35 @@ class Guard:
         self.routes["finish"] = Route(len(self.json.data), path)
         return True
 
-    def _steer(self, mask: np.ndarray, config: Config, kind: str, goal: Callable[[Config], bool],
+    def _to_quote(self, config: Config) -> bytes | None:
+        """The shortest way to where the string may close."""
+        return shortest_path(self.grammar, config, lambda c: 0x22 in self.grammar.allowed_bytes(c))
+
+    def _way_out(self, config: Config) -> bytes | None:
+        """The shortest way to a complete output: searched among configurations where that is cheap, else
+        read off the rules' shortest ways (any depth; checked against the automaton before it is used)."""
+        automaton = self.grammar.automaton
+        path = shortest_path(self.grammar, config, automaton.accepting)
+        if path is not None:
+            return path
+        path = finishing_path(automaton, config)
+        if path is None:
+            return None
+        end = config
+        for byte in path:
+            end = automaton.step(end, byte)
+            if not end:
+                return None
+        return path if automaton.accepting(end) else None
+
+    def _steer(self, mask: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
                end: bytes = b"") -> np.ndarray:
-        """Only the tokens along the shortest way to where `goal` holds (then `end`), kept while the model
-        follows it; at the end of a way to a complete output, only EOS."""
+        """Only the tokens along the way `find` gives (then `end`), kept while the model follows it; at the
+        end of a way to a complete output, only EOS."""
         route = self.routes.get(kind)
         rest = route.rest(self.json.data) if route is not None else None
         if rest is None:
-            path = shortest_path(self.grammar, config, goal)
+            path = find(config)
             if path is None:
                 return mask
             rest = path + end

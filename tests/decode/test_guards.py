@@ -204,6 +204,22 @@ def test_wrap_up_steers_to_a_complete_output_when_the_budget_runs_low(gpt2):
     assert set(np.flatnonzero(guard.restrict(matcher.mask(), matcher.config, left=2))) == set(grammar.eos.tolist())
 
 
+def test_wrap_up_finds_its_way_out_of_a_deep_free_form_value(gpt2):
+    """Thirty open levels of an untyped array, inside a string: too far for a search over configurations, found
+    from the rules' shortest ways, and followed to the end."""
+    schema = {"type": "object", "properties": {"x": {"type": "array"}}}
+    data = b'{"x":[' + b'{"a":[' * 30 + b'{"k":"abc'
+    way = b'"}' + b"]}" * 30 + b"]}"
+    grammar = compile_schema(schema, gpt2, refusal=None)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(data)
+    guard = Guard(Guards(wrap_up=True), grammar)
+    guard.feed(data)
+    steered = guard.restrict(matcher.mask(), matcher.config, left=len(way))
+    allowed = _allowed(grammar.vocab, steered)
+    assert allowed and all(way.startswith(t) for t in allowed)
+
+
 def test_tightened_guards_stop_repeats_sooner_and_wrap_up():
     tight = Guards(max_string_bytes=100).tightened()
     assert tight.wrap_up and tight.similar_items == 2 and tight.unique_items and tight.max_string_bytes == 100
