@@ -326,21 +326,18 @@ class Guard:
         return shortest_path(self.grammar, config, lambda c: 0x22 in self.grammar.allowed_bytes(c))
 
     def _way_out(self, config: Config) -> bytes | None:
-        """The shortest way to a complete output: searched among configurations where that is cheap, else
-        read off the rules' shortest ways (any depth; checked against the automaton before it is used)."""
+        """The shortest way to a complete output, read off the rules' shortest ways (any depth; checked
+        against the automaton), else searched among configurations."""
         automaton = self.grammar.automaton
-        path = shortest_path(self.grammar, config, automaton.accepting)
-        if path is not None:
-            return path
         path = finishing_path(automaton, config)
-        if path is None:
-            return None
         end = config
-        for byte in path:
+        for byte in path or b"":
             end = automaton.step(end, byte)
             if not end:
-                return None
-        return path if automaton.accepting(end) else None
+                break
+        if path is not None and end and automaton.accepting(end):
+            return path
+        return shortest_path(self.grammar, config, automaton.accepting)
 
     def _steer(self, mask: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
                end: bytes = b"") -> np.ndarray:

@@ -65,7 +65,7 @@ class Ways:
             changed = True
             while changed:  # each pass may shorten rules whose callees got shorter
                 changed = False
-                for rule in range(len(whole)):
+                for rule in reversed(range(len(whole))):  # rules are listed callers first: callees go first
                     way = self._search(rule, 0, whole)
                     if way is not None and (whole[rule] is None or way < whole[rule]):
                         whole[rule], changed = way, True
