@@ -103,15 +103,21 @@ class _Normalizer(Negation):
         self.resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
+        self.raw: dict[str, Any] = {}  # each definition's schema, by name
         self.merger = Merger(self.defs)
         self.negating = 0  # depth of complements taken through $ref (recursion guard)
         self.depth = 0  # subschemas being read, one inside the other
+        self.deferred: list[tuple[str, int, int, ir.Node, ir.Node, str]] = []
+        """oneOf options with no exact complement, taken as apart once every definition is read (or refused)."""
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
         unresolved = [name for name, node in self.defs.items() if node is None]
         if unresolved:
             raise InvalidSchemaError(f"definitions never resolved: {unresolved}")
+        for ptr, i, j, a, b, reason in self.deferred:
+            if not self.apart(a, b):
+                raise _overlap(ptr, i, j, reason)
         defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
         if self.options.strict_objects:
             root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
@@ -213,8 +219,10 @@ class _Normalizer(Negation):
                 try:
                     other = self.negation(sub, f"{ptr}/oneOf/{j}")
                 except UnsupportedSchemaError as exc:
-                    raise UnsupportedSchemaError("oneOf", ptr, f"options {i} and {j} may overlap, and option {j} "
-                                                 f"has no exact complement ({exc.reason})") from None
+                    if not self.explicit(sub):
+                        raise _overlap(ptr, i, j, exc.reason) from None
+                    self.deferred.append((ptr, i, j, options[i], options[j], exc.reason))
+                    continue  # a definition still being read may yet show them apart: checked at the end
                 node = self.merger.both(node, other, ptr)
             out.append(node)
         return tuple(out)
@@ -304,7 +312,7 @@ class _Normalizer(Negation):
         if name is None:
             name = _unique(ref.rsplit("/", 1)[-1] or "root", self.defs)
             self.names[id(target)] = name
-            self.defs[name] = None
+            self.defs[name], self.raw[name] = None, target
             outer, self.resolver = self.resolver, resolved.resolver  # the target's own base URI
             try:
                 self.defs[name] = self.node(target, ref[1:] if ref.startswith("#") else ref)
@@ -526,9 +534,13 @@ class _Normalizer(Negation):
     def apart(self, a: ir.Node, b: ir.Node, depth: int = 0) -> bool:
         """No value matches both: by type, by constants, by a const tag, or by a required key the other forbids.
         Conservative: False whenever unsure (then oneOf is refused)."""
-        a, b = self.resolved(a), self.resolved(b)
-        if a is None or b is None or depth > 8:
+        if depth > 8:
             return False
+        ra, rb = self.resolved(a), self.resolved(b)
+        if ra is None or rb is None:  # a definition still being read: apart by the types it declares
+            ka, kb = self.kinds(a), self.kinds(b)
+            return ka is not None and kb is not None and not ka & kb
+        a, b = ra, rb
         if isinstance(a, ir.Nothing) or isinstance(b, ir.Nothing):
             return True
         for x, y in ((a, b), (b, a)):
@@ -548,11 +560,27 @@ class _Normalizer(Negation):
         if isinstance(a, ir.Object) and isinstance(b, ir.Object):
             if _tags_disjoint(_tags(a, self.resolved), _tags(b, self.resolved)) or _forbids(a, b) or _forbids(b, a):
                 return True
-            # a key one of them needs, which both declare with values apart
-            declared = {p.name: p for p in b.properties}
-            return any(p.name in declared and (p.required or declared[p.name].required)
-                       and self.apart(p.value, declared[p.name].value, depth + 1) for p in a.properties)
+            # a key one of them needs, whose value the other allows only apart from it (declared, by pattern)
+            return any(self.apart(p.value, other, depth + 1) for x, y in ((a, b), (b, a)) for p in x.properties
+                       if p.required and (other := _member(y, p.name)) is not None)
         return False
+
+    def kinds(self, node: ir.Node | None, depth: int = 0) -> set[str] | None:
+        """The JSON types a node's values may have (integer as number); None where unknown. A definition still
+        being read has the types its schema declares."""
+        if isinstance(node, ir.Ref):
+            done = self.resolved(node)
+            if done is not None:
+                return self.kinds(done, depth + 1)
+            declared = self.raw.get(node.name, {}).get("type") if isinstance(self.raw.get(node.name), dict) else None
+            names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
+            return None if names is None else {n.replace("integer", "number") for n in names}
+        if isinstance(node, ir.Union_) and depth < 8:
+            parts = [self.kinds(o, depth + 1) for o in node.options]
+            return None if any(k is None for k in parts) else set().union(*parts)  # type: ignore[arg-type]
+        if isinstance(node, (ir.Null, ir.Boolean, ir.String, ir.Number, ir.Array, ir.Object, ir.Const)):
+            return _kinds(node)
+        return None
 
     def resolved(self, node: ir.Node | None) -> ir.Node | None:
         for _ in range(64):
@@ -587,6 +615,23 @@ def _tags(node: ir.Object, resolve: Any) -> dict[str, frozenset[str]]:
         if prop.required and isinstance(value, ir.Const):
             tags[prop.name] = frozenset(canonical(json.loads(v)) for v in value.values)
     return tags
+
+
+def _overlap(ptr: str, i: int, j: int, reason: str) -> UnsupportedSchemaError:
+    return UnsupportedSchemaError("oneOf", ptr, f"options {i} and {j} may overlap, and option {j} has no exact "
+                                  f"complement ({reason})")
+
+
+def _member(obj: ir.Object, key: str) -> ir.Node | None:
+    """The schema `obj` gives the value of `key`: declared, by the patterns it matches, or undeclared (Nothing
+    where closed); None where no pattern group covers exactly the patterns it matches."""
+    for prop in obj.properties:
+        if prop.name == key:
+            return prop.value
+    matched = {p for group, _ in obj.pattern_groups for p in group if pattern_matches(p, key)}
+    if not matched:
+        return ir.Nothing() if obj.additional is None else obj.additional
+    return next((sub for group, sub in obj.pattern_groups if set(group) == matched), None)
 
 
 def _forbids(a: ir.Object, b: ir.Object) -> bool:
