@@ -128,3 +128,25 @@ def test_with_a_budget_the_output_ends_complete_within_it(budget: int) -> None:
             rolled = True
             g.accept_tokens("r", [int(rng.choice([t for t in _allowed(g, vocab.size) if t not in eos]))])
     jsonschema.validate(json.loads(bytes(g.matcher.output)), schema)
+
+
+def test_the_plugin_gives_each_grammar_its_requests_token_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """vLLM compiles a grammar from the request's key alone; the plugin hands it the request's `max_tokens`
+    in the same call, so wrap-up knows its budget before the first mask."""
+    from types import SimpleNamespace
+
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    from extractor.integrations.vllm.backend import ENV, register
+
+    for name in ("grammar_init", "_create_grammar"):  # restored after the test: register() patches the class
+        monkeypatch.setattr(StructuredOutputManager, name, getattr(StructuredOutputManager, name))
+    monkeypatch.setenv(ENV, "1")
+    register()
+    made = _grammar(SCHEMAS[0], guards=Guards(wrap_up=True))
+    backend = SimpleNamespace(compile_grammar=lambda kind, spec, stop_token_ids=None: made)
+    request = SimpleNamespace(
+        request_id="r", max_tokens=77, sampling_params=SimpleNamespace(all_stop_token_ids=set()),
+        structured_output_request=SimpleNamespace(structured_output_key=(StructuredOutputOptions.JSON, "{}")))
+    assert StructuredOutputManager._create_grammar(SimpleNamespace(backend=backend), request) is made
+    assert made.budget == 77
