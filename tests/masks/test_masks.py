@@ -143,7 +143,7 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
     vocab = small_vocab("gpt2")
     schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 80}}, "required": ["name"]}
     first = compile_schema(schema, vocab)
-    first.tables = TableCache(directory=tmp_path)
+    first.tables = TableCache(directory=tmp_path, save_after=0)
     matcher = first.matcher()
     matcher.advance_bytes(b'{"name":"ab')
     expected = matcher.mask().copy()
@@ -151,7 +151,7 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
     assert files and first.tables.saved == len(files)
 
     clean = compile_schema(schema, vocab)
-    clean.tables = TableCache(directory=tmp_path)
+    clean.tables = TableCache(directory=tmp_path, save_after=0)
     reused = clean.matcher()
     reused.advance_bytes(b'{"name":"ab')
     assert (reused.mask() == expected).all() and clean.tables.saved == 0  # a later process pays nothing
@@ -159,11 +159,18 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
     for path in files:
         _tamper(path, how)
     second = compile_schema(schema, vocab)
-    second.tables = TableCache(directory=tmp_path)
+    second.tables = TableCache(directory=tmp_path, save_after=0)
     again = second.matcher()
     again.advance_bytes(b'{"name":"ab')
     assert (again.mask() == expected).all()
     assert second.tables.saved == len(files)  # every faulty file computed again and rewritten
+
+
+def test_only_tables_slow_to_build_are_kept_on_disk(tmp_path) -> None:
+    grammar = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}}, small_vocab("gpt2"))
+    grammar.tables = TableCache(directory=tmp_path, save_after=60.0)
+    grammar.matcher().mask()
+    assert grammar.tables.entries and not list(tmp_path.rglob("*.npz"))  # computed, kept in memory only
 
 
 def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
