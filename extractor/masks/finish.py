@@ -12,8 +12,10 @@ import weakref
 
 from extractor.automata import Automaton, Config, Stack
 
-MAX_STATES = 100_000
-"""Rule states one search may settle before it gives up (a counted rule's states are counts x states)."""
+MAX_STATES = 2048
+"""Rule states one search may settle before it gives up (a counted rule's states are counts x states: a string
+with a long `minLength` to go is left to the search over configurations, which gives up too). Each state reads
+its 256-byte row once."""
 
 Way = tuple[int, bytes]
 """(length, bytes) of a shortest way; length is len(bytes), kept for comparisons."""
@@ -85,12 +87,9 @@ class Ways:
                 return cost, path
             settled.add(state)
             row = rows[state]
-            first: dict[int, int] = {}
-            for byte, target in enumerate(row):
-                if target >= 0 and target not in first and target not in settled:
-                    first[target] = byte
-            for target, byte in first.items():
-                heapq.heappush(queue, (cost + 1, path + bytes([byte]), target))
+            for target in set(row):  # each target once, by the smallest byte that reaches it
+                if target >= 0 and target not in settled:
+                    heapq.heappush(queue, (cost + 1, path + bytes([row.index(target)]), target))
             for callee, ret in calls[state]:
                 inner = whole[callee]
                 if inner is not None and ret not in settled:
