@@ -107,9 +107,6 @@ class TokenClasses:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
         self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
-        self.close_comma = np.flatnonzero([t.lstrip(_WS).startswith(b"}") and t.lstrip(_WS)[1:].lstrip(_WS)
-                                           .startswith(b",") for t in vocab.tokens])
-        """Tokens that close an object and go on with `,` (whitespace aside)."""
         self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
 
     @classmethod
@@ -392,7 +389,7 @@ class Guard:
         obj = _object(current + b"}" if closing else current)
         if obj is None or not any(agree(obj, earlier) for earlier in arr.objects):
             return []
-        return [self.classes.close_comma if closing else self.classes.comma]
+        return [self._prefixed(b"},") if closing else self.classes.comma]
 
     def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True) -> list[np.ndarray]:
         """Tokens that would end the current item equal to one of `items` and go on with `,`

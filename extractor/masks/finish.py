@@ -17,8 +17,9 @@ MAX_STATES = 2048
 with a long `minLength` to go is left to the search over configurations, which gives up too). Each state reads
 its 256-byte row once."""
 
-Way = tuple[int, bytes]
-"""(length, bytes) of a shortest way; length is len(bytes), kept for comparisons."""
+def _shorter(a: bytes | None, b: bytes | None) -> bool:
+    """`a` is a way and beats `b`: fewer bytes, ties to the smaller bytes."""
+    return a is not None and (b is None or (len(a), a) < (len(b), b))
 
 
 class Ways:
@@ -26,74 +27,71 @@ class Ways:
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
-        self.whole: list[Way | None] | None = None  # per rule: its shortest string from state 0
-        self.memo: dict[tuple[int, int], Way | None] = {}
+        self.whole: list[bytes | None] | None = None  # per rule: its shortest string from state 0
+        self.memo: dict[tuple[int, int], bytes | None] = {}
         self.lock = threading.Lock()
 
     def finish(self, config: Config) -> bytes | None:
         """The fewest bytes that make the output complete from `config` (None: none found within bounds)."""
-        best: Way | None = None
+        best: bytes | None = None
         for stack in config:
             way = self.out_of(stack)
-            if way is not None and (best is None or way < best):
+            if _shorter(way, best):
                 best = way
-        return None if best is None else best[1]
+        return best
 
-    def out_of(self, stack: Stack) -> Way | None:
+    def out_of(self, stack: Stack) -> bytes | None:
         """Every frame ended, innermost first (a frame below the top sits at its return state)."""
-        parts = []
-        for rule, state in reversed(stack):
-            way = self.rest(rule, state)
-            if way is None:
-                return None
-            parts.append(way[1])
-        path = b"".join(parts)
-        return len(path), path
+        parts = [self.rest(rule, state) for rule, state in reversed(stack)]
+        return None if None in parts else b"".join(parts)  # type: ignore[arg-type]
 
-    def rest(self, rule: int, state: int) -> Way | None:
+    def rest(self, rule: int, state: int) -> bytes | None:
         """The shortest bytes from `state` of `rule` to where the rule may end."""
         key = (rule, state)
         if key not in self.memo:
             if self.whole is None:
                 self._fixpoint()
-            self.memo[key] = self._search(rule, state, self.whole)
+            self.memo[key] = self._search(rule, state, self.whole)  # type: ignore[arg-type]
         return self.memo[key]
 
     def _fixpoint(self) -> None:
+        """Each rule's shortest string. A shortest string never nests a rule inside itself, so its derivation
+        is at most as deep as there are rules: that many passes (plus one that changes nothing) settle it."""
         with self.lock:
             if self.whole is not None:
                 return
-            whole: list[Way | None] = [None] * len(self.automaton.dfas)
-            changed = True
-            while changed:  # each pass may shorten rules whose callees got shorter
+            whole: list[bytes | None] = [None] * len(self.automaton.dfas)
+            for _ in range(len(whole) + 1):
                 changed = False
                 for rule in reversed(range(len(whole))):  # rules are listed callers first: callees go first
                     way = self._search(rule, 0, whole)
-                    if way is not None and (whole[rule] is None or way < whole[rule]):
+                    if _shorter(way, whole[rule]):
                         whole[rule], changed = way, True
+                if not changed:
+                    break
             self.whole = whole
 
-    def _search(self, rule: int, start: int, whole: list[Way | None]) -> Way | None:
+    def _search(self, rule: int, start: int, whole: list[bytes | None]) -> bytes | None:
         """Dijkstra over the rule's states: bytes cost 1, calls their callee's known shortest string."""
         a = self.automaton
         rows, calls, accept = a.rows[rule], a.calls[rule], a.dfas[rule].accept
-        queue: list[tuple[int, bytes, int]] = [(0, b"", start)]
+        queue: list[tuple[int, bytes, int]] = [(0, b"", start)]  # (length, path, state): ties to smaller bytes
         settled: set[int] = set()
         while queue and len(settled) < MAX_STATES:
-            cost, path, state = heapq.heappop(queue)
+            _, path, state = heapq.heappop(queue)
             if state in settled:
                 continue
             if accept[state]:
-                return cost, path
+                return path
             settled.add(state)
             row = rows[state]
             for target in set(row):  # each target once, by the smallest byte that reaches it
                 if target >= 0 and target not in settled:
-                    heapq.heappush(queue, (cost + 1, path + bytes([row.index(target)]), target))
+                    heapq.heappush(queue, (len(path) + 1, path + bytes([row.index(target)]), target))
             for callee, ret in calls[state]:
                 inner = whole[callee]
                 if inner is not None and ret not in settled:
-                    heapq.heappush(queue, (cost + inner[0], path + inner[1], ret))
+                    heapq.heappush(queue, (len(path) + len(inner), path + inner, ret))
         return None
 
 

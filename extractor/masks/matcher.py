@@ -232,6 +232,11 @@ class Matcher:
         self.config = nxt
         self.output += data
 
+    @property
+    def steps(self) -> int:
+        """Advances so far that `rollback` can undo (tokens, EOS or byte spans)."""
+        return len(self._history)
+
     def rollback(self, steps: int) -> None:
         """Undo the last `steps` advances (tokens, EOS or byte spans)."""
         if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= len(self._history):

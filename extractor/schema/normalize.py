@@ -562,8 +562,15 @@ class _Normalizer(Negation):
                 return True
             # a key one of them needs, whose value the other allows only apart from it (declared, by pattern)
             return any(self.apart(p.value, other, depth + 1) for x, y in ((a, b), (b, a)) for p in x.properties
-                       if p.required and (other := _member(y, p.name)) is not None)
+                       if p.required and (other := self.member(y, p.name)) is not None)
         return False
+
+    def member(self, obj: ir.Object, key: str) -> ir.Node | None:
+        """What `obj` says about the value of `key` (`Merger.member`); None where that cannot be told."""
+        try:
+            return self.merger.member(obj, {p.name: p for p in obj.properties}, key, "")
+        except UnsupportedSchemaError:
+            return None
 
     def kinds(self, node: ir.Node | None, depth: int = 0) -> set[str] | None:
         """The JSON types a node's values may have (integer as number); None where unknown. A definition still
@@ -572,7 +579,8 @@ class _Normalizer(Negation):
             done = self.resolved(node)
             if done is not None:
                 return self.kinds(done, depth + 1)
-            declared = self.raw.get(node.name, {}).get("type") if isinstance(self.raw.get(node.name), dict) else None
+            raw = self.raw.get(node.name)
+            declared = raw.get("type") if isinstance(raw, dict) else None
             names = [declared] if isinstance(declared, str) else declared if isinstance(declared, list) else None
             return None if names is None else {n.replace("integer", "number") for n in names}
         if isinstance(node, ir.Union_) and depth < 8:
@@ -620,18 +628,6 @@ def _tags(node: ir.Object, resolve: Any) -> dict[str, frozenset[str]]:
 def _overlap(ptr: str, i: int, j: int, reason: str) -> UnsupportedSchemaError:
     return UnsupportedSchemaError("oneOf", ptr, f"options {i} and {j} may overlap, and option {j} has no exact "
                                   f"complement ({reason})")
-
-
-def _member(obj: ir.Object, key: str) -> ir.Node | None:
-    """The schema `obj` gives the value of `key`: declared, by the patterns it matches, or undeclared (Nothing
-    where closed); None where no pattern group covers exactly the patterns it matches."""
-    for prop in obj.properties:
-        if prop.name == key:
-            return prop.value
-    matched = {p for group, _ in obj.pattern_groups for p in group if pattern_matches(p, key)}
-    if not matched:
-        return ir.Nothing() if obj.additional is None else obj.additional
-    return next((sub for group, sub in obj.pattern_groups if set(group) == matched), None)
 
 
 def _forbids(a: ir.Object, b: ir.Object) -> bool:

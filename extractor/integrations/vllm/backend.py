@@ -40,7 +40,6 @@ class ExtractorGrammar(StructuredOutputGrammar):
     guards: Guards | None = None
     budget: int | None = None
     """Output tokens the request may have (None: unknown, nothing wraps up)."""
-    generated: int = field(default=0, init=False)
     matcher: Matcher = field(init=False)
     text_stops: list[int] = field(init=False)
     guard: Guard | None = field(default=None, init=False)
@@ -56,7 +55,6 @@ class ExtractorGrammar(StructuredOutputGrammar):
         for token in tokens:
             if not self._take(token):
                 return False
-            self.generated += 1
             if self.guard is not None:
                 self.guard.feed(self.grammar.vocab.tokens[token] if not self.is_terminated() else b"")
         return True
@@ -73,7 +71,6 @@ class ExtractorGrammar(StructuredOutputGrammar):
     def rollback(self, num_tokens: int) -> None:
         if num_tokens > 0:
             self._undo(num_tokens)
-            self.generated -= num_tokens
             if self.guards is not None:  # the guard's view of the JSON is rebuilt from what is left
                 self.guard = Guard(self.guards, self.grammar)
                 self.guard.feed(bytes(self.matcher.output))
@@ -102,11 +99,16 @@ class ExtractorGrammar(StructuredOutputGrammar):
             row[:len(words)] = words
             row[len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
 
+    @property
+    def generated(self) -> int:
+        """Output tokens accepted so far: the matcher's steps, and a stop token it never saw."""
+        return self.matcher.steps + self.stopped
+
     def is_terminated(self) -> bool:
         return self.stopped or self.matcher.finished
 
     def reset(self) -> None:
-        self.matcher, self.stopped, self.generated = self.grammar.matcher(), False, 0
+        self.matcher, self.stopped = self.grammar.matcher(), False
         self.guard = None if self.guards is None else Guard(self.guards, self.grammar)
 
     def _take(self, token: int) -> bool:
