@@ -144,12 +144,12 @@ def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 def _object(item: bytes) -> dict[str, Any] | None:
-    """The item as a dict when it is a complete JSON object, else None."""
-    if not (item.startswith(b"{") and item.endswith(b"}")):
+    """The item as a dict when it is a complete JSON object of at most MAX_ITEM_BYTES, else None."""
+    if len(item) > MAX_ITEM_BYTES or not (item.startswith(b"{") and item.endswith(b"}")):
         return None
     try:
         value = json.loads(item)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past what json's parser recurses through
         return None
     return value if isinstance(value, dict) else None
 
@@ -384,7 +384,7 @@ class Guard:
                 arr.near + 1 < (self.guards.alike_objects or 0):
             return []
         current = bytes(js.data[arr.item_start:]).strip(_WS)
-        if len(current) > MAX_ITEM_BYTES or current[-1:] not in _VALUE_ENDS:
+        if current[-1:] not in _VALUE_ENDS:
             return []
         obj = _object(current + b"}" if closing else current)
         if obj is None or not any(agree(obj, earlier) for earlier in arr.objects):

@@ -261,3 +261,11 @@ def test_no_gold_value_of_the_quality_set_trips_a_guard():
         elif isinstance(value, dict):
             stack += value.values()
     assert not looped
+
+
+def test_an_object_item_nested_past_what_json_parses_is_simply_not_compared():
+    for depth in (1500, 3000):  # within MAX_ITEM_BYTES but past json's recursion; over the bound
+        js = JsonTracker()
+        deep = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
+        js.feed(b"[" + deep + b"," + deep + b",")
+        assert js.stack[-1].near == 0 and js.stack[-1].objects == []
