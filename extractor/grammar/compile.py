@@ -293,8 +293,9 @@ class _Compiler:
             raise UnsupportedSchemaError("minProperties", "", "keys from patterns or propertyNames are not counted "
                                          "toward a minimum (a repeated key would count twice)")
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
-        slot: dict[tuple[int, int, int], Node] = {}
-        decide: dict[tuple[int, int, int], Node] = {}
+        need = int(node.some_undeclared)  # undeclared members still owed (one at most)
+        slot: dict[tuple[int, int, int, int], Node] = {}
+        decide: dict[tuple[int, int, int, int], Node] = {}
 
         def sep(written: int) -> Node:
             return self.comma() if written else self.first()
@@ -306,21 +307,23 @@ class _Compiler:
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
                 for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
-                    if i == n:
-                        body = self.close("}", a > 0) if d >= lo else NOTHING
-                    else:
-                        take = NOTHING if more(a) is None else seq(sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo)])
-                        skip = slot[i + 1, a, d]
-                        body = take if node.properties[i].required else alt(take, skip)
-                    decide[i, a, d] = Suffix(body)
-                    if more(a) is None or extra == NOTHING:
-                        step = NOTHING
-                    elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
-                        step = seq(sep(a), extra, star(seq(self.comma(), extra)), decide[i, a, d])
-                    else:
-                        step = seq(sep(a), extra, slot[i, more(a), min(d + 1, lo) if counting else d])
-                    slot[i, a, d] = Suffix(alt(step, decide[i, a, d]))
-        return seq(self.open("{"), slot[0, 0, 0])
+                    for u in range(need, -1, -1):  # undeclared members written, up to what is owed
+                        if i == n:
+                            body = self.close("}", a > 0) if d >= lo and u >= need else NOTHING
+                        else:
+                            take = NOTHING if more(a) is None else seq(
+                                sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo), u])
+                            skip = slot[i + 1, a, d, u]
+                            body = take if node.properties[i].required else alt(take, skip)
+                        decide[i, a, d, u] = Suffix(body)
+                        if more(a) is None or extra == NOTHING:
+                            step = NOTHING
+                        elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
+                            step = seq(sep(a), extra, star(seq(self.comma(), extra)), decide[i, a, d, need])
+                        else:
+                            step = seq(sep(a), extra, slot[i, more(a), min(d + 1, lo) if counting else d, need])
+                        slot[i, a, d, u] = Suffix(alt(step, decide[i, a, d, u]))
+        return seq(self.open("{"), slot[0, 0, 0, 0])
 
     def undeclared(self, node: ir.Object, counted: bool = False) -> Node:
         """One undeclared member: a key in canonical spelling, never a declared name, valued by the

@@ -96,6 +96,8 @@ class Object:
     """propertyNames for undeclared keys: a String or a Const of strings (None: any key)."""
     min_properties: int = 0
     max_properties: int | None = None
+    some_undeclared: bool = False
+    """At least one member outside `properties` (what the complement of a closed object asks for)."""
     policy_closed: bool = field(default=False, compare=False)
     """`additional` came from an absent or `true` additionalProperties: strict_objects closes it at the end."""
     doc: Doc = field(default=NO_DOC, compare=False)

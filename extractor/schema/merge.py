@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from decimal import Decimal
 
 from extractor.errors import SchemaTooComplexError, UnsupportedSchemaError
 from extractor.lang.pattern import pattern_matches
 from extractor.schema import ir
+from extractor.schema.values import union
 
 
 MAX_PAIRS = 20_000
 """Alternatives intersected per schema: intersections distribute over unions, so nested complements and
 dependencies could multiply without end."""
+
+
+MAX_MET = 64
+"""Ways an intersection may spell out how each side's need for an undeclared key is met (see `Merger.object`)."""
 
 
 class Merger:
@@ -67,6 +75,18 @@ class Merger:
             left, right = self.resolve(a, ptr), self.resolve(b, ptr)
             self.defs[name] = self.both(left, right, ptr)
         return ir.Ref(self.made[key])
+
+    @contextmanager
+    def attempt(self) -> Iterator[None]:
+        """An intersection the caller may give up on: when it raises, the definitions it made are forgotten."""
+        made, defs = dict(self.made), set(self.defs)
+        try:
+            yield
+        except UnsupportedSchemaError:
+            self.made = made
+            for name in set(self.defs) - defs:
+                del self.defs[name]
+            raise
 
     def resolve(self, node: ir.Node, ptr: str) -> ir.Node:
         while isinstance(node, ir.Ref):
@@ -150,10 +170,22 @@ class Merger:
             key_schema = side.key_schema
         hi = b.max_properties if a.max_properties is None else a.max_properties if b.max_properties is None else min(
             a.max_properties, b.max_properties)
-        return ir.Object(properties=tuple(props), additional=additional, pattern_groups=groups, key_schema=key_schema,
-                         min_properties=max(a.min_properties, b.min_properties), max_properties=hi,
-                         policy_closed=a.policy_closed and b.policy_closed,
-                         doc=a.doc if a.doc != ir.NO_DOC else b.doc)
+        merged = ir.Object(properties=tuple(props), additional=additional, pattern_groups=groups,
+                           key_schema=key_schema, min_properties=max(a.min_properties, b.min_properties),
+                           max_properties=hi, some_undeclared=a.some_undeclared or b.some_undeclared,
+                           policy_closed=a.policy_closed and b.policy_closed,
+                           doc=a.doc if a.doc != ir.NO_DOC else b.doc)
+        if not merged.some_undeclared:
+            return merged
+        # a side needing a key outside its properties is also met by a key only the other side declares
+        meets = [[n for n, p in zip(names, props) if n not in {q.name for q in x.properties}
+                  and not isinstance(p.value, ir.Nothing)] for x in (a, b) if x.some_undeclared]
+        if math.prod(map(len, meets)) > MAX_MET:
+            raise UnsupportedSchemaError("not", ptr, f"more than {MAX_MET} ways to meet two complements of closed objects")
+        met = [replace(merged, some_undeclared=False, properties=tuple(replace(p, required=True) if p.name in chosen
+                                                                        else p for p in props))
+               for chosen in map(set, itertools.product(*meets))]
+        return union((merged, *met))
 
     def member(self, node: ir.Object, props: dict[str, ir.Property], name: str, ptr: str) -> ir.Node:
         """What `node` says about key `name`: its property schema, else what its propertyNames,
@@ -222,6 +254,8 @@ class Merger:
     def admits_object(self, node: ir.Object, value: dict[str, object], ptr: str) -> bool:
         props = {p.name: p for p in node.properties}
         if any(p.required and p.name not in value for p in node.properties):
+            return False
+        if node.some_undeclared and not set(value) - set(props):
             return False
         if len(value) < node.min_properties or (node.max_properties is not None and len(value) > node.max_properties):
             return False

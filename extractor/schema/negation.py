@@ -114,15 +114,20 @@ class Negation:
         return union(tuple(options))
 
     def _not_object(self, schema: dict[str, Any], keys: set[str], ptr: str) -> ir.Node | None:
-        """An object fails when a required key is absent or a present key's value fails its schema."""
-        if not (keys <= {"required", "properties", "type"} and keys - {"type"}
-                and schema.get("type", "object") == "object"):
+        """An object fails when a required key is absent, a present key's value fails its schema, or (closed
+        by `additionalProperties: false`) it has a key outside `properties`."""
+        closed = schema.get("additionalProperties", True) is False
+        if not (keys <= {"required", "properties", "type", *(["additionalProperties"] if closed else [])}
+                and keys - {"type"} and schema.get("type", "object") == "object"):
             return None
+        declared = schema.get("properties", {})
         missing = [absent(name) for name in dict.fromkeys(schema.get("required", []))]
         wrong = [ir.Object(properties=(ir.Property(name, self.negation(sub, f"{ptr}/properties/{escape(name)}"),
                                                    True),), additional=ir.AnyValue())
-                 for name, sub in schema.get("properties", {}).items()]
-        return union((*self.others("object", keys, ptr), *missing, *wrong))
+                 for name, sub in declared.items()]
+        outside = [ir.Object(properties=tuple(ir.Property(name, ir.AnyValue(), False) for name in declared),
+                             additional=ir.AnyValue(), some_undeclared=True)] if closed else []
+        return union((*self.others("object", keys, ptr), *missing, *wrong, *outside))
 
     def _not_number(self, schema: dict[str, Any], keys: set[str], ptr: str) -> ir.Node | None:
         """Below the lower bound or above the upper one (an integer also fails by a fraction)."""

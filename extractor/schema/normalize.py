@@ -218,12 +218,13 @@ class _Normalizer(Negation):
                     continue
                 try:
                     other = self.negation(sub, f"{ptr}/oneOf/{j}")
+                    with self.merger.attempt():
+                        node = self.merger.both(node, other, ptr)
                 except UnsupportedSchemaError as exc:
                     if not self.explicit(sub):
                         raise _overlap(ptr, i, j, exc.reason) from None
                     self.deferred.append((ptr, i, j, options[i], options[j], exc.reason))
-                    continue  # a definition still being read may yet show them apart: checked at the end
-                node = self.merger.both(node, other, ptr)
+                    # a definition still being read may yet show them apart: checked at the end
             out.append(node)
         return tuple(out)
 
@@ -281,8 +282,9 @@ class _Normalizer(Negation):
             return True
         if not isinstance(schema, dict) or depth > 16:
             return False
-        if {k for k in schema if k in ENFORCED} <= {"anyOf", "oneOf"} and ({"anyOf", "oneOf"} & set(schema)):
-            return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf") for s in schema.get(k, []))
+        keys = {k for k in schema if k in ENFORCED}
+        if keys and keys <= {"anyOf", "oneOf", "allOf", "not"}:  # a complement is exact or refused
+            return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
         return False
 
     @contextlib.contextmanager
@@ -552,8 +554,9 @@ class _Normalizer(Negation):
             return True
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
             return not {canonical(json.loads(v)) for v in a.values} & {canonical(json.loads(v)) for v in b.values}
-        if isinstance(a, ir.String) and isinstance(b, ir.String):  # by length
-            return any(x.max_length is not None and x.max_length < y.min_length for x, y in ((a, b), (b, a)))
+        if isinstance(a, ir.String) and isinstance(b, ir.String):  # by length, or a pattern the other excludes
+            return any(x.max_length is not None and x.max_length < y.min_length or set(x.patterns) & set(y.anti_patterns)
+                       for x, y in ((a, b), (b, a)))
         if isinstance(a, ir.Number) and isinstance(b, ir.Number):  # by range, or integer against fraction
             return (a.integer and b.fraction) or (b.integer and a.fraction) or any(_below(x, y) for x, y in ((a, b),
                                                                                                             (b, a)))
@@ -631,8 +634,12 @@ def _overlap(ptr: str, i: int, j: int, reason: str) -> UnsupportedSchemaError:
 
 
 def _forbids(a: ir.Object, b: ir.Object) -> bool:
-    """`a` requires a key that `b` does not allow (explicitly closed, or its schema `false`)."""
+    """`a` requires a key that `b` does not allow (explicitly closed, or its schema `false`), or a key outside its
+    properties where `b` allows none outside them."""
     declared = {p.name: p for p in b.properties}
+    if a.some_undeclared and b.additional is None and not b.pattern_groups and declared.keys() <= {
+            p.name for p in a.properties}:
+        return True
     for prop in a.properties:
         if not prop.required:
             continue

@@ -400,6 +400,19 @@ NOT_ROWS = [
      ['{"a":1}', '{"x":1,"b":2}'], ["{}", '{"x":1}', '{"1":1}']),
     ({"type": "object", "not": {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}},
      ["{}", '{"a":1,"b":2}', '{"c":1}'], ['{"a":1}', '{"b":2,"c":3}']),
+    # a closed object fails by a key outside its properties, as well as by a missing or wrong one
+    ({"not": {"properties": {"a": {"type": "integer"}}, "required": ["a"], "additionalProperties": False}},
+     ['{"a":1,"b":2}', '{"b":2}', '{"a":"x"}', "{}", '{"b":1,"a":1}'], ['{"a":1}', "3"]),
+    ({"type": "object", "properties": {"a": {}, "b": {}}, "required": ["a"],
+      "not": {"properties": {"a": {}}, "additionalProperties": False}},
+     ['{"a":1,"b":2}', '{"a":1,"c":3}', '{"c":3,"a":1}'], ['{"a":1}', '{"b":2}']),
+    ({"type": "object", "properties": {"a": {}}, "additionalProperties": False,
+      "not": {"properties": {"a": {}}, "additionalProperties": False}}, [], ['{"a":1}', "{}"]),
+    ({"allOf": [{"not": {"properties": {"a": {}}, "additionalProperties": False}},
+                {"not": {"properties": {"b": {}}, "additionalProperties": False}}]},
+     ['{"c":1}', '{"a":1,"b":2}', '{"a":1,"c":2}', '{"c":1,"b":2}'], ['{"a":1}', '{"b":1}', "{}", "3"]),
+    ({"type": "object", "maxProperties": 2, "not": {"properties": {"a": {}, "b": {}}, "additionalProperties": False}},
+     ['{"c":1}', '{"a":1,"c":1}', '{"c":1,"b":2}'], ["{}", '{"a":1,"b":2}', '{"a":1,"b":2,"c":3}']),
 ]
 
 

@@ -284,6 +284,15 @@ def test_recursive_oneof_options_that_may_overlap_are_refused_naming_them():
 
 
 # (schema, accepted text, rejected text): oneOf whose options cannot overlap compiles to a union
+CLOSED_OR_NOT = {
+    "definitions": {
+        "closed": {"type": "object", "properties": {"kind": {"type": "string", "pattern": "^c$"},
+                                                    "id": {"type": "string"}},
+                   "required": ["kind", "id"], "additionalProperties": False},
+        "open": {"type": "object", "additionalProperties": False, "patternProperties": {
+            "^[a-z]+$": {"oneOf": [{"type": "string"}, {"$ref": "#/definitions/open"}]}}}},
+    "oneOf": [{"$ref": "#/definitions/closed"},
+              {"allOf": [{"$ref": "#/definitions/open"}], "not": {"$ref": "#/definitions/closed"}}]}
 DISJOINT_ROWS = [
     ({"oneOf": [{"type": "string"}, {"type": "integer"}, {"type": "null"}]}, '"a"', "true"),
     ({"oneOf": [{"enum": ["a", "b"]}, {"enum": ["c"]}, {"type": "boolean"}]}, '"c"', '"d"'),
@@ -295,6 +304,11 @@ DISJOINT_ROWS = [
     # recursive: options referring to the definition being read, apart once every definition is read (a
     # reference needs "ref": true, which a node's values, matched by its pattern, never are)
     (RECURSIVE_ONEOF, '{"a":1,"b":{"ref":true},"c":{"d":{"ref":true},"e":[2,{"f":3}]}}', '{"a":true}'),
+    # a closed object, and a recursive one that is not it: apart by what the complement asks of each member
+    (CLOSED_OR_NOT, '{"kind":"c","id":"x"}', '{"kind":1}'),
+    (CLOSED_OR_NOT, '{"kind":"d","id":"x"}', '{"Kind":"c"}'),
+    (CLOSED_OR_NOT, '{"kind":"c","id":"x","z":{"y":"w"}}', '{"kind":"c","id":"x","z":1}'),
+    (CLOSED_OR_NOT, '{"kind":"c"}', '{"kind":"c","id":1}'),
 ]
 
 
