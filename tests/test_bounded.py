@@ -148,14 +148,29 @@ def test_large_string_enums_and_constants_compile_exactly():
                                       "b": {"anyOf": [{"type": "number", "minimum": 3}, {"type": "array"}]}},
      "required": ["a"]},
 ], ids=["pattern", "optional_properties", "bounded_array", "formats_and_anyof"])
-def test_the_state_count_charged_before_building_is_the_count_built(schema):
-    """The budget refuses unrolled repeats from a count made without building: it must be exact."""
-    from extractor.lang.dfa import _NFA, thompson_size
+def test_the_states_charged_are_the_states_built(schema):
+    """The budget counts every NFA state a rule's construction builds, no more and no fewer."""
+    from extractor.lang.budget import Budget, metered, remaining
+    from extractor.lang.dfa import _NFA
     from extractor.lang.regex import Both, Counted, Minus, Multiple, Substrings
 
     for node in compile_grammar(target_ir(schema, None)).rules.values():
         if not isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):
-            assert thompson_size(node) == _NFA(node).size
+            with metered(Budget(10**9, None)):
+                size = _NFA(node).size
+                assert 10**9 - remaining()[0] == size
+
+
+def test_an_unrolled_repeat_past_the_budget_stops_as_it_passes_it():
+    from extractor.errors import SchemaTooComplexError
+    from extractor.lang.budget import Budget, metered
+    from extractor.lang.dfa import CHARGE_EVERY, _NFA
+    from extractor.lang.regex import Repeat, byte_set
+
+    nfa = None
+    with pytest.raises(SchemaTooComplexError), metered(Budget(5_000, None)):
+        nfa = _NFA(Repeat(Repeat(byte_set((0x61, 0x7A)), 1000, 1000), 1000, 1000))  # a million states unrolled
+    assert nfa is None and CHARGE_EVERY < 5_000
 
 
 @pytest.mark.parametrize(("schema", "error"), [

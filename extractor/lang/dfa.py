@@ -90,6 +90,10 @@ class Rows:
         return len(self.made)
 
 
+CHARGE_EVERY = 1024
+"""States a Thompson construction builds between two charges to the compile budget."""
+
+
 class _NFA:
     """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat, in the order made:
     empty moves (`eps_src` to `eps_dst`) and moves on a label (a byte mask or a callee's name)."""
@@ -102,9 +106,15 @@ class _NFA:
         self.edge_label: list[int | str] = []
         self.edge_dst: list[int] = []
         self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
-        spend(thompson_size(node))  # refused before building when the unrolled repeats cannot fit the budget
+        self.charged = 0  # states charged to the compile budget so far
         start, end = self.state(), self.state()
         self.build(node, start, end)
+        self.charge()
+
+    def charge(self) -> None:
+        """Charge the states built since the last charge to the compile budget (which refuses an overrun)."""
+        spend(self.size - self.charged)
+        self.charged = self.size
 
     def state(self) -> int:
         self.size += 1
@@ -125,6 +135,8 @@ class _NFA:
         deep (an object of many optional properties nests its suffixes)."""
         work = [(node, a, b)]
         while work:
+            if self.size - self.charged > CHARGE_EVERY:  # unrolled repeats stop at the budget, not past it
+                self.charge()
             node, a, b = work.pop()
             if isinstance(node, (Bytes, Ref)):
                 self.edge_src.append(a)
@@ -169,36 +181,6 @@ class _NFA:
                     self.empty(cur, b)
             else:
                 raise TypeError(f"not a regex node: {node!r}")
-
-
-def thompson_size(node: Node) -> int:
-    """How many states `_NFA` builds for `node`, counted without building them (nested repeats multiply)."""
-    size: dict[int, int] = {}
-    shared = 0
-    work: list[tuple[Node, bool]] = [(node, False)]
-    while work:
-        n, ready = work.pop()
-        if id(n) in size:
-            continue
-        parts = n.items if isinstance(n, (Seq, Alt)) else (n.item,) if isinstance(n, (Repeat, Suffix)) else ()
-        parts = [p for p in parts if not isinstance(p, (Bytes, Ref))]  # an edge: no state of its own
-        if not ready and parts:
-            work.append((n, True))
-            work.extend((p, False) for p in parts if id(p) not in size)
-            continue
-        inner = sum(size[id(p)] for p in parts)
-        if isinstance(n, Seq):
-            size[id(n)] = max(len(n.items) - 1, 0) + inner
-        elif isinstance(n, Alt):
-            size[id(n)] = 2 * len(n.items) + inner
-        elif isinstance(n, Repeat):
-            size[id(n)] = n.max * (inner + 1) if n.max is not None else n.min * (inner + 1) + 2 + inner
-        elif isinstance(n, Suffix):  # built once, however often it is reached: counted once, apart
-            shared += inner + 1
-            size[id(n)] = 0
-        else:
-            size[id(n)] = 0
-    return 2 + size[id(node)] + shared
 
 
 def _byte_classes(masks: set[int]) -> list[int]:

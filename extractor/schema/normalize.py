@@ -66,22 +66,32 @@ def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = Norma
 
 def check_document(document: Any) -> None:
     """A schema document every later stage can walk: JSON nested at most MAX_JSON_DEPTH deep, and every key and
-    string text that UTF-8 can carry (no lone surrogate); walked without recursion."""
-    stack = [(document, "", 0)]
+    string text that UTF-8 can carry (no lone surrogate); walked without recursion, each value's pointer spelled
+    out only for an error."""
+    stack: list[tuple[Any, Any, int]] = [(document, None, 0)]  # (value, (key, parent trail) or None, depth)
     while stack:
-        value, ptr, depth = stack.pop()
+        value, trail, depth = stack.pop()
         if depth > MAX_JSON_DEPTH:
-            raise UnsupportedSchemaError("schema", ptr.encode("utf-8", "backslashreplace").decode()[:200],
+            raise UnsupportedSchemaError("schema", _pointer(trail).encode("utf-8", "backslashreplace").decode()[:200],
                                          f"the schema document nests deeper than {MAX_JSON_DEPTH}")
         if isinstance(value, dict):
             for key, item in value.items():
-                where = f"{ptr}/{escape(str(key))}"
-                _utf8(key, where)
-                stack.append((item, where, depth + 1))
+                if isinstance(key, str) and not key.isascii():
+                    _utf8(key, _pointer((key, trail)))
+                stack.append((item, (key, trail), depth + 1))
         elif isinstance(value, list):
-            stack.extend((item, f"{ptr}/{k}", depth + 1) for k, item in enumerate(value))
-        else:
-            _utf8(value, ptr)
+            stack.extend((item, (k, trail), depth + 1) for k, item in enumerate(value))
+        elif isinstance(value, str) and not value.isascii():
+            _utf8(value, _pointer(trail))
+
+
+def _pointer(trail: Any) -> str:
+    """The JSON pointer of a (key, parent trail) chain."""
+    keys = []
+    while trail is not None:
+        key, trail = trail
+        keys.append(escape(str(key)))
+    return "".join(f"/{k}" for k in reversed(keys))
 
 
 def _utf8(value: Any, ptr: str) -> None:
