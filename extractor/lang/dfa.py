@@ -132,51 +132,67 @@ class _NFA:
 
     def build(self, node: Node, a: int, b: int) -> None:
         """Thompson's construction with an explicit stack, not recursion: a body may be thousands of nodes
-        deep (an object of many optional properties nests its suffixes)."""
+        deep (an object of many optional properties nests its suffixes). A part built from `a` to `b` adds
+        edges out of `a` and into `b` only, so alternatives share both ends; a byte or a call is an edge,
+        made where it is met rather than stacked."""
+        eps_src, eps_dst = self.eps_src.append, self.eps_dst.append
+        edge_src, edge_label, edge_dst = self.edge_src.append, self.edge_label.append, self.edge_dst.append
         work = [(node, a, b)]
+        push = work.append
         while work:
             if self.size - self.charged > CHARGE_EVERY:  # unrolled repeats stop at the budget, not past it
                 self.charge()
             node, a, b = work.pop()
-            if isinstance(node, (Bytes, Ref)):
-                self.edge_src.append(a)
-                self.edge_label.append(node.mask if isinstance(node, Bytes) else node.rule)
-                self.edge_dst.append(b)
-            elif isinstance(node, Suffix):
+            kind = type(node)
+            if kind is Bytes or kind is Ref:
+                edge_src(a)
+                edge_label(node.mask if kind is Bytes else node.rule)  # type: ignore[union-attr]
+                edge_dst(b)
+            elif kind is Seq:
+                items = node.items  # type: ignore[union-attr]
+                if not items:
+                    eps_src(a)
+                    eps_dst(b)
+                    continue
+                last = len(items) - 1
+                for k, item in enumerate(items):
+                    nxt = b if k == last else self.size
+                    if k != last:
+                        self.size += 1
+                    if type(item) is Bytes:
+                        edge_src(a)
+                        edge_label(item.mask)  # type: ignore[union-attr]
+                        edge_dst(nxt)
+                    else:
+                        push((item, a, nxt))
+                    a = nxt
+            elif kind is Alt:
+                for item in node.items:  # type: ignore[union-attr]
+                    push((item, a, b))
+            elif kind is Suffix:
                 entry = self.suffixes.get(id(node))
                 if entry is None:
-                    entry = self.suffixes[id(node)] = (node, self.state())
-                    work.append((node.item, entry[1], 1))
-                self.empty(a, entry[1])
-            elif isinstance(node, Seq):
-                if not node.items:
-                    self.empty(a, b)
-                    continue
-                cuts = [a, *(self.state() for _ in node.items[:-1]), b]
-                work.extend((item, cuts[k], cuts[k + 1]) for k, item in enumerate(node.items))
-            elif isinstance(node, Alt):
-                for item in node.items:
-                    x, y = self.state(), self.state()
-                    self.empty(a, x)
-                    self.empty(y, b)
-                    work.append((item, x, y))
-            elif isinstance(node, Repeat):
-                cur = a
-                for _ in range(node.min):
+                    entry = self.suffixes[id(node)] = (node, self.state())  # type: ignore[assignment]
+                    push((node.item, entry[1], 1))  # type: ignore[union-attr]
+                eps_src(a)
+                eps_dst(entry[1])
+            elif kind is Repeat:
+                item, cur = node.item, a  # type: ignore[union-attr]
+                for _ in range(node.min):  # type: ignore[union-attr]
                     nxt = self.state()
-                    work.append((node.item, cur, nxt))
+                    push((item, cur, nxt))
                     cur = nxt
-                if node.max is None:
+                if node.max is None:  # type: ignore[union-attr]
                     hub, back = self.state(), self.state()
                     self.empty(cur, hub)
-                    work.append((node.item, hub, back))
+                    push((item, hub, back))
                     self.empty(back, hub)
                     self.empty(hub, b)
                 else:
-                    for _ in range(node.max - node.min):
+                    for _ in range(node.max - node.min):  # type: ignore[union-attr]
                         self.empty(cur, b)
                         nxt = self.state()
-                        work.append((node.item, cur, nxt))
+                        push((item, cur, nxt))
                         cur = nxt
                     self.empty(cur, b)
             else:

@@ -202,32 +202,69 @@ def digest(node: Node) -> bytes:
     """A structural hash of a body, equal for equal languages written alike: shared nodes (the `Suffix`
     DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size. Each
     node keeps its hash: the terms shared by every schema (strings, numbers) are hashed once per process."""
-    work: list[tuple[Node, bool]] = [(node, False)]
+    kept = node.__dict__.get(_DIGEST)
+    if kept is not None:
+        return kept
+    work: list[Node] = [node]
     while work:
-        n, ready = work.pop()
-        if _DIGEST in n.__dict__:
+        n = work[-1]
+        held = n.__dict__
+        if _DIGEST in held:
+            work.pop()
             continue
-        names = _FIELDS.get(type(n)) or _FIELDS.setdefault(type(n), tuple(f.name for f in fields(n)))
-        if not ready:
-            work.append((n, True))
-            work.extend((c, False) for name in names for c in _nodes(getattr(n, name)) if _DIGEST not in c.__dict__)
+        kind = type(n)
+        if kind is Seq or kind is Alt:
+            parts: tuple[Node, ...] | list[Node] = n.items  # type: ignore[union-attr]
+        elif kind is Repeat or kind is Suffix:
+            parts = (n.item,)  # type: ignore[union-attr]
+        elif kind is Bytes or kind is Ref:
+            parts = ()
+        else:
+            parts = [c for name in _fields(kind) for c in _nodes(getattr(n, name))]
+        missing = [c for c in parts if _DIGEST not in c.__dict__]
+        if missing:
+            work.extend(missing)
             continue
-        h = hashlib.blake2b(type(n).__name__.encode(), digest_size=16)
-        for name in names:
-            value = getattr(n, name)
-            parts = _nodes(value)
-            if parts or isinstance(value, tuple):
-                h.update(b"(" + b"".join(c.__dict__[_DIGEST] for c in parts) + b")")
-            else:
-                h.update(repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";")
-        object.__setattr__(n, _DIGEST, h.digest())
+        work.pop()
+        object.__setattr__(n, _DIGEST, _hash(n, kind, parts))
     return node.__dict__[_DIGEST]
+
+
+def _hash(n: Node, kind: type, parts: tuple[Node, ...] | list[Node]) -> bytes:
+    """One node's digest from its parts' (16 bytes each, so their concatenation reads one way only)."""
+    inner = b"".join(c.__dict__[_DIGEST] for c in parts)
+    if kind is Seq or kind is Alt or kind is Suffix:
+        data = _TAG[kind] + inner
+    elif kind is Repeat:
+        data = b"\0R" + inner + repr((n.min, n.max)).encode()  # type: ignore[union-attr]
+    elif kind is Bytes:
+        data = b"\0B" + n.mask.to_bytes(32, "little")  # type: ignore[union-attr]
+    elif kind is Ref:
+        data = b"\0F" + n.rule.encode()  # type: ignore[union-attr]
+    else:
+        data = kind.__name__.encode()
+        for name in _fields(kind):
+            value = getattr(n, name)
+            held = _nodes(value)
+            if held or isinstance(value, tuple):
+                data += b"(" + b"".join(c.__dict__[_DIGEST] for c in held) + b")"
+            else:
+                data += repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";"
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+def _fields(kind: type) -> tuple[str, ...]:
+    names = _FIELDS.get(kind)
+    if names is None:
+        names = _FIELDS[kind] = tuple(f.name for f in fields(kind))
+    return names
 
 
 _DIGEST = "_digest"
 """The attribute where a node keeps its digest (nodes are immutable, so it never goes stale)."""
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NODE_TYPES = (Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings)
+_TAG = {Seq: b"\0S", Alt: b"\0A", Suffix: b"\0X"}
 
 
 def _nodes(value: object) -> list[Node]:
