@@ -202,9 +202,16 @@ class _NFA:
 def _byte_classes(masks: set[int]) -> list[int]:
     """Partition 0..255 so that every label mask is a union of classes, ordered by their lowest byte (the
     automaton built over them is then the same whatever order the masks come in)."""
+    singles = 0  # a one-byte mask makes its byte a class of its own: refine by the other masks only
     classes = [ALL_BYTES]
     for m in masks:
-        classes = [part for c in classes for part in (c & m, c & ~m) if part]
+        if m & (m - 1):
+            classes = [part for c in classes for part in (c & m, c & ~m) if part]
+        else:
+            singles |= m
+    if singles:
+        alone = [1 << b for b in range(256) if singles >> b & 1]
+        classes = [c & ~singles for c in classes if c & ~singles] + alone
     return sorted(classes, key=lambda c: c & -c)
 
 
@@ -226,7 +233,9 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     masks = {lab for lab in labels if isinstance(lab, int)}
     classes = _byte_classes(masks)
     names = sorted(lab for lab in labels if isinstance(lab, str) and (productive is None or lab in productive))
-    symbols = {**{m: [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # classes: atoms of the masks
+    of_byte = _byte_class(tuple(classes))
+    symbols = {**{m: [int(of_byte[m.bit_length() - 1])] if not m & (m - 1)  # a byte's class, or the classes
+                  else [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # (atoms) of a set
                **{name: [len(classes) + j] for j, name in enumerate(names)}}
     edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
     return _minimize(edges, accept, names, classes)
@@ -548,10 +557,9 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
         table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
                                                         accept.astype(np.uint8), _byte_class(tuple(classes)), n, m,
                                                         len(classes))
-        rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)).tolist()
+        rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names))
         return RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
-                       accept=np.frombuffer(accepting, dtype=bool).copy(),
-                       calls=tuple(tuple((name, t) for name, t in zip(names, row) if t >= 0) for row in rows))
+                       accept=np.frombuffer(accepting, dtype=bool).copy(), calls=_calls(rows, names))
     live = live_mask(edges, accept)
     empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges
@@ -570,17 +578,26 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
     kept = moves[firsts]
     out_edges = np.where(kept == sink, -1, renum[block_of[kept]])
     table = out_edges[:, :len(classes)][:, _byte_class(tuple(classes))]
-    out_calls = tuple(tuple((name, int(t)) for name, t in zip(names, row) if t >= 0)
-                      for row in out_edges[:, len(classes):].tolist())
-    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accept[order[firsts]], calls=out_calls)
+    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accept[order[firsts]],
+                   calls=_calls(out_edges[:, len(classes):], names))
+
+
+def _calls(returns: np.ndarray, names: list[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
+    """Each state's (callee, return state) edges from its row of return states (-1: no call)."""
+    calls: list[tuple[tuple[str, int], ...]] = [()] * len(returns)
+    if names:
+        rows, cols = np.nonzero(returns >= 0)
+        targets = returns[rows, cols].tolist()
+        for (row, group) in groupby(zip(rows.tolist(), cols.tolist(), targets), key=lambda e: e[0]):
+            calls[row] = tuple((names[c], t) for _, c, t in group)
+    return tuple(calls)
 
 
 @lru_cache(maxsize=1024)
 def _byte_class(classes: tuple[int, ...]) -> np.ndarray:
     """Each byte's class index (kept per set of classes, so read-only)."""
-    out = np.zeros(256, dtype=np.int32)
-    for ci, c in enumerate(classes):
-        out[np.unpackbits(np.frombuffer(c.to_bytes(32, "little"), dtype=np.uint8), bitorder="little").astype(bool)] = ci
+    bits = np.frombuffer(b"".join(c.to_bytes(32, "little") for c in classes), dtype=np.uint8).reshape(-1, 32)
+    out = np.argmax(np.unpackbits(bits, axis=1, bitorder="little"), axis=0).astype(np.int32)
     out.flags.writeable = False
     return out
 
