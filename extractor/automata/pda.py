@@ -12,7 +12,7 @@ import numpy as np
 
 from extractor.lang.budget import Budget, building, metered
 from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
-from extractor.lang.dfa import RuleDFA, build_dfa
+from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
 from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
 from extractor.grammar import Grammar
 from extractor.lang.regex import Both, Counted, Minus, Node, Substrings, digest, refs
@@ -93,8 +93,7 @@ def build_automaton(grammar: Grammar) -> Automaton:
 
 
 def _build_automaton(grammar: Grammar) -> Automaton:
-    reachable = _reachable(grammar)
-    dfas = {n: _build(n, grammar.rules[n]) for n in reachable}
+    reachable, dfas = _reachable(grammar)
     while True:  # rebuild rules that call a rule that can never finish, until nothing changes
         productive = _productive(dfas)
         stale = [n for n in reachable if n in productive
@@ -129,9 +128,10 @@ with only its verbatim rules changed. Rules quoting a source text are not kept (
 
 
 def _build(name: str, node: Node, productive: set[str] | None = None) -> RuleDFA | CountedDFA:
-    callees = refs(node)
     kept = not _quotes_text(node)
-    key = (digest(node) if kept else b"", None if productive is None or not callees else frozenset(callees & productive))
+    callees = refs(node) if productive is not None else frozenset()  # only a rebuild (callees dropped) needs them
+    key = (digest(node) if kept else b"", frozenset(callees & productive) if callees and productive is not None
+           else None)
     if kept:
         with _RULE_LOCK:  # grammars are compiled from several threads in a serving engine
             hit = _RULE_DFAS.get(key)
@@ -200,33 +200,15 @@ _ENDLESS: weakref.WeakKeyDictionary[RuleDFA, bool] = weakref.WeakKeyDictionary()
 
 
 def _endless(dfa: RuleDFA) -> bool:
-    n = len(dfa.accept)
-    succ = [set(row[row >= 0].tolist()) for row in dfa.trans]
-    pred: list[set[int]] = [set() for _ in range(n)]
-    for s, targets in enumerate(succ):
-        for t in targets:
-            pred[t].add(s)
-    live = _backward({s for s in range(n) if dfa.accept[s]}, pred)
-    left = {s: len(succ[s] & live) for s in live}
-    work = [s for s, k in left.items() if k == 0]
-    finite = set(work)
-    while work:
-        for p in pred[work.pop()] & live:
-            left[p] -= 1
-            if left[p] == 0:
-                finite.add(p)
-                work.append(p)
-    return all(not succ[s] & live for s in finite)
-
-
-def _backward(start: set[int], pred: list[set[int]]) -> set[int]:
-    seen, work = set(start), list(start)
-    while work:
-        for p in pred[work.pop()]:
-            if p not in seen:
-                seen.add(p)
-                work.append(p)
-    return seen
+    """Peeling finite states from the end stops at once exactly when every live state with a live successor
+    has one that is not a dead end: the dead ends are then the only finite states."""
+    trans = dfa.trans
+    live = live_mask(trans, dfa.accept)
+    moves = trans >= 0
+    to_live = moves & live[trans]  # (a -1 target reads the last state's flag: masked by `moves`)
+    onward = to_live.any(axis=1)
+    to_onward = moves & (live & onward)[trans]
+    return bool(np.all(~(live & onward) | to_onward.any(axis=1)))
 
 
 def _shape(dfa: RuleDFA | CountedDFA) -> RuleDFA:
@@ -234,16 +216,21 @@ def _shape(dfa: RuleDFA | CountedDFA) -> RuleDFA:
     return dfa.base if isinstance(dfa, CountedDFA) else dfa
 
 
-def _reachable(grammar: Grammar) -> list[str]:
+def _reachable(grammar: Grammar) -> tuple[list[str], dict[str, RuleDFA | CountedDFA]]:
+    """The rules the root reaches through the calls of their automata, each built (calls a dead branch makes
+    are gone from its automaton: those rules are not built at all)."""
     seen, work = [grammar.root], [grammar.root]
+    dfas = {}
     while work:
-        for callee in sorted(refs(grammar.rules[work.pop()])):
+        name = work.pop()
+        dfas[name] = _build(name, grammar.rules[name])
+        for callee in sorted({c for state in _shape(dfas[name]).calls for c, _ in state}):
             if callee not in grammar.rules:
                 raise InvalidSchemaError(f"grammar rule {callee!r} is called but not defined")
             if callee not in seen:
                 seen.append(callee)
                 work.append(callee)
-    return seen
+    return seen, dfas
 
 
 def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:

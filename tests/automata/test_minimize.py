@@ -143,3 +143,38 @@ def test_a_product_stops_at_the_compile_budget(native: bool, monkeypatch: pytest
 def test_an_empty_language_is_a_start_state_with_no_edges() -> None:
     empty = build_dfa(Minus(compile_pattern("^a*$"), compile_pattern("^a*$")))
     assert empty.size == 1 and not empty.accept[0] and (empty.trans == -1).all() and empty.calls == ((),)
+
+
+def _endless_by_peeling(trans: np.ndarray, accept: np.ndarray) -> bool:
+    """`endless` spelled out: peel the states with finitely many completions from the end, one by one."""
+    succ = [set(row[row >= 0].tolist()) for row in trans]
+    live = {s for s in range(len(accept)) if accept[s]}
+    grew = True
+    while grew:
+        grew = False
+        for s, targets in enumerate(succ):
+            if s not in live and targets & live:
+                live.add(s)
+                grew = True
+    finite: set[int] = set()
+    grew = True
+    while grew:
+        grew = False
+        for s in live - finite:
+            if not (succ[s] & live) - finite:
+                finite.add(s)
+                grew = True
+    return all(not succ[s] & live for s in finite)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 7), st.data())
+def test_endless_is_the_peeling_of_finite_states(n, data):
+    from extractor.automata.pda import _endless
+
+    columns = data.draw(st.lists(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n), min_size=1, max_size=3))
+    trans = np.full((n, 256), -1, dtype=np.int32)
+    for byte, column in enumerate(columns):
+        trans[:, 0x61 + byte] = column
+    accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    assert _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n)) == _endless_by_peeling(trans, accept)
