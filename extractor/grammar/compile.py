@@ -12,7 +12,7 @@ from extractor.errors import UnsupportedSchemaError
 from extractor.lang import json_terms as jt
 from extractor.grammar import numbers
 from extractor.lang.regex import (
-    EMPTY, NOTHING, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
+    EMPTY, NOTHING, Alt, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
     seq, star,
 )
 from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
@@ -83,6 +83,12 @@ def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
     if node.maximum is not None:
         hi = math.ceil(node.maximum) - 1 if node.exclusive_maximum or node.maximum % 1 else int(node.maximum)
     return lo, hi
+
+
+def _either(a: Node, b: Node) -> Node:
+    """`alt(a, b)` for two parts of an object's suffix DAG (neither an `Alt` but for NOTHING), without the
+    hashing that deduplication costs."""
+    return b if a is NOTHING else a if b is NOTHING else Alt((a, b))
 
 
 def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
@@ -288,41 +294,39 @@ class _Compiler:
             members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
             extra = self.undeclared(node, counted=counting and lo > 1)
         self.bound(max(lo, hi or 0), "maxProperties", "")
-        counting = counting and extra != NOTHING
-        if lo > n and extra != NOTHING and not counting:
+        extra = NOTHING if extra == NOTHING else extra
+        counting = counting and extra is not NOTHING
+        if lo > n and extra is not NOTHING and not counting:
             raise UnsupportedSchemaError("minProperties", "", "keys from patterns or propertyNames are not counted "
                                          "toward a minimum (a repeated key would count twice)")
         cap_all = 1 if hi is None else hi  # members written, counted up to what matters
         need = int(node.some_undeclared)  # undeclared members still owed (one at most)
         slot: dict[tuple[int, int, int, int], Node] = {}
         decide: dict[tuple[int, int, int, int], Node] = {}
-
-        def sep(written: int) -> Node:
-            return self.comma() if written else self.first()
-
-        def more(a: int) -> int | None:
-            """The count after one more member, or None when maxProperties forbids it."""
-            return min(a + 1, cap_all) if hi is None or a < hi else None
+        first, comma = self.first(), self.comma()
+        more_extra = star(seq(comma, extra))
+        # the count after one more member, None where maxProperties forbids one
+        after = [min(a + 1, cap_all) if hi is None or a < hi else None for a in range(cap_all + 1)]
 
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
+                sep, more = comma if a else first, after[a]
                 for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
                     for u in range(need, -1, -1):  # undeclared members written, up to what is owed
                         if i == n:
                             body = self.close("}", a > 0) if d >= lo and u >= need else NOTHING
                         else:
-                            take = NOTHING if more(a) is None else seq(
-                                sep(a), members[i], slot[i + 1, more(a), min(d + 1, lo), u])
-                            skip = slot[i + 1, a, d, u]
-                            body = take if node.properties[i].required else alt(take, skip)
+                            take = NOTHING if more is None else seq(sep, members[i],
+                                                                    slot[i + 1, more, min(d + 1, lo), u])
+                            body = take if node.properties[i].required else _either(take, slot[i + 1, a, d, u])
                         decide[i, a, d, u] = Suffix(body)
-                        if more(a) is None or extra == NOTHING:
+                        if more is None or extra is NOTHING:
                             step = NOTHING
                         elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
-                            step = seq(sep(a), extra, star(seq(self.comma(), extra)), decide[i, a, d, need])
+                            step = seq(sep, extra, more_extra, decide[i, a, d, need])
                         else:
-                            step = seq(sep(a), extra, slot[i, more(a), min(d + 1, lo) if counting else d, need])
-                        slot[i, a, d, u] = Suffix(alt(step, decide[i, a, d, u]))
+                            step = seq(sep, extra, slot[i, more, min(d + 1, lo) if counting else d, need])
+                        slot[i, a, d, u] = Suffix(_either(step, decide[i, a, d, u]))
         return seq(self.open("{"), slot[0, 0, 0, 0])
 
     def undeclared(self, node: ir.Object, counted: bool = False) -> Node:

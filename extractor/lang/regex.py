@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import lru_cache
 from dataclasses import dataclass, fields
 from typing import Union
 
@@ -124,8 +125,10 @@ def byte_set(*spans: int | tuple[int, int]) -> Bytes:
 _BYTE = tuple(Bytes(1 << b) for b in range(256))  # shared: a 100 KB literal holds references, not objects
 
 
+@lru_cache(maxsize=8192)
 def lit(data: bytes | str) -> Node:
-    """The exact byte string."""
+    """The exact byte string (one node per string while it is in use: keys and punctuation recur across
+    schemas, and a shared node keeps its digest)."""
     raw = data.encode() if isinstance(data, str) else data
     return _BYTE[raw[0]] if len(raw) == 1 else Seq(tuple(_BYTE[b] for b in raw))
 

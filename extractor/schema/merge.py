@@ -181,7 +181,8 @@ class Merger:
         meets = [[n for n, p in zip(names, props) if n not in {q.name for q in x.properties}
                   and not isinstance(p.value, ir.Nothing)] for x in (a, b) if x.some_undeclared]
         if math.prod(map(len, meets)) > MAX_MET:
-            raise UnsupportedSchemaError("not", ptr, f"more than {MAX_MET} ways to meet two complements of closed objects")
+            raise UnsupportedSchemaError("not", ptr,
+                                         f"more than {MAX_MET} ways to meet two complements of closed objects")
         met = [replace(merged, some_undeclared=False, properties=tuple(replace(p, required=True) if p.name in chosen
                                                                         else p for p in props))
                for chosen in map(set, itertools.product(*meets))]

@@ -565,8 +565,8 @@ class _Normalizer(Negation):
         if isinstance(a, ir.Const) and isinstance(b, ir.Const):
             return not {canonical(json.loads(v)) for v in a.values} & {canonical(json.loads(v)) for v in b.values}
         if isinstance(a, ir.String) and isinstance(b, ir.String):  # by length, or a pattern the other excludes
-            return any(x.max_length is not None and x.max_length < y.min_length or set(x.patterns) & set(y.anti_patterns)
-                       for x, y in ((a, b), (b, a)))
+            return any(x.max_length is not None and x.max_length < y.min_length
+                       or set(x.patterns) & set(y.anti_patterns) for x, y in ((a, b), (b, a)))
         if isinstance(a, ir.Number) and isinstance(b, ir.Number):  # by range, or integer against fraction
             return (a.integer and b.fraction) or (b.integer and a.fraction) or any(_below(x, y) for x, y in ((a, b),
                                                                                                             (b, a)))
