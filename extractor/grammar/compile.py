@@ -12,8 +12,8 @@ from extractor.errors import UnsupportedSchemaError
 from extractor.lang import json_terms as jt
 from extractor.grammar import numbers
 from extractor.lang.regex import (
-    EMPTY, NOTHING, Alt, Both, Counted, Minus, Multiple, Node, Ref, Substrings, Suffix, alt, byte_set, lit, opt, repeat,
-    seq, star,
+    EMPTY, NOTHING, Alt, Both, Counted, Minus, Multiple, Node, Ref, Seq, Substrings, Suffix, alt, byte_set, lit, opt,
+    repeat, seq, star,
 )
 from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
 from extractor.lang.pattern import MAX_REPEAT, compile_pattern
@@ -89,6 +89,16 @@ def _either(a: Node, b: Node) -> Node:
     """`alt(a, b)` for two parts of an object's suffix DAG (neither an `Alt` but for NOTHING), without the
     hashing that deduplication costs."""
     return b if a is NOTHING else a if b is NOTHING else Alt((a, b))
+
+
+def _items(node: Node) -> tuple[Node, ...] | None:
+    """The parts of a sequence (None: it matches nothing)."""
+    return None if node is NOTHING else node.items if isinstance(node, Seq) else (node,)
+
+
+def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
+    """`seq(*head, last)` for a head already flattened by `_items`."""
+    return NOTHING if head is None else Seq((*head, last))
 
 
 def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
@@ -305,19 +315,21 @@ class _Compiler:
         decide: dict[tuple[int, int, int, int], Node] = {}
         first, comma = self.first(), self.comma()
         more_extra = star(seq(comma, extra))
+        # each member (and an undeclared one, last) after the separator it follows: the first one, then commas
+        heads = [[_items(seq(sep, part)) for part in (*members, extra)] for sep in (first, comma)]
         # the count after one more member, None where maxProperties forbids one
         after = [min(a + 1, cap_all) if hi is None or a < hi else None for a in range(cap_all + 1)]
 
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
-                sep, more = comma if a else first, after[a]
+                sep, more, head = comma if a else first, after[a], heads[a > 0]
                 for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
                     for u in range(need, -1, -1):  # undeclared members written, up to what is owed
                         if i == n:
                             body = self.close("}", a > 0) if d >= lo and u >= need else NOTHING
                         else:
-                            take = NOTHING if more is None else seq(sep, members[i],
-                                                                    slot[i + 1, more, min(d + 1, lo), u])
+                            take = NOTHING if more is None else _then(head[i],
+                                                                      slot[i + 1, more, min(d + 1, lo), u])
                             body = take if node.properties[i].required else _either(take, slot[i + 1, a, d, u])
                         decide[i, a, d, u] = Suffix(body)
                         if more is None or extra is NOTHING:
@@ -325,7 +337,7 @@ class _Compiler:
                         elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
                             step = seq(sep, extra, more_extra, decide[i, a, d, need])
                         else:
-                            step = seq(sep, extra, slot[i, more, min(d + 1, lo) if counting else d, need])
+                            step = _then(head[n], slot[i, more, min(d + 1, lo) if counting else d, need])
                         slot[i, a, d, u] = Suffix(_either(step, decide[i, a, d, u]))
         return seq(self.open("{"), slot[0, 0, 0, 0])
 

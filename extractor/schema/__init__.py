@@ -11,7 +11,7 @@ from extractor.errors import InvalidSchemaError
 from extractor.schema import ir
 from extractor.schema.depth import nesting, recursive
 from extractor.schema.pydantic_types import ExactJsonSchema
-from extractor.schema.normalize import NormalizeOptions, check_document, normalize
+from extractor.schema.normalize import NormalizeOptions, check_document, normalize, read
 from extractor.schema.refusal import Refusal, with_refusal
 
 __all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "nesting", "normalize", "recursive", "target_ir",
@@ -36,7 +36,8 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
 def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
               options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
     """The IR of what generation may emit: the target, or else the refusal model."""
-    schema = normalize(json_schema(target), options)
+    document = json_schema(target)
+    schema = read(document, options) if isinstance(target, (dict, bool)) else normalize(document, options)  # checked
     if refusal is None:
         return schema
     other = normalize(refusal.model_json_schema(), NormalizeOptions(strict_objects=True))

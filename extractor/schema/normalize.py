@@ -61,6 +61,11 @@ def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = Norma
     if not isinstance(document, (dict, bool)):
         raise InvalidSchemaError(f"a schema must be an object or a boolean, not {type(document).__name__}")
     check_document(document)
+    return read(document, options)
+
+
+def read(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
+    """`normalize` for a document `check_document` has passed."""
     return _Normalizer(document, options).run()
 
 
