@@ -307,11 +307,10 @@ class Fingerprints:
     def _hash(self, name: str) -> str:
         order, at = [name], {name: 0}  # breadth first: `order` is the queue
         for n in order:
-            for state in _shape(self.dfas[n]).calls:
-                for callee, _ in state:
-                    if callee not in at:
-                        at[callee] = len(order)
-                        order.append(callee)
+            for _, callee, _ in _shape(self.dfas[n]).sites:
+                if callee not in at:
+                    at[callee] = len(order)
+                    order.append(callee)
         h = hashlib.sha256()
         for n in order:
             d = self.dfas[n]
@@ -319,5 +318,5 @@ class Fingerprints:
                 h.update(d.digest())
                 d = d.base
             h.update(d.content)
-            h.update(repr([[(at[c], t) for c, t in st] for st in d.calls]).encode())
+            h.update(repr([(s, at[c], t) for s, c, t in d.sites]).encode())
         return h.hexdigest()[:32]

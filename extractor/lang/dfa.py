@@ -65,6 +65,11 @@ class RuleDFA:
         return bool(live_mask(np.hstack([self.trans, returns]), self.accept)[0])
 
     @cached_property
+    def sites(self) -> tuple[tuple[int, str, int], ...]:
+        """Every call edge as (state, callee, return state), by state (most states call nothing)."""
+        return tuple((s, callee, t) for s, state in enumerate(self.calls) if state for callee, t in state)
+
+    @cached_property
     def content(self) -> bytes:
         """A hash of the table and accepting states (calls aside)."""
         return hashlib.sha256(self.trans.tobytes() + self.accept.tobytes()).digest()

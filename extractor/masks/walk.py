@@ -67,16 +67,16 @@ def native(automaton: Automaton) -> tuple | None:
     accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
     kind = np.zeros(len(bases), dtype=np.int32)
     params = np.zeros((len(bases), 8), dtype=np.int64)
-    cums, incs, ptr, to, counted_edge = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)], [0], [], []
+    cums, incs, to, counted_edge = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)], [], []
+    calls = np.zeros(int(offset[-1]) + 1, dtype=np.int32)  # calls[1 + state]: call edges of each global state
     fits = True
     for r, (dfa, base) in enumerate(zip(automaton.dfas, bases)):
         callees = dfa.callees if isinstance(dfa, CountedDFA) else frozenset()
-        for edges in base.calls:
-            for callee, ret in edges:
-                if callee in index:
-                    to.append((index[callee], ret))
-                    counted_edge.append(callee in callees)
-            ptr.append(len(to))
+        for state, callee, ret in base.sites:
+            if callee in index:
+                to.append((index[callee], ret))
+                counted_edge.append(callee in callees)
+                calls[1 + offset[r] + state] += 1
         if isinstance(dfa, CountedDFA):
             kind[r] = 1
             params[r] = (dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period,
@@ -85,7 +85,7 @@ def native(automaton: Automaton) -> tuple | None:
             incs.append(dfa.inc.astype(np.uint8))  # counted rules only: which bytes start a unit
             fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
     out = None if not fits else (
-        trans, accept, np.concatenate(incs), np.array(ptr, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
+        trans, accept, np.concatenate(incs), np.cumsum(calls, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
         np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(), kind, params, np.concatenate(cums))
     _NATIVE[automaton] = out
     return out
