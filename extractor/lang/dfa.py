@@ -243,7 +243,7 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
                   else [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # (atoms) of a set
                **{name: [len(classes) + j] for j, name in enumerate(names)}}
     edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
-    return _minimize(edges, accept, names, classes)
+    return _minimize(edges, accept, names, of_byte)
 
 
 _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
@@ -452,14 +452,16 @@ def _is_word(token: str) -> bool:
 
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
-    """Minimize a full (n, 256) call-free table, grouping bytes into classes first."""
-    columns: dict[bytes, int] = {}  # classes numbered by their lowest byte
-    byte_class = [columns.setdefault(column.tobytes(), len(columns)) for column in np.ascontiguousarray(table.T)]
-    classes = [0] * len(columns)
-    for b, k in enumerate(byte_class):
-        classes[k] |= 1 << b
-    reps = [(c & -c).bit_length() - 1 for c in classes]
-    return _minimize(np.ascontiguousarray(table[:, reps], dtype=np.int32), np.array(accept, dtype=bool), [], classes)
+    """Minimize a full (n, 256) call-free table, grouping bytes with equal columns into classes first."""
+    columns = np.ascontiguousarray(table.T, dtype=np.int32)
+    _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
+                                  return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int32)
+    rank[np.argsort(first)] = np.arange(len(first), dtype=np.int32)  # classes numbered by their lowest byte
+    of_byte = rank[inverse.ravel()]
+    of_byte.flags.writeable = False
+    return _minimize(np.ascontiguousarray(table[:, np.sort(first)], dtype=np.int32), np.array(accept, dtype=bool),
+                     [], of_byte)
 
 
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
@@ -552,16 +554,16 @@ def _intern(subset: frozenset[int], index: dict[frozenset[int], int], order: lis
     return index[subset]
 
 
-def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: list[int]) -> RuleDFA:
+def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: np.ndarray) -> RuleDFA:
     """Drop states that cannot reach acceptance, then merge equivalent ones (Hopcroft); the start state stays 0
-    and the others are numbered in the order of their first member. `edges` has a column per byte class, then
-    one per called rule of `names`."""
+    and the others are numbered in the order of their first member. `edges` has a column per byte class (the
+    class of each byte: `of_byte`), then one per called rule of `names`."""
+    width = int(of_byte.max()) + 1
     tick()
     if _partition is not None:
         n, m = edges.shape
         table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
-                                                        accept.astype(np.uint8), _byte_class(tuple(classes)), n, m,
-                                                        len(classes))
+                                                        accept.astype(np.uint8), of_byte, n, m, width)
         rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names))
         return RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
                        accept=np.frombuffer(accepting, dtype=bool).copy(), calls=_calls(rows, names))
@@ -582,9 +584,9 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], classes: 
     renum[block_of[firsts]] = np.arange(len(firsts), dtype=np.int32)
     kept = moves[firsts]
     out_edges = np.where(kept == sink, -1, renum[block_of[kept]])
-    table = out_edges[:, :len(classes)][:, _byte_class(tuple(classes))]
+    table = out_edges[:, :width][:, of_byte]
     return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accept[order[firsts]],
-                   calls=_calls(out_edges[:, len(classes):], names))
+                   calls=_calls(out_edges[:, width:], names))
 
 
 def _calls(returns: np.ndarray, names: list[str]) -> tuple[tuple[tuple[str, int], ...], ...]:

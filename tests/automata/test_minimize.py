@@ -98,7 +98,8 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
     try:
         if not native:
             dfa._partition = None
-        small = dfa._minimize(np.array(trans, dtype=np.int32), np.array(accept, dtype=bool), [], classes)
+        small = dfa._minimize(np.array(trans, dtype=np.int32), np.array(accept, dtype=bool), [],
+                              dfa._byte_class(tuple(classes)))
     finally:
         dfa._partition = saved
     assert small.size == _moore(trans, accept)
