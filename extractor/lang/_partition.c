@@ -556,11 +556,206 @@ release:
     return result;
 }
 
+
+/* thompson(node, kinds, labels, max_states, seconds)
+ *   -> (size, eps_src, eps_dst, edge_src, edge_label, edge_dst: bytes of int32), or 1 / 2 / 3 as subsets returns
+ * them (past `max_states`, past the deadline, past what int32 indexes).
+ * Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
+ * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
+ * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
+ * 0 starts, 1 accepts. A part built from a to b adds edges out of a and into b only, so alternatives share
+ * both ends; `Suffix` nodes are built once, to state 1. */
+typedef struct { PyObject *node; int32_t a, b; } Job;
+
+static int label_id(PyObject *labels, PyObject *key, int32_t *out) {
+    PyObject *found = PyDict_GetItemWithError(labels, key);
+    if (found) { *out = (int32_t)PyLong_AsLong(found); return 0; }
+    if (PyErr_Occurred()) return -1;
+    Py_ssize_t id = PyDict_Size(labels);
+    PyObject *value = PyLong_FromSsize_t(id);
+    if (!value || PyDict_SetItem(labels, key, value) < 0) { Py_XDECREF(value); return -1; }
+    Py_DECREF(value);
+    *out = (int32_t)id;
+    return 0;
+}
+
+static PyObject *thompson(PyObject *self, PyObject *args) {
+    PyObject *root, *kinds, *labels;
+    Py_ssize_t max_states;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OO!O!nd", &root, &PyTuple_Type, &kinds, &PyDict_Type, &labels, &max_states, &seconds))
+        return NULL;
+    if (PyTuple_GET_SIZE(kinds) != 6) { PyErr_SetString(PyExc_ValueError, "thompson: six node kinds"); return NULL; }
+    PyObject *k_bytes = PyTuple_GET_ITEM(kinds, 0), *k_ref = PyTuple_GET_ITEM(kinds, 1), *k_seq = PyTuple_GET_ITEM(kinds, 2);
+    PyObject *k_alt = PyTuple_GET_ITEM(kinds, 3), *k_repeat = PyTuple_GET_ITEM(kinds, 4), *k_suffix = PyTuple_GET_ITEM(kinds, 5);
+    static PyObject *s_items, *s_item, *s_mask, *s_rule, *s_min, *s_max;
+    if (!s_items) {
+        s_items = PyUnicode_InternFromString("items"); s_item = PyUnicode_InternFromString("item");
+        s_mask = PyUnicode_InternFromString("mask"); s_rule = PyUnicode_InternFromString("rule");
+        s_min = PyUnicode_InternFromString("min"); s_max = PyUnicode_InternFromString("max");
+        if (!s_items || !s_item || !s_mask || !s_rule || !s_min || !s_max) return NULL;
+    }
+    PyObject *result = NULL, *suffixes = PyDict_New();
+    Ints eps_src = {0}, eps_dst = {0}, edge_src = {0}, edge_label = {0}, edge_dst = {0};
+    Job *work = NULL;
+    int64_t njobs = 0, cap = 0, size = 2;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!suffixes) return NULL;
+#define PUSH_JOB(N, A, B) do { \
+        if (njobs == cap) { \
+            int64_t c2 = cap ? cap * 2 : 256; \
+            Job *w2 = realloc(work, (size_t)c2 * sizeof(Job)); \
+            if (!w2) { PyErr_NoMemory(); goto done; } \
+            work = w2; cap = c2; \
+        } \
+        work[njobs].node = (N); work[njobs].a = (A); work[njobs].b = (B); njobs++; \
+    } while (0)
+#define EPS(A, B) do { if (ints_push(&eps_src, (A)) || ints_push(&eps_dst, (B))) { PyErr_NoMemory(); goto done; } } while (0)
+#define EDGE(A, L, B) do { if (ints_push(&edge_src, (A)) || ints_push(&edge_label, (L)) || ints_push(&edge_dst, (B))) \
+        { PyErr_NoMemory(); goto done; } } while (0)
+    PUSH_JOB(root, 0, 1);
+    int64_t checked = 0;
+    while (njobs) {
+        if (size - checked > 1024) {
+            checked = size;
+            if (max_states >= 0 && size > max_states) { result = PyLong_FromLong(1); goto done; }
+            if (seconds >= 0) {
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
+                    result = PyLong_FromLong(2);
+                    goto done;
+                }
+            }
+            if (size >= INT32_MAX / 2) { result = PyLong_FromLong(3); goto done; }
+        }
+        Job job = work[--njobs];
+        PyObject *node = job.node, *kind = (PyObject *)Py_TYPE(node);
+        int32_t a = job.a, b = job.b, id;
+        if (kind == k_bytes || kind == k_ref) {
+            PyObject *key = PyObject_GetAttr(node, kind == k_bytes ? s_mask : s_rule);
+            if (!key) goto done;
+            int failed = label_id(labels, key, &id);
+            Py_DECREF(key);
+            if (failed) goto done;
+            EDGE(a, id, b);
+        } else if (kind == k_seq) {
+            PyObject *items = PyObject_GetAttr(node, s_items);
+            if (!items) goto done;
+            if (!PyTuple_Check(items)) { Py_DECREF(items); PyErr_SetString(PyExc_TypeError, "Seq.items"); goto done; }
+            Py_ssize_t n = PyTuple_GET_SIZE(items);
+            if (!n) EPS(a, b);
+            for (Py_ssize_t k = 0; k < n; k++) {
+                PyObject *item = PyTuple_GET_ITEM(items, k);  /* kept alive by the node */
+                int32_t next = k == n - 1 ? b : (int32_t)size++;
+                if ((PyObject *)Py_TYPE(item) == k_bytes) {
+                    PyObject *key = PyObject_GetAttr(item, s_mask);
+                    if (!key) { Py_DECREF(items); goto done; }
+                    int failed = label_id(labels, key, &id);
+                    Py_DECREF(key);
+                    if (failed) { Py_DECREF(items); goto done; }
+                    if (ints_push(&edge_src, a) || ints_push(&edge_label, id) || ints_push(&edge_dst, next)) {
+                        Py_DECREF(items); PyErr_NoMemory(); goto done;
+                    }
+                } else if (njobs == cap) {
+                    int64_t c2 = cap ? cap * 2 : 256;
+                    Job *w2 = realloc(work, (size_t)c2 * sizeof(Job));
+                    if (!w2) { Py_DECREF(items); PyErr_NoMemory(); goto done; }
+                    work = w2; cap = c2;
+                    work[njobs].node = item; work[njobs].a = a; work[njobs].b = next; njobs++;
+                } else {
+                    work[njobs].node = item; work[njobs].a = a; work[njobs].b = next; njobs++;
+                }
+                a = next;
+            }
+            Py_DECREF(items);
+        } else if (kind == k_alt) {
+            PyObject *items = PyObject_GetAttr(node, s_items);
+            if (!items) goto done;
+            if (!PyTuple_Check(items)) { Py_DECREF(items); PyErr_SetString(PyExc_TypeError, "Alt.items"); goto done; }
+            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(items); k++) {
+                if (njobs == cap) {
+                    int64_t c2 = cap ? cap * 2 : 256;
+                    Job *w2 = realloc(work, (size_t)c2 * sizeof(Job));
+                    if (!w2) { Py_DECREF(items); PyErr_NoMemory(); goto done; }
+                    work = w2; cap = c2;
+                }
+                work[njobs].node = PyTuple_GET_ITEM(items, k); work[njobs].a = a; work[njobs].b = b; njobs++;
+            }
+            Py_DECREF(items);
+        } else if (kind == k_suffix) {
+            PyObject *entry = PyDict_GetItemWithError(suffixes, node);
+            int32_t start;
+            if (entry) start = (int32_t)PyLong_AsLong(entry);
+            else {
+                if (PyErr_Occurred()) goto done;
+                start = (int32_t)size++;
+                PyObject *value = PyLong_FromLong(start);
+                if (!value || PyDict_SetItem(suffixes, node, value) < 0) { Py_XDECREF(value); goto done; }
+                Py_DECREF(value);
+                PyObject *item = PyObject_GetAttr(node, s_item);
+                if (!item) goto done;
+                Py_DECREF(item);  /* kept alive by the node */
+                PUSH_JOB(item, start, 1);
+            }
+            EPS(a, start);
+        } else if (kind == k_repeat) {
+            PyObject *item = PyObject_GetAttr(node, s_item), *lo_o = PyObject_GetAttr(node, s_min);
+            PyObject *hi_o = PyObject_GetAttr(node, s_max);
+            long lo = lo_o ? PyLong_AsLong(lo_o) : -1, hi = hi_o && hi_o != Py_None ? PyLong_AsLong(hi_o) : -1;
+            int unbounded = hi_o == Py_None;
+            Py_XDECREF(item); Py_XDECREF(lo_o); Py_XDECREF(hi_o);  /* kept alive by the node */
+            if (!item || !lo_o || !hi_o || PyErr_Occurred()) goto done;
+            int32_t cur = a;
+            for (long k = 0; k < lo; k++) {
+                int32_t next = (int32_t)size++;
+                PUSH_JOB(item, cur, next);
+                cur = next;
+                if ((max_states >= 0 && size > max_states) || size >= INT32_MAX / 2) {
+                    result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
+                    goto done;
+                }
+            }
+            if (unbounded) {
+                int32_t hub = (int32_t)size++, back = (int32_t)size++;
+                EPS(cur, hub); PUSH_JOB(item, hub, back); EPS(back, hub); EPS(hub, b);
+            } else {
+                for (long k = 0; k < hi - lo; k++) {
+                    EPS(cur, b);
+                    int32_t next = (int32_t)size++;
+                    PUSH_JOB(item, cur, next);
+                    cur = next;
+                    if ((max_states >= 0 && size > max_states) || size >= INT32_MAX / 2) {
+                        result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
+                        goto done;
+                    }
+                }
+                EPS(cur, b);
+            }
+        } else {
+            PyErr_Format(PyExc_TypeError, "not a regex node: %R", node);
+            goto done;
+        }
+    }
+#define BYTES(v) ((v).at ? (const char *)(v).at : ""), (Py_ssize_t)((v).len * 4)  /* "" for none: never NULL */
+    result = Py_BuildValue("(ny#y#y#y#y#)", (Py_ssize_t)size, BYTES(eps_src), BYTES(eps_dst), BYTES(edge_src),
+                           BYTES(edge_label), BYTES(edge_dst));
+#undef BYTES
+done:
+#undef PUSH_JOB
+#undef EPS
+#undef EDGE
+    Py_DECREF(suffixes);
+    free(work); free(eps_src.at); free(eps_dst.at); free(edge_src.at); free(edge_label.at); free(edge_dst.at);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"subsets", subsets, METH_VARARGS, "The subset construction of an NFA's DFA."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
+    {"thompson", thompson, METH_VARARGS, "Thompson's construction of a rule body's NFA."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -97,24 +97,36 @@ class Rows:
 
 CHARGE_EVERY = 1024
 """States a Thompson construction builds between two charges to the compile budget."""
+_KINDS = (Bytes, Ref, Seq, Alt, Repeat, Suffix)
+"""The node kinds the native Thompson construction reads, in the order it takes them."""
 
 
 class _NFA:
-    """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat, in the order made:
-    empty moves (`eps_src` to `eps_dst`) and moves on a label (a byte mask or a callee's name)."""
+    """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat (int32 arrays), in the order
+    made: empty moves (`eps_src` to `eps_dst`) and moves on a label (`edge_label`: an index into `labels`, each a
+    byte mask or a callee's name). Built in C where the kernel is built (the same states, edges and labels)."""
 
     def __init__(self, node: Node) -> None:
-        self.size = 0
-        self.eps_src: list[int] = []
-        self.eps_dst: list[int] = []
-        self.edge_src: list[int] = []
-        self.edge_label: list[int | str] = []
-        self.edge_dst: list[int] = []
-        self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
-        self.charged = 0  # states charged to the compile budget so far
-        start, end = self.state(), self.state()
-        self.build(node, start, end)
-        self.charge()
+        self.ids: dict[int | str, int] = {}  # label -> its index, in order of first use
+        if _partition is not None:
+            states, seconds = remaining()
+            built = _partition.thompson(node, _KINDS, self.ids, states, seconds)
+            if isinstance(built, int):
+                _refuse(built, states)
+            self.size, *arrays = built
+            self.eps_src, self.eps_dst, self.edge_src, self.edge_label, self.edge_dst = (
+                np.frombuffer(a, dtype=np.int32) for a in arrays)
+            spend(self.size)
+        else:
+            self.size, self.charged = 0, 0  # states built, and charged to the compile budget so far
+            self.lists: tuple[list[int], ...] = ([], [], [], [], [])
+            self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
+            start, end = self.state(), self.state()
+            self.build(node, start, end)
+            self.charge()
+            self.eps_src, self.eps_dst, self.edge_src, self.edge_label, self.edge_dst = (
+                np.array(x, dtype=np.int32) for x in self.lists)
+        self.labels = list(self.ids)
 
     def charge(self) -> None:
         """Charge the states built since the last charge to the compile budget (which refuses an overrun)."""
@@ -126,12 +138,18 @@ class _NFA:
         return self.size - 1
 
     def empty(self, a: int, b: int) -> None:
-        self.eps_src.append(a)
-        self.eps_dst.append(b)
+        self.lists[0].append(a)
+        self.lists[1].append(b)
 
-    def adjacency(self, src: list[int], dst: list[int]) -> list[list[int]]:
+    def label(self, key: int | str) -> int:
+        found = self.ids.get(key)
+        if found is None:
+            found = self.ids[key] = len(self.ids)
+        return found
+
+    def adjacency(self, src: np.ndarray, dst: np.ndarray) -> list[list[int]]:
         out: list[list[int]] = [[] for _ in range(self.size)]
-        for a, b in zip(src, dst):
+        for a, b in zip(src.tolist(), dst.tolist()):
             out[a].append(b)
         return out
 
@@ -140,8 +158,8 @@ class _NFA:
         deep (an object of many optional properties nests its suffixes). A part built from `a` to `b` adds
         edges out of `a` and into `b` only, so alternatives share both ends; a byte or a call is an edge,
         made where it is met rather than stacked."""
-        eps_src, eps_dst = self.eps_src.append, self.eps_dst.append
-        edge_src, edge_label, edge_dst = self.edge_src.append, self.edge_label.append, self.edge_dst.append
+        eps_src, eps_dst, edge_src, edge_label, edge_dst = (x.append for x in self.lists)
+        label = self.label
         work = [(node, a, b)]
         push = work.append
         while work:
@@ -151,7 +169,7 @@ class _NFA:
             kind = type(node)
             if kind is Bytes or kind is Ref:
                 edge_src(a)
-                edge_label(node.mask if kind is Bytes else node.rule)  # type: ignore[union-attr]
+                edge_label(label(node.mask if kind is Bytes else node.rule))  # type: ignore[union-attr]
                 edge_dst(b)
             elif kind is Seq:
                 items = node.items  # type: ignore[union-attr]
@@ -166,7 +184,7 @@ class _NFA:
                         self.size += 1
                     if type(item) is Bytes:
                         edge_src(a)
-                        edge_label(item.mask)  # type: ignore[union-attr]
+                        edge_label(label(item.mask))  # type: ignore[union-attr]
                         edge_dst(nxt)
                     else:
                         push((item, a, nxt))
@@ -234,14 +252,13 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
             result = _product(result, _part(item), minus=False)
         return result
     nfa = _NFA(node)
-    labels = set(nfa.edge_label)
-    masks = {lab for lab in labels if isinstance(lab, int)}
-    classes = _byte_classes(masks)
-    names = sorted(lab for lab in labels if isinstance(lab, str) and (productive is None or lab in productive))
+    classes = _byte_classes({lab for lab in nfa.labels if isinstance(lab, int)})
+    names = sorted(lab for lab in nfa.labels if isinstance(lab, str) and (productive is None or lab in productive))
     of_byte = _byte_class(tuple(classes))
-    symbols = {**{m: [int(of_byte[m.bit_length() - 1])] if not m & (m - 1)  # a byte's class, or the classes
-                  else [ci for ci, c in enumerate(classes) if c & m] for m in masks},  # (atoms) of a set
-               **{name: [len(classes) + j] for j, name in enumerate(names)}}
+    column = {name: len(classes) + j for j, name in enumerate(names)}
+    symbols = [([int(of_byte[lab.bit_length() - 1])] if not lab & (lab - 1)  # a byte's class, or the classes
+                else [ci for ci, c in enumerate(classes) if c & lab]) if isinstance(lab, int)  # (atoms) of a set
+               else [column[lab]] if lab in column else [] for lab in nfa.labels]
     edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
     return _minimize(edges, accept, names, of_byte)
 
@@ -271,30 +288,28 @@ def _part(node: Node) -> RuleDFA:
     return built
 
 
-def _subsets(nfa: _NFA, symbols: dict[int | str, list[int]], m: int) -> tuple[np.ndarray, np.ndarray]:
+def _subsets(nfa: _NFA, symbols: list[list[int]], m: int) -> tuple[np.ndarray, np.ndarray]:
     """The subset construction: each DFA state's target per symbol (-1: none) and whether it accepts. States
     are numbered as found, breadth first, symbols in order. `symbols` gives the symbols of each edge label
-    (a byte mask's classes, a callee's column); edges with other labels (calls to rules that cannot finish)
-    are not taken."""
+    (a byte mask's classes, a callee's column); edges with none (calls to rules that cannot finish) are not
+    taken."""
     if _partition is not None:
-        ids = {label: i for i, label in enumerate(symbols)}
-        label = np.array([ids.get(lab, -1) for lab in nfa.edge_label], dtype=np.int32)
-        kept = np.flatnonzero(label >= 0)
-        src = np.array(nfa.edge_src, dtype=np.int32)[kept]
+        counts = np.array([len(x) for x in symbols], dtype=np.int32)
+        kept = np.flatnonzero(counts[nfa.edge_label] > 0) if len(symbols) else np.zeros(0, dtype=np.int64)
+        src = nfa.edge_src[kept]
         by_src = np.argsort(src, kind="stable")
-        eps_src = np.array(nfa.eps_src, dtype=np.int32)
-        by_eps = np.argsort(eps_src, kind="stable")
+        by_eps = np.argsort(nfa.eps_src, kind="stable")
         states, seconds = remaining()
-        built = _partition.subsets(_offsets(eps_src, nfa.size), np.array(nfa.eps_dst, dtype=np.int32)[by_eps],
-                                   _offsets(src, nfa.size), label[kept][by_src],
-                                   np.array(nfa.edge_dst, dtype=np.int32)[kept][by_src],
-                                   np.cumsum([0, *map(len, symbols.values())], dtype=np.int32),
-                                   np.array([a for syms in symbols.values() for a in syms], dtype=np.int32),
+        built = _partition.subsets(_offsets(nfa.eps_src, nfa.size), nfa.eps_dst[by_eps],
+                                   _offsets(src, nfa.size), nfa.edge_label[kept][by_src],
+                                   nfa.edge_dst[kept][by_src],
+                                   np.concatenate([[0], np.cumsum(counts)]).astype(np.int32),
+                                   np.array([a for syms in symbols for a in syms], dtype=np.int32),
                                    nfa.size, m, states, seconds)
         return _charged(built, states, m)
     moves: list[list[tuple[int, int]]] = [[] for _ in range(nfa.size)]
-    for a, lab, t in zip(nfa.edge_src, nfa.edge_label, nfa.edge_dst):
-        moves[a] += [(sym, t) for sym in symbols.get(lab, ())]
+    for a, lab, t in zip(nfa.edge_src.tolist(), nfa.edge_label.tolist(), nfa.edge_dst.tolist()):
+        moves[a] += [(sym, t) for sym in symbols[lab]]
     kernels = _Kernels(nfa.adjacency(nfa.eps_src, nfa.eps_dst), [bool(out) or s == 1 for s, out in enumerate(moves)])
     start = kernels.closure([0])
     index = {start: 0}
@@ -506,15 +521,21 @@ def _offsets(src: np.ndarray, n: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
 
 
-def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """A native construction's table (`width` columns) and accepting states, its states charged to the budget;
-    or the budget's error where it stopped: 1 past `states`, 2 past the deadline, 3 past what it can index."""
-    if built == 1:
+def _refuse(code: int, states: int) -> None:
+    """Raise the budget's error a native construction stopped at: 1 past `states`, 2 past the deadline, 3 past
+    what it can index."""
+    if code == 1:
         spend(states + 1)  # raises
-    if built == 2:
+    if code == 2:
         late()  # raises
-    if built == 3:
-        too_large("its automaton needs more than 2**31 entries of subsets")
+    too_large("its automaton needs more than 2**31 entries")
+
+
+def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
+    """A native construction's table (`width` columns) and accepting states, its states charged to the budget
+    (or the budget's error where it stopped)."""
+    if isinstance(built, int):
+        _refuse(built, states)
     trans, accepting = built  # type: ignore[misc]
     spend(len(accepting))
     return np.frombuffer(trans, dtype=np.int32).reshape(-1, width), np.frombuffer(accepting, dtype=bool)

@@ -179,3 +179,31 @@ def test_endless_is_the_peeling_of_finite_states(n, data):
         trans[:, 0x61 + byte] = column
     accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     assert _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n)) == _endless_by_peeling(trans, accept)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "pattern": "^(ab|c{2,5})*d{3}$"},
+    {"type": "object", "properties": {f"p{i}": {"type": "integer"} for i in range(8)}, "required": ["p3"]},
+    {"type": "array", "items": {"anyOf": [{"type": "string", "format": "email"}, {"type": "null"}]}, "minItems": 2},
+    {"type": "object", "additionalProperties": {"type": "number", "minimum": 3}, "maxProperties": 3},
+])
+def test_the_native_thompson_construction_builds_what_python_does(schema) -> None:
+    from extractor.grammar import compile_grammar
+    from extractor.lang.regex import Both, Counted, Minus, Multiple, Substrings
+    from extractor.schema import target_ir
+
+    if dfa._partition is None:
+        pytest.skip("the C construction is not built here (no compiler)")
+    for node in compile_grammar(target_ir(schema, None)).rules.values():
+        if isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):
+            continue
+        native = dfa._NFA(node)
+        saved = dfa._partition
+        try:
+            dfa._partition = None
+            python = dfa._NFA(node)
+        finally:
+            dfa._partition = saved
+        assert native.size == python.size and native.labels == python.labels
+        for name in ("eps_src", "eps_dst", "edge_src", "edge_label", "edge_dst"):
+            assert getattr(native, name).tolist() == getattr(python, name).tolist(), name
