@@ -169,8 +169,11 @@ def run_schema(engine: Any, path: Path, tokenize: Tokenize, timeout: float, timi
         with quiet(), time_limit(timeout):
             t0 = time.perf_counter()
             handle = engine.compile(schema)
+            t1 = time.perf_counter()
             engine.matcher(handle).mask()
-            entry["compile_ms"] = round((time.perf_counter() - t0) * 1e3, 3)
+            t2 = time.perf_counter()
+            entry.update(compile_ms=round((t2 - t0) * 1e3, 3), compile_only_ms=round((t1 - t0) * 1e3, 3),
+                         first_mask_ms=round((t2 - t1) * 1e3, 3))
     except Timeout as exc:
         entry.update(status="timeout", error=str(exc))
         return entry
@@ -264,6 +267,8 @@ def summarize(entries: list[dict[str, Any]], timings: list[float]) -> dict[str, 
         "mask_mismatch": sum(e["mask_mismatch"] for e in entries),
         "instances": sum(e["instances"] for e in compiled), "tokens": sum(e["tokens"] for e in entries),
         "compile_ms": percentiles([e["compile_ms"] for e in compiled], {"p50": 50, "avg": 0, "p99": 99}),
+        "stages_ms": {stage: percentiles([e[f"{stage}_ms"] for e in compiled], {"p50": 50, "avg": 0, "p99": 99})
+                      for stage in ("compile_only", "first_mask")},
         "peak_kib": percentiles([e["peak_kib"] for e in compiled if e.get("peak_kib") is not None],
                                 {"p50": 50, "avg": 0, "p99": 99, "max": 0}),
         "mask_us": percentiles(timings, {"avg": 0, "p50": 50, "p99": 99, "max": 0}),
@@ -339,6 +344,16 @@ def markdown(result: dict[str, Any]) -> str:
               "(order-only and notation-only rejects allowed: a valid value accepted once its keys follow "
               "`properties` order, or its numbers are written as plain decimals, as docs/schema-support.md "
               "says generation writes them)."]
+    lines += ["", "Time to first mask by stage (ms, p50 / avg / p99): the compile (schema to matcher), then the "
+              "matcher's first mask; `compile ms` above is their sum (`benchmarks/compile_profile.py` splits "
+              "extractor's compile further).", "", "| engine | compile | first mask | time to first mask |",
+              "|---|---:|---:|---:|"]
+    for name, s in result["engines"].items():
+        st = s.get("stages_ms") or {}
+        if st:
+            cells = [st["compile_only"], st["first_mask"], s["compile_ms"]]
+            lines.append(f"| {name} | " + " | ".join(f"{_f(c['p50'])} / {_f(c['avg'])} / {_f(c['p99'])}"
+                                                     for c in cells) + " |")
     for name, s in result["engines"].items():
         k = s.get("peak_kib") or {}
         if k.get("p50") is not None:
