@@ -750,12 +750,222 @@ done:
     return result;
 }
 
+/* BLAKE2b (RFC 7693), unkeyed, for the 16-byte digests of rule bodies (extractor/lang/regex.py's `digest`, which
+ * uses hashlib.blake2b(data, digest_size=16) where this is not built: the two give the same bytes). */
+static const uint64_t B2_IV[8] = {
+    0x6a09e667f3bcc908ULL, 0xbb67ae8584caa73bULL, 0x3c6ef372fe94f82bULL, 0xa54ff53a5f1d36f1ULL,
+    0x510e527fade682d1ULL, 0x9b05688c2b3e6c1fULL, 0x1f83d9abfb41bd6bULL, 0x5be0cd19137e2179ULL};
+static const uint8_t B2_SIGMA[12][16] = {
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3},
+    {11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4}, {7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8},
+    {9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13}, {2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9},
+    {12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11}, {13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10},
+    {6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5}, {10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0},
+    {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, {14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3}};
+
+static uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
+
+static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
+    uint64_t v[16], m[16];
+    for (int i = 0; i < 16; i++) {
+        m[i] = 0;
+        for (int j = 7; j >= 0; j--) m[i] = (m[i] << 8) | block[8 * i + j];
+    }
+    for (int i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = B2_IV[i]; }
+    v[12] ^= t;
+    if (last) v[14] = ~v[14];
+#define B2_G(a, b, c, d, x, y) do { \
+        v[a] = v[a] + v[b] + (x); v[d] = rotr64(v[d] ^ v[a], 32); v[c] = v[c] + v[d]; v[b] = rotr64(v[b] ^ v[c], 24); \
+        v[a] = v[a] + v[b] + (y); v[d] = rotr64(v[d] ^ v[a], 16); v[c] = v[c] + v[d]; v[b] = rotr64(v[b] ^ v[c], 63); \
+    } while (0)
+    for (int r = 0; r < 12; r++) {
+        const uint8_t *s = B2_SIGMA[r];
+        B2_G(0, 4, 8, 12, m[s[0]], m[s[1]]); B2_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
+        B2_G(2, 6, 10, 14, m[s[4]], m[s[5]]); B2_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
+        B2_G(0, 5, 10, 15, m[s[8]], m[s[9]]); B2_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
+        B2_G(2, 7, 8, 13, m[s[12]], m[s[13]]); B2_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
+    }
+#undef B2_G
+    for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
+}
+
+static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]) {
+    uint64_t h[8];
+    uint8_t block[128];
+    memcpy(h, B2_IV, sizeof h);
+    h[0] ^= 0x01010000ULL ^ 16;
+    size_t done = 0;
+    while (len - done > 128) {
+        b2_compress(h, data + done, (uint64_t)(done + 128), 0);
+        done += 128;
+    }
+    memset(block, 0, sizeof block);
+    memcpy(block, data + done, len - done);
+    b2_compress(h, block, (uint64_t)len, 1);
+    for (int i = 0; i < 16; i++) out[i] = (uint8_t)(h[i / 8] >> (8 * (i % 8)));
+}
+
+static PyObject *blake2b16(PyObject *self, PyObject *args) {
+    Py_buffer data;
+    if (!PyArg_ParseTuple(args, "y*", &data)) return NULL;
+    uint8_t out[16];
+    blake2b_16(data.buf, (size_t)data.len, out);
+    PyBuffer_Release(&data);
+    return PyBytes_FromStringAndSize((const char *)out, 16);
+}
+
+typedef struct { uint8_t *at; size_t len, cap; } Buf;
+
+static int buf_add(Buf *b, const void *data, size_t n) {
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 256;
+        while (cap < b->len + n) cap *= 2;
+        uint8_t *at = realloc(b->at, cap);
+        if (!at) { PyErr_NoMemory(); return -1; }
+        b->at = at; b->cap = cap;
+    }
+    memcpy(b->at + b->len, data, n);
+    b->len += n;
+    return 0;
+}
+
+/* The digest a node keeps in its __dict__ (a new reference), or NULL without an error where it has none. */
+static PyObject *kept_digest(PyObject *node, PyObject *key) {
+    PyObject *dict = PyObject_GenericGetDict(node, NULL);
+    if (!dict) return NULL;
+    PyObject *found = PyDict_GetItemWithError(dict, key);
+    Py_XINCREF(found);
+    Py_DECREF(dict);
+    return found;
+}
+
+/* digest(node, kinds, other) -> bytes: `regex.digest` for (Bytes, Ref, Seq, Alt, Repeat, Suffix) bodies, each node
+ * keeping its digest under "_digest"; a node of another kind is handed to `other` (Python), which keeps its own. */
+static PyObject *digest(PyObject *self, PyObject *args) {
+    PyObject *root, *kinds, *other;
+    if (!PyArg_ParseTuple(args, "OO!O", &root, &PyTuple_Type, &kinds, &other)) return NULL;
+    if (PyTuple_GET_SIZE(kinds) != 6) { PyErr_SetString(PyExc_ValueError, "digest: six node kinds"); return NULL; }
+    PyObject *k_bytes = PyTuple_GET_ITEM(kinds, 0), *k_ref = PyTuple_GET_ITEM(kinds, 1), *k_seq = PyTuple_GET_ITEM(kinds, 2);
+    PyObject *k_alt = PyTuple_GET_ITEM(kinds, 3), *k_repeat = PyTuple_GET_ITEM(kinds, 4), *k_suffix = PyTuple_GET_ITEM(kinds, 5);
+    static PyObject *s_key, *s_items, *s_item, *s_mask, *s_rule, *s_min, *s_max;
+    if (!s_key) {
+        s_key = PyUnicode_InternFromString("_digest"); s_items = PyUnicode_InternFromString("items");
+        s_item = PyUnicode_InternFromString("item"); s_mask = PyUnicode_InternFromString("mask");
+        s_rule = PyUnicode_InternFromString("rule"); s_min = PyUnicode_InternFromString("min");
+        s_max = PyUnicode_InternFromString("max");
+        if (!s_key || !s_items || !s_item || !s_mask || !s_rule || !s_min || !s_max) return NULL;
+    }
+    PyObject *result = NULL, **stack = NULL;
+    Py_ssize_t depth = 0, cap = 0;
+    Buf data = {0};
+    PyObject *found = kept_digest(root, s_key);
+    if (found || PyErr_Occurred()) return found;
+#define PUSH_NODE(N) do { \
+        if (depth == cap) { \
+            Py_ssize_t c2 = cap ? cap * 2 : 256; \
+            PyObject **s2 = realloc(stack, (size_t)c2 * sizeof(PyObject *)); \
+            if (!s2) { PyErr_NoMemory(); goto done; } \
+            stack = s2; cap = c2; \
+        } \
+        stack[depth++] = (N); \
+    } while (0)
+    PUSH_NODE(root);
+    while (depth) {
+        PyObject *node = stack[depth - 1], *kind = (PyObject *)Py_TYPE(node);
+        PyObject *dict = PyObject_GenericGetDict(node, NULL);
+        if (!dict) goto done;
+        PyObject *have = PyDict_GetItemWithError(dict, s_key);
+        if (have || PyErr_Occurred()) { Py_DECREF(dict); if (have) { depth--; continue; } goto done; }
+        if (kind != k_bytes && kind != k_ref && kind != k_seq && kind != k_alt && kind != k_repeat && kind != k_suffix) {
+            Py_DECREF(dict);
+            PyObject *made = PyObject_CallOneArg(other, node);  /* keeps it on the node */
+            if (!made) goto done;
+            Py_DECREF(made);
+            depth--;
+            continue;
+        }
+        PyObject *parts = NULL, *one = NULL;  /* a tuple of parts, or the one part (both borrowed from the node) */
+        if (kind == k_seq || kind == k_alt) {
+            parts = PyObject_GetAttr(node, s_items);
+            if (!parts) { Py_DECREF(dict); goto done; }
+            Py_DECREF(parts);
+            if (!PyTuple_Check(parts)) { Py_DECREF(dict); PyErr_SetString(PyExc_TypeError, "items"); goto done; }
+        } else if (kind == k_repeat || kind == k_suffix) {
+            one = PyObject_GetAttr(node, s_item);
+            if (!one) { Py_DECREF(dict); goto done; }
+            Py_DECREF(one);
+        }
+        Py_ssize_t n = parts ? PyTuple_GET_SIZE(parts) : one ? 1 : 0, missing = 0;
+        data.len = 0;
+        const char *tag = kind == k_seq ? "\0S" : kind == k_alt ? "\0A" : kind == k_suffix ? "\0X"
+                          : kind == k_repeat ? "\0R" : kind == k_bytes ? "\0B" : "\0F";
+        if (buf_add(&data, tag, 2)) { Py_DECREF(dict); goto done; }
+        for (Py_ssize_t k = 0; k < n; k++) {
+            PyObject *part = parts ? PyTuple_GET_ITEM(parts, k) : one;
+            PyObject *d = kept_digest(part, s_key);
+            if (!d) {
+                if (PyErr_Occurred()) { Py_DECREF(dict); goto done; }
+                missing++;
+                PUSH_NODE(part);
+                continue;
+            }
+            if (!missing) {
+                char *bytes; Py_ssize_t len;
+                if (PyBytes_AsStringAndSize(d, &bytes, &len) < 0 || buf_add(&data, bytes, (size_t)len)) {
+                    Py_DECREF(d); Py_DECREF(dict); goto done;
+                }
+            }
+            Py_DECREF(d);
+        }
+        if (missing) { Py_DECREF(dict); continue; }  /* its parts first; then it is met again */
+        if (kind == k_repeat) {
+            PyObject *lo = PyObject_GetAttr(node, s_min), *hi = lo ? PyObject_GetAttr(node, s_max) : NULL;
+            char text[64];
+            if (hi && hi == Py_None) snprintf(text, sizeof text, "(%ld, None)", PyLong_AsLong(lo));
+            else if (hi) snprintf(text, sizeof text, "(%ld, %ld)", PyLong_AsLong(lo), PyLong_AsLong(hi));
+            Py_XDECREF(lo); Py_XDECREF(hi);
+            if (!hi || PyErr_Occurred() || buf_add(&data, text, strlen(text))) { Py_DECREF(dict); goto done; }
+        } else if (kind == k_bytes) {
+            PyObject *mask = PyObject_GetAttr(node, s_mask);
+            PyObject *raw = mask ? PyObject_CallMethod(mask, "to_bytes", "is", 32, "little") : NULL;
+            Py_XDECREF(mask);
+            if (!raw || buf_add(&data, PyBytes_AS_STRING(raw), (size_t)PyBytes_GET_SIZE(raw))) {
+                Py_XDECREF(raw); Py_DECREF(dict); goto done;
+            }
+            Py_DECREF(raw);
+        } else if (kind == k_ref) {
+            PyObject *rule = PyObject_GetAttr(node, s_rule);
+            Py_ssize_t len;
+            const char *text = rule ? PyUnicode_AsUTF8AndSize(rule, &len) : NULL;
+            int failed = !text || buf_add(&data, text, (size_t)len);
+            Py_XDECREF(rule);
+            if (failed) { Py_DECREF(dict); goto done; }
+        }
+        uint8_t out[16];
+        blake2b_16(data.at, data.len, out);
+        PyObject *made = PyBytes_FromStringAndSize((const char *)out, 16);
+        int failed = !made || PyDict_SetItem(dict, s_key, made) < 0;
+        Py_XDECREF(made);
+        Py_DECREF(dict);
+        if (failed) goto done;
+        depth--;
+    }
+    result = kept_digest(root, s_key);
+    if (!result && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "digest: none kept");
+done:
+#undef PUSH_NODE
+    free(stack); free(data.at);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"subsets", subsets, METH_VARARGS, "The subset construction of an NFA's DFA."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
     {"thompson", thompson, METH_VARARGS, "Thompson's construction of a rule body's NFA."},
+    {"digest", digest, METH_VARARGS, "The structural digest of a rule body, kept on each node."},
+    {"blake2b16", blake2b16, METH_VARARGS, "BLAKE2b with a 16-byte digest (what `digest` hashes with)."},
     {NULL, NULL, 0, NULL},
 };
 

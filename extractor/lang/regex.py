@@ -9,6 +9,11 @@ from typing import Union
 
 from extractor.lang.frozen import keeps_hash
 
+try:
+    from extractor.lang import _partition as _native
+except ImportError:  # built without a C compiler: digests are computed in Python
+    _native = None
+
 
 @dataclass(frozen=True)
 class Bytes:
@@ -204,10 +209,13 @@ def _refs(node: Node) -> frozenset[str]:
 def digest(node: Node) -> bytes:
     """A structural hash of a body, equal for equal languages written alike: shared nodes (the `Suffix`
     DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size. Each
-    node keeps its hash: the terms shared by every schema (strings, numbers) are hashed once per process."""
+    node keeps its hash: the terms shared by every schema (strings, numbers) are hashed once per process.
+    Computed in C where the extension is built (the same bytes: `lang/_partition.c`)."""
     kept = node.__dict__.get(_DIGEST)
     if kept is not None:
         return kept
+    if _native is not None:
+        return _native.digest(node, _CORE, _digest_other)
     work: list[Node] = [node]
     while work:
         n = work[-1]
@@ -231,6 +239,16 @@ def digest(node: Node) -> bytes:
         work.pop()
         object.__setattr__(n, _DIGEST, _hash(n, kind, parts))
     return node.__dict__[_DIGEST]
+
+
+def _digest_other(node: Node) -> bytes:
+    """The digest of a node the native digest does not read (its parts' digests first), kept on it."""
+    parts = [c for name in _fields(type(node)) for c in _nodes(getattr(node, name))]
+    for part in parts:
+        digest(part)
+    made = _hash(node, type(node), parts)
+    object.__setattr__(node, _DIGEST, made)
+    return made
 
 
 def _hash(n: Node, kind: type, parts: tuple[Node, ...] | list[Node]) -> bytes:
@@ -268,6 +286,8 @@ _DIGEST = "_digest"
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NODE_TYPES = (Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings)
 _TAG = {Seq: b"\0S", Alt: b"\0A", Suffix: b"\0X"}
+_CORE = (Bytes, Ref, Seq, Alt, Repeat, Suffix)
+"""The node kinds the native digest reads itself, in the order it takes them."""
 
 
 def _nodes(value: object) -> list[Node]:

@@ -207,3 +207,26 @@ def test_the_native_thompson_construction_builds_what_python_does(schema) -> Non
         assert native.size == python.size and native.labels == python.labels
         for name in ("eps_src", "eps_dst", "edge_src", "edge_label", "edge_dst"):
             assert getattr(native, name).tolist() == getattr(python, name).tolist(), name
+
+
+def test_the_native_digest_is_the_python_digest() -> None:
+    from extractor.lang import regex
+    from extractor.lang.regex import Alt, Both, Bytes, Counted, Minus, Ref, Repeat, Seq, Suffix
+
+    if regex._native is None:
+        pytest.skip("the C digest is not built here (no compiler)")
+
+    def body() -> regex.Node:  # every kind, made afresh (no digest kept yet), a suffix shared twice
+        tail = Suffix(Seq((Bytes(1 << 0x7D), Ref("value"))))
+        word = Repeat(Bytes((1 << 0x7B) - (1 << 0x61)), 1, None)
+        return Alt((Seq((Bytes(1 << 0x7B), tail)), Seq((Bytes(1 << 0x5B), Repeat(Ref("item"), 0, 7), tail)),
+                    Counted(Seq((Bytes(1 << 0x22), word)), 2, 9), Minus(word, Both((word, Bytes(1 << 0x78)))), Seq(())))
+
+    native = regex.digest(body())
+    saved = regex._native
+    try:
+        regex._native = None
+        python = regex.digest(body())
+    finally:
+        regex._native = saved
+    assert native == python
