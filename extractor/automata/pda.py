@@ -107,16 +107,23 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     names = tuple(n for n in reachable if n in productive)
     index = {n: i for i, n in enumerate(names)}
     _check_left_recursion(names, dfas)
-    calls = tuple(CountedCalls(d, index) if isinstance(d, CountedDFA)
-                  else tuple(tuple((index[c], ret) for c, ret in state) for state in d.calls)
+    calls = tuple(CountedCalls(d, index) if isinstance(d, CountedDFA) else _indexed(d, index)
                   for d in (dfas[n] for n in names))
     rows = tuple(CountedRows(d) if isinstance(d, CountedDFA) else d.rows for d in (dfas[n] for n in names))
     return Automaton(
         names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
-        leaves=frozenset(index[n] for n in names if not any(_shape(dfas[n]).calls)),
+        leaves=frozenset(index[n] for n in names if not _shape(dfas[n]).sites),
         fingerprints=Fingerprints(names, {n: dfas[n] for n in names}), root=index[grammar.root],
         distinct=_distinct(grammar, index, dfas),
         unique=frozenset(index[n] for n in grammar.unique if n in index))
+
+
+def _indexed(dfa: RuleDFA, index: dict[str, int]) -> tuple[tuple[tuple[int, int], ...], ...]:
+    """Each state's calls as (callee's index, return state)."""
+    out: list[tuple[tuple[int, int], ...]] = [()] * dfa.size
+    for state, callee, ret in dfa.sites:
+        out[state] += ((index[callee], ret),)
+    return tuple(out)
 
 
 _RULE_DFAS: OrderedDict[tuple[bytes, frozenset[str] | None], RuleDFA | CountedDFA] = OrderedDict()
@@ -237,13 +244,20 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
     """Rules that can finish: accepting states reachable through bytes and calls to rules that can.
     A counted rule also needs its count satisfiable (assuming its callees finish, which the rebuild
     loop in `build_automaton` makes true)."""
+    callers: dict[str, set[str]] = {}
+    for name, dfa in dfas.items():
+        for _, callee, _ in _shape(dfa).sites:
+            callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
-    while True:
-        grown = {n for n, d in dfas.items() if n not in productive and _shape(d).finishes(productive)
-                 and (not isinstance(d, CountedDFA) or bool(d.reach(np.array([0]), np.array([0]))[0]))}
-        if not grown:
-            return productive
-        productive |= grown
+    work = list(dfas)  # every rule once, then again as a callee of it turns out to finish
+    while work:
+        name = work.pop()
+        dfa = dfas[name]
+        if name not in productive and _shape(dfa).finishes(productive) and (
+                not isinstance(dfa, CountedDFA) or bool(dfa.reach(np.array([0]), np.array([0]))[0])):
+            productive.add(name)
+            work.extend(callers.get(name, ()))
+    return productive
 
 
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:

@@ -43,7 +43,7 @@ class RuleDFA:
 
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
-        callees = sorted({name for state in self.calls for name, _ in state if name in finishing})
+        callees = sorted({name for _, name, _ in self.sites if name in finishing})
         known = self._finishing.get(tuple(callees))
         if known is None:
             known = self._finishing[tuple(callees)] = self._finishes(callees)
@@ -58,10 +58,9 @@ class RuleDFA:
             return bool(live_mask(self.trans, self.accept)[0])
         column = {name: j for j, name in enumerate(callees)}
         returns = np.full((self.size, len(callees)), -1, dtype=np.int32)
-        for s, state in enumerate(self.calls):
-            for name, t in state:
-                if name in column:
-                    returns[s, column[name]] = t
+        for s, name, t in self.sites:
+            if name in column:
+                returns[s, column[name]] = t
         return bool(live_mask(np.hstack([self.trans, returns]), self.accept)[0])
 
     @cached_property
