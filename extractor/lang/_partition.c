@@ -321,14 +321,39 @@ static int kernel(Closures *c, int32_t s) {
     return 0;
 }
 
-/* subsets(eps_off, eps_dst, edge_off, edge_label, edge_dst, label_off, label_sym, n, m, max_states, seconds)
+/* Edges (src, and one or two more int32 arrays) grouped by source state, stably, as CSR offsets (n + 1) and the
+ * arrays reordered; an edge is dropped where `keep` (indexed by its `a` value) is 0. Returns -1 with a Python
+ * error set (memory, or a state out of range). */
+static int by_source(const int32_t *src, const int32_t *a, const int32_t *b, int64_t count, int32_t n,
+                     const uint8_t *keep, int32_t **off, int32_t **a_out, int32_t **b_out) {
+    int32_t *o = calloc((size_t)n + 1, sizeof(int32_t)), *cur = malloc(((size_t)n + 1) * sizeof(int32_t));
+    int32_t *x = malloc((size_t)(count ? count : 1) * sizeof(int32_t)), *y = malloc((size_t)(count ? count : 1) * sizeof(int32_t));
+    *off = o; *a_out = x; *b_out = y;
+    if (!o || !cur || !x || !y) { free(cur); PyErr_NoMemory(); return -1; }
+    for (int64_t i = 0; i < count; i++) {
+        if (src[i] < 0 || src[i] >= n) { free(cur); PyErr_SetString(PyExc_ValueError, "subsets: state out of range"); return -1; }
+        if (!keep || keep[a[i]]) o[src[i] + 1]++;
+    }
+    for (int32_t s = 0; s < n; s++) o[s + 1] += o[s];
+    memcpy(cur, o, ((size_t)n + 1) * sizeof(int32_t));
+    for (int64_t i = 0; i < count; i++)
+        if (!keep || keep[a[i]]) {
+            int32_t at = cur[src[i]]++;
+            x[at] = a[i];
+            if (b) y[at] = b[i];
+        }
+    free(cur);
+    return 0;
+}
+
+/* subsets(eps_src, eps_dst, edge_src, edge_label, edge_dst, label_off, label_sym, n, m, max_states, seconds)
  *   -> (trans: bytes, int32 D x m, -1 for no edge; accept: bytes, uint8 D), or 1 when more than max_states
  *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0), 3 when its subsets would pass what int32
  *   offsets index.
- * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_off/eps_dst (CSR, n + 1
- * offsets) are its empty moves, edge_off/edge_label/edge_dst (CSR) its labelled moves, and label_off/label_sym
- * (CSR) the symbols 0..m-1 each label stands for. DFA states are numbered as found: breadth first, symbols in
- * order. */
+ * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_src/eps_dst are its empty
+ * moves, edge_src/edge_label/edge_dst its labelled moves (both in the order made), and label_off/label_sym (CSR)
+ * the symbols 0..m-1 each label stands for (a label with none: its edges are not taken). DFA states are
+ * numbered as found: breadth first, symbols in order. */
 static PyObject *subsets(PyObject *self, PyObject *args) {
     Py_buffer b[7];
     Py_ssize_t n_, m_, max_states;
@@ -338,10 +363,12 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
                           &max_states, &seconds))
         return NULL;
     int32_t n = (int32_t)n_, m = (int32_t)m_;
-    const int32_t *edge_off = b[2].buf, *edge_label = b[3].buf, *edge_dst = b[4].buf;
     const int32_t *label_off = b[5].buf, *label_sym = b[6].buf;
+    int64_t nlabels = b[5].len / 4 - 1;
     PyObject *result = NULL;
-    Closures c = {b[0].buf, b[1].buf, edge_off, n, NULL, NULL, {0}, {0}, NULL, 0};
+    int32_t *eps_off = NULL, *eps_to = NULL, *unused = NULL, *edge_off = NULL, *edge_label = NULL, *edge_dst = NULL;
+    uint8_t *keep = malloc((size_t)(nlabels > 0 ? nlabels : 1));
+    Closures c = {NULL, NULL, NULL, n, NULL, NULL, {0}, {0}, NULL, 0};
     Ints pool = {0}, off = {0}, trans = {0}, found = {0}, bucket = {0};
     uint8_t *accept = NULL;
     int32_t *slots = NULL, *count = NULL, *first = NULL;
@@ -349,6 +376,17 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
     int64_t nslots = 1024;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!keep) { PyErr_NoMemory(); goto done; }
+    for (int64_t l = 0; l < nlabels; l++) keep[l] = label_off[l + 1] > label_off[l];
+    for (int64_t i = 0; i < b[3].len / 4; i++)
+        if (((const int32_t *)b[3].buf)[i] < 0 || ((const int32_t *)b[3].buf)[i] >= nlabels) {
+            PyErr_SetString(PyExc_ValueError, "subsets: label out of range");
+            goto done;
+        }
+    if (by_source(b[0].buf, b[1].buf, NULL, b[0].len / 4, n, NULL, &eps_off, &eps_to, &unused)
+        || by_source(b[2].buf, b[3].buf, b[4].buf, b[2].len / 4, n, keep, &edge_off, &edge_label, &edge_dst))
+        goto done;
+    c.eps_off = eps_off; c.eps_dst = eps_to; c.edge_off = edge_off;
     c.kc_off = malloc((size_t)n * sizeof(int32_t)); c.kc_len = malloc((size_t)n * sizeof(int32_t));
     c.stamp = calloc((size_t)n, sizeof(uint32_t));
     mark = calloc((size_t)n, sizeof(uint32_t));
@@ -458,6 +496,7 @@ done:
     free(c.kc_off); free(c.kc_len); free(c.stamp); free(c.kc.at); free(c.stack.at);
     free(pool.at); free(off.at); free(trans.at); free(found.at); free(bucket.at);
     free(accept); free(mark); free(slots); free(count); free(first);
+    free(keep); free(eps_off); free(eps_to); free(unused); free(edge_off); free(edge_label); free(edge_dst);
     for (int i = 0; i < 7; i++) PyBuffer_Release(&b[i]);
     return result;
 }

@@ -293,16 +293,10 @@ def _subsets(nfa: _NFA, symbols: list[list[int]], m: int) -> tuple[np.ndarray, n
     (a byte mask's classes, a callee's column); edges with none (calls to rules that cannot finish) are not
     taken."""
     if _partition is not None:
-        counts = np.array([len(x) for x in symbols], dtype=np.int32)
-        kept = np.flatnonzero(counts[nfa.edge_label] > 0) if len(symbols) else np.zeros(0, dtype=np.int64)
-        src = nfa.edge_src[kept]
-        by_src = np.argsort(src, kind="stable")
-        by_eps = np.argsort(nfa.eps_src, kind="stable")
+        offsets = np.zeros(len(symbols) + 1, dtype=np.int32)
+        np.cumsum([len(x) for x in symbols], out=offsets[1:])
         states, seconds = remaining()
-        built = _partition.subsets(_offsets(nfa.eps_src, nfa.size), nfa.eps_dst[by_eps],
-                                   _offsets(src, nfa.size), nfa.edge_label[kept][by_src],
-                                   nfa.edge_dst[kept][by_src],
-                                   np.concatenate([[0], np.cumsum(counts)]).astype(np.int32),
+        built = _partition.subsets(nfa.eps_src, nfa.eps_dst, nfa.edge_src, nfa.edge_label, nfa.edge_dst, offsets,
                                    np.array([a for syms in symbols for a in syms], dtype=np.int32),
                                    nfa.size, m, states, seconds)
         return _charged(built, states, m)
@@ -513,11 +507,6 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
     return _from_table(np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool))
-
-
-def _offsets(src: np.ndarray, n: int) -> np.ndarray:
-    """CSR offsets (n + 1) of edges sorted by their source state."""
-    return np.concatenate([[0], np.cumsum(np.bincount(src, minlength=n))]).astype(np.int32)
 
 
 def _refuse(code: int, states: int) -> None:
