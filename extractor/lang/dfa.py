@@ -44,6 +44,8 @@ class RuleDFA:
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
         callees = sorted({name for _, name, _ in self.sites if name in finishing})
+        if callees and len(callees) == len(self.called):  # every call allowed: an automaton that calls is
+            return bool(self.accept.any())  # minimized, so it has an accepting state just when it is not empty
         known = self._finishing.get(tuple(callees))
         if known is None:
             known = self._finishing[tuple(callees)] = self._finishes(callees)
@@ -62,6 +64,10 @@ class RuleDFA:
             if name in column:
                 returns[s, column[name]] = t
         return bool(live_mask(np.hstack([self.trans, returns]), self.accept)[0])
+
+    @cached_property
+    def called(self) -> frozenset[str]:
+        return frozenset(name for _, name, _ in self.sites)
 
     @cached_property
     def sites(self) -> tuple[tuple[int, str, int], ...]:
