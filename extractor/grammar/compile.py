@@ -120,6 +120,7 @@ class _Compiler:
         self.layout = Layout.named(options.layout)
         self.depth = 0
         """Nesting level of the container being built; stays 0 unless the layout indents."""
+        self.punctuation: dict[tuple[str, int], Node] = {}  # separators by kind and depth, made once
 
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
@@ -575,16 +576,26 @@ class _Compiler:
         return self.newline(self.depth + 1)
 
     def comma(self) -> Node:
-        if self.layout.indent is not None:
-            return seq(lit(","), self.newline(self.depth + 1))
-        return seq(self.space(), lit(self.layout.comma), self.space())
+        made = self.punctuation.get(("comma", self.depth))
+        if made is None:
+            made = self.punctuation["comma", self.depth] = (
+                seq(lit(","), self.newline(self.depth + 1)) if self.layout.indent is not None
+                else seq(self.space(), lit(self.layout.comma), self.space()))
+        return made
 
     def colon(self) -> Node:
-        return seq(self.space(), lit(self.layout.colon), self.space())
+        made = self.punctuation.get(("colon", 0))
+        if made is None:
+            made = self.punctuation["colon", 0] = seq(self.space(), lit(self.layout.colon), self.space())
+        return made
 
     def close(self, char: str, some: bool) -> Node:
         """`}` or `]`, on a line of its own after members or items (`some`) where the layout indents."""
-        return seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char))
+        key = (char + "+" * some, self.depth)
+        made = self.punctuation.get(key)
+        if made is None:
+            made = self.punctuation[key] = seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char))
+        return made
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:
         if n > self.options.max_repeat:

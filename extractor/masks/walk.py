@@ -63,7 +63,7 @@ def native(automaton: Automaton) -> tuple | None:
     index = {name: i for i, name in enumerate(automaton.names)}
     bases = [d.base if isinstance(d, CountedDFA) else d for d in automaton.dfas]
     offset = np.cumsum([0] + [b.size for b in bases]).astype(np.int32)
-    trans = np.concatenate([b.trans for b in bases]).astype(np.int32)
+    trans = np.concatenate([b.trans for b in bases]).astype(np.int32, copy=False)
     accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
     kind = np.zeros(len(bases), dtype=np.int32)
     params = np.zeros((len(bases), 8), dtype=np.int64)
