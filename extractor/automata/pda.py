@@ -246,10 +246,10 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
     loop in `build_automaton` makes true)."""
     callers: dict[str, set[str]] = {}
     for name, dfa in dfas.items():
-        for _, callee, _ in _shape(dfa).sites:
+        for callee in _shape(dfa).called:
             callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
-    work = list(dfas)  # every rule once, then again as a callee of it turns out to finish
+    work = _callees_first(dfas)[::-1]  # every rule once, callees first, then again as a callee turns out to finish
     while work:
         name = work.pop()
         dfa = dfas[name]
@@ -258,6 +258,27 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
             productive.add(name)
             work.extend(callers.get(name, ()))
     return productive
+
+
+def _callees_first(dfas: dict[str, RuleDFA | CountedDFA]) -> list[str]:
+    """The rules in depth-first post-order of their calls (a callee before its callers, but around a cycle)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for start in dfas:
+        if start in seen:
+            continue
+        seen.add(start)
+        stack = [(start, iter(sorted(_shape(dfas[start]).called)))]
+        while stack:
+            name, callees = stack[-1]
+            callee = next(callees, None)
+            if callee is None:
+                stack.pop()
+                out.append(name)
+            elif callee not in seen and callee in dfas:
+                seen.add(callee)
+                stack.append((callee, iter(sorted(_shape(dfas[callee]).called))))
+    return out
 
 
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:

@@ -31,6 +31,8 @@ class RuleDFA:
     trans: np.ndarray  # (n, 256) int32, -1 where the byte is not allowed
     accept: np.ndarray  # (n,) bool
     calls: tuple[tuple[tuple[str, int], ...], ...]
+    trimmed: bool = False
+    """Every state reaches acceptance (through bytes and calls), or the language is empty: minimization's output."""
 
     @property
     def size(self) -> int:
@@ -44,8 +46,8 @@ class RuleDFA:
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
         callees = sorted({name for _, name, _ in self.sites if name in finishing})
-        if callees and len(callees) == len(self.called):  # every call allowed: an automaton that calls is
-            return bool(self.accept.any())  # minimized, so it has an accepting state just when it is not empty
+        if self.trimmed and len(callees) == len(self.called):  # every call allowed: trimmed, the automaton has
+            return bool(self.accept.any())  # an accepting state just when it is not empty
         known = self._finishing.get(tuple(callees))
         if known is None:
             known = self._finishing[tuple(callees)] = self._finishes(callees)
@@ -580,8 +582,8 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
         table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
                                                         accept.astype(np.uint8), of_byte, n, m, width)
         rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names))
-        return RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
-                       accept=np.frombuffer(accepting, dtype=bool).copy(), calls=_calls(rows, names))
+        return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
+                        np.frombuffer(accepting, dtype=bool).copy(), rows, names)
     live = live_mask(edges, accept)
     empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges
@@ -600,19 +602,22 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
     kept = moves[firsts]
     out_edges = np.where(kept == sink, -1, renum[block_of[kept]])
     table = out_edges[:, :width][:, of_byte]
-    return RuleDFA(trans=np.ascontiguousarray(table, dtype=np.int32), accept=accept[order[firsts]],
-                   calls=_calls(out_edges[:, width:], names))
+    return _trimmed(np.ascontiguousarray(table, dtype=np.int32), accept[order[firsts]], out_edges[:, width:], names)
 
 
-def _calls(returns: np.ndarray, names: list[str]) -> tuple[tuple[tuple[str, int], ...], ...]:
-    """Each state's (callee, return state) edges from its row of return states (-1: no call)."""
+def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: list[str]) -> RuleDFA:
+    """Minimization's automaton, its calls read off each state's row of return states (-1: no call); its call
+    sites (state order, then callee order, as `RuleDFA.sites` lists them) kept from the same pass."""
     calls: list[tuple[tuple[str, int], ...]] = [()] * len(returns)
+    sites: tuple[tuple[int, str, int], ...] = ()
     if names:
         rows, cols = np.nonzero(returns >= 0)
-        targets = returns[rows, cols].tolist()
-        for (row, group) in groupby(zip(rows.tolist(), cols.tolist(), targets), key=lambda e: e[0]):
-            calls[row] = tuple((names[c], t) for _, c, t in group)
-    return tuple(calls)
+        sites = tuple(zip(rows.tolist(), [names[c] for c in cols.tolist()], returns[rows, cols].tolist()))
+        for row, group in groupby(sites, key=lambda e: e[0]):
+            calls[row] = tuple((name, t) for _, name, t in group)
+    dfa = RuleDFA(trans=trans, accept=accept, calls=tuple(calls), trimmed=True)
+    dfa.__dict__["sites"] = sites  # what the cached property would find
+    return dfa
 
 
 @lru_cache(maxsize=1024)

@@ -230,3 +230,17 @@ def test_the_native_digest_is_the_python_digest() -> None:
     finally:
         regex._native = saved
     assert native == python
+
+
+def test_the_call_sites_kept_by_minimization_are_the_calls() -> None:
+    from extractor.automata import build_automaton
+    from extractor.grammar import compile_grammar
+    from extractor.schema import target_ir
+
+    schema = {"type": "object", "properties": {"a": {"type": "array", "items": {"type": "integer"}},
+                                               "b": {"anyOf": [{"type": "string"}, {"type": "object"}]}}}
+    automaton = build_automaton(compile_grammar(target_ir(schema, None)))
+    called = [d for d in automaton.dfas if isinstance(d, RuleDFA) and any(d.calls)]
+    assert called
+    for d in called:
+        assert d.sites == tuple((s, c, t) for s, state in enumerate(d.calls) for c, t in state)
