@@ -79,7 +79,9 @@ class RuleDFA:
     @cached_property
     def content(self) -> bytes:
         """A hash of the table and accepting states (calls aside)."""
-        return hashlib.sha256(self.trans.tobytes() + self.accept.tobytes()).digest()
+        h = hashlib.sha256(np.ascontiguousarray(self.trans))  # read in place, not copied out
+        h.update(self.accept.tobytes())
+        return h.digest()
 
 
 class Rows:

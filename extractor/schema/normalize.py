@@ -73,6 +73,13 @@ def check_document(document: Any) -> None:
     """A schema document every later stage can walk: JSON nested at most MAX_JSON_DEPTH deep, and every key and
     string text that UTF-8 can carry (no lone surrogate); walked without recursion, each value's pointer spelled
     out only for an error."""
+    try:  # at C speed where it passes: UTF-8 throughout, and too few brackets to nest too deep
+        text = json.dumps(document, ensure_ascii=False)
+        text.encode("utf-8")  # raises on a lone surrogate
+        if text.count("{") + text.count("[") <= MAX_JSON_DEPTH:
+            return
+    except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
+        pass  # the walk below names where and why, or lets through what it does not judge
     stack: list[tuple[Any, Any, int]] = [(document, None, 0)]  # (value, (key, parent trail) or None, depth)
     while stack:
         value, trail, depth = stack.pop()
