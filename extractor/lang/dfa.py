@@ -113,7 +113,7 @@ _KINDS = (Bytes, Ref, Seq, Alt, Repeat, Suffix)
 class _NFA:
     """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat (int32 arrays), in the order
     made: empty moves (`eps_src` to `eps_dst`) and moves on a label (`edge_label`: an index into `labels`, each a
-    byte mask or a callee's name). Built in C where the kernel is built (the same states, edges and labels)."""
+    byte mask or a callee's name). Built in C where the extension is built (the same states, edges and labels)."""
 
     def __init__(self, node: Node) -> None:
         self.ids: dict[int | str, int] = {}  # label -> its index, in order of first use
@@ -242,8 +242,12 @@ def _byte_classes(masks: set[int]) -> list[int]:
         else:
             singles |= m
     if singles:
-        alone = [1 << b for b in range(256) if singles >> b & 1]
-        classes = [c & ~singles for c in classes if c & ~singles] + alone
+        classes = [c & ~singles for c in classes if c & ~singles]
+        rest = singles
+        while rest:  # each byte of `singles`, lowest first
+            low = rest & -rest
+            classes.append(low)
+            rest ^= low
     return sorted(classes, key=lambda c: c & -c)
 
 

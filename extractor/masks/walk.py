@@ -85,7 +85,8 @@ def native(automaton: Automaton) -> tuple | None:
             incs.append(dfa.inc.astype(np.uint8))  # counted rules only: which bytes start a unit
             fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
     out = None if not fits else (
-        trans, accept, np.concatenate(incs), np.cumsum(calls, dtype=np.int32), np.array(to, dtype=np.int32).reshape(-1, 2),
-        np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(), kind, params, np.concatenate(cums))
+        trans, accept, np.concatenate(incs), np.cumsum(calls, dtype=np.int32),
+        np.array(to, dtype=np.int32).reshape(-1, 2), np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(),
+        kind, params, np.concatenate(cums))
     _NATIVE[automaton] = out
     return out
