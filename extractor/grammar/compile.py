@@ -305,7 +305,6 @@ class _Compiler:
             members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
             extra = self.undeclared(node, counted=counting and lo > 1)
         self.bound(max(lo, hi or 0), "maxProperties", "")
-        extra = NOTHING if extra == NOTHING else extra
         counting = counting and extra is not NOTHING
         if lo > n and extra is not NOTHING and not counting:
             raise UnsupportedSchemaError("minProperties", "", "keys from patterns or propertyNames are not counted "

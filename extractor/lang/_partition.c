@@ -606,6 +606,13 @@ release:
  * both ends; `Suffix` nodes are built once, to state 1. */
 typedef struct { PyObject *node; int32_t a, b; } Job;
 
+/* Whether `size` NFA states pass the budget (or what int32 indexes): then `*result` is 1 (or 3). */
+static int past_budget(int64_t size, Py_ssize_t max_states, PyObject **result) {
+    if (size < INT32_MAX / 2 && (max_states < 0 || size <= max_states)) return 0;
+    *result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
+    return 1;
+}
+
 static int label_id(PyObject *labels, PyObject *key, int32_t *out) {
     PyObject *found = PyDict_GetItemWithError(labels, key);
     if (found) { *out = (int32_t)PyLong_AsLong(found); return 0; }
@@ -616,6 +623,15 @@ static int label_id(PyObject *labels, PyObject *key, int32_t *out) {
     Py_DECREF(value);
     *out = (int32_t)id;
     return 0;
+}
+
+/* The label id of a node's `attr` (a byte mask or a rule name). */
+static int label_of(PyObject *labels, PyObject *node, PyObject *attr, int32_t *out) {
+    PyObject *key = PyObject_GetAttr(node, attr);
+    if (!key) return -1;
+    int failed = label_id(labels, key, out);
+    Py_DECREF(key);
+    return failed;
 }
 
 static PyObject *thompson(PyObject *self, PyObject *args) {
@@ -658,7 +674,7 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
     while (njobs) {
         if (size - checked > 1024) {
             checked = size;
-            if (max_states >= 0 && size > max_states) { result = PyLong_FromLong(1); goto done; }
+            if (past_budget(size, max_states, &result)) goto done;
             if (seconds >= 0) {
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
@@ -666,62 +682,30 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
                     goto done;
                 }
             }
-            if (size >= INT32_MAX / 2) { result = PyLong_FromLong(3); goto done; }
         }
         Job job = work[--njobs];
         PyObject *node = job.node, *kind = (PyObject *)Py_TYPE(node);
         int32_t a = job.a, b = job.b, id;
         if (kind == k_bytes || kind == k_ref) {
-            PyObject *key = PyObject_GetAttr(node, kind == k_bytes ? s_mask : s_rule);
-            if (!key) goto done;
-            int failed = label_id(labels, key, &id);
-            Py_DECREF(key);
-            if (failed) goto done;
+            if (label_of(labels, node, kind == k_bytes ? s_mask : s_rule, &id)) goto done;
             EDGE(a, id, b);
-        } else if (kind == k_seq) {
+        } else if (kind == k_seq || kind == k_alt) {
             PyObject *items = PyObject_GetAttr(node, s_items);
             if (!items) goto done;
-            if (!PyTuple_Check(items)) { Py_DECREF(items); PyErr_SetString(PyExc_TypeError, "Seq.items"); goto done; }
+            Py_DECREF(items);  /* kept alive by the node */
+            if (!PyTuple_Check(items)) { PyErr_SetString(PyExc_TypeError, "items: not a tuple"); goto done; }
             Py_ssize_t n = PyTuple_GET_SIZE(items);
-            if (!n) EPS(a, b);
+            if (kind == k_seq && !n) EPS(a, b);
             for (Py_ssize_t k = 0; k < n; k++) {
-                PyObject *item = PyTuple_GET_ITEM(items, k);  /* kept alive by the node */
+                PyObject *item = PyTuple_GET_ITEM(items, k);
+                if (kind == k_alt) { PUSH_JOB(item, a, b); continue; }
                 int32_t next = k == n - 1 ? b : (int32_t)size++;
-                if ((PyObject *)Py_TYPE(item) == k_bytes) {
-                    PyObject *key = PyObject_GetAttr(item, s_mask);
-                    if (!key) { Py_DECREF(items); goto done; }
-                    int failed = label_id(labels, key, &id);
-                    Py_DECREF(key);
-                    if (failed) { Py_DECREF(items); goto done; }
-                    if (ints_push(&edge_src, a) || ints_push(&edge_label, id) || ints_push(&edge_dst, next)) {
-                        Py_DECREF(items); PyErr_NoMemory(); goto done;
-                    }
-                } else if (njobs == cap) {
-                    int64_t c2 = cap ? cap * 2 : 256;
-                    Job *w2 = realloc(work, (size_t)c2 * sizeof(Job));
-                    if (!w2) { Py_DECREF(items); PyErr_NoMemory(); goto done; }
-                    work = w2; cap = c2;
-                    work[njobs].node = item; work[njobs].a = a; work[njobs].b = next; njobs++;
-                } else {
-                    work[njobs].node = item; work[njobs].a = a; work[njobs].b = next; njobs++;
-                }
+                if ((PyObject *)Py_TYPE(item) == k_bytes) {  /* a byte of a literal: its edge at once */
+                    if (label_of(labels, item, s_mask, &id)) goto done;
+                    EDGE(a, id, next);
+                } else PUSH_JOB(item, a, next);
                 a = next;
             }
-            Py_DECREF(items);
-        } else if (kind == k_alt) {
-            PyObject *items = PyObject_GetAttr(node, s_items);
-            if (!items) goto done;
-            if (!PyTuple_Check(items)) { Py_DECREF(items); PyErr_SetString(PyExc_TypeError, "Alt.items"); goto done; }
-            for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(items); k++) {
-                if (njobs == cap) {
-                    int64_t c2 = cap ? cap * 2 : 256;
-                    Job *w2 = realloc(work, (size_t)c2 * sizeof(Job));
-                    if (!w2) { Py_DECREF(items); PyErr_NoMemory(); goto done; }
-                    work = w2; cap = c2;
-                }
-                work[njobs].node = PyTuple_GET_ITEM(items, k); work[njobs].a = a; work[njobs].b = b; njobs++;
-            }
-            Py_DECREF(items);
         } else if (kind == k_suffix) {
             PyObject *entry = PyDict_GetItemWithError(suffixes, node);
             int32_t start;
@@ -750,10 +734,7 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
                 int32_t next = (int32_t)size++;
                 PUSH_JOB(item, cur, next);
                 cur = next;
-                if ((max_states >= 0 && size > max_states) || size >= INT32_MAX / 2) {
-                    result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
-                    goto done;
-                }
+                if (past_budget(size, max_states, &result)) goto done;
             }
             if (unbounded) {
                 int32_t hub = (int32_t)size++, back = (int32_t)size++;
@@ -764,10 +745,7 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
                     int32_t next = (int32_t)size++;
                     PUSH_JOB(item, cur, next);
                     cur = next;
-                    if ((max_states >= 0 && size > max_states) || size >= INT32_MAX / 2) {
-                        result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
-                        goto done;
-                    }
+                    if (past_budget(size, max_states, &result)) goto done;
                 }
                 EPS(cur, b);
             }

@@ -269,11 +269,19 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     names = sorted(lab for lab in nfa.labels if isinstance(lab, str) and (productive is None or lab in productive))
     of_byte = _byte_class(tuple(classes))
     column = {name: len(classes) + j for j, name in enumerate(names)}
-    symbols = [([int(of_byte[lab.bit_length() - 1])] if not lab & (lab - 1)  # a byte's class, or the classes
-                else [ci for ci, c in enumerate(classes) if c & lab]) if isinstance(lab, int)  # (atoms) of a set
-               else [column[lab]] if lab in column else [] for lab in nfa.labels]
+    symbols = [_symbols(label, classes, of_byte, column) for label in nfa.labels]
     edges, accept = _subsets(nfa, symbols, len(classes) + len(names))
     return _minimize(edges, accept, names, of_byte)
+
+
+def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: dict[str, int]) -> list[int]:
+    """The DFA symbols an edge label reads: a byte's class, the classes (atoms) of a byte set, a callee's column
+    (none for a callee that cannot finish)."""
+    if isinstance(label, str):
+        return [column[label]] if label in column else []
+    if not label & (label - 1):
+        return [int(of_byte[label.bit_length() - 1])]
+    return [ci for ci, c in enumerate(classes) if c & label]
 
 
 _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()

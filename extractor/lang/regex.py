@@ -154,7 +154,7 @@ def alt(*items: Node) -> Node:
     flat: dict[Node, None] = {}  # ordered and deduplicated by hash: a 10k-string enum stays linear
     for item in items:
         flat.update(dict.fromkeys(item.items if isinstance(item, Alt) else (item,)))
-    return next(iter(flat)) if len(flat) == 1 else Alt(tuple(flat))
+    return next(iter(flat)) if len(flat) == 1 else Alt(tuple(flat)) if flat else NOTHING
 
 
 def opt(item: Node) -> Node:
@@ -219,59 +219,51 @@ def digest(node: Node) -> bytes:
     work: list[Node] = [node]
     while work:
         n = work[-1]
-        held = n.__dict__
-        if _DIGEST in held:
+        if _DIGEST in n.__dict__:
             work.pop()
             continue
         kind = type(n)
-        if kind is Seq or kind is Alt:
-            parts: tuple[Node, ...] | list[Node] = n.items  # type: ignore[union-attr]
-        elif kind is Repeat or kind is Suffix:
-            parts = (n.item,)  # type: ignore[union-attr]
-        elif kind is Bytes or kind is Ref:
-            parts = ()
-        else:
-            parts = [c for name in _fields(kind) for c in _nodes(getattr(n, name))]
-        missing = [c for c in parts if _DIGEST not in c.__dict__]
+        if kind not in _TAG:
+            _digest_other(n)
+            work.pop()
+            continue
+        parts = n.items if kind is Seq or kind is Alt else (n.item,) if kind is Repeat or kind is Suffix else ()
+        missing = [c for c in parts if _DIGEST not in c.__dict__]  # type: ignore[union-attr]
         if missing:
             work.extend(missing)
             continue
         work.pop()
-        object.__setattr__(n, _DIGEST, _hash(n, kind, parts))
+        object.__setattr__(n, _DIGEST, _hash(n, kind, parts))  # type: ignore[arg-type]
     return node.__dict__[_DIGEST]
 
 
+def _hash(n: Node, kind: type, parts: tuple[Node, ...]) -> bytes:
+    """The digest of a node of a kind the native digest reads, from its parts' (16 bytes each, so their
+    concatenation reads one way only)."""
+    data = _TAG[kind] + b"".join(c.__dict__[_DIGEST] for c in parts)
+    if kind is Repeat:
+        data += repr((n.min, n.max)).encode()  # type: ignore[union-attr]
+    elif kind is Bytes:
+        data += n.mask.to_bytes(32, "little")  # type: ignore[union-attr]
+    elif kind is Ref:
+        data += n.rule.encode()  # type: ignore[union-attr]
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 def _digest_other(node: Node) -> bytes:
-    """The digest of a node the native digest does not read (its parts' digests first), kept on it."""
-    parts = [c for name in _fields(type(node)) for c in _nodes(getattr(node, name))]
-    for part in parts:
-        digest(part)
-    made = _hash(node, type(node), parts)
+    """The digest of a node of any other kind (an intersection, a difference, a counter...), its parts
+    digested first, kept on it; the native digest hands these back to Python."""
+    data = type(node).__name__.encode()
+    for name in _fields(type(node)):
+        value = getattr(node, name)
+        held = _nodes(value)
+        if held or isinstance(value, tuple):
+            data += b"(" + b"".join(digest(c) for c in held) + b")"
+        else:
+            data += repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";"
+    made = hashlib.blake2b(data, digest_size=16).digest()
     object.__setattr__(node, _DIGEST, made)
     return made
-
-
-def _hash(n: Node, kind: type, parts: tuple[Node, ...] | list[Node]) -> bytes:
-    """One node's digest from its parts' (16 bytes each, so their concatenation reads one way only)."""
-    inner = b"".join(c.__dict__[_DIGEST] for c in parts)
-    if kind is Seq or kind is Alt or kind is Suffix:
-        data = _TAG[kind] + inner
-    elif kind is Repeat:
-        data = b"\0R" + inner + repr((n.min, n.max)).encode()  # type: ignore[union-attr]
-    elif kind is Bytes:
-        data = b"\0B" + n.mask.to_bytes(32, "little")  # type: ignore[union-attr]
-    elif kind is Ref:
-        data = b"\0F" + n.rule.encode()  # type: ignore[union-attr]
-    else:
-        data = kind.__name__.encode()
-        for name in _fields(kind):
-            value = getattr(n, name)
-            held = _nodes(value)
-            if held or isinstance(value, tuple):
-                data += b"(" + b"".join(c.__dict__[_DIGEST] for c in held) + b")"
-            else:
-                data += repr(sorted(value) if isinstance(value, frozenset) else value).encode() + b";"
-    return hashlib.blake2b(data, digest_size=16).digest()
 
 
 def _fields(kind: type) -> tuple[str, ...]:
@@ -285,9 +277,10 @@ _DIGEST = "_digest"
 """The attribute where a node keeps its digest (nodes are immutable, so it never goes stale)."""
 _FIELDS: dict[type, tuple[str, ...]] = {}
 _NODE_TYPES = (Bytes, Seq, Alt, Repeat, Ref, Suffix, Minus, Both, Multiple, Counted, Substrings)
-_TAG = {Seq: b"\0S", Alt: b"\0A", Suffix: b"\0X"}
+_TAG = {Seq: b"\0S", Alt: b"\0A", Suffix: b"\0X", Repeat: b"\0R", Bytes: b"\0B", Ref: b"\0F"}
+"""The node kinds digested without recursion (in C where built), each with the tag its digest starts with."""
 _CORE = (Bytes, Ref, Seq, Alt, Repeat, Suffix)
-"""The node kinds the native digest reads itself, in the order it takes them."""
+"""Those kinds in the order the native digest takes them."""
 
 
 def _nodes(value: object) -> list[Node]:

@@ -78,14 +78,15 @@ class Merger:
 
     @contextmanager
     def attempt(self) -> Iterator[None]:
-        """An intersection the caller may give up on: when it raises, the definitions it made are forgotten."""
-        made, defs = dict(self.made), set(self.defs)
+        """Intersections the caller may give up on: when they raise, the definitions they made are forgotten
+        (a half-made one would otherwise stay unresolved)."""
+        made = dict(self.made)
         try:
             yield
         except UnsupportedSchemaError:
+            for key in self.made.keys() - made.keys():
+                self.defs.pop(self.made[key], None)
             self.made = made
-            for name in set(self.defs) - defs:
-                del self.defs[name]
             raise
 
     def resolve(self, node: ir.Node, ptr: str) -> ir.Node:

@@ -239,9 +239,8 @@ class _Normalizer(Negation):
                 if j == i or (self.explicit(sub) and self.apart(node, options[j])):
                     continue
                 try:
-                    other = self.negation(sub, f"{ptr}/oneOf/{j}")
                     with self.merger.attempt():
-                        node = self.merger.both(node, other, ptr)
+                        node = self.merger.both(node, self.negation(sub, f"{ptr}/oneOf/{j}"), ptr)
                 except UnsupportedSchemaError as exc:
                     if not self.explicit(sub):
                         raise _overlap(ptr, i, j, exc.reason) from None

@@ -326,3 +326,20 @@ def test_discriminated_union_ir():
     assert result.root == Object((Property("pet", Union_((Ref("Cat"), Ref("Dog"))), True),))
     assert result.defs["Cat"].properties[0] == Property("kind", Const(('"cat"',)), True)
     assert accepts(Owner, '{"pet":{"kind":"cat","lives":9}}')
+
+
+def test_an_intersection_given_up_on_leaves_no_definition_half_made():
+    from extractor.schema import ir
+    from extractor.schema.merge import Merger
+
+    patterned = {name: ir.Object(pattern_groups=(((f"^{name}",), ir.AnyValue()),), additional=ir.AnyValue())
+                 for name in ("p", "q")}
+    defs: dict[str, ir.Node | None] = dict(patterned)
+    merger = Merger(defs)
+    with pytest.raises(UnsupportedSchemaError, match="both have patternProperties"):
+        with merger.attempt():
+            merger.both(ir.Ref("p"), ir.Ref("q"), "")
+    assert defs == patterned and not merger.made
+    with pytest.raises(UnsupportedSchemaError):  # without it, the definition the failure interrupted stays empty
+        merger.both(ir.Ref("p"), ir.Ref("q"), "")
+    assert None in defs.values()
