@@ -389,7 +389,7 @@ class Guard:
         obj = _object(current + b"}" if closing else current)
         if obj is None or not any(agree(obj, earlier) for earlier in arr.objects):
             return []
-        return [self._prefixed(b"},") if closing else self.classes.comma]
+        return [self._spelled(b"},") if closing else self.classes.comma]
 
     def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True) -> list[np.ndarray]:
         """Tokens that would end the current item equal to one of `items` and go on with `,`
@@ -405,6 +405,19 @@ class Guard:
                     if len(ids):
                         out.append(ids)
         return out
+
+    def _spelled(self, marks: bytes) -> np.ndarray:
+        """Token ids that start with `marks` in order, whitespace before and between them aside (a walk of
+        the token trie, as deep as tokens are long)."""
+        trie, found, work = self.trie, [], [(0, 0)]  # (trie node, marks read)
+        while work:
+            node, read = work.pop()
+            if read == len(marks):
+                found.append(trie.under(node))
+                continue
+            work += [(child, read + (byte == marks[read])) for byte in (marks[read], *_WS)
+                     if (child := trie.child(node, byte)) >= 0]
+        return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
 
     def _prefixed(self, prefix: bytes) -> np.ndarray:
         """Token ids whose bytes start with `prefix`."""
