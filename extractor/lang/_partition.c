@@ -184,25 +184,23 @@ static PyObject *live(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* minimize(edges, accept, byte_class, n, m, k) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D;
- *   calls: bytes, int32 D x (m - k)).
- * The minimal DFA of `edges` (int32 n x m, -1 for none: k byte-class columns, then call columns) from state 0:
+/* The minimal DFA of `edges` (int32 n x m, -1 for none: k byte-class columns, then call columns) from state 0:
  * states that cannot reach acceptance dropped (state 0 kept, with no edges when it cannot), equivalent ones
- * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). */
-static PyObject *minimize(PyObject *self, PyObject *args) {
-    Py_buffer edges_b, accept_b, class_b;
-    Py_ssize_t n_, m_, k_;
-    if (!PyArg_ParseTuple(args, "y*y*y*nnn", &edges_b, &accept_b, &class_b, &n_, &m_, &k_)) return NULL;
-    int32_t n = (int32_t)n_, m = (int32_t)m_, k = (int32_t)k_;
-    const int32_t *edges = edges_b.buf, *byte_class = class_b.buf;
-    const uint8_t *accept = accept_b.buf;
-    PyObject *result = NULL;
-    uint8_t *live = NULL, *acc = NULL;
+ * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). Its
+ * table (D x 256), accepting states (D) and return states (D x (m - k), -1 for no call) are malloc'd into
+ * `out`. Returns 0, or -1 with a Python error set. */
+typedef struct { int32_t *table, *calls; uint8_t *accept; int32_t size; } Minimal;
+
+static void minimal_free(Minimal *d) { free(d->table); free(d->calls); free(d->accept); }
+
+static int minimize_core(const int32_t *edges, const uint8_t *accept, const int32_t *byte_class, int32_t n, int32_t m,
+                         int32_t k, Minimal *out) {
+    int failed = -1;
+    uint8_t *live = NULL;
     int32_t *pos = NULL, *moves = NULL, *labels = NULL, *block = NULL, *renum = NULL, *reps = NULL;
-    int32_t *table = NULL, *calls = NULL;
-    if (n < 1 || k > m || edges_b.len < n_ * m_ * 4 || accept_b.len < n_ || class_b.len < 256 * 4) {
+    if (n < 1 || k > m) {
         PyErr_SetString(PyExc_ValueError, "minimize: bad sizes");
-        goto release;
+        return -1;
     }
     live = malloc((size_t)n);
     pos = malloc((size_t)n * sizeof(int32_t));
@@ -237,28 +235,48 @@ static PyObject *minimize(PyObject *self, PyObject *args) {
     for (int32_t i = 0; i < sink; i++)
         if (renum[block[i]] < 0) { renum[block[i]] = d; reps[d++] = i; }
     int32_t sink_block = block[sink];
-    table = malloc((size_t)(d ? d : 1) * 256 * sizeof(int32_t));
-    calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
-    acc = malloc((size_t)(d ? d : 1));
-    if (!table || !calls || !acc) { PyErr_NoMemory(); goto done; }
+    out->table = malloc((size_t)(d ? d : 1) * 256 * sizeof(int32_t));
+    out->calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
+    out->accept = malloc((size_t)(d ? d : 1));
+    if (!out->table || !out->calls || !out->accept) { PyErr_NoMemory(); goto done; }
     for (int32_t i = 0; i < d; i++) {
         const int32_t *row = moves + (int64_t)reps[i] * m;
-        acc[i] = (uint8_t)labels[reps[i]];
+        out->accept[i] = (uint8_t)labels[reps[i]];
         for (int b = 0; b < 256; b++) {
             int32_t t = row[byte_class[b]];
-            table[(int64_t)i * 256 + b] = block[t] == sink_block ? -1 : renum[block[t]];
+            out->table[(int64_t)i * 256 + b] = block[t] == sink_block ? -1 : renum[block[t]];
         }
         for (int32_t c = k; c < m; c++) {
             int32_t t = row[c];
-            calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
+            out->calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
         }
     }
-    result = Py_BuildValue("(y#y#y#)", (const char *)table, (Py_ssize_t)d * 256 * 4, (const char *)acc, (Py_ssize_t)d,
-                           (const char *)calls, (Py_ssize_t)d * (m - k) * 4);
+    out->size = d;
+    failed = 0;
 done:
     free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps);
-    free(table); free(calls); free(acc);
-release:
+    return failed;
+}
+
+/* The minimal DFA as (table: bytes, int32 D x 256; accept: bytes, uint8 D; calls: bytes, int32 D x calls). */
+static PyObject *minimal_value(const Minimal *d, int32_t calls) {
+    return Py_BuildValue("(y#y#y#)", (const char *)d->table, (Py_ssize_t)d->size * 256 * 4, (const char *)d->accept,
+                         (Py_ssize_t)d->size, (const char *)d->calls, (Py_ssize_t)d->size * calls * 4);
+}
+
+/* minimize(edges, accept, byte_class, n, m, k) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D;
+ *   calls: bytes, int32 D x (m - k)): `minimize_core` over buffers. */
+static PyObject *minimize(PyObject *self, PyObject *args) {
+    Py_buffer edges_b, accept_b, class_b;
+    Py_ssize_t n_, m_, k_;
+    if (!PyArg_ParseTuple(args, "y*y*y*nnn", &edges_b, &accept_b, &class_b, &n_, &m_, &k_)) return NULL;
+    PyObject *result = NULL;
+    Minimal d = {0};
+    if (edges_b.len < n_ * m_ * 4 || accept_b.len < n_ || class_b.len < 256 * 4)
+        PyErr_SetString(PyExc_ValueError, "minimize: bad sizes");
+    else if (!minimize_core(edges_b.buf, accept_b.buf, class_b.buf, (int32_t)n_, (int32_t)m_, (int32_t)k_, &d))
+        result = minimal_value(&d, (int32_t)(m_ - k_));
+    minimal_free(&d);
     PyBuffer_Release(&edges_b); PyBuffer_Release(&accept_b); PyBuffer_Release(&class_b);
     return result;
 }
@@ -346,30 +364,22 @@ static int by_source(const int32_t *src, const int32_t *a, const int32_t *b, int
     return 0;
 }
 
-/* subsets(eps_src, eps_dst, edge_src, edge_label, edge_dst, label_off, label_sym, n, m, max_states, seconds)
- *   -> (trans: bytes, int32 D x m, -1 for no edge; accept: bytes, uint8 D), or 1 when more than max_states
- *   (>= 0) states would be built, 2 when it ran past `seconds` (>= 0), 3 when its subsets would pass what int32
- *   offsets index.
- * The subset construction over an NFA whose state 0 starts and state 1 accepts: eps_src/eps_dst are its empty
- * moves, edge_src/edge_label/edge_dst its labelled moves (both in the order made), and label_off/label_sym (CSR)
- * the symbols 0..m-1 each label stands for (a label with none: its edges are not taken). DFA states are
- * numbered as found: breadth first, symbols in order. */
-static PyObject *subsets(PyObject *self, PyObject *args) {
-    Py_buffer b[7];
-    Py_ssize_t n_, m_, max_states;
-    double seconds;
-    memset(b, 0, sizeof b);
-    if (!PyArg_ParseTuple(args, "y*y*y*y*y*y*y*nnnd", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5], &b[6], &n_, &m_,
-                          &max_states, &seconds))
-        return NULL;
-    int32_t n = (int32_t)n_, m = (int32_t)m_;
-    const int32_t *label_off = b[5].buf, *label_sym = b[6].buf;
-    int64_t nlabels = b[5].len / 4 - 1;
-    PyObject *result = NULL;
-    int32_t *eps_off = NULL, *eps_to = NULL, *unused = NULL, *edge_off = NULL, *edge_label = NULL, *edge_dst = NULL;
+/* The subset construction over an NFA whose state 0 starts and state 1 accepts (n states): eps_src/eps_dst are
+ * its empty moves, edge_src/edge_label/edge_dst its labelled moves (both in the order made), and label_off/
+ * label_sym (CSR over `nlabels` labels) the symbols 0..m-1 each label stands for (a label with none: its edges
+ * are not taken). DFA states are numbered as found: breadth first, symbols in order. Its table (D x m, -1 for
+ * no edge) into `trans`, its accepting states into `*accept_out` (malloc'd), D into `*states_out`. Returns 0;
+ * 1 when more than max_states (>= 0) states would be built, 2 when it ran past `seconds` (>= 0), 3 when its
+ * subsets would pass what int32 offsets index; or -1 with a Python error set. */
+static int subsets_core(const int32_t *eps_src, const int32_t *eps_dst, int64_t neps, const int32_t *edge_src,
+                        const int32_t *edge_label, const int32_t *edge_dst, int64_t nedges, const int32_t *label_off,
+                        const int32_t *label_sym, int64_t nlabels, int32_t n, int32_t m, Py_ssize_t max_states,
+                        double seconds, Ints *trans, uint8_t **accept_out, int64_t *states_out) {
+    int result = -1;
+    int32_t *eps_off = NULL, *eps_to = NULL, *unused = NULL, *edge_off = NULL, *edge_lab = NULL, *edge_to = NULL;
     uint8_t *keep = malloc((size_t)(nlabels > 0 ? nlabels : 1));
     Closures c = {NULL, NULL, NULL, n, NULL, NULL, {0}, {0}, NULL, 0};
-    Ints pool = {0}, off = {0}, trans = {0}, found = {0}, bucket = {0};
+    Ints pool = {0}, off = {0}, found = {0}, bucket = {0};
     uint8_t *accept = NULL;
     int32_t *slots = NULL, *count = NULL, *first = NULL;
     uint32_t *mark = NULL, mgen = 0; /* marks the NFA states of the union being gathered */
@@ -378,13 +388,13 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!keep) { PyErr_NoMemory(); goto done; }
     for (int64_t l = 0; l < nlabels; l++) keep[l] = label_off[l + 1] > label_off[l];
-    for (int64_t i = 0; i < b[3].len / 4; i++)
-        if (((const int32_t *)b[3].buf)[i] < 0 || ((const int32_t *)b[3].buf)[i] >= nlabels) {
+    for (int64_t i = 0; i < nedges; i++)
+        if (edge_label[i] < 0 || edge_label[i] >= nlabels) {
             PyErr_SetString(PyExc_ValueError, "subsets: label out of range");
             goto done;
         }
-    if (by_source(b[0].buf, b[1].buf, NULL, b[0].len / 4, n, NULL, &eps_off, &eps_to, &unused)
-        || by_source(b[2].buf, b[3].buf, b[4].buf, b[2].len / 4, n, keep, &edge_off, &edge_label, &edge_dst))
+    if (by_source(eps_src, eps_dst, NULL, neps, n, NULL, &eps_off, &eps_to, &unused)
+        || by_source(edge_src, edge_label, edge_dst, nedges, n, keep, &edge_off, &edge_lab, &edge_to))
         goto done;
     c.eps_off = eps_off; c.eps_dst = eps_to; c.edge_off = edge_off;
     c.kc_off = malloc((size_t)n * sizeof(int32_t)); c.kc_len = malloc((size_t)n * sizeof(int32_t));
@@ -406,7 +416,7 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
             memset(count, 0, (size_t)(m + 1) * sizeof(int32_t));
             for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
                 for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
-                    for (int32_t k = label_off[edge_label[j]]; k < label_off[edge_label[j] + 1]; k++)
+                    for (int32_t k = label_off[edge_lab[j]]; k < label_off[edge_lab[j] + 1]; k++)
                         count[label_sym[k] + 1]++;
             for (int32_t a = 0; a < m; a++) count[a + 1] += count[a];
             memcpy(first, count, (size_t)(m + 1) * sizeof(int32_t));
@@ -414,18 +424,18 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
             for (int64_t i = 0; i < count[m]; i++) if (ints_push(&bucket, 0)) { PyErr_NoMemory(); goto done; }
             for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)
                 for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
-                    for (int32_t k = label_off[edge_label[j]]; k < label_off[edge_label[j] + 1]; k++)
-                        bucket.at[first[label_sym[k]]++] = edge_dst[j];
+                    for (int32_t k = label_off[edge_lab[j]]; k < label_off[edge_lab[j] + 1]; k++)
+                        bucket.at[first[label_sym[k]]++] = edge_to[j];
         }
         int32_t last = -1; /* the symbol before with targets, and its state: symbols often share their targets */
         for (int32_t a = 0; a < (d >= 0 ? m : 1); a++) {
             if (d >= 0) {
                 targets = bucket.at + count[a];
                 ntargets = count[a + 1] - count[a];
-                if (!ntargets) { if (ints_push(&trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
+                if (!ntargets) { if (ints_push(trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
                 if (last >= 0 && count[last + 1] - count[last] == ntargets
                     && !memcmp(bucket.at + count[last], targets, (size_t)ntargets * sizeof(int32_t))) {
-                    if (ints_push(&trans, trans.at[trans.len - (a - last)])) { PyErr_NoMemory(); goto done; }
+                    if (ints_push(trans, trans->at[trans->len - (a - last)])) { PyErr_NoMemory(); goto done; }
                     continue;
                 }
                 last = a;
@@ -436,7 +446,7 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
             for (int64_t i = 0; i < ntargets; i++) {
                 int32_t t = targets[i];
                 int failed = kernel(&c, t);
-                if (failed == -2) { result = PyLong_FromLong(3); goto done; }
+                if (failed == -2) { result = 3; goto done; }
                 if (failed) { PyErr_NoMemory(); goto done; }
                 for (int32_t k = 0; k < c.kc_len[t]; k++) {
                     int32_t u = c.kc.at[c.kc_off[t] + k];
@@ -455,8 +465,8 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
                 slot = (slot + 1) & (nslots - 1);
             }
             if (id < 0) {
-                if (max_states >= 0 && states + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
-                if (pool.len + found.len > INT32_MAX || states >= INT32_MAX) { result = PyLong_FromLong(3); goto done; }
+                if (max_states >= 0 && states + 1 > max_states) { result = 1; goto done; }
+                if (pool.len + found.len > INT32_MAX || states >= INT32_MAX) { result = 3; goto done; }
                 id = (int32_t)states++;
                 for (int64_t i = 0; i < found.len; i++) if (ints_push(&pool, found.at[i])) { PyErr_NoMemory(); goto done; }
                 if (ints_push(&off, (int32_t)pool.len)) { PyErr_NoMemory(); goto done; }
@@ -476,12 +486,12 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
                 if (seconds >= 0 && !(states & 255)) {
                     clock_gettime(CLOCK_MONOTONIC, &t1);
                     if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
-                        result = PyLong_FromLong(2);
+                        result = 2;
                         goto done;
                     }
                 }
             }
-            if (d >= 0 && ints_push(&trans, id)) { PyErr_NoMemory(); goto done; }
+            if (d >= 0 && ints_push(trans, id)) { PyErr_NoMemory(); goto done; }
         }
     }
     accept = malloc((size_t)(states ? states : 1));
@@ -490,14 +500,15 @@ static PyObject *subsets(PyObject *self, PyObject *args) {
         accept[d] = 0;
         for (int64_t i = off.at[d]; i < off.at[d + 1]; i++) if (pool.at[i] == 1) { accept[d] = 1; break; }
     }
-    result = Py_BuildValue("(y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
-                           (Py_ssize_t)states);
+    *accept_out = accept;
+    accept = NULL;
+    *states_out = states;
+    result = 0;
 done:
     free(c.kc_off); free(c.kc_len); free(c.stamp); free(c.kc.at); free(c.stack.at);
-    free(pool.at); free(off.at); free(trans.at); free(found.at); free(bucket.at);
+    free(pool.at); free(off.at); free(found.at); free(bucket.at);
     free(accept); free(mark); free(slots); free(count); free(first);
-    free(keep); free(eps_off); free(eps_to); free(unused); free(edge_off); free(edge_label); free(edge_dst);
-    for (int i = 0; i < 7; i++) PyBuffer_Release(&b[i]);
+    free(keep); free(eps_off); free(eps_to); free(unused); free(edge_off); free(edge_lab); free(edge_to);
     return result;
 }
 
@@ -596,21 +607,22 @@ release:
 }
 
 
-/* thompson(node, kinds, labels, max_states, seconds)
- *   -> (size, eps_src, eps_dst, edge_src, edge_label, edge_dst: bytes of int32), or 1 / 2 / 3 as subsets returns
- * them (past `max_states`, past the deadline, past what int32 indexes).
- * Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
+/* Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
  * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
  * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
  * 0 starts, 1 accepts. A part built from a to b adds edges out of a and into b only, so alternatives share
- * both ends; `Suffix` nodes are built once, to state 1. */
+ * both ends; `Suffix` nodes are built once, to state 1. Its states and edges go into an `Nfa`. */
 typedef struct { PyObject *node; int32_t a, b; } Job;
+typedef struct { Ints eps_src, eps_dst, edge_src, edge_label, edge_dst; int64_t size; } Nfa;
 
-/* Whether `size` NFA states pass the budget (or what int32 indexes): then `*result` is 1 (or 3). */
-static int past_budget(int64_t size, Py_ssize_t max_states, PyObject **result) {
+static void nfa_free(Nfa *f) {
+    free(f->eps_src.at); free(f->eps_dst.at); free(f->edge_src.at); free(f->edge_label.at); free(f->edge_dst.at);
+}
+
+/* 0 where `size` states are within the budget, else 1 (or 3: past what int32 indexes). */
+static int past_budget(int64_t size, Py_ssize_t max_states) {
     if (size < INT32_MAX / 2 && (max_states < 0 || size <= max_states)) return 0;
-    *result = PyLong_FromLong(size >= INT32_MAX / 2 ? 3 : 1);
-    return 1;
+    return size >= INT32_MAX / 2 ? 3 : 1;
 }
 
 static int label_id(PyObject *labels, PyObject *key, int32_t *out) {
@@ -634,13 +646,11 @@ static int label_of(PyObject *labels, PyObject *node, PyObject *attr, int32_t *o
     return failed;
 }
 
-static PyObject *thompson(PyObject *self, PyObject *args) {
-    PyObject *root, *kinds, *labels;
-    Py_ssize_t max_states;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "OO!O!nd", &root, &PyTuple_Type, &kinds, &PyDict_Type, &labels, &max_states, &seconds))
-        return NULL;
-    if (PyTuple_GET_SIZE(kinds) != 6) { PyErr_SetString(PyExc_ValueError, "thompson: six node kinds"); return NULL; }
+/* The NFA of `root` into `out`, its labels numbered in the dict `labels`. Returns 0, 1 / 2 / 3 as `subsets_core`
+ * does (past `max_states`, past the deadline, past what int32 indexes), or -1 with a Python error set. */
+static int thompson_core(PyObject *root, PyObject *kinds, PyObject *labels, Py_ssize_t max_states, double seconds,
+                         Nfa *out) {
+    if (PyTuple_GET_SIZE(kinds) != 6) { PyErr_SetString(PyExc_ValueError, "thompson: six node kinds"); return -1; }
     PyObject *k_bytes = PyTuple_GET_ITEM(kinds, 0), *k_ref = PyTuple_GET_ITEM(kinds, 1), *k_seq = PyTuple_GET_ITEM(kinds, 2);
     PyObject *k_alt = PyTuple_GET_ITEM(kinds, 3), *k_repeat = PyTuple_GET_ITEM(kinds, 4), *k_suffix = PyTuple_GET_ITEM(kinds, 5);
     static PyObject *s_items, *s_item, *s_mask, *s_rule, *s_min, *s_max;
@@ -648,15 +658,17 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
         s_items = PyUnicode_InternFromString("items"); s_item = PyUnicode_InternFromString("item");
         s_mask = PyUnicode_InternFromString("mask"); s_rule = PyUnicode_InternFromString("rule");
         s_min = PyUnicode_InternFromString("min"); s_max = PyUnicode_InternFromString("max");
-        if (!s_items || !s_item || !s_mask || !s_rule || !s_min || !s_max) return NULL;
+        if (!s_items || !s_item || !s_mask || !s_rule || !s_min || !s_max) return -1;
     }
-    PyObject *result = NULL, *suffixes = PyDict_New();
-    Ints eps_src = {0}, eps_dst = {0}, edge_src = {0}, edge_label = {0}, edge_dst = {0};
+    int result = -1;
+    PyObject *suffixes = PyDict_New();
+    Ints *eps_src = &out->eps_src, *eps_dst = &out->eps_dst, *edge_src = &out->edge_src;
+    Ints *edge_label = &out->edge_label, *edge_dst = &out->edge_dst;
     Job *work = NULL;
     int64_t njobs = 0, cap = 0, size = 2;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!suffixes) return NULL;
+    if (!suffixes) return -1;
 #define PUSH_JOB(N, A, B) do { \
         if (njobs == cap) { \
             int64_t c2 = cap ? cap * 2 : 256; \
@@ -666,19 +678,20 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
         } \
         work[njobs].node = (N); work[njobs].a = (A); work[njobs].b = (B); njobs++; \
     } while (0)
-#define EPS(A, B) do { if (ints_push(&eps_src, (A)) || ints_push(&eps_dst, (B))) { PyErr_NoMemory(); goto done; } } while (0)
-#define EDGE(A, L, B) do { if (ints_push(&edge_src, (A)) || ints_push(&edge_label, (L)) || ints_push(&edge_dst, (B))) \
+#define OVER_BUDGET() do { int code = past_budget(size, max_states); if (code) { result = code; goto done; } } while (0)
+#define EPS(A, B) do { if (ints_push(eps_src, (A)) || ints_push(eps_dst, (B))) { PyErr_NoMemory(); goto done; } } while (0)
+#define EDGE(A, L, B) do { if (ints_push(edge_src, (A)) || ints_push(edge_label, (L)) || ints_push(edge_dst, (B))) \
         { PyErr_NoMemory(); goto done; } } while (0)
     PUSH_JOB(root, 0, 1);
     int64_t checked = 0;
     while (njobs) {
         if (size - checked > 1024) {
             checked = size;
-            if (past_budget(size, max_states, &result)) goto done;
+            OVER_BUDGET();
             if (seconds >= 0) {
                 clock_gettime(CLOCK_MONOTONIC, &t1);
                 if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
-                    result = PyLong_FromLong(2);
+                    result = 2;
                     goto done;
                 }
             }
@@ -734,7 +747,7 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
                 int32_t next = (int32_t)size++;
                 PUSH_JOB(item, cur, next);
                 cur = next;
-                if (past_budget(size, max_states, &result)) goto done;
+                OVER_BUDGET();
             }
             if (unbounded) {
                 int32_t hub = (int32_t)size++, back = (int32_t)size++;
@@ -745,7 +758,7 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
                     int32_t next = (int32_t)size++;
                     PUSH_JOB(item, cur, next);
                     cur = next;
-                    if (past_budget(size, max_states, &result)) goto done;
+                    OVER_BUDGET();
                 }
                 EPS(cur, b);
             }
@@ -754,16 +767,181 @@ static PyObject *thompson(PyObject *self, PyObject *args) {
             goto done;
         }
     }
-#define BYTES(v) ((v).at ? (const char *)(v).at : ""), (Py_ssize_t)((v).len * 4)  /* "" for none: never NULL */
-    result = Py_BuildValue("(ny#y#y#y#y#)", (Py_ssize_t)size, BYTES(eps_src), BYTES(eps_dst), BYTES(edge_src),
-                           BYTES(edge_label), BYTES(edge_dst));
-#undef BYTES
+    out->size = size;
+    result = 0;
 done:
 #undef PUSH_JOB
+#undef OVER_BUDGET
 #undef EPS
 #undef EDGE
     Py_DECREF(suffixes);
-    free(work); free(eps_src.at); free(eps_dst.at); free(edge_src.at); free(edge_label.at); free(edge_dst.at);
+    free(work);
+    return result;
+}
+
+/* A byte mask (a Python int below 2**256) as 32 bytes, little-endian. Returns 0, or -1 with a Python error set. */
+static int mask_bytes(PyObject *mask, uint8_t out[32]) {
+    PyObject *raw = PyObject_CallMethod(mask, "to_bytes", "is", 32, "little");
+    if (!raw) return -1;
+    memcpy(out, PyBytes_AS_STRING(raw), 32);
+    Py_DECREF(raw);
+    return 0;
+}
+
+/* The minimal DFA of a full table (int32 n x 256, -1 for none; accept: uint8 n) into `out`, the bytes whose
+ * columns are equal read as one class (classes numbered by their lowest byte). Returns 0, or -1 with a Python
+ * error set. */
+static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n, Minimal *out) {
+    int failed = -1;
+    int32_t byte_class[256], rep[256], ncls = 0;
+    uint64_t hash[256];
+    int32_t *cols = malloc((size_t)(n ? n : 1) * 256 * sizeof(int32_t)), *edges = NULL;
+    if (!cols) { PyErr_NoMemory(); return -1; }
+    for (int32_t s = 0; s < n; s++)
+        for (int b = 0; b < 256; b++) cols[(int64_t)b * n + s] = trans[(int64_t)s * 256 + b];
+    for (int b = 0; b < 256; b++) {
+        const int32_t *col = cols + (int64_t)b * n;
+        uint64_t h = hash_ints(col, n);
+        int32_t c = 0;
+        while (c < ncls && !(hash[c] == h && !memcmp(cols + (int64_t)rep[c] * n, col, (size_t)n * sizeof(int32_t)))) c++;
+        if (c == ncls) { rep[ncls] = b; hash[ncls] = h; ncls++; }
+        byte_class[b] = c;
+    }
+    edges = malloc((size_t)(n ? n : 1) * (size_t)ncls * sizeof(int32_t));
+    if (!edges) { PyErr_NoMemory(); goto done; }
+    for (int32_t s = 0; s < n; s++)
+        for (int32_t c = 0; c < ncls; c++) edges[(int64_t)s * ncls + c] = trans[(int64_t)s * 256 + rep[c]];
+    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out);
+done:
+    free(cols); free(edges);
+    return failed;
+}
+
+/* from_table(trans, accept, n) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D): `minimize_table`. */
+static PyObject *from_table(PyObject *self, PyObject *args) {
+    Py_buffer trans_b, accept_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*n", &trans_b, &accept_b, &n)) return NULL;
+    PyObject *result = NULL;
+    Minimal d = {0};
+    if (n < 1 || trans_b.len < n * 256 * 4 || accept_b.len < n)
+        PyErr_SetString(PyExc_ValueError, "from_table: buffers smaller than n x 256");
+    else if (!minimize_table(trans_b.buf, accept_b.buf, (int32_t)n, &d))
+        result = Py_BuildValue("(y#y#)", (const char *)d.table, (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept,
+                               (Py_ssize_t)d.size);
+    minimal_free(&d);
+    PyBuffer_Release(&trans_b); PyBuffer_Release(&accept_b);
+    return result;
+}
+
+/* Each byte's class (`cls`, numbered by lowest byte) in the coarsest partition of 0..255 where every mask of
+ * `bits` (n masks of 32 bytes; `is_mask[l]` marks them) is a union of classes. Returns the number of classes. */
+static int32_t byte_classes(const uint8_t (*bits)[32], const uint8_t *is_mask, int64_t n, int32_t cls[256]) {
+    int32_t ncls = 1, split[256], renum[512];
+    for (int b = 0; b < 256; b++) cls[b] = 0;
+    for (int64_t l = 0; l < n; l++) {
+        if (!is_mask[l]) continue;
+        for (int32_t c = 0; c < ncls; c++) split[c] = -1;
+        int32_t grown = ncls;
+        for (int b = 0; b < 256; b++)
+            if (bits[l][b >> 3] >> (b & 7) & 1) {
+                if (split[cls[b]] < 0) split[cls[b]] = grown++;
+                cls[b] = split[cls[b]];
+            }
+        for (int32_t c = 0; c < grown; c++) renum[c] = -1;
+        ncls = 0;
+        for (int b = 0; b < 256; b++) {  /* renumbered by lowest byte: at most 256 classes at any time */
+            if (renum[cls[b]] < 0) renum[cls[b]] = ncls++;
+            cls[b] = renum[cls[b]];
+        }
+    }
+    return ncls;
+}
+
+/* rule(node, kinds, allowed, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
+ *   bytes, uint8 D; calls: bytes, int32 D x len(names); names: list), or 1 / 2 / 3 as `subsets_core` returns them.
+ * A rule body's minimal DFA in one call (extractor/lang/dfa.py's `build_dfa` does the same steps in Python where
+ * this is not built): Thompson's construction, the byte classes of its masks, one column per callee in `allowed`
+ * (None: every callee) in name order (calls to the others are not taken), the subset construction, then
+ * minimization. `calls` holds each state's return state per callee of `names` (-1: no call). */
+static PyObject *rule(PyObject *self, PyObject *args) {
+    PyObject *root, *kinds, *allowed;
+    Py_ssize_t max_states;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "OO!Ond", &root, &PyTuple_Type, &kinds, &allowed, &max_states, &seconds)) return NULL;
+    PyObject *result = NULL, *labels = PyDict_New(), *names = PyList_New(0), *columns = PyDict_New();
+    PyObject **keys = NULL;
+    Nfa f;
+    Ints trans = {0}, syms = {0};
+    Minimal d = {0};
+    uint8_t *accept = NULL, (*bits)[32] = NULL, *is_mask = NULL;
+    int32_t *label_off = NULL, cls[256];
+    int64_t states = 0;
+    struct timespec t0, t1;
+    memset(&f, 0, sizeof f);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    if (!labels || !names || !columns) goto done;
+    int code = thompson_core(root, kinds, labels, max_states, seconds, &f);
+    if (code < 0) goto done;
+    if (!code && max_states >= 0 && f.size > max_states) code = 1;
+    if (code) { result = PyLong_FromLong(code); goto done; }
+    Py_ssize_t nlabels = PyDict_Size(labels), pos = 0;
+    PyObject *key, *value;
+    bits = calloc((size_t)(nlabels ? nlabels : 1), 32);
+    is_mask = calloc((size_t)(nlabels ? nlabels : 1), 1);
+    keys = calloc((size_t)(nlabels ? nlabels : 1), sizeof(PyObject *));
+    label_off = malloc((size_t)(nlabels + 1) * sizeof(int32_t));
+    if (!bits || !is_mask || !keys || !label_off) { PyErr_NoMemory(); goto done; }
+    while (PyDict_Next(labels, &pos, &key, &value)) {  /* labels are numbered 0.. in insertion order */
+        Py_ssize_t id = PyLong_AsSsize_t(value);
+        if (id < 0 || id >= nlabels) { if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "rule: bad label"); goto done; }
+        keys[id] = key;
+        if (PyLong_Check(key)) {
+            is_mask[id] = 1;
+            if (mask_bytes(key, bits[id])) goto done;
+            continue;
+        }
+        int in = allowed == Py_None ? 1 : PySequence_Contains(allowed, key);
+        if (in < 0 || (in && PyList_Append(names, key) < 0)) goto done;
+    }
+    if (PyList_Sort(names) < 0) goto done;
+    int32_t ncls = byte_classes((const uint8_t (*)[32])bits, is_mask, nlabels, cls);
+    for (Py_ssize_t j = 0; j < PyList_GET_SIZE(names); j++) {
+        PyObject *column = PyLong_FromSsize_t(ncls + j);
+        int failed = !column || PyDict_SetItem(columns, PyList_GET_ITEM(names, j), column) < 0;
+        Py_XDECREF(column);
+        if (failed) goto done;
+    }
+    for (Py_ssize_t l = 0; l < nlabels; l++) {  /* each label's symbols: its classes, ascending, or its column */
+        label_off[l] = (int32_t)syms.len;
+        if (is_mask[l]) {
+            uint8_t hit[256] = {0};
+            for (int b = 0; b < 256; b++) if (bits[l][b >> 3] >> (b & 7) & 1) hit[cls[b]] = 1;
+            for (int32_t c = 0; c < ncls; c++) if (hit[c] && ints_push(&syms, c)) { PyErr_NoMemory(); goto done; }
+            continue;
+        }
+        PyObject *column = PyDict_GetItemWithError(columns, keys[l]);
+        if (!column && PyErr_Occurred()) goto done;
+        if (column && ints_push(&syms, (int32_t)PyLong_AsLong(column))) { PyErr_NoMemory(); goto done; }
+    }
+    label_off[nlabels] = (int32_t)syms.len;
+    int32_t m = ncls + (int32_t)PyList_GET_SIZE(names);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double spent = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    code = subsets_core(f.eps_src.at, f.eps_dst.at, f.eps_src.len, f.edge_src.at, f.edge_label.at, f.edge_dst.at,
+                        f.edge_src.len, label_off, syms.at, nlabels, (int32_t)f.size, m,
+                        max_states >= 0 ? max_states - (Py_ssize_t)f.size : -1,
+                        seconds >= 0 ? (seconds > spent ? seconds - spent : 0.0) : -1.0, &trans, &accept, &states);
+    if (code < 0) goto done;
+    if (code) { result = PyLong_FromLong(code); goto done; }
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)) goto done;
+    result = Py_BuildValue("(nny#y#y#O)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
+                           (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept, (Py_ssize_t)d.size,
+                           (const char *)d.calls, (Py_ssize_t)d.size * (m - ncls) * 4, names);
+done:
+    Py_XDECREF(labels); Py_XDECREF(names); Py_XDECREF(columns);
+    nfa_free(&f); minimal_free(&d);
+    free(trans.at); free(syms.at); free(accept); free(bits); free(is_mask); free(keys); free(label_off);
     return result;
 }
 
@@ -944,12 +1122,10 @@ static PyObject *digest(PyObject *self, PyObject *args) {
             if (!hi || PyErr_Occurred() || buf_add(&data, text, strlen(text))) { Py_DECREF(dict); goto done; }
         } else if (kind == k_bytes) {
             PyObject *mask = PyObject_GetAttr(node, s_mask);
-            PyObject *raw = mask ? PyObject_CallMethod(mask, "to_bytes", "is", 32, "little") : NULL;
+            uint8_t raw[32];
+            int failed = !mask || mask_bytes(mask, raw) || buf_add(&data, raw, 32);
             Py_XDECREF(mask);
-            if (!raw || buf_add(&data, PyBytes_AS_STRING(raw), (size_t)PyBytes_GET_SIZE(raw))) {
-                Py_XDECREF(raw); Py_DECREF(dict); goto done;
-            }
-            Py_DECREF(raw);
+            if (failed) { Py_DECREF(dict); goto done; }
         } else if (kind == k_ref) {
             PyObject *rule = PyObject_GetAttr(node, s_rule);
             Py_ssize_t len;
@@ -978,9 +1154,9 @@ done:
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
-    {"subsets", subsets, METH_VARARGS, "The subset construction of an NFA's DFA."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
-    {"thompson", thompson, METH_VARARGS, "Thompson's construction of a rule body's NFA."},
+    {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},
+    {"from_table", from_table, METH_VARARGS, "The minimal DFA of a full byte table."},
     {"digest", digest, METH_VARARGS, "The structural digest of a rule body, kept on each node."},
     {"blake2b16", blake2b16, METH_VARARGS, "BLAKE2b with a 16-byte digest (what `digest` hashes with)."},
     {NULL, NULL, 0, NULL},

@@ -113,28 +113,18 @@ _KINDS = (Bytes, Ref, Seq, Alt, Repeat, Suffix)
 class _NFA:
     """Thompson construction; state 0 starts, state 1 accepts. Edges are kept flat (int32 arrays), in the order
     made: empty moves (`eps_src` to `eps_dst`) and moves on a label (`edge_label`: an index into `labels`, each a
-    byte mask or a callee's name). Built in C where the extension is built (the same states, edges and labels)."""
+    byte mask or a callee's name). Where the extension is built, `_native_rule` makes the same NFA in C."""
 
     def __init__(self, node: Node) -> None:
         self.ids: dict[int | str, int] = {}  # label -> its index, in order of first use
-        if _partition is not None:
-            states, seconds = remaining()
-            built = _partition.thompson(node, _KINDS, self.ids, states, seconds)
-            if isinstance(built, int):
-                _refuse(built, states)
-            self.size, *arrays = built
-            self.eps_src, self.eps_dst, self.edge_src, self.edge_label, self.edge_dst = (
-                np.frombuffer(a, dtype=np.int32) for a in arrays)
-            spend(self.size)
-        else:
-            self.size, self.charged = 0, 0  # states built, and charged to the compile budget so far
-            self.lists: tuple[list[int], ...] = ([], [], [], [], [])
-            self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
-            start, end = self.state(), self.state()
-            self.build(node, start, end)
-            self.charge()
-            self.eps_src, self.eps_dst, self.edge_src, self.edge_label, self.edge_dst = (
-                np.array(x, dtype=np.int32) for x in self.lists)
+        self.size, self.charged = 0, 0  # states built, and charged to the compile budget so far
+        self.lists: tuple[list[int], ...] = ([], [], [], [], [])
+        self.suffixes: dict[int, tuple[Suffix, int]] = {}  # id(node) -> (node, its start state)
+        start, end = self.state(), self.state()
+        self.build(node, start, end)
+        self.charge()
+        self.eps_src, self.eps_dst, self.edge_src, self.edge_label, self.edge_dst = (
+            np.array(x, dtype=np.int32) for x in self.lists)
         self.labels = list(self.ids)
 
     def charge(self) -> None:
@@ -264,6 +254,8 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
         for item in node.items[1:]:
             result = _product(result, _part(item), minus=False)
         return result
+    if _partition is not None:
+        return _native_rule(node, productive)
     nfa = _NFA(node)
     classes = _byte_classes({lab for lab in nfa.labels if isinstance(lab, int)})
     names = sorted(lab for lab in nfa.labels if isinstance(lab, str) and (productive is None or lab in productive))
@@ -279,9 +271,24 @@ def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: 
     (none for a callee that cannot finish)."""
     if isinstance(label, str):
         return [column[label]] if label in column else []
-    if not label & (label - 1):
+    if label and not label & (label - 1):
         return [int(of_byte[label.bit_length() - 1])]
     return [ci for ci, c in enumerate(classes) if c & label]
+
+
+def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
+    """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton."""
+    states, seconds = remaining()
+    built = _partition.rule(node, _KINDS, productive, states, seconds)
+    if isinstance(built, int):
+        _refuse(built, states)
+    nfa_states, subsets, table, accepting, returns, names = built
+    spend(nfa_states)
+    spend(subsets)
+    tick()
+    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
+                    np.frombuffer(accepting, dtype=bool).copy(),
+                    np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)), names)
 
 
 _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
@@ -314,14 +321,6 @@ def _subsets(nfa: _NFA, symbols: list[list[int]], m: int) -> tuple[np.ndarray, n
     are numbered as found, breadth first, symbols in order. `symbols` gives the symbols of each edge label
     (a byte mask's classes, a callee's column); edges with none (calls to rules that cannot finish) are not
     taken."""
-    if _partition is not None:
-        offsets = np.zeros(len(symbols) + 1, dtype=np.int32)
-        np.cumsum([len(x) for x in symbols], out=offsets[1:])
-        states, seconds = remaining()
-        built = _partition.subsets(nfa.eps_src, nfa.eps_dst, nfa.edge_src, nfa.edge_label, nfa.edge_dst, offsets,
-                                   np.array([a for syms in symbols for a in syms], dtype=np.int32),
-                                   nfa.size, m, states, seconds)
-        return _charged(built, states, m)
     moves: list[list[tuple[int, int]]] = [[] for _ in range(nfa.size)]
     for a, lab, t in zip(nfa.edge_src.tolist(), nfa.edge_label.tolist(), nfa.edge_dst.tolist()):
         moves[a] += [(sym, t) for sym in symbols[lab]]
@@ -483,6 +482,12 @@ def _is_word(token: str) -> bool:
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes with equal columns into classes first."""
+    if _partition is not None:
+        trans, accepting = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
+                                                 np.asarray(accept, dtype=np.uint8), len(table))
+        tick()
+        return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256).copy(),
+                        np.frombuffer(accepting, dtype=bool).copy(), np.empty((len(accepting), 0), dtype=np.int32), [])
     columns = np.ascontiguousarray(table.T, dtype=np.int32)
     _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
                                   return_index=True, return_inverse=True)
