@@ -289,7 +289,7 @@ def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDF
     while changed:
         changed = False
         for n in names:
-            if n not in nullable and _entry_states(dfas[n], nullable) & set(np.flatnonzero(dfas[n].accept).tolist()):
+            if n not in nullable and any(dfas[n].accept[s] for s in _entry_states(dfas[n], nullable)):
                 nullable.add(n)
                 changed = True
     graph = {n: {c for s in _entry_states(dfas[n], nullable) for c, _ in dfas[n].calls[s]} for n in names}

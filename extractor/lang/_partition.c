@@ -197,7 +197,7 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
                          int32_t k, Minimal *out) {
     int failed = -1;
     uint8_t *live = NULL;
-    int32_t *pos = NULL, *moves = NULL, *labels = NULL, *block = NULL, *renum = NULL, *reps = NULL;
+    int32_t *pos = NULL, *moves = NULL, *labels = NULL, *block = NULL, *renum = NULL, *reps = NULL, *target = NULL;
     if (n < 1 || k > m) {
         PyErr_SetString(PyExc_ValueError, "minimize: bad sizes");
         return -1;
@@ -238,14 +238,13 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
     out->table = malloc((size_t)(d ? d : 1) * 256 * sizeof(int32_t));
     out->calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
     out->accept = malloc((size_t)(d ? d : 1));
-    if (!out->table || !out->calls || !out->accept) { PyErr_NoMemory(); goto done; }
+    target = malloc((size_t)(k ? k : 1) * sizeof(int32_t));  /* a state's target per byte class */
+    if (!out->table || !out->calls || !out->accept || !target) { PyErr_NoMemory(); goto done; }
     for (int32_t i = 0; i < d; i++) {
         const int32_t *row = moves + (int64_t)reps[i] * m;
         out->accept[i] = (uint8_t)labels[reps[i]];
-        for (int b = 0; b < 256; b++) {
-            int32_t t = row[byte_class[b]];
-            out->table[(int64_t)i * 256 + b] = block[t] == sink_block ? -1 : renum[block[t]];
-        }
+        for (int32_t c = 0; c < k; c++) target[c] = block[row[c]] == sink_block ? -1 : renum[block[row[c]]];
+        for (int b = 0; b < 256; b++) out->table[(int64_t)i * 256 + b] = target[byte_class[b]];
         for (int32_t c = k; c < m; c++) {
             int32_t t = row[c];
             out->calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
@@ -254,7 +253,7 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
     out->size = d;
     failed = 0;
 done:
-    free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps);
+    free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps); free(target);
     return failed;
 }
 
@@ -349,7 +348,7 @@ static int by_source(const int32_t *src, const int32_t *a, const int32_t *b, int
     *off = o; *a_out = x; *b_out = y;
     if (!o || !cur || !x || !y) { free(cur); PyErr_NoMemory(); return -1; }
     for (int64_t i = 0; i < count; i++) {
-        if (src[i] < 0 || src[i] >= n) { free(cur); PyErr_SetString(PyExc_ValueError, "subsets: state out of range"); return -1; }
+        if (src[i] < 0 || src[i] >= n) { free(cur); PyErr_SetString(PyExc_ValueError, "a state out of range"); return -1; }
         if (!keep || keep[a[i]]) o[src[i] + 1]++;
     }
     for (int32_t s = 0; s < n; s++) o[s + 1] += o[s];
@@ -607,6 +606,51 @@ release:
 }
 
 
+/* reaches(trans, accept, n, call_src, call_dst) -> bool: whether an accepting state is reachable from state 0
+ * along the table (int32 n x 256, -1 for none; accept: uint8 n) and the extra edges call_src[i] -> call_dst[i]
+ * (int32): a search forward that stops at the first accepting state it meets. */
+static PyObject *reaches(PyObject *self, PyObject *args) {
+    Py_buffer t_b, a_b, s_b, d_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*", &t_b, &a_b, &n, &s_b, &d_b)) return NULL;
+    const int32_t *trans = t_b.buf, *src = s_b.buf, *dst = d_b.buf;
+    const uint8_t *accept = a_b.buf;
+    int64_t ncalls = s_b.len / 4;
+    PyObject *result = NULL;
+    int32_t *off = NULL, *to = NULL, *unused = NULL, *stack = NULL;
+    uint8_t *seen = NULL;
+    if (n < 1 || t_b.len < n * 256 * 4 || a_b.len < n || d_b.len != s_b.len) {
+        PyErr_SetString(PyExc_ValueError, "reaches: bad sizes");
+        goto done;
+    }
+    for (int64_t i = 0; i < ncalls; i++)
+        if (dst[i] < 0 || dst[i] >= n) { PyErr_SetString(PyExc_ValueError, "reaches: state out of range"); goto done; }
+    if (by_source(src, dst, NULL, ncalls, (int32_t)n, NULL, &off, &to, &unused)) goto done;
+    stack = malloc((size_t)n * sizeof(int32_t));
+    seen = calloc((size_t)n, 1);
+    if (!stack || !seen) { PyErr_NoMemory(); goto done; }
+    int found = 0;
+    int32_t top = 0;
+    stack[top++] = 0;
+    seen[0] = 1;
+    while (top && !found) {
+        int32_t s = stack[--top];
+        if (accept[s]) { found = 1; break; }
+        for (int b = 0; b < 256; b++) {
+            int32_t t = trans[(int64_t)s * 256 + b];
+            if (t >= n) { PyErr_SetString(PyExc_ValueError, "reaches: target out of range"); goto done; }
+            if (t >= 0 && !seen[t]) { seen[t] = 1; stack[top++] = t; }
+        }
+        for (int32_t j = off[s]; j < off[s + 1]; j++)
+            if (!seen[to[j]]) { seen[to[j]] = 1; stack[top++] = to[j]; }
+    }
+    result = PyBool_FromLong(found);
+done:
+    free(off); free(to); free(unused); free(stack); free(seen);
+    PyBuffer_Release(&t_b); PyBuffer_Release(&a_b); PyBuffer_Release(&s_b); PyBuffer_Release(&d_b);
+    return result;
+}
+
 /* Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
  * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
  * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
@@ -834,26 +878,47 @@ static PyObject *from_table(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* The bytes of a 32-byte mask, lowest first, into `out`; returns how many. */
+static int mask_members(const uint8_t mask[32], uint8_t out[256]) {
+    int count = 0;
+    for (int w = 0; w < 4; w++) {
+        uint64_t word;
+        memcpy(&word, mask + 8 * w, 8);  /* little-endian machines: bit i of the word is byte 64 w + i */
+        while (word) {
+            out[count++] = (uint8_t)(64 * w + __builtin_ctzll(word));
+            word &= word - 1;
+        }
+    }
+    return count;
+}
+
 /* Each byte's class (`cls`, numbered by lowest byte) in the coarsest partition of 0..255 where every mask of
- * `bits` (n masks of 32 bytes; `is_mask[l]` marks them) is a union of classes. Returns the number of classes. */
+ * `bits` (n masks of 32 bytes; `is_mask[l]` marks them) is a union of classes. Returns the number of classes.
+ * Each mask costs its own size: a class it cuts loses the bytes inside to a new class. */
 static int32_t byte_classes(const uint8_t (*bits)[32], const uint8_t *is_mask, int64_t n, int32_t cls[256]) {
-    int32_t ncls = 1, split[256], renum[512];
+    int32_t ncls = 1, size[256], inside[256], split[256], renum[256];
+    uint8_t members[256];
     for (int b = 0; b < 256; b++) cls[b] = 0;
+    size[0] = 256;
     for (int64_t l = 0; l < n; l++) {
         if (!is_mask[l]) continue;
-        for (int32_t c = 0; c < ncls; c++) split[c] = -1;
-        int32_t grown = ncls;
-        for (int b = 0; b < 256; b++)
-            if (bits[l][b >> 3] >> (b & 7) & 1) {
-                if (split[cls[b]] < 0) split[cls[b]] = grown++;
-                cls[b] = split[cls[b]];
-            }
-        for (int32_t c = 0; c < grown; c++) renum[c] = -1;
-        ncls = 0;
-        for (int b = 0; b < 256; b++) {  /* renumbered by lowest byte: at most 256 classes at any time */
-            if (renum[cls[b]] < 0) renum[cls[b]] = ncls++;
-            cls[b] = renum[cls[b]];
+        int count = mask_members(bits[l], members);
+        for (int i = 0; i < count; i++) { inside[cls[members[i]]] = 0; split[cls[members[i]]] = -1; }
+        for (int i = 0; i < count; i++) inside[cls[members[i]]]++;
+        for (int i = 0; i < count; i++) {
+            int32_t c = cls[members[i]];
+            if (split[c] == -2 || (split[c] < 0 && inside[c] == size[c])) { split[c] = -2; continue; }  /* not cut */
+            if (split[c] < 0) { split[c] = ncls; size[ncls++] = 0; }
+            cls[members[i]] = split[c];
+            size[c]--;
+            size[split[c]]++;
         }
+    }
+    for (int32_t c = 0; c < ncls; c++) renum[c] = -1;
+    int32_t next = 0;
+    for (int b = 0; b < 256; b++) {
+        if (renum[cls[b]] < 0) renum[cls[b]] = next++;
+        cls[b] = renum[cls[b]];
     }
     return ncls;
 }
@@ -915,9 +980,11 @@ static PyObject *rule(PyObject *self, PyObject *args) {
     for (Py_ssize_t l = 0; l < nlabels; l++) {  /* each label's symbols: its classes, ascending, or its column */
         label_off[l] = (int32_t)syms.len;
         if (is_mask[l]) {
-            uint8_t hit[256] = {0};
-            for (int b = 0; b < 256; b++) if (bits[l][b >> 3] >> (b & 7) & 1) hit[cls[b]] = 1;
-            for (int32_t c = 0; c < ncls; c++) if (hit[c] && ints_push(&syms, c)) { PyErr_NoMemory(); goto done; }
+            uint8_t members[256], hit[32] = {0};  /* the classes it meets, as a bit set: read back in order */
+            int count = mask_members(bits[l], members);
+            for (int i = 0; i < count; i++) hit[cls[members[i]] >> 3] |= (uint8_t)(1 << (cls[members[i]] & 7));
+            for (int i = mask_members(hit, members), j = 0; j < i; j++)
+                if (ints_push(&syms, members[j])) { PyErr_NoMemory(); goto done; }
             continue;
         }
         PyObject *column = PyDict_GetItemWithError(columns, keys[l]);
@@ -1155,6 +1222,7 @@ static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
+    {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},
     {"from_table", from_table, METH_VARARGS, "The minimal DFA of a full byte table."},
     {"digest", digest, METH_VARARGS, "The structural digest of a rule body, kept on each node."},

@@ -58,6 +58,12 @@ class RuleDFA:
         return {}
 
     def _finishes(self, callees: list[str]) -> bool:
+        if _partition is not None:  # a search forward, stopping at the first accepting state
+            allowed = set(callees)
+            src, dst = [s for s, name, _ in self.sites if name in allowed], [t for _, name, t in self.sites
+                                                                           if name in allowed]
+            return _partition.reaches(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
+                                      self.size, np.array(src, dtype=np.int32), np.array(dst, dtype=np.int32))
         if not callees:
             return bool(live_mask(self.trans, self.accept)[0])
         column = {name: j for j, name in enumerate(callees)}

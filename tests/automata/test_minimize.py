@@ -246,3 +246,26 @@ def test_the_call_sites_kept_by_minimization_are_the_calls() -> None:
     assert called
     for d in called:
         assert d.sites == tuple((s, c, t) for s, state in enumerate(d.calls) for c, t in state)
+
+
+@needs_native
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 8), st.data())
+def test_the_native_search_for_acceptance_agrees_with_the_python_one(n, data):
+    """`finishes` through some callees: C searches forward from the start, Python marks what reaches acceptance."""
+    trans = np.full((n, 256), -1, dtype=np.int32)
+    for byte in range(data.draw(st.integers(0, 3))):
+        trans[:, 0x61 + byte] = data.draw(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n))
+    accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    sites = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from("abc"), st.integers(0, n - 1)),
+                               max_size=6))
+    calls = [tuple((c, t) for s, c, t in sorted(set(sites)) if s == state) for state in range(n)]
+    callees = sorted(data.draw(st.sets(st.sampled_from("abc"))))
+    native = RuleDFA(trans=trans, accept=accept, calls=tuple(calls))._finishes(callees)
+    saved = dfa._partition
+    try:
+        dfa._partition = None
+        python = RuleDFA(trans=trans, accept=accept, calls=tuple(calls))._finishes(callees)
+    finally:
+        dfa._partition = saved
+    assert native == python
