@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from extractor.lang import dfa as lang_dfa
 from extractor.lang.budget import Budget, building, metered
 from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
 from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
@@ -96,8 +97,7 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     reachable, dfas = _reachable(grammar)
     while True:  # rebuild rules that call a rule that can never finish, until nothing changes
         productive = _productive(dfas)
-        stale = [n for n in reachable if n in productive
-                 and any(c not in productive for state in _shape(dfas[n]).calls for c, _ in state)]
+        stale = [n for n in reachable if n in productive and not _shape(dfas[n]).called <= productive]
         if not stale:
             break
         for n in stale:
@@ -209,6 +209,8 @@ _ENDLESS: weakref.WeakKeyDictionary[RuleDFA, bool] = weakref.WeakKeyDictionary()
 def _endless(dfa: RuleDFA) -> bool:
     """Peeling finite states from the end stops at once exactly when every live state with a live successor
     has one that is not a dead end: the dead ends are then the only finite states."""
+    if lang_dfa._partition is not None:
+        return lang_dfa._partition.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32), dfa.accept.astype(np.uint8), dfa.size)
     trans = dfa.trans
     live = live_mask(trans, dfa.accept)
     moves = trans >= 0
@@ -231,7 +233,7 @@ def _reachable(grammar: Grammar) -> tuple[list[str], dict[str, RuleDFA | Counted
     while work:
         name = work.pop()
         dfas[name] = _build(name, grammar.rules[name])
-        for callee in sorted({c for state in _shape(dfas[name]).calls for c, _ in state}):
+        for callee in sorted(_shape(dfas[name]).called):
             if callee not in grammar.rules:
                 raise InvalidSchemaError(f"grammar rule {callee!r} is called but not defined")
             if callee not in seen:
@@ -249,14 +251,16 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
         for callee in _shape(dfa).called:
             callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
-    work = _callees_first(dfas)[::-1]  # every rule once, callees first, then again as a callee turns out to finish
-    while work:
+    seen: set[str] = set()
+    work = _callees_first(dfas)[::-1]  # every rule once, callees first; a rule seen already (found not to finish,
+    while work:  # around a cycle) again as a callee turns out to finish
         name = work.pop()
+        seen.add(name)
         dfa = dfas[name]
         if name not in productive and _shape(dfa).finishes(productive) and (
                 not isinstance(dfa, CountedDFA) or bool(dfa.reach(np.array([0]), np.array([0]))[0])):
             productive.add(name)
-            work.extend(callers.get(name, ()))
+            work.extend(c for c in callers.get(name, ()) if c in seen and c not in productive)
     return productive
 
 

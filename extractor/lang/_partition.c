@@ -651,6 +651,43 @@ done:
     return result;
 }
 
+/* endless(trans, accept, n) -> bool: whether every state that reaches acceptance and has a successor that does
+ * also has one that goes on from there (a DFA, int32 n x 256, -1 for none; accept: uint8 n); see
+ * extractor/automata/pda.py's `_endless`, which does the same with NumPy where this is not built. */
+static PyObject *endless(PyObject *self, PyObject *args) {
+    Py_buffer t_b, a_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*n", &t_b, &a_b, &n)) return NULL;
+    const int32_t *trans = t_b.buf;
+    PyObject *result = NULL;
+    uint8_t *live = NULL, *onward = NULL;
+    if (n < 1 || t_b.len < n * 256 * 4 || a_b.len < n) { PyErr_SetString(PyExc_ValueError, "endless: bad sizes"); goto done; }
+    live = malloc((size_t)n);
+    onward = calloc((size_t)n, 1);
+    if (!live || !onward) { PyErr_NoMemory(); goto done; }
+    if (reaching(trans, a_b.buf, live, (int32_t)n, 256)) goto done;
+    for (Py_ssize_t s = 0; s < n; s++)  /* live states with a live successor */
+        for (int b = 0; b < 256 && live[s] && !onward[s]; b++) {
+            int32_t t = trans[s * 256 + b];
+            onward[s] = t >= 0 && live[t];
+        }
+    int all = 1;
+    for (Py_ssize_t s = 0; s < n && all; s++) {
+        if (!onward[s]) continue;
+        int on = 0;
+        for (int b = 0; b < 256 && !on; b++) {
+            int32_t t = trans[s * 256 + b];
+            on = t >= 0 && onward[t];
+        }
+        all = on;
+    }
+    result = PyBool_FromLong(all);
+done:
+    free(live); free(onward);
+    PyBuffer_Release(&t_b); PyBuffer_Release(&a_b);
+    return result;
+}
+
 /* Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
  * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
  * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
@@ -1222,6 +1259,7 @@ static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
+    {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},
     {"from_table", from_table, METH_VARARGS, "The minimal DFA of a full byte table."},

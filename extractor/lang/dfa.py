@@ -28,7 +28,7 @@ ALL_BYTES = (1 << 256) - 1
 class RuleDFA:
     """A minimized DFA over bytes; state 0 starts, calls[s] are (callee, return state) edges."""
 
-    trans: np.ndarray  # (n, 256) int32, -1 where the byte is not allowed
+    trans: np.ndarray  # (n, 256) int32, -1 where the byte is not allowed; never written (shared across schemas)
     accept: np.ndarray  # (n,) bool
     calls: tuple[tuple[tuple[str, int], ...], ...]
     trimmed: bool = False
@@ -45,13 +45,17 @@ class RuleDFA:
 
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
+        if self.trimmed and all(name in finishing for name in self.called):  # every call allowed: trimmed, the
+            return self._nonempty  # automaton has an accepting state just when it is not empty
         callees = sorted({name for _, name, _ in self.sites if name in finishing})
-        if self.trimmed and len(callees) == len(self.called):  # every call allowed: trimmed, the automaton has
-            return bool(self.accept.any())  # an accepting state just when it is not empty
         known = self._finishing.get(tuple(callees))
         if known is None:
             known = self._finishing[tuple(callees)] = self._finishes(callees)
         return known
+
+    @cached_property
+    def _nonempty(self) -> bool:
+        return bool(self.accept.any())
 
     @cached_property
     def _finishing(self) -> dict[tuple[str, ...], bool]:
@@ -292,8 +296,7 @@ def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     spend(nfa_states)
     spend(subsets)
     tick()
-    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
-                    np.frombuffer(accepting, dtype=bool).copy(),
+    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
                     np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)), names)
 
 
@@ -492,8 +495,8 @@ def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
         trans, accepting = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
                                                  np.asarray(accept, dtype=np.uint8), len(table))
         tick()
-        return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256).copy(),
-                        np.frombuffer(accepting, dtype=bool).copy(), np.empty((len(accepting), 0), dtype=np.int32), [])
+        return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
+                        np.empty((len(accepting), 0), dtype=np.int32), [])
     columns = np.ascontiguousarray(table.T, dtype=np.int32)
     _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
                                   return_index=True, return_inverse=True)
@@ -607,8 +610,8 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
         table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
                                                         accept.astype(np.uint8), of_byte, n, m, width)
         rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names))
-        return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256).copy(),
-                        np.frombuffer(accepting, dtype=bool).copy(), rows, names)
+        return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
+                        rows, names)
     live = live_mask(edges, accept)
     empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges

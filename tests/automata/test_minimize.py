@@ -169,16 +169,25 @@ def _endless_by_peeling(trans: np.ndarray, accept: np.ndarray) -> bool:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 7), st.data())
-def test_endless_is_the_peeling_of_finite_states(n, data):
+@given(st.integers(1, 7), st.data(), st.booleans())
+def test_endless_is_the_peeling_of_finite_states(n, data, native):
     from extractor.automata.pda import _endless
 
+    if native and dfa._partition is None:
+        return  # the C check is not built here: the Python one is drawn too
     columns = data.draw(st.lists(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n), min_size=1, max_size=3))
     trans = np.full((n, 256), -1, dtype=np.int32)
     for byte, column in enumerate(columns):
         trans[:, 0x61 + byte] = column
     accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-    assert _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n)) == _endless_by_peeling(trans, accept)
+    saved = dfa._partition
+    try:
+        if not native:
+            dfa._partition = None
+        found = _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n))
+    finally:
+        dfa._partition = saved
+    assert found == _endless_by_peeling(trans, accept)
 
 
 @pytest.mark.parametrize("schema", [
