@@ -1,7 +1,8 @@
-/* Minimization's inner loops (extractor/lang/dfa.py, which keeps the same algorithms in Python where this is
- * not built): the states that reach acceptance, and the coarsest partition of a DFA's states that its
- * transitions respect (Hopcroft's algorithm over a refinable partition, O(m n log n)). Plain C over buffers,
- * no NumPy headers. */
+/* A rule's automaton built in C (extractor/lang/dfa.py keeps the same algorithms in Python where this is not
+ * built): Thompson's construction read straight off the regex objects, byte classes, the subset construction,
+ * Hopcroft's minimization (a refinable partition, O(m n log n)), products of two DFAs, the content digests of
+ * tables and the structural digests of rule bodies, and the searches productivity and key checks ask for.
+ * Plain C over buffers, no NumPy headers. */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -189,7 +190,7 @@ static PyObject *live(PyObject *self, PyObject *args) {
  * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). Its
  * table (D x 256), accepting states (D) and return states (D x (m - k), -1 for no call) are malloc'd into
  * `out`. Returns 0, or -1 with a Python error set. */
-typedef struct { int32_t *table, *calls; uint8_t *accept; int32_t size; } Minimal;
+typedef struct { int32_t *table, *calls; uint8_t *accept; int32_t size; uint8_t content[16]; } Minimal;
 
 static void minimal_free(Minimal *d) { free(d->table); free(d->calls); free(d->accept); }
 
@@ -255,29 +256,6 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
 done:
     free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps); free(target);
     return failed;
-}
-
-/* The minimal DFA as (table: bytes, int32 D x 256; accept: bytes, uint8 D; calls: bytes, int32 D x calls). */
-static PyObject *minimal_value(const Minimal *d, int32_t calls) {
-    return Py_BuildValue("(y#y#y#)", (const char *)d->table, (Py_ssize_t)d->size * 256 * 4, (const char *)d->accept,
-                         (Py_ssize_t)d->size, (const char *)d->calls, (Py_ssize_t)d->size * calls * 4);
-}
-
-/* minimize(edges, accept, byte_class, n, m, k) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D;
- *   calls: bytes, int32 D x (m - k)): `minimize_core` over buffers. */
-static PyObject *minimize(PyObject *self, PyObject *args) {
-    Py_buffer edges_b, accept_b, class_b;
-    Py_ssize_t n_, m_, k_;
-    if (!PyArg_ParseTuple(args, "y*y*y*nnn", &edges_b, &accept_b, &class_b, &n_, &m_, &k_)) return NULL;
-    PyObject *result = NULL;
-    Minimal d = {0};
-    if (edges_b.len < n_ * m_ * 4 || accept_b.len < n_ || class_b.len < 256 * 4)
-        PyErr_SetString(PyExc_ValueError, "minimize: bad sizes");
-    else if (!minimize_core(edges_b.buf, accept_b.buf, class_b.buf, (int32_t)n_, (int32_t)m_, (int32_t)k_, &d))
-        result = minimal_value(&d, (int32_t)(m_ - k_));
-    minimal_free(&d);
-    PyBuffer_Release(&edges_b); PyBuffer_Release(&accept_b); PyBuffer_Release(&class_b);
-    return result;
 }
 
 /* A growable int32 array. */
@@ -860,6 +838,63 @@ done:
     return result;
 }
 
+static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
+
+/* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
+ * of "C", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column (d int32,
+ * little-endian), the accepting states and d (uint32): equal for equal tables, whatever built them.
+ * `byte_class` (int32 256, k classes numbered by lowest byte) is a partition the table's columns are constant
+ * on (the classes a construction read bytes by), so only one column per class is read. Returns 0, or -1 with
+ * a Python error set. */
+static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
+                          uint8_t out[16]) {
+    int32_t rep[256], canon[256], ids = 0, first[256];
+    uint64_t hash[256];
+    for (int32_t c = 0; c < k; c++) rep[c] = -1;
+    for (int b = 255; b >= 0; b--) rep[byte_class[b]] = b;  /* each class's lowest byte */
+    size_t size = 1 + 256 + (size_t)d * 4 * (size_t)k + (size_t)d + 4;
+    uint8_t *data = malloc(size);
+    int32_t *cols = malloc((size_t)(d ? d : 1) * (size_t)k * sizeof(int32_t));
+    if (!data || !cols) { free(data); free(cols); PyErr_NoMemory(); return -1; }
+    for (int32_t c = 0; c < k; c++) {
+        int32_t *col = cols + (int64_t)c * d;
+        for (int32_t s = 0; s < d; s++) col[s] = table[(int64_t)s * 256 + rep[c]];
+        uint64_t h = hash_ints(col, d);
+        int32_t j = 0;
+        while (j < ids && !(hash[j] == h && !memcmp(cols + (int64_t)first[j] * d, col, (size_t)d * sizeof(int32_t)))) j++;
+        if (j == ids) { first[ids] = c; hash[ids] = h; ids++; }
+        canon[c] = j;
+    }
+    size_t at = 0;
+    data[at++] = 'C';
+    for (int b = 0; b < 256; b++) data[at++] = (uint8_t)canon[byte_class[b]];
+    for (int32_t j = 0; j < ids; j++) {
+        memcpy(data + at, cols + (int64_t)first[j] * d, (size_t)d * sizeof(int32_t));
+        at += (size_t)d * sizeof(int32_t);
+    }
+    for (int32_t s = 0; s < d; s++) data[at++] = accept[s] ? 1 : 0;
+    for (int i = 0; i < 4; i++) data[at++] = (uint8_t)((uint32_t)d >> (8 * i));
+    blake2b_16(data, at, out);
+    free(data); free(cols);
+    return 0;
+}
+
+/* content(trans, accept, n) -> bytes: `content_digest` of any table (every byte its own class). */
+static PyObject *content(PyObject *self, PyObject *args) {
+    Py_buffer t_b, a_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*n", &t_b, &a_b, &n)) return NULL;
+    PyObject *result = NULL;
+    int32_t singles[256];
+    uint8_t out[16];
+    for (int b = 0; b < 256; b++) singles[b] = b;
+    if (n < 1 || t_b.len < n * 256 * 4 || a_b.len < n) PyErr_SetString(PyExc_ValueError, "content: bad sizes");
+    else if (!content_digest(t_b.buf, a_b.buf, (int32_t)n, singles, 256, out))
+        result = PyBytes_FromStringAndSize((const char *)out, 16);
+    PyBuffer_Release(&t_b); PyBuffer_Release(&a_b);
+    return result;
+}
+
 /* A byte mask (a Python int below 2**256) as 32 bytes, little-endian. Returns 0, or -1 with a Python error set. */
 static int mask_bytes(PyObject *mask, uint8_t out[32]) {
     PyObject *raw = PyObject_CallMethod(mask, "to_bytes", "is", 32, "little");
@@ -892,13 +927,15 @@ static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n
     if (!edges) { PyErr_NoMemory(); goto done; }
     for (int32_t s = 0; s < n; s++)
         for (int32_t c = 0; c < ncls; c++) edges[(int64_t)s * ncls + c] = trans[(int64_t)s * 256 + rep[c]];
-    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out);
+    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out)
+             || content_digest(out->table, out->accept, out->size, byte_class, ncls, out->content);
 done:
     free(cols); free(edges);
     return failed;
 }
 
-/* from_table(trans, accept, n) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D): `minimize_table`. */
+/* from_table(trans, accept, n) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes):
+ * `minimize_table`, with the minimal table's `content_digest`. */
 static PyObject *from_table(PyObject *self, PyObject *args) {
     Py_buffer trans_b, accept_b;
     Py_ssize_t n;
@@ -908,8 +945,8 @@ static PyObject *from_table(PyObject *self, PyObject *args) {
     if (n < 1 || trans_b.len < n * 256 * 4 || accept_b.len < n)
         PyErr_SetString(PyExc_ValueError, "from_table: buffers smaller than n x 256");
     else if (!minimize_table(trans_b.buf, accept_b.buf, (int32_t)n, &d))
-        result = Py_BuildValue("(y#y#)", (const char *)d.table, (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept,
-                               (Py_ssize_t)d.size);
+        result = Py_BuildValue("(y#y#y#)", (const char *)d.table, (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept,
+                               (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
     minimal_free(&d);
     PyBuffer_Release(&trans_b); PyBuffer_Release(&accept_b);
     return result;
@@ -961,7 +998,8 @@ static int32_t byte_classes(const uint8_t (*bits)[32], const uint8_t *is_mask, i
 }
 
 /* rule(node, kinds, allowed, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
- *   bytes, uint8 D; calls: bytes, int32 D x len(names); names: list), or 1 / 2 / 3 as `subsets_core` returns them.
+ *   bytes, uint8 D; calls: bytes, int32 D x len(names); names: list; content: bytes), or 1 / 2 / 3 as
+ *   `subsets_core` returns them.
  * A rule body's minimal DFA in one call (extractor/lang/dfa.py's `build_dfa` does the same steps in Python where
  * this is not built): Thompson's construction, the byte classes of its masks, one column per callee in `allowed`
  * (None: every callee) in name order (calls to the others are not taken), the subset construction, then
@@ -1038,10 +1076,12 @@ static PyObject *rule(PyObject *self, PyObject *args) {
                         seconds >= 0 ? (seconds > spent ? seconds - spent : 0.0) : -1.0, &trans, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)) goto done;
-    result = Py_BuildValue("(nny#y#y#O)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)
+        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
+    result = Py_BuildValue("(nny#y#y#Oy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
                            (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept, (Py_ssize_t)d.size,
-                           (const char *)d.calls, (Py_ssize_t)d.size * (m - ncls) * 4, names);
+                           (const char *)d.calls, (Py_ssize_t)d.size * (m - ncls) * 4, names,
+                           (const char *)d.content, (Py_ssize_t)16);
 done:
     Py_XDECREF(labels); Py_XDECREF(names); Py_XDECREF(columns);
     nfa_free(&f); minimal_free(&d);
@@ -1257,11 +1297,11 @@ done:
 
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
-    {"minimize", minimize, METH_VARARGS, "The minimal DFA: dead states dropped, equivalent ones merged."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},
+    {"content", content, METH_VARARGS, "The content digest of a DFA's table and accepting states."},
     {"from_table", from_table, METH_VARARGS, "The minimal DFA of a full byte table."},
     {"digest", digest, METH_VARARGS, "The structural digest of a rule body, kept on each node."},
     {"blake2b16", blake2b16, METH_VARARGS, "BLAKE2b with a 16-byte digest (what `digest` hashes with)."},

@@ -88,10 +88,20 @@ class RuleDFA:
 
     @cached_property
     def content(self) -> bytes:
-        """A hash of the table and accepting states (calls aside)."""
-        h = hashlib.sha256(np.ascontiguousarray(self.trans))  # read in place, not copied out
-        h.update(self.accept.tobytes())
-        return h.digest()
+        """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
+        distinct columns (a table is mostly columns repeated: hashed once each). Built in C beside the tables
+        where the extension is built (the same bytes)."""
+        if _partition is not None:
+            return _partition.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
+                                      self.size)
+        columns = np.ascontiguousarray(self.trans.T, dtype="<i4")
+        _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
+                                      return_index=True, return_inverse=True)
+        rank = np.empty(len(first), dtype=np.int64)
+        rank[np.argsort(first)] = np.arange(len(first))  # columns numbered by their lowest byte
+        data = (b"C" + rank[inverse.ravel()].astype(np.uint8).tobytes() + columns[np.sort(first)].tobytes()
+                + self.accept.astype(np.uint8).tobytes() + self.size.to_bytes(4, "little"))
+        return hashlib.blake2b(data, digest_size=16).digest()
 
 
 class Rows:
@@ -292,12 +302,12 @@ def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     built = _partition.rule(node, _KINDS, productive, states, seconds)
     if isinstance(built, int):
         _refuse(built, states)
-    nfa_states, subsets, table, accepting, returns, names = built
+    nfa_states, subsets, table, accepting, returns, names, content = built
     spend(nfa_states)
     spend(subsets)
     tick()
     return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                    np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)), names)
+                    np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)), names, content)
 
 
 _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
@@ -492,11 +502,11 @@ def _is_word(token: str) -> bool:
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes with equal columns into classes first."""
     if _partition is not None:
-        trans, accepting = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
-                                                 np.asarray(accept, dtype=np.uint8), len(table))
+        trans, accepting, content = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
+                                                          np.asarray(accept, dtype=np.uint8), len(table))
         tick()
         return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                        np.empty((len(accepting), 0), dtype=np.int32), [])
+                        np.empty((len(accepting), 0), dtype=np.int32), [], content)
     columns = np.ascontiguousarray(table.T, dtype=np.int32)
     _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
                                   return_index=True, return_inverse=True)
@@ -605,13 +615,6 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
     class of each byte: `of_byte`), then one per called rule of `names`."""
     width = int(of_byte.max()) + 1
     tick()
-    if _partition is not None:
-        n, m = edges.shape
-        table, accepting, returns = _partition.minimize(np.ascontiguousarray(edges, dtype=np.int32),
-                                                        accept.astype(np.uint8), of_byte, n, m, width)
-        rows = np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names))
-        return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                        rows, names)
     live = live_mask(edges, accept)
     empty = not live[0]
     live[0] = True  # an empty language still needs a start state, with no edges
@@ -633,9 +636,11 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
     return _trimmed(np.ascontiguousarray(table, dtype=np.int32), accept[order[firsts]], out_edges[:, width:], names)
 
 
-def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: list[str]) -> RuleDFA:
+def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: list[str],
+             content: bytes | None = None) -> RuleDFA:
     """Minimization's automaton, its calls read off each state's row of return states (-1: no call); its call
-    sites (state order, then callee order, as `RuleDFA.sites` lists them) kept from the same pass."""
+    sites (state order, then callee order, as `RuleDFA.sites` lists them) kept from the same pass, and its
+    content digest where the C construction made it."""
     calls: list[tuple[tuple[str, int], ...]] = [()] * len(returns)
     sites: tuple[tuple[int, str, int], ...] = ()
     if names:
@@ -644,7 +649,9 @@ def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: 
         for row, group in groupby(sites, key=lambda e: e[0]):
             calls[row] = tuple((name, t) for _, name, t in group)
     dfa = RuleDFA(trans=trans, accept=accept, calls=tuple(calls), trimmed=True)
-    dfa.__dict__["sites"] = sites  # what the cached property would find
+    dfa.__dict__["sites"] = sites  # what the cached properties would find
+    if content is not None:
+        dfa.__dict__["content"] = content
     return dfa
 
 

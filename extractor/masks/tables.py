@@ -144,7 +144,7 @@ class TableCache:
             old.unlink(missing_ok=True)
 
 
-FORMAT = 5
+FORMAT = 6
 """Version of the tables' meaning, file layout and which tables are kept: bump it when one changes."""
 
 

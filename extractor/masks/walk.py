@@ -62,21 +62,24 @@ def native(automaton: Automaton) -> tuple | None:
         return _NATIVE[automaton]
     index = {name: i for i, name in enumerate(automaton.names)}
     bases = [d.base if isinstance(d, CountedDFA) else d for d in automaton.dfas]
-    offset = np.cumsum([0] + [b.size for b in bases]).astype(np.int32)
+    starts = [0]
+    for b in bases:
+        starts.append(starts[-1] + b.size)
+    offset = np.array(starts, dtype=np.int32)
     trans = np.concatenate([b.trans for b in bases]).astype(np.int32, copy=False)
     accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
     kind = np.zeros(len(bases), dtype=np.int32)
     params = np.zeros((len(bases), 8), dtype=np.int64)
-    cums, incs, to, counted_edge = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)], [], []
-    calls = np.zeros(int(offset[-1]) + 1, dtype=np.int32)  # calls[1 + state]: call edges of each global state
+    cums, incs = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)]
+    source, to, counted_edge = [], [], []  # each call edge's global state, (callee, return state), and whether counted
     fits = True
     for r, (dfa, base) in enumerate(zip(automaton.dfas, bases)):
         callees = dfa.callees if isinstance(dfa, CountedDFA) else frozenset()
         for state, callee, ret in base.sites:
             if callee in index:
+                source.append(starts[r] + state)
                 to.append((index[callee], ret))
                 counted_edge.append(callee in callees)
-                calls[1 + offset[r] + state] += 1
         if isinstance(dfa, CountedDFA):
             kind[r] = 1
             params[r] = (dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period,
@@ -84,6 +87,8 @@ def native(automaton: Automaton) -> tuple | None:
             cums.append(dfa.cum.astype(np.int32).ravel())
             incs.append(dfa.inc.astype(np.uint8))  # counted rules only: which bytes start a unit
             fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
+    calls = np.zeros(starts[-1] + 1, dtype=np.int32)  # calls[1 + state]: call edges of each global state
+    calls[1:] = np.bincount(np.array(source, dtype=np.int64), minlength=starts[-1])  # sites come by state
     out = None if not fits else (
         trans, accept, np.concatenate(incs), np.cumsum(calls, dtype=np.int32),
         np.array(to, dtype=np.int32).reshape(-1, 2), np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(),

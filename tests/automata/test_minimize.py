@@ -93,13 +93,12 @@ def dfas(draw: st.DrawFn) -> tuple[list[list[int]], list[bool]]:
 def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: bool) -> None:
     trans, accept = machine
     k = len(trans[0])
-    classes = [1 << b for b in range(k - 1)] + [dfa.ALL_BYTES & ~((1 << (k - 1)) - 1)]
+    of_byte = np.minimum(np.arange(256), k - 1)  # byte b reads column b, the bytes from k - 1 on the last one
     saved = dfa._partition
     try:
         if not native:
             dfa._partition = None
-        small = dfa._minimize(np.array(trans, dtype=np.int32), np.array(accept, dtype=bool), [],
-                              dfa._byte_class(tuple(classes)))
+        small = dfa._from_table(np.array(trans, dtype=np.int32)[:, of_byte], accept)
     finally:
         dfa._partition = saved
     assert small.size == _moore(trans, accept)
@@ -278,3 +277,31 @@ def test_the_native_search_for_acceptance_agrees_with_the_python_one(n, data):
     finally:
         dfa._partition = saved
     assert native == python
+
+
+@needs_native
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 6), st.data())
+def test_the_native_content_digest_is_the_python_one(n, data):
+    """A table's content digest, from the whole table or from the classes a construction read it by, is the
+    bytes the Python one hashes."""
+    columns = data.draw(st.lists(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n), min_size=1, max_size=4))
+    of_byte = data.draw(st.lists(st.integers(0, len(columns) - 1), min_size=256, max_size=256))
+    trans = np.array(columns, dtype=np.int32).T[:, of_byte].copy()
+    accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
+    native = RuleDFA(trans=trans, accept=accept, calls=((),) * n).content
+    saved = dfa._partition
+    try:
+        dfa._partition = None
+        python = RuleDFA(trans=trans, accept=accept, calls=((),) * n).content
+    finally:
+        dfa._partition = saved
+    assert native == python
+
+
+@needs_native
+@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER, *PRODUCTS.values()],
+                         ids=PATTERNS + ["json-string", "json-number", *PRODUCTS])
+def test_a_construction_keeps_the_content_digest_of_its_table(node) -> None:
+    built = build_dfa(node)
+    assert built.__dict__["content"] == RuleDFA(trans=built.trans, accept=built.accept, calls=built.calls).content
