@@ -12,6 +12,7 @@ import numpy as np
 
 from extractor.lang import dfa as lang_dfa
 from extractor.lang.budget import Budget, building, metered
+from extractor.lang.collector import collector_paused
 from extractor.automata.counted import CountedCalls, CountedDFA, CountedRows, CountedTooComplex, build_counted
 from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
 from extractor.errors import InvalidSchemaError, UnsatisfiableSchemaError, UnsupportedSchemaError
@@ -87,6 +88,7 @@ class Automaton:
         return dfa.canonical(state, window) if isinstance(dfa, CountedDFA) else state
 
 
+@collector_paused
 def build_automaton(grammar: Grammar) -> Automaton:
     """Compile every rule reachable from the root, refusing grammars that cannot run or pass their budget."""
     with metered(Budget(grammar.max_states, grammar.timeout)):

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from extractor.errors import UnsupportedSchemaError
 from extractor.lang import json_terms as jt
+from extractor.lang.collector import collector_paused
 from extractor.grammar import numbers
 from extractor.lang.regex import (
     EMPTY, NOTHING, Alt, Both, Counted, Minus, Multiple, Node, Ref, Seq, Substrings, Suffix, alt, byte_set, lit, opt,
@@ -101,6 +102,7 @@ def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
     return NOTHING if head is None else Seq((*head, last))
 
 
+@collector_paused
 def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
     """Turn a normalized schema into a grammar."""
     return _Compiler(schema, options).run()

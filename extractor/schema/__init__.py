@@ -8,6 +8,7 @@ from pydantic import BaseModel, TypeAdapter
 from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerationError, PydanticUserError
 
 from extractor.errors import InvalidSchemaError
+from extractor.lang.collector import collector_paused
 from extractor.schema import ir
 from extractor.schema.depth import nesting, recursive
 from extractor.schema.pydantic_types import ExactJsonSchema
@@ -33,6 +34,7 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
         raise InvalidSchemaError(f"Pydantic cannot describe {target!r:.80} as JSON Schema: {str(exc).splitlines()[0]}") from None
 
 
+@collector_paused
 def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
               options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
     """The IR of what generation may emit: the target, or else the refusal model."""

@@ -1,0 +1,74 @@
+"""The garbage collector is held off while a schema compiles, and given back as the caller had it."""
+
+from __future__ import annotations
+
+import gc
+import threading
+
+import pytest
+
+from extractor.automata import build_automaton
+from extractor.grammar import compile_grammar
+from extractor.lang.collector import collector_paused
+from extractor.schema import target_ir
+
+
+@pytest.fixture(autouse=True)
+def _enabled():
+    was = gc.isenabled()
+    gc.enable()
+    yield
+    gc.enable() if was else gc.disable()
+
+
+@collector_paused
+def _state() -> bool:
+    return gc.isenabled()
+
+
+@collector_paused
+def _nested() -> tuple[bool, bool]:
+    return _state(), gc.isenabled()
+
+
+@collector_paused
+def _fails() -> None:
+    raise ValueError("inside")
+
+
+def test_the_collector_is_off_inside_and_back_after() -> None:
+    assert _state() is False and gc.isenabled()
+    assert _nested() == (False, False) and gc.isenabled()
+    with pytest.raises(ValueError):
+        _fails()
+    assert gc.isenabled()
+
+
+def test_a_collector_the_caller_turned_off_stays_off() -> None:
+    gc.disable()
+    assert _state() is False and not gc.isenabled()
+
+
+def test_concurrent_compiles_give_the_collector_back_after_the_last() -> None:
+    inside, release = threading.Event(), threading.Event()
+
+    @collector_paused
+    def hold() -> None:
+        inside.set()
+        release.wait(5)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    inside.wait(5)
+    assert _state() is False and not gc.isenabled()  # the other compile still runs
+    release.set()
+    thread.join(5)
+    assert gc.isenabled()
+
+
+def test_each_compile_stage_runs_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen = []
+    real = gc.disable
+    monkeypatch.setattr(gc, "disable", lambda: (seen.append(True), real())[1])
+    build_automaton(compile_grammar(target_ir({"type": "object", "properties": {"a": {"type": "string"}}}, None)))
+    assert len(seen) == 3 and gc.isenabled()
