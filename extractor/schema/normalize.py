@@ -11,7 +11,7 @@ import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
@@ -26,6 +26,9 @@ from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 from extractor.schema.negation import Negation
+if TYPE_CHECKING:
+    from referencing._core import Resolved, Resolver
+
 from extractor.schema.values import (
     ANY_OBJECT, TYPES, absent, escape, read_bound, read_count, read_most, read_step, union,
 )
@@ -97,6 +100,18 @@ def check_document(document: Any) -> None:
             _utf8(value, _pointer(trail))
 
 
+def _resource(contents: Any, ptr: str = "") -> Resource[Any]:
+    """A schema as a `referencing` resource, its dialect named by `$schema` (draft 2020-12 where it names none)."""
+    _check_dialect(contents, ptr)
+    return Resource.from_contents(contents, default_specification=DRAFT202012)
+
+
+def _check_dialect(schema: Any, ptr: str) -> None:
+    dialect = schema.get("$schema") if isinstance(schema, dict) else None
+    if dialect is not None and not isinstance(dialect, str):
+        raise InvalidSchemaError(f"$schema names a dialect by its URI, not {dialect!r:.40}", ptr)
+
+
 def _pointer(trail: Any) -> str:
     """The JSON pointer of a (key, parent trail) chain."""
     keys = []
@@ -119,10 +134,7 @@ class _Normalizer(Negation):
     def __init__(self, document: dict[str, Any] | bool, options: NormalizeOptions) -> None:
         self.document = document
         self.options = options
-        resource = Resource.from_contents(document, default_specification=DRAFT202012)
-        base = document.get("$id") if isinstance(document, dict) and isinstance(document.get("$id"), str) else _BASE
-        base = base.removesuffix("#")  # an empty fragment names the document itself (draft 4-7 metaschemas)
-        self.resolver = Registry().with_resource(base, resource).resolver(base_uri=base)
+        self._resolver: Resolver | None = None  # made when a $ref or a nested $id first needs it
         self.defs: dict[str, ir.Node | None] = {}
         self.names: dict[int, str] = {}
         self.raw: dict[str, Any] = {}  # each definition's schema, by name
@@ -131,6 +143,20 @@ class _Normalizer(Negation):
         self.depth = 0  # subschemas being read, one inside the other
         self.deferred: list[tuple[str, int, int, ir.Node, ir.Node, str]] = []
         """oneOf options with no exact complement, taken as apart once every definition is read (or refused)."""
+
+    @property
+    def resolver(self) -> Resolver:
+        """Where $refs resolve now: the document's registry, made on first use (most schemas have no $ref)."""
+        if self._resolver is None:
+            document = self.document
+            base = document.get("$id") if isinstance(document, dict) and isinstance(document.get("$id"), str) else _BASE
+            base = base.removesuffix("#")  # an empty fragment names the document itself (draft 4-7 metaschemas)
+            self._resolver = Registry().with_resource(base, _resource(document)).resolver(base_uri=base)
+        return self._resolver
+
+    @resolver.setter
+    def resolver(self, value: Resolver) -> None:
+        self._resolver = value
 
     def run(self) -> ir.Schema:
         root = self.node(self.document, "")
@@ -160,7 +186,7 @@ class _Normalizer(Negation):
         if isinstance(schema, dict) and isinstance(schema.get("$id"), str) and schema is not self.document:
             # a nested $id is a new base URI: $refs below it resolve against it
             outer = self.resolver
-            self.resolver = outer.in_subresource(Resource.from_contents(schema, default_specification=DRAFT202012))
+            self.resolver = outer.in_subresource(_resource(schema, ptr))
             try:
                 return self.subschema(schema, ptr)
             finally:
@@ -283,6 +309,7 @@ class _Normalizer(Negation):
         return union(tuple(nodes)) if len(nodes) != 1 else nodes[0]
 
     def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
+        _check_dialect(schema, ptr)
         for key in schema:
             if key in ASSERTIONS:
                 raise UnsupportedSchemaError(key, f"{ptr}/{key}")
@@ -296,8 +323,8 @@ class _Normalizer(Negation):
             if not isinstance(schema, dict) or "$ref" not in schema:
                 break
             try:
-                schema = self.resolver.lookup(schema["$ref"]).contents
-            except Unresolvable:
+                schema = self.lookup(schema["$ref"], "").contents
+            except InvalidSchemaError:
                 return False
         if schema is False or (isinstance(schema, dict) and {"type", "enum", "const"} & set(schema)):
             return True
@@ -308,13 +335,20 @@ class _Normalizer(Negation):
             return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
         return False
 
+    def lookup(self, ref: Any, ptr: str) -> Resolved[Any]:
+        """The target of a $ref, or why it has none."""
+        try:
+            return self.resolver.lookup(ref)
+        except Unresolvable as exc:
+            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: {exc}", ptr) from exc
+        except (AttributeError, TypeError) as exc:  # `referencing` reading a subresource's $schema or $id
+            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: a subschema on the way names its dialect or base "
+                                     f"URI with a non-string ({exc})", ptr) from None
+
     @contextlib.contextmanager
     def resolved_at(self, ref: str, ptr: str) -> Iterator[Any]:
         """The target of a $ref, with $refs inside it resolved against its own base URI."""
-        try:
-            resolved = self.resolver.lookup(ref)
-        except Unresolvable as exc:
-            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: {exc}", ptr) from exc
+        resolved = self.lookup(ref, ptr)
         outer, self.resolver = self.resolver, resolved.resolver
         try:
             yield resolved.contents
@@ -324,10 +358,7 @@ class _Normalizer(Negation):
     def ref(self, ref: str, ptr: str) -> ir.Node:
         if not isinstance(ref, str):
             raise InvalidSchemaError(f"$ref must be a string, not {ref!r:.40}", f"{ptr}/$ref")
-        try:
-            resolved = self.resolver.lookup(ref)
-        except Unresolvable as exc:
-            raise InvalidSchemaError(f"cannot resolve $ref {ref!r}: {exc}", ptr) from exc
+        resolved = self.lookup(ref, ptr)
         target = resolved.contents
         if isinstance(target, bool):
             return self.node(target, ref)
