@@ -16,6 +16,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from extractor.lang import dfa as lang_dfa
 from extractor.lang.budget import clock, spend
 from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
 from extractor.lang.regex import Counted, lit, refs, seq, star
@@ -244,9 +245,17 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
 
 
 def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Boolean matrix product, through float32 BLAS: every term is 0 or 1, so a sum is positive exactly
-    when some term is (integer matmul in numpy has no BLAS and is orders of magnitude slower)."""
-    return (a.astype(np.float32) @ b.astype(np.float32)) > 0
+    """Boolean matrix product (`b` a matrix or a vector): over bit sets in C where the extension is built (no
+    BLAS threads left spinning after it), else through float32 BLAS (every term is 0 or 1, so a sum is
+    positive exactly when some term is; integer matmul in numpy has no BLAS and is far slower)."""
+    native = lang_dfa._partition
+    if native is None:
+        return (a.astype(np.float32) @ b.astype(np.float32)) > 0
+    left, right = np.ascontiguousarray(a, dtype=np.uint8), np.ascontiguousarray(b, dtype=np.uint8)
+    n, k = left.shape
+    m = right.shape[1] if right.ndim == 2 else 1
+    out = np.frombuffer(native.bool_product(left, right, n, k, m), dtype=bool)
+    return out.reshape(n, m) if right.ndim == 2 else out
 
 
 def _closure(edges: np.ndarray) -> np.ndarray:

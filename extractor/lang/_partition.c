@@ -666,6 +666,41 @@ done:
     return result;
 }
 
+/* bool_product(a, b, n, k, m) -> bytes (uint8 n x m): the boolean product of a (uint8 n x k) and b (uint8 k x m),
+ * out[i][j] = 1 where a[i][l] and b[l][j] for some l: b's rows as bit sets, OR-ed together per row of a. */
+static PyObject *bool_product(PyObject *self, PyObject *args) {
+    Py_buffer a_b, b_b;
+    Py_ssize_t n, k, m;
+    if (!PyArg_ParseTuple(args, "y*y*nnn", &a_b, &b_b, &n, &k, &m)) return NULL;
+    const uint8_t *a = a_b.buf, *b = b_b.buf;
+    PyObject *result = NULL;
+    int64_t words = (m + 63) / 64;
+    uint64_t *rows = NULL, *acc = NULL;
+    if (n < 0 || k < 0 || m < 0 || a_b.len < n * k || b_b.len < k * m) {
+        PyErr_SetString(PyExc_ValueError, "bool_product: bad sizes");
+        goto done;
+    }
+    rows = calloc((size_t)(k * words ? k * words : 1), sizeof(uint64_t));
+    acc = malloc((size_t)(words ? words : 1) * sizeof(uint64_t));
+    result = PyBytes_FromStringAndSize(NULL, n * m);
+    if (!rows || !acc || !result) { if (result) Py_CLEAR(result); else PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t l = 0; l < k; l++)
+        for (Py_ssize_t j = 0; j < m; j++)
+            if (b[l * m + j]) rows[l * words + j / 64] |= (uint64_t)1 << (j % 64);
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        memset(acc, 0, (size_t)(words ? words : 1) * sizeof(uint64_t));
+        for (Py_ssize_t l = 0; l < k; l++)
+            if (a[i * k + l])
+                for (int64_t w = 0; w < words; w++) acc[w] |= rows[l * words + w];
+        for (Py_ssize_t j = 0; j < m; j++) out[i * m + j] = (uint8_t)(acc[j / 64] >> (j % 64) & 1);
+    }
+done:
+    free(rows); free(acc);
+    PyBuffer_Release(&a_b); PyBuffer_Release(&b_b);
+    return result;
+}
+
 /* Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
  * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
  * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
@@ -1298,6 +1333,7 @@ done:
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
+    {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},

@@ -305,3 +305,23 @@ def test_the_native_content_digest_is_the_python_one(n, data):
 def test_a_construction_keeps_the_content_digest_of_its_table(node) -> None:
     built = build_dfa(node)
     assert built.__dict__["content"] == RuleDFA(trans=built.trans, accept=built.accept, calls=built.calls).content
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 9), st.integers(1, 20), st.integers(1, 70), st.data())
+def test_the_native_boolean_product_is_the_blas_one(n, k, m, data):
+    """Counted rules' reachability products: bit sets in C, float32 BLAS in Python (a vector on the right too)."""
+    from extractor.automata import counted
+
+    a = np.array(data.draw(st.lists(st.booleans(), min_size=n * k, max_size=n * k)), dtype=bool).reshape(n, k)
+    b = np.array(data.draw(st.lists(st.booleans(), min_size=k * m, max_size=k * m)), dtype=bool).reshape(k, m)
+    for right in (b, b[:, 0]):
+        native = counted._times(a, right)
+        saved = dfa._partition
+        try:
+            dfa._partition = None
+            python = counted._times(a, right)
+        finally:
+            dfa._partition = saved
+        assert native.shape == python.shape and (native == python).all()
