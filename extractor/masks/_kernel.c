@@ -182,8 +182,8 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
 typedef struct { int32_t parent, rule, state, depth; } StackNode;
 
 typedef struct {
-    const int32_t *trans, *call_ptr, *call_to, *offset, *kind;
-    const uint8_t *accept, *call_inc;
+    const int32_t **trans, *call_ptr, *call_to, *offset, *kind;  /* trans[rule]: its table, states x 256 */
+    const uint8_t **accept, *call_inc;                              /* accept[rule]: its accepting states */
     Counted *counted;             /* per rule; used where kind[rule] == 1 */
     StackNode *st; int32_t nst, capst;
     int32_t *sh; int64_t shcap;   /* open-addressed hash: stack ids */
@@ -245,12 +245,12 @@ static int32_t stack_id(PDA *P, int32_t parent, int32_t rule, int32_t state) {
 
 static int frame_accepts(PDA *P, int32_t rule, int32_t state) {
     if (P->kind[rule]) return counted_accepts(P->counted + rule, state);
-    return P->accept[P->offset[rule] + state];
+    return P->accept[rule][state];
 }
 
 static int32_t frame_step(PDA *P, int32_t rule, int32_t state, int b) {
     if (P->kind[rule]) { int64_t t = counted_step(P->counted + rule, state, b); return t > INT32_MAX ? -1 : (int32_t)t; }
-    return P->trans[(int64_t)(P->offset[rule] + state) * 256 + b];
+    return P->trans[rule][(int64_t)state * 256 + b];
 }
 
 /* Closes the stacks in P->list[0..n) (calls entered, finished rules returned from) and interns the set. */
@@ -373,7 +373,7 @@ static int32_t pda_step(PDA *P, int32_t cfg, int b) {
  * and, when `exits` is true, the nodes where a stack is down to its bottom frame, that frame's rule
  * may end, and tokens run on past the node (int32). */
 static PyObject *pda_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, start_b, roots_b, a[10];
+    Py_buffer nodes_b, ids_b, start_b, roots_b, a[10], *tables = NULL;
     PyObject *aut;
     int want_exits;
     if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
@@ -381,26 +381,43 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
     int64_t *reached = NULL, rcap = 0;
     int32_t *exits = NULL;
     int64_t ecap = 0;
-    int got = 0;
+    int got = 2;  /* a[0] and a[1] are tuples: their items' buffers are held in `tables` (zeroed: unheld ones skip) */
+    Py_ssize_t rules = 0;
     PyObject *result = NULL;
     PDA P = {0};
+    memset(a, 0, sizeof a);
     if (!PyTuple_Check(aut) || PyTuple_GET_SIZE(aut) != 10) { PyErr_SetString(PyExc_TypeError, "automaton: a 10-tuple"); goto out; }
     for (; got < 10; got++)
         if (PyObject_GetBuffer(PyTuple_GET_ITEM(aut, got), a + got, PyBUF_SIMPLE) < 0) goto out;
-    /* trans, accept, inc (counted rules' rows only), call_ptr, call_to, call_inc, offset, kind,
-     * params (int64 rules x 8: n, lo, hi, k1, start, period, cum offset, inc row), cum */
-    P.trans = a[0].buf; P.accept = a[1].buf; P.call_ptr = a[3].buf; P.call_to = a[4].buf; P.call_inc = a[5].buf;
+    /* per-rule tables, per-rule accepting states, inc (counted rules' rows only), call_ptr, call_to, call_inc,
+     * offset, kind, params (int64 rules x 8: n, lo, hi, k1, start, period, cum offset, inc row), cum */
+    P.call_ptr = a[3].buf; P.call_to = a[4].buf; P.call_inc = a[5].buf;
     P.offset = a[6].buf; P.kind = a[7].buf;
     const uint8_t *inc = a[2].buf;
     const int64_t *params = a[8].buf;
     const int32_t *cum = a[9].buf;
-    Py_ssize_t rules = a[6].len / (Py_ssize_t)sizeof(int32_t);
+    rules = a[6].len / (Py_ssize_t)sizeof(int32_t);
+    PyObject *trans_of = PyTuple_GET_ITEM(aut, 0), *accept_of = PyTuple_GET_ITEM(aut, 1);
+    if (!PyTuple_Check(trans_of) || !PyTuple_Check(accept_of) || PyTuple_GET_SIZE(trans_of) != rules
+        || PyTuple_GET_SIZE(accept_of) != rules) {
+        PyErr_SetString(PyExc_TypeError, "automaton: a table and accepting states per rule");
+        goto out;
+    }
+    tables = calloc(2 * (size_t)rules + 1, sizeof(Py_buffer));
+    P.trans = calloc((size_t)rules + 1, sizeof(int32_t *));
+    P.accept = calloc((size_t)rules + 1, sizeof(uint8_t *));
     P.counted = calloc((size_t)rules + 1, sizeof(Counted));
+    if (!tables || !P.trans || !P.accept || !P.counted) { PyErr_NoMemory(); goto out; }
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(trans_of, r), tables + 2 * r, PyBUF_SIMPLE) < 0
+            || PyObject_GetBuffer(PyTuple_GET_ITEM(accept_of, r), tables + 2 * r + 1, PyBUF_SIMPLE) < 0) goto out;
+        P.trans[r] = tables[2 * r].buf;
+        P.accept[r] = tables[2 * r + 1].buf;
+    }
     for (Py_ssize_t r = 0; r < rules; r++) {
         if (!P.kind[r]) continue;
         const int64_t *q = params + 8 * r;
-        int64_t off = P.offset[r];
-        P.counted[r] = (Counted){P.trans + off * 256, inc + q[7] * 256, P.accept + off, cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
+        P.counted[r] = (Counted){P.trans[r], inc + q[7] * 256, P.accept[r], cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
     }
     const int32_t *nodes = nodes_b.buf, *start = start_b.buf, *roots = roots_b.buf;
     const int64_t *ids = ids_b.buf;
@@ -444,7 +461,8 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
                                 exits ? (const char *)exits : "", (Py_ssize_t)(ne * (Py_ssize_t)sizeof(int32_t)));
 out:
     for (int k = 0; k < got; k++) PyBuffer_Release(a + k);
-    free(P.counted); free(P.st); free(P.sh); free(P.cbeg); free(P.clen); free(P.cflag); free(P.arena); free(P.ch);
+    for (Py_ssize_t k = 0; tables && k < 2 * rules; k++) PyBuffer_Release(tables + k);
+    free(tables); free(P.trans); free(P.accept); free(P.counted); free(P.st); free(P.sh); free(P.cbeg); free(P.clen); free(P.cflag); free(P.arena); free(P.ch);
     free(P.memo); free(P.list); free(P.work); free(P.stamp); free(reached); free(exits);
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
     return result;

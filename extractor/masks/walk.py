@@ -66,8 +66,8 @@ def native(automaton: Automaton) -> tuple | None:
     for b in bases:
         starts.append(starts[-1] + b.size)
     offset = np.array(starts, dtype=np.int32)
-    trans = np.concatenate([b.trans for b in bases]).astype(np.int32, copy=False)
-    accept = np.concatenate([b.accept for b in bases]).astype(np.uint8)
+    trans = tuple(np.ascontiguousarray(b.trans, dtype=np.int32) for b in bases)  # each rule's own: no copies
+    accept = tuple(np.ascontiguousarray(b.accept).view(np.uint8) for b in bases)
     kind = np.zeros(len(bases), dtype=np.int32)
     params = np.zeros((len(bases), 8), dtype=np.int64)
     cums, incs = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)]
