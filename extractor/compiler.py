@@ -9,11 +9,13 @@ from pydantic import BaseModel
 
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, compile_grammar
+from extractor.lang.collector import collector_paused
 from extractor.masks import CompiledGrammar, TokenTrie
 from extractor.schema import NormalizeOptions, target_ir
 from extractor.tokens import Vocabulary
 
 
+@collector_paused  # one pause over the three stages
 def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusal: type[BaseModel] | None = None,
                    normalize: NormalizeOptions = NormalizeOptions(),
                    options: CompileOptions = CompileOptions()) -> CompiledGrammar:
