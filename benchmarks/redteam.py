@@ -200,6 +200,8 @@ ROWS: list[tuple[str, str, str]] = [
      "from typing import Optional\nfrom extractor.schema import json_schema\njson_schema(Optional)"),
     ("bad targets", "schema [1, 2]", "build([1, 2])"),
     ("bad targets", "{'$ref': 5}", "build({'$ref': 5})"),
+    ("bad targets", "a $schema that is not a string, on the way to a $ref",
+     "build({'$defs': {'a': {'$id': 'a.json', '$schema': 1}}, '$ref': 'a.json'})"),
 ]
 
 
