@@ -2,7 +2,7 @@
 
 A compile allocates tens of thousands of small objects (IR and regex nodes, call tables) and frees them by
 reference counting; with NumPy and a tokenizer loaded, a full collection it happens to trigger scans the whole
-heap (25-60 ms here), landing on a few unlucky schemas as tail latency. Cyclic garbage made meanwhile, by the
+heap (tens of milliseconds), landing on a few unlucky schemas as tail latency. Cyclic garbage made meanwhile, by the
 compile or by other threads, waits for the next collection after the last compile running ends."""
 
 from __future__ import annotations
