@@ -683,7 +683,11 @@ static PyObject *bool_product(PyObject *self, PyObject *args) {
     rows = calloc((size_t)(k * words ? k * words : 1), sizeof(uint64_t));
     acc = malloc((size_t)(words ? words : 1) * sizeof(uint64_t));
     result = PyBytes_FromStringAndSize(NULL, n * m);
-    if (!rows || !acc || !result) { if (result) Py_CLEAR(result); else PyErr_NoMemory(); goto done; }
+    if (!rows || !acc || !result) {
+        Py_CLEAR(result);
+        if (!PyErr_Occurred()) PyErr_NoMemory();
+        goto done;
+    }
     for (Py_ssize_t l = 0; l < k; l++)
         for (Py_ssize_t j = 0; j < m; j++)
             if (b[l * m + j]) rows[l * words + j / 64] |= (uint64_t)1 << (j % 64);
