@@ -212,7 +212,8 @@ def _endless(dfa: RuleDFA) -> bool:
     """Peeling finite states from the end stops at once exactly when every live state with a live successor
     has one that is not a dead end: the dead ends are then the only finite states."""
     if lang_dfa._partition is not None:
-        return lang_dfa._partition.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32), dfa.accept.astype(np.uint8), dfa.size)
+        return lang_dfa._partition.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32),
+                                           dfa.accept.astype(np.uint8), dfa.size)
     trans = dfa.trans
     live = live_mask(trans, dfa.accept)
     moves = trans >= 0
@@ -254,8 +255,10 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
             callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
     seen: set[str] = set()
-    work = _callees_first(dfas)[::-1]  # every rule once, callees first; a rule seen already (found not to finish,
-    while work:  # around a cycle) again as a callee turns out to finish
+    # every rule once, callees first; then a rule already seen (found not to finish, waiting on a callee around a
+    # cycle) again each time one of its callees turns out to finish
+    work = _callees_first(dfas)[::-1]
+    while work:
         name = work.pop()
         seen.add(name)
         dfa = dfas[name]

@@ -64,10 +64,9 @@ class RuleDFA:
     def _finishes(self, callees: list[str]) -> bool:
         if _partition is not None:  # a search forward, stopping at the first accepting state
             allowed = set(callees)
-            src, dst = [s for s, name, _ in self.sites if name in allowed], [t for _, name, t in self.sites
-                                                                           if name in allowed]
+            calls = np.array([(s, t) for s, name, t in self.sites if name in allowed], dtype=np.int32).reshape(-1, 2)
             return _partition.reaches(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
-                                      self.size, np.array(src, dtype=np.int32), np.array(dst, dtype=np.int32))
+                                      self.size, np.ascontiguousarray(calls[:, 0]), np.ascontiguousarray(calls[:, 1]))
         if not callees:
             return bool(live_mask(self.trans, self.accept)[0])
         column = {name: j for j, name in enumerate(callees)}

@@ -26,12 +26,12 @@ from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
 from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
 from extractor.schema.negation import Negation
-if TYPE_CHECKING:
-    from referencing._core import Resolved, Resolver
-
 from extractor.schema.values import (
     ANY_OBJECT, TYPES, absent, escape, read_bound, read_count, read_most, read_step, union,
 )
+
+if TYPE_CHECKING:
+    from referencing._core import Resolved, Resolver
 
 _OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties",
                 "patternProperties", "propertyNames"}
