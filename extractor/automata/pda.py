@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import threading
 import weakref
+from array import array
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -361,6 +362,9 @@ class Fingerprints:
             if isinstance(d, CountedDFA):
                 h.update(d.digest())
                 d = d.base
+            pairs, callees = d.site_shape
             h.update(d.content)
-            h.update(repr([(s, at[c], t) for s, c, t in d.sites]).encode())
+            h.update(len(callees).to_bytes(4, "little"))
+            h.update(pairs)
+            h.update(array("i", [at[c] for c in callees]).tobytes())
         return h.hexdigest()[:32]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from array import array
 from collections import OrderedDict
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
@@ -84,6 +85,13 @@ class RuleDFA:
     def sites(self) -> tuple[tuple[int, str, int], ...]:
         """Every call edge as (state, callee, return state), by state (most states call nothing)."""
         return tuple((s, callee, t) for s, state in enumerate(self.calls) if state for callee, t in state)
+
+    @cached_property
+    def site_shape(self) -> tuple[bytes, tuple[str, ...]]:
+        """The call sites apart from their callees' names: each (state, return state) as int32 bytes, and the
+        callees in the same order (fingerprints number the callees themselves)."""
+        pairs = array("i", [x for s, _, t in self.sites for x in (s, t)])
+        return pairs.tobytes(), tuple(c for _, c, _ in self.sites)
 
     @cached_property
     def content(self) -> bytes:
