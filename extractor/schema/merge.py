@@ -334,20 +334,26 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
     def finish(node: ir.Node) -> ir.Node:
         return visit(close_objects(node) if strict else node)
 
-    def visit(node: ir.Node) -> ir.Node:
+    def visit(node: ir.Node) -> ir.Node:  # a node none of whose parts changed is kept as it is (the usual case)
         if isinstance(node, ir.Object):
-            return replace(node, properties=tuple(replace(p, value=visit(p.value)) for p in node.properties),
-                           additional=None if node.additional is None else visit(node.additional),
-                           pattern_groups=tuple((g, visit(v)) for g, v in node.pattern_groups))
+            props = tuple(p if (v := visit(p.value)) is p.value else replace(p, value=v) for p in node.properties)
+            extra = None if node.additional is None else visit(node.additional)
+            groups = tuple((g, visit(v)) for g, v in node.pattern_groups)
+            if (extra is node.additional and all(a is b for a, b in zip(props, node.properties))
+                    and all(a[1] is b[1] for a, b in zip(groups, node.pattern_groups))):
+                return node
+            return replace(node, properties=props, additional=extra, pattern_groups=groups)
         if isinstance(node, ir.Union_):
-            return ir.Union_(tuple(visit(o) for o in node.options))
+            options = tuple(visit(o) for o in node.options)
+            return node if all(a is b for a, b in zip(options, node.options)) else ir.Union_(options)
         if not isinstance(node, ir.Array):
             return node
         items = None if node.items is None else visit(node.items)
         prefix = tuple(visit(p) for p in node.prefix)
         c = node.contains
         if c is None:
-            return replace(node, items=items, prefix=prefix)
+            same = items is node.items and all(a is b for a, b in zip(prefix, node.prefix))
+            return node if same else replace(node, items=items, prefix=prefix)
         ptr = f"{node.pointer}/contains"
         elements = [*prefix, *([items] if items is not None else [])]
         split = tuple((finish(merger.both(e, c.match, ptr)), finish(merger.both(e, c.miss, ptr))) for e in elements)
