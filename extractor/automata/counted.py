@@ -17,8 +17,8 @@ from functools import lru_cache
 import numpy as np
 
 from extractor.lang import dfa as lang_dfa
-from extractor.lang.budget import clock, spend
-from extractor.lang.dfa import RuleDFA, build_dfa, live_mask
+from extractor.lang.budget import clock
+from extractor.lang.dfa import RuleDFA, build_dfa, live_mask, pairs_product
 from extractor.lang.regex import Counted, lit, refs, seq, star
 
 MAX_TABLE_CELLS = 1 << 22
@@ -285,30 +285,14 @@ def _mark_units(body: RuleDFA, frame: RuleDFA, boundary: int) -> tuple[RuleDFA, 
     boundary state (other than the closing quote) starts a unit."""
     if any(body.calls):
         raise ValueError("counted strings call nothing")
-    index = {(0, 0): 0}
-    order = [(0, 0)]
-    rows, marks = [], []
+    trans, accept, pairs = pairs_product(body, frame, minus=False)
     quote = np.arange(256) == ord('"')
-    for s, q in order:
-        spend()
-        t, u = body.trans[s], frame.trans[q]
-        live = (t >= 0) & (u >= 0)
-        row = np.full(256, -1, dtype=np.int32)
-        for b in np.flatnonzero(live).tolist():
-            pair = (int(t[b]), int(u[b]))
-            if pair not in index:
-                index[pair] = len(order)
-                order.append(pair)
-            row[b] = index[pair]
-        rows.append(row)
-        marks.append(live & ~quote if q == boundary else np.zeros(256, dtype=bool))
-    accept = [bool(body.accept[s] and frame.accept[q]) for s, q in order]
-    trans = np.array(rows, dtype=np.int32)
-    reaching = live_mask(trans, np.array(accept, dtype=bool))
+    marks = (pairs[:, 1] == boundary)[:, None] & (trans >= 0) & ~quote
+    reaching = live_mask(trans, accept)
     reaching[0] = True
     keep = np.flatnonzero(reaching)
-    renum = np.full(len(order) + 1, -1, dtype=np.int32)
+    renum = np.full(len(accept) + 1, -1, dtype=np.int32)
     renum[keep] = np.arange(len(keep), dtype=np.int32)
     trimmed = renum[trans[keep]]  # -1 indexes the trailing -1
-    dfa = RuleDFA(trans=trimmed, accept=np.array([accept[k] for k in keep]), calls=((),) * len(keep))
-    return dfa, np.array(marks)[keep] & (trimmed >= 0)
+    dfa = RuleDFA(trans=trimmed, accept=accept[keep], calls=((),) * len(keep))
+    return dfa, marks[keep] & (trimmed >= 0)

@@ -490,7 +490,8 @@ done:
 }
 
 /* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
- *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D), or 1 / 2 / 3 as subsets returns them.
+ *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or 1 / 2 / 3 as
+ *   subsets_core returns them.
  * Pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
  * breadth first, bytes in order. Both: a byte moves only where both move, and a pair accepts where both do.
  * Minus: `a` moves alone once `b` has no edge (b's state -1), and a pair accepts where `a` does and `b`
@@ -574,8 +575,8 @@ static PyObject *product(PyObject *self, PyObject *args) {
         int in_b = t >= 0 && ab[t];
         accept[d] = aa[s] && (minus ? !in_b : in_b);
     }
-    result = Py_BuildValue("(y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
-                           (Py_ssize_t)states);
+    result = Py_BuildValue("(y#y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
+                           (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
 done:
     free(pairs.at); free(trans.at); free(keys); free(ids); free(accept);
 release:

@@ -526,8 +526,15 @@ def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
 
 
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
-    """Pairs of states of two call-free DFAs: both accept (`and`), or `a` accepts and `b` does not (`minus`);
-    numbered breadth first, bytes in order."""
+    """Both languages (`and`), or `a`'s less `b`'s (`minus`), minimized."""
+    trans, accept, _ = pairs_product(a, b, minus)
+    return _from_table(trans, accept)
+
+
+def pairs_product(a: RuleDFA, b: RuleDFA, minus: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pairs of states of two call-free DFAs reachable from (0, 0), numbered breadth first, bytes in order: their
+    table (n x 256, a byte moves where both move, or with `minus` where `a` moves, `b` then at -1 once it has no
+    edge), which accept (both, or `a` and not `b`), and each state's pair (n x 2)."""
     if any(a.calls) or any(b.calls):
         raise ValueError("products apply to rules that call nothing")
     if _partition is not None:
@@ -535,7 +542,12 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
                                    np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
                                    a.size, b.size, minus, states, seconds)
-        return _from_table(*_charged(built, states, 256))
+        if isinstance(built, int):
+            _refuse(built, states)
+        trans, accepting, pairs = built
+        spend(len(accepting))
+        return (np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
+                np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2))
     index: dict[tuple[int, int], int] = {(0, 0): 0}
     order = [(0, 0)]
     rows: list[np.ndarray] = []
@@ -559,7 +571,8 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
         rows.append(row)
         in_b = t >= 0 and bool(b.accept[t])
         accept.append(bool(a.accept[s]) and (not in_b if minus else in_b))
-    return _from_table(np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool))
+    return (np.array(rows, dtype=np.int32).reshape(-1, 256), np.array(accept, dtype=bool),
+            np.array(order, dtype=np.int32).reshape(-1, 2))
 
 
 def _refuse(code: int, states: int) -> None:
@@ -570,16 +583,6 @@ def _refuse(code: int, states: int) -> None:
     if code == 2:
         late()  # raises
     too_large("its automaton needs more than 2**31 entries")
-
-
-def _charged(built: tuple[bytes, bytes] | int, states: int, width: int) -> tuple[np.ndarray, np.ndarray]:
-    """A native construction's table (`width` columns) and accepting states, its states charged to the budget
-    (or the budget's error where it stopped)."""
-    if isinstance(built, int):
-        _refuse(built, states)
-    trans, accepting = built  # type: ignore[misc]
-    spend(len(accepting))
-    return np.frombuffer(trans, dtype=np.int32).reshape(-1, width), np.frombuffer(accepting, dtype=bool)
 
 
 class _Kernels:

@@ -325,3 +325,18 @@ def test_the_native_boolean_product_is_the_blas_one(n, k, m, data):
         finally:
             dfa._partition = saved
         assert native.shape == python.shape and (native == python).all()
+
+
+@needs_native
+@pytest.mark.parametrize("minus", [False, True])
+def test_the_native_product_numbers_its_pairs_as_python_does(minus: bool) -> None:
+    """A product's table, acceptance and pair of each state (what counted strings mark their units by)."""
+    a, b = build_dfa(CANONICAL_STRING), build_dfa(compile_pattern("^\"[a-c]{0,3}\"$"))
+    native = dfa.pairs_product(a, b, minus)
+    saved = dfa._partition
+    try:
+        dfa._partition = None
+        python = dfa.pairs_product(a, b, minus)
+    finally:
+        dfa._partition = saved
+    assert all(np.array_equal(x, y) for x, y in zip(native, python))
