@@ -220,7 +220,7 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
         for callee, ret in edges:
             (e1 if callee in callees else e0)[s, ret] = True
     z = _closure(e0)
-    step = _times(z, e1)
+    step = np.packbits(_times(z, e1), axis=1, bitorder="little")  # rows as bit sets: each step is a few NumPy calls
     r = _times(z, base.accept)
     limit = (hi + 1) if hi is not None else None
     rows, seen = [r], {r.tobytes(): 0}
@@ -230,7 +230,7 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
             raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
                                     f"{len(rows)} steps")
         clock()
-        r = _times(step, r)
+        r = (step & np.packbits(r, bitorder="little")).any(axis=1)
         key = r.tobytes()
         if key in seen:
             start, period = seen[key], len(rows) - seen[key]
