@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from extractor.errors import UnsupportedSchemaError
@@ -577,25 +577,23 @@ class _Compiler:
         return self.newline(self.depth + 1)
 
     def comma(self) -> Node:
-        made = self.punctuation.get(("comma", self.depth))
-        if made is None:
-            made = self.punctuation["comma", self.depth] = (
-                seq(lit(","), self.newline(self.depth + 1)) if self.layout.indent is not None
-                else seq(self.space(), lit(self.layout.comma), self.space()))
-        return made
+        return self._punctuation("comma", lambda: seq(lit(","), self.newline(self.depth + 1))
+                                 if self.layout.indent is not None
+                                 else seq(self.space(), lit(self.layout.comma), self.space()))
 
     def colon(self) -> Node:
-        made = self.punctuation.get(("colon", 0))
-        if made is None:
-            made = self.punctuation["colon", 0] = seq(self.space(), lit(self.layout.colon), self.space())
-        return made
+        return self._punctuation("colon", lambda: seq(self.space(), lit(self.layout.colon), self.space()))
 
     def close(self, char: str, some: bool) -> Node:
         """`}` or `]`, on a line of its own after members or items (`some`) where the layout indents."""
-        key = (char + "+" * some, self.depth)
-        made = self.punctuation.get(key)
+        return self._punctuation(char + "+" * some,
+                                 lambda: seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char)))
+
+    def _punctuation(self, kind: str, make: Callable[[], Node]) -> Node:
+        """A separator at the current depth, made once per compile."""
+        made = self.punctuation.get((kind, self.depth))
         if made is None:
-            made = self.punctuation[key] = seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char))
+            made = self.punctuation[kind, self.depth] = make()
         return made
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:

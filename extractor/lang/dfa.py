@@ -101,13 +101,10 @@ class RuleDFA:
         if _partition is not None:
             return _partition.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size)
-        columns = np.ascontiguousarray(self.trans.T, dtype="<i4")
-        _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
-                                      return_index=True, return_inverse=True)
-        rank = np.empty(len(first), dtype=np.int64)
-        rank[np.argsort(first)] = np.arange(len(first))  # columns numbered by their lowest byte
-        data = (b"C" + rank[inverse.ravel()].astype(np.uint8).tobytes() + columns[np.sort(first)].tobytes()
-                + self.accept.astype(np.uint8).tobytes() + self.size.to_bytes(4, "little"))
+        of_byte, firsts = _column_classes(self.trans)
+        distinct = np.ascontiguousarray(self.trans.T[firsts], dtype="<i4")  # each distinct column once
+        data = (b"C" + of_byte.astype(np.uint8).tobytes() + distinct.tobytes() + self.accept.astype(np.uint8).tobytes()
+                + self.size.to_bytes(4, "little"))
         return hashlib.blake2b(data, digest_size=16).digest()
 
 
@@ -514,15 +511,21 @@ def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
         tick()
         return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
                         np.empty((len(accepting), 0), dtype=np.int32), [], content)
-    columns = np.ascontiguousarray(table.T, dtype=np.int32)
+    of_byte, firsts = _column_classes(table)
+    of_byte.flags.writeable = False
+    return _minimize(np.ascontiguousarray(table[:, firsts], dtype=np.int32), np.array(accept, dtype=bool), [],
+                     of_byte)
+
+
+def _column_classes(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Bytes whose columns of `table` are equal, as classes numbered by their lowest byte: each byte's class
+    (int32) and each class's lowest byte, ascending."""
+    columns = np.ascontiguousarray(table.T, dtype="<i4")
     _, first, inverse = np.unique(columns.view(np.dtype((np.void, columns.shape[1] * 4))).ravel(),
                                   return_index=True, return_inverse=True)
     rank = np.empty(len(first), dtype=np.int32)
-    rank[np.argsort(first)] = np.arange(len(first), dtype=np.int32)  # classes numbered by their lowest byte
-    of_byte = rank[inverse.ravel()]
-    of_byte.flags.writeable = False
-    return _minimize(np.ascontiguousarray(table[:, np.sort(first)], dtype=np.int32), np.array(accept, dtype=bool),
-                     [], of_byte)
+    rank[np.argsort(first)] = np.arange(len(first), dtype=np.int32)
+    return rank[inverse.ravel()], np.sort(first)
 
 
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
