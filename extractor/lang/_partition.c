@@ -681,7 +681,7 @@ static PyObject *bool_product(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "bool_product: bad sizes");
         goto done;
     }
-    rows = calloc((size_t)(k * words ? k * words : 1), sizeof(uint64_t));
+    rows = calloc((size_t)(k * words > 0 ? k * words : 1), sizeof(uint64_t));
     acc = malloc((size_t)(words ? words : 1) * sizeof(uint64_t));
     result = PyBytes_FromStringAndSize(NULL, n * m);
     if (!rows || !acc || !result) {
@@ -888,34 +888,32 @@ static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
  * a Python error set. */
 static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
                           uint8_t out[16]) {
-    int32_t rep[256], canon[256], ids = 0, first[256];
+    int32_t rep[256], canon[256], ids = 0;
     uint64_t hash[256];
     for (int32_t c = 0; c < k; c++) rep[c] = -1;
     for (int b = 255; b >= 0; b--) rep[byte_class[b]] = b;  /* each class's lowest byte */
-    size_t size = 1 + 256 + (size_t)d * 4 * (size_t)k + (size_t)d + 4;
-    uint8_t *data = malloc(size);
-    int32_t *cols = malloc((size_t)(d ? d : 1) * (size_t)k * sizeof(int32_t));
-    if (!data || !cols) { free(data); free(cols); PyErr_NoMemory(); return -1; }
+    size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
+    uint8_t *data = malloc(head + (size_t)d * 4 * (size_t)k + (size_t)d + 4);
+    int32_t *col = malloc((size_t)(d ? d : 1) * sizeof(int32_t));
+    if (!data || !col) { free(data); free(col); PyErr_NoMemory(); return -1; }
     for (int32_t c = 0; c < k; c++) {
-        int32_t *col = cols + (int64_t)c * d;
         for (int32_t s = 0; s < d; s++) col[s] = table[(int64_t)s * 256 + rep[c]];
         uint64_t h = hash_ints(col, d);
         int32_t j = 0;
-        while (j < ids && !(hash[j] == h && !memcmp(cols + (int64_t)first[j] * d, col, (size_t)d * sizeof(int32_t)))) j++;
-        if (j == ids) { first[ids] = c; hash[ids] = h; ids++; }
+        while (j < ids && !(hash[j] == h && !memcmp(data + head + (size_t)j * d * 4, col, (size_t)d * 4))) j++;
+        if (j == ids) {
+            memcpy(data + head + (size_t)ids * d * 4, col, (size_t)d * 4);
+            hash[ids++] = h;
+        }
         canon[c] = j;
     }
-    size_t at = 0;
-    data[at++] = 'C';
-    for (int b = 0; b < 256; b++) data[at++] = (uint8_t)canon[byte_class[b]];
-    for (int32_t j = 0; j < ids; j++) {
-        memcpy(data + at, cols + (int64_t)first[j] * d, (size_t)d * sizeof(int32_t));
-        at += (size_t)d * sizeof(int32_t);
-    }
+    data[0] = 'C';
+    for (int b = 0; b < 256; b++) data[1 + b] = (uint8_t)canon[byte_class[b]];
+    size_t at = head + (size_t)ids * d * 4;
     for (int32_t s = 0; s < d; s++) data[at++] = accept[s] ? 1 : 0;
     for (int i = 0; i < 4; i++) data[at++] = (uint8_t)((uint32_t)d >> (8 * i));
     blake2b_16(data, at, out);
-    free(data); free(cols);
+    free(data); free(col);
     return 0;
 }
 
