@@ -184,6 +184,7 @@ ROWS: list[tuple[str, str, str]] = [
      "m = build_automaton(compile_grammar(target_ir(s, None)))\n"
      "from tests.automata.helpers import runs\nassert not runs(m, '{\"a\":1,\"c\":1}')"),
     ("patterns", "^.*a.{12}$", "build({'type': 'string', 'pattern': '^.*a.{12}$'})"),
+    ("patterns", "^.*a.{15}$", "build({'type': 'string', 'pattern': '^.*a.{15}$'})"),
     ("patterns", "^(a{1000}){1000}$", "build({'type': 'string', 'pattern': '^(a{1000}){1000}$'})"),
     ("patterns", "string enum of 5,000", "build({'enum': [f'value-{i}' for i in range(5000)]})"),
     ("patterns", "const string of 100 KB", "build({'const': 'x' * 100_000})"),
