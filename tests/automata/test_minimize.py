@@ -267,7 +267,8 @@ def test_the_native_search_for_acceptance_agrees_with_the_python_one(n, data):
     accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     sites = data.draw(st.lists(st.tuples(st.integers(0, n - 1), st.sampled_from("abc"), st.integers(0, n - 1)),
                                max_size=6))
-    calls = [tuple((c, t) for s, c, t in sorted(set(sites)) if s == state) for state in range(n)]
+    returns = {(s, c): t for s, c, t in sites}  # a DFA: one return state per state and callee
+    calls = [tuple((c, t) for (s, c), t in sorted(returns.items()) if s == state) for state in range(n)]
     callees = sorted(data.draw(st.sets(st.sampled_from("abc"))))
     native = RuleDFA(trans=trans, accept=accept, calls=tuple(calls))._finishes(callees)
     saved = dfa._partition
