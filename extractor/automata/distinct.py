@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import copy
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Union
 
 import numpy as np
 
 from extractor.automata.items import Items
 from extractor.automata.pda import Automaton, Config
+
+Strings = tuple[Union[str, None], tuple[tuple[str, int], ...]]
+"""What a token's quotes cut it into (`Quoted.strings`)."""
+
 
 class Distinct:
     """The strings of the `Automaton.distinct` rules finished so far, by the stack depth they were written at."""
@@ -61,49 +66,67 @@ class Distinct:
             del self.seen[d]
         return nxt, repeated
 
-    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: Quoted) -> np.ndarray:
+    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: Quoted,
+               present: tuple[list[int], ...]) -> np.ndarray:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
         is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
-        its first quote), or one opening and ending a new string (run byte by byte: few tokens hold two)."""
+        its first quote), or one opening and ending a new string (run byte by byte where one of the strings it
+        finishes could be a repeat). `present[k]`: the ids of the tokens of `mask` with more than k quotes."""
         out = mask
+        so_far = self._so_far() if self.depth is not None else None
         if not any(self.seen.values()):  # only a token that finishes two strings can repeat one: three quotes
-            many = quoted.many[0 if self.depth is not None else 1]  # from inside a kept string, four otherwise
-            for token in many[mask[many]].tolist():
-                if not self.after(config, tokens[token])[0]:
-                    out = out if out is not mask else mask.copy()
-                    out[token] = False
-            return out
-        ids, counts = quoted.ids, quoted.counts
-        allowed = mask[ids]
-        if self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
-            ends = self._endings()
+            candidates = present[2 if self.depth is not None else 3]  # from inside a kept string, four otherwise
+        elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
+            ends = self._endings(so_far)
             if ends is None:
-                candidates = ids[allowed]
+                candidates = present[0]
             else:
                 for end in ends:
                     hit = quoted.by_head.get(end)
                     if hit is not None and mask[hit].any():
                         out = out if out is not mask else mask.copy()
                         out[hit] = False
-                candidates = ids[allowed & (counts >= 3)]  # may end this string, then open and end another
+                candidates = present[2]  # may end this string, then open and end another
         else:  # must open a string before it can end one, and first end the one it is in, if any
-            candidates = ids[allowed & (counts >= (3 if self.in_string else 2))]
-        for token in candidates.tolist():
+            candidates = present[2 if self.in_string else 1]
+        seen = frozenset().union(*self.seen.values())
+        for token in candidates:
+            if self.items is None and not self._may_repeat(quoted.strings(token, tokens[token], self.in_string,
+                                                                          self.escaped), so_far, seen):
+                continue
             if not self.after(config, tokens[token])[0]:  # allowed by the grammar: empty means a repeat
                 out = out if out is not mask else mask.copy()
                 out[token] = False
         return out
 
-    def _endings(self) -> set[str] | None:
-        """What may follow the open string's text so far to make one already written at its depth; None
-        where that text ends inside an escape or a surrogate pair (tokens are then run byte by byte)."""
+    def _so_far(self) -> str | None:
+        """The open string's text; None where it ends inside an escape or a surrogate pair."""
         try:
             so_far = json.loads(b'"' + (self.raw or b"") + b'"')
         except ValueError:
             return None
-        if so_far and "\ud800" <= so_far[-1] <= "\udbff":
+        return None if so_far and "\ud800" <= so_far[-1] <= "\udbff" else so_far
+
+    def _endings(self, so_far: str | None) -> set[str] | None:
+        """What may follow the open string's text so far to make one already written at its depth (None where
+        that text is not known: tokens are then run byte by byte)."""
+        if so_far is None:
             return None
         return {k[len(so_far):] for k in self.seen.get(self.depth, ()) if k.startswith(so_far)}  # type: ignore[arg-type]
+
+    def _may_repeat(self, strings: Strings | None, so_far: str | None, seen: frozenset[str]) -> bool:
+        """Whether a token whose quotes cut it into `strings` (see `Quoted.strings`) may finish a string already
+        written: one it finishes is among those written at any depth, or equals one it finished before a comma
+        (two strings of one object or array have a comma between them). Where a text is not known, it may."""
+        if strings is None:
+            return True
+        head, full = strings
+        if self.depth is not None:  # the open string is kept: its end is one of the strings
+            if so_far is None or head is None:
+                return True
+            full = ((so_far + head, 0),) + full
+        return any(text in seen for text, _ in full) or any(
+            a == b and commas != later for i, (a, commas) in enumerate(full) for b, later in full[i + 1:])
 
     def after(self, config: Config, data: bytes) -> tuple[Config, Distinct]:
         """The configuration after `data` and the state it leaves (this one unchanged); the configuration is
@@ -146,7 +169,22 @@ class Quoted:
     ids: np.ndarray  # their ids
     counts: np.ndarray  # how many quotes each holds
     by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
-    many: tuple[np.ndarray, np.ndarray]  # ids of those with at least three quotes, and at least four
+    _strings: dict[tuple[int, bool, bool], Strings | None] = field(default_factory=dict)
+
+    def present(self, mask: np.ndarray) -> tuple[list[int], ...]:
+        """The ids of the tokens of `mask` with more than 0, 1, 2 and 3 quotes (what `Distinct.narrow` reads)."""
+        allowed = mask[self.ids]
+        ids, counts = self.ids[allowed], self.counts[allowed]
+        return tuple(ids[counts > k].tolist() for k in range(4))
+
+    def strings(self, token_id: int, token: bytes, in_string: bool, escaped: bool) -> Strings | None:
+        """The text a token adds to the open string before its first quote (None: not whole characters, or
+        no string is open), and the texts of the strings it opens and closes, each with the commas outside
+        strings before it, read from the given lexical state; None where a text is not JSON string content."""
+        key = (token_id, in_string, escaped)
+        if key not in self._strings:
+            self._strings[key] = _strings(token, in_string, escaped)
+        return self._strings[key]
 
     @classmethod
     def of(cls, tokens: tuple[bytes, ...]) -> Quoted:
@@ -157,8 +195,7 @@ class Quoted:
             head = _head(tokens[i])
             if head is not None:
                 heads.setdefault(head, []).append(i)
-        return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()},
-                   (np.flatnonzero(counts >= 3), np.flatnonzero(counts >= 4)))
+        return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
 
 
 def _head(token: bytes) -> str | None:
@@ -169,5 +206,38 @@ def _head(token: bytes) -> str | None:
         at += 1
     try:
         return json.loads(b'"' + token[:at] + b'"')
+    except ValueError:
+        return None
+
+
+def _strings(token: bytes, in_string: bool, escaped: bool) -> Strings | None:
+    """`Quoted.strings`, computed: the token cut at its unescaped quotes as `Distinct.step` reads them."""
+    opened, parts, part, commas = in_string, [], bytearray(), 0
+    for byte in token:
+        if escaped:
+            escaped = False
+        elif in_string and byte == 0x5C:
+            escaped = True
+        elif byte == 0x22:
+            if in_string:
+                parts.append((bytes(part), commas))
+            part.clear()
+            in_string = not in_string
+            continue
+        elif not in_string and byte == 0x2C:
+            commas += 1
+        part += bytes([byte])
+    head: str | None = None
+    if opened and parts:
+        head = _decoded(parts.pop(0)[0])
+    full = tuple((_decoded(raw), before) for raw, before in parts)
+    if any(text is None for text, _ in full):
+        return None
+    return head, full  # type: ignore[return-value]
+
+
+def _decoded(raw: bytes) -> str | None:
+    try:
+        return json.loads(b'"' + raw + b'"')
     except ValueError:
         return None

@@ -83,6 +83,7 @@ class CompiledGrammar:
         self.masks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes)
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
+        self.present: ByteLRU[Config, tuple[list[int], ...]] = ByteLRU(mask_cache_bytes // 16)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -128,6 +129,16 @@ class CompiledGrammar:
         ids = walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False)[0]
         self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
         return ids
+
+    def quotes(self, config: Config) -> tuple[list[int], ...]:
+        """The tokens of the mask that hold quotes, by how many (`Quoted.present`), remembered per configuration:
+        the matcher narrows masks of grammars with distinct strings by them at every step."""
+        hit = self.present.get(config)
+        if hit is None:
+            assert self.quoted is not None
+            hit = self.quoted.present(self.mask(config))
+            self.present.put(config, hit, 8 * sum(map(len, hit)))
+        return hit
 
     def bitmask(self, config: Config) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (bit i of word w: token 32*w + i), as the peers
@@ -182,7 +193,8 @@ class Matcher:
         if self.distinct is None:
             return mask
         if self.grammar.automaton.distinct:
-            mask = self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted)
+            mask = self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted,
+                                        self.grammar.quotes(self.config))
         return narrow_items(mask, self.config, self.distinct, self.grammar)
 
     def bitmask(self) -> np.ndarray:

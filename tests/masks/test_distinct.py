@@ -1,8 +1,11 @@
 """Undeclared keys never repeat within one object, and `uniqueItems` strings never repeat within one array:
-the matcher remembers what was written, its mask forbids a repeat and advancing refuses one."""
+the matcher remembers what was written, its mask forbids a repeat and advancing refuses one. Masks are
+checked against brute force at every byte of documents that write repeats, on tokens that hold several
+quotes: those whose quotes may finish a string already written are the ones the matcher runs byte by byte."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 
 import numpy as np
@@ -12,9 +15,12 @@ from typing import Annotated
 from pydantic import BaseModel, StringConstraints
 
 from extractor import compile_schema
+from extractor.automata.distinct import _strings
 from extractor.errors import UnsupportedSchemaError
 from extractor.masks.matcher import Matcher
+from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
+from tests.masks.test_masks import brute_force
 from tests.walks import TOKENIZERS, closers, sample
 
 KEYS = {"type": "object", "propertyNames": {"pattern": "^[ab]+$"},
@@ -115,3 +121,56 @@ def test_unique_items_over_a_bounded_pattern_language_are_refused():
     with pytest.raises(UnsupportedSchemaError, match="uniqueItems"):
         compile_schema({"type": "array", "items": {"type": "string", "pattern": "^[ab]$"}, "uniqueItems": True},
                        vocabulary("llama3"))
+
+
+QUOTED = [b'"a"', b'"b"', b'"a":', b'":"', b'","', b'"a","', b',"a"', b'"a","a"', b'"a":1,"a"', b'1,"a":',
+          b'\\"', b'"\\u0061"', b'a"', b'"a\\"', b'""', b'"":', b'"\xc3\xa9"', b'a":1,"a', b'b":', b'","b', b'"],"',
+          b'"},"a":', b'"ab"', b'"b","', b'":"a","a":"', b'\\u00', b'61"', b'"\\ud83d', b'\\ude00"', b'a":"b","', b'b":1,"', b'":""', b'":"",""']
+
+
+def quote_tokens() -> Vocabulary:
+    tokens = (b"",) + tuple(bytes([b]) for b in range(256)) + tuple(QUOTED)
+    digest = hashlib.sha256(b"".join(len(t).to_bytes(2, "big") + t for t in tokens)).hexdigest()
+    return Vocabulary(tokens=tokens, eos_ids=frozenset({0}), fingerprint=digest)
+
+
+CASES = [
+    ({"type": "object", "additionalProperties": {"type": "integer"}},
+     '{"a":1,"b":2,"ab":3,"\\u0062a":4,"é":5}'),
+    ({"type": "object", "additionalProperties": {"type": "string"}}, '{"a":"a","b":"a","":"","\\ud83d\\ude00":"b"}'),
+    ({"type": "object", "additionalProperties": {"type": "object", "additionalProperties": {"type": "integer"}}},
+     '{"a":{"a":1,"b":2},"b":{"b":1,"a":1}}'),
+    ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, '["a","b","ab","","é","ba"]'),
+    ({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "integer"}},
+     '{"b":1,"a":2,"ab":3}'),
+]
+
+
+@pytest.mark.parametrize(("schema", "document"), CASES, ids=range(len(CASES)))
+def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema: dict, document: str) -> None:
+    grammar = compile_schema(schema, quote_tokens(), normalize=NormalizeOptions(strict_objects=False))
+    matcher = grammar.matcher()
+    for byte in document.encode():
+        fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
+        diff = np.flatnonzero(fast != slow)
+        assert not len(diff), (bytes(matcher.output), [(grammar.vocab.tokens[t], bool(fast[t])) for t in diff[:5]])
+        matcher.advance_bytes(bytes([byte]))
+    assert matcher.accepting()
+
+
+@pytest.mark.parametrize(("token", "in_string", "escaped", "expected"), [
+    (b'","', False, False, (None, ((",", 0),))),
+    (b'","', True, False, ("", ())),
+    (b'a":1,"a', True, False, ("a", ())),
+    (b'"a","a"', False, False, (None, (("a", 0), ("a", 1)))),
+    (b'":"",""', True, False, ("", (("", 0), ("", 1)))),
+    (b'"\\u0061"', False, False, (None, (("a", 0),))),
+    (b'\\"', True, False, (None, ())),  # an escaped quote ends nothing
+    (b'""', True, True, (None, ())),  # the first quote is escaped: the second ends the string
+    (b'61"', True, False, ("61", ())),
+    (b'\\ude00"', True, False, ("\ude00", ())),
+    (b'"\\ud83d', False, False, (None, ())),
+    (b'"\\x"', False, False, None),  # not JSON string content
+])
+def test_a_token_is_cut_into_the_strings_it_ends(token: bytes, in_string: bool, escaped: bool, expected) -> None:
+    assert _strings(token, in_string, escaped) == expected
