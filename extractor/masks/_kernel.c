@@ -113,6 +113,57 @@ fail:
     return PyLong_FromSsize_t(nexits);
 }
 
+/* unit_walk(nodes, ids, trans, accept, inc, start, ends, units, exits, exit_units) -> number of exit nodes.
+ * leaf_walk of a counted DFA's base (trans int32 n x 256, accept uint8 n, inc uint8 n x 256) from base state
+ * `start`, with no count: for each token walked to its end, its end state into ends[id] (int32, left as
+ * the caller set it for the others) and the units it read into units[id]; each node where the base accepts
+ * with tokens running on past it into `exits`, with the units read to it into `exit_units`. A count's
+ * table follows from these without another walk (masks/tables.py: the count only grows along a token). */
+static PyObject *unit_walk(PyObject *self, PyObject *args) {
+    Py_buffer nodes_b, ids_b, trans_b, acc_b, inc_b, ends_b, units_b, exits_b, xunits_b;
+    long long start;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*Lw*w*w*w*", &nodes_b, &ids_b, &trans_b, &acc_b, &inc_b, &start, &ends_b,
+                          &units_b, &exits_b, &xunits_b))
+        return NULL;
+    const int32_t *nodes = nodes_b.buf, *trans = trans_b.buf;
+    const int64_t *ids = ids_b.buf;
+    const uint8_t *accept = acc_b.buf, *inc = inc_b.buf;
+    int32_t *ends = ends_b.buf, *units = units_b.buf, *exits = exits_b.buf, *xunits = xunits_b.buf;
+    Py_ssize_t count = nodes_b.len / (Py_ssize_t)(3 * sizeof(int32_t)) - 1;
+    Py_ssize_t cap = exits_b.len / (Py_ssize_t)sizeof(int32_t), nexits = 0;
+    if (xunits_b.len < exits_b.len) cap = xunits_b.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t room = 1024;
+    int32_t *state = malloc(sizeof(int32_t) * (size_t)room), *read = malloc(sizeof(int32_t) * (size_t)room);
+    if (!state || !read) { free(state); free(read); PyErr_NoMemory(); goto done; }
+    state[0] = (int32_t)start; read[0] = 0;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 1; i < count;) {
+        const int32_t *node = nodes + 3 * i;
+        int32_t d = node[2] >> 8, b = node[2] & 255;
+        if (d >= room) {
+            room *= 2;
+            state = realloc(state, sizeof(int32_t) * (size_t)room);
+            read = realloc(read, sizeof(int32_t) * (size_t)room);
+        }
+        int32_t s = state[d - 1], t = trans[s * 256 + b];
+        if (t < 0) { i = node[0]; continue; }
+        int32_t u = read[d - 1] + inc[s * 256 + b];
+        state[d] = t; read[d] = u;
+        int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
+        for (int32_t r = node[1]; r < mid; r++) { ends[ids[r]] = t; units[ids[r]] = u; }
+        if (accept[t] && mid < hi && nexits < cap) { exits[nexits] = (int32_t)i; xunits[nexits++] = u; }
+        i++;
+    }
+    Py_END_ALLOW_THREADS
+    free(state); free(read);
+done:
+    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
+    PyBuffer_Release(&inc_b); PyBuffer_Release(&ends_b); PyBuffer_Release(&units_b); PyBuffer_Release(&exits_b);
+    PyBuffer_Release(&xunits_b);
+    if (PyErr_Occurred()) return NULL;
+    return PyLong_FromSsize_t(nexits);
+}
+
 /* ref_walk(nodes, ids, trans, accept, start, rtrans, rstart, same, rallowed, rexits, allowed, exits)
  * -> number of exit nodes. leaf_walk for a plain DFA, in step with a reference DFA whose table from
  * `rstart` is known (rallowed per token id, rexits sorted nodes): below a node where the two reach
@@ -470,6 +521,7 @@ out:
 
 static PyMethodDef methods[] = {
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
+    {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},
     {"pda_walk", pda_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie, all in C."},
     {NULL, NULL, 0, NULL},

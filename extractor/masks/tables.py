@@ -28,6 +28,10 @@ SAVE_AFTER = 0.002
 0.4 ms, more than almost every table takes to build (benchmarks/table_cache.py)."""
 
 
+PATHS_KEPT = 16
+"""Base walks of counted rules kept per table cache (about 1 MB each for a 128k vocabulary)."""
+
+
 @dataclass(frozen=True, eq=False)
 class Table:
     """Tokens a rule state allows on its own, and the trie nodes where the rule may end with tokens
@@ -51,6 +55,7 @@ class TableCache:
         self.save_after = save_after
         self.saved = 0
         self.lock = threading.Lock()
+        self.unit_paths: OrderedDict[tuple[str, str, int], UnitPaths] = OrderedDict()
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.width)
@@ -63,6 +68,11 @@ class TableCache:
         if rule not in automaton.leaves:
             return walk_table(automaton, trie, rule, state)
         dfa = automaton.dfas[rule]
+        if isinstance(dfa, CountedDFA) and _kernel is not None and state // dfa.n != dfa.lo:
+            base = state % dfa.n  # a count near a bound: its own table, read off the base's walk
+            paths = self.paths(trie, (trie.vocab.fingerprint, automaton.fingerprints[rule], base),
+                               lambda: unit_paths(dfa, trie, base))
+            return counted_table(dfa, paths, state // dfa.n)
         pair = None if isinstance(dfa, CountedDFA) or _kernel is None else pairing(automaton.fingerprints[rule], dfa)
         partner = -1 if pair is None else int(pair.partner[state])
         if partner < 0:
@@ -74,6 +84,20 @@ class TableCache:
         """The table of a state of the reference language (masks/reference.py)."""
         dfa, fingerprint = reference()
         return self.cached((trie.vocab.fingerprint, fingerprint, state), lambda: leaf_table(dfa, trie, state))
+
+    def paths(self, trie: TokenTrie, key: tuple[str, str, int], build: Callable[[], UnitPaths]) -> UnitPaths:
+        """The base walk of a counted rule's state (`unit_paths`), kept for the counts that follow it."""
+        with self.lock:
+            hit = self.unit_paths.get(key)
+            if hit is not None:
+                self.unit_paths.move_to_end(key)
+                return hit
+        paths = build()
+        with self.lock:
+            self.unit_paths[key] = paths
+            if len(self.unit_paths) > PATHS_KEPT:
+                self.unit_paths.popitem(last=False)
+        return paths
 
     def cached(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
         """The table for `key`, built (outside the lock: two threads may build one table twice, never
@@ -198,6 +222,50 @@ def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
                    dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
     n = _kernel.leaf_walk(trie.packed, trie.ids, trans, accept, state, counted, allowed, exits)
     return Table(allowed=allowed.view(bool), exit_nodes=exits[:n].copy())
+
+
+@dataclass(frozen=True, eq=False)
+class UnitPaths:
+    """Where each token takes a counted rule's base from one state, and how many units it reads there: a
+    count's table follows by arithmetic, since the count only grows along a token (a token is allowed
+    where the count it ends with can still end inside the bounds, so every count before it could too)."""
+
+    size: int  # the vocabulary's
+    tokens: np.ndarray  # int64 ids of the tokens the base walks to their end
+    cells: np.ndarray  # int32 per token: its end state * width + the units it reads
+    distinct: np.ndarray  # the cells in use, each once: tokens sharing one share the answer
+    width: int  # most units a token reads, plus one
+    exit_nodes: np.ndarray  # int32 trie nodes where the base accepts with tokens running on, in preorder
+    exit_units: np.ndarray  # int64 units read to each
+
+
+def unit_paths(dfa: CountedDFA, trie: TokenTrie, state: int) -> UnitPaths:
+    """One walk of the base of `dfa` from base state `state`, counting units (`_kernel.unit_walk`)."""
+    base, size = dfa.base, trie.vocab.size
+    ends, units = np.full(size, -1, dtype=np.int32), np.zeros(size, dtype=np.int32)
+    exits, exit_units = np.empty(len(trie.depth), dtype=np.int32), np.empty(len(trie.depth), dtype=np.int32)
+    n = _kernel.unit_walk(trie.packed, trie.ids, np.ascontiguousarray(base.trans, dtype=np.int32),
+                          np.ascontiguousarray(base.accept, dtype=np.uint8),
+                          np.ascontiguousarray(dfa.inc, dtype=np.uint8), state, ends, units, exits, exit_units)
+    tokens = np.flatnonzero(ends >= 0)
+    width = trie.width + 1
+    cells = ends[tokens] * width + units[tokens]
+    used = np.zeros(dfa.n * width, dtype=bool)
+    used[cells] = True
+    return UnitPaths(size=size, tokens=tokens, cells=cells, distinct=np.flatnonzero(used), width=width,
+                     exit_nodes=exits[:n].copy(), exit_units=exit_units[:n].astype(np.int64))
+
+
+def counted_table(dfa: CountedDFA, paths: UnitPaths, count: int) -> Table:
+    """The table of the state `paths` was walked from, holding `count`: what `leaf_table` walks, without a walk."""
+    cells = paths.distinct
+    ok = np.zeros(dfa.n * paths.width, dtype=bool)
+    ok[cells] = dfa.reach(cells // paths.width, dfa.after(count, cells % paths.width))
+    allowed = np.zeros(paths.size, dtype=bool)
+    allowed[paths.tokens] = ok[paths.cells]
+    reached = dfa.after(count, paths.exit_units)
+    ends = (reached >= dfa.lo) if dfa.hi is None else (reached >= dfa.lo) & (reached <= dfa.hi)
+    return Table(allowed=allowed, exit_nodes=paths.exit_nodes[ends])
 
 
 def numpy_leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int) -> Table:

@@ -13,6 +13,8 @@ from extractor.automata.counted import CountedDFA
 from extractor.grammar import CompileOptions
 from extractor.masks import TableCache
 from extractor.masks.matcher import CompiledGrammar
+from extractor.masks.tables import counted_table, leaf_table, unit_paths
+from extractor.masks.trie import _kernel
 from extractor.tokens import Vocabulary
 from tests.models_zoo import ZOO
 from tests.walks import TOKENIZERS, closers, sample
@@ -113,6 +115,29 @@ def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
         matcher.advance_bytes(unit)
         steps += 1
     assert steps == schema.get("maxLength", schema.get("maxItems", 0) - 1)
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "string", "maxLength": 40},
+    {"type": "string", "minLength": 20, "maxLength": 30},
+    {"type": "string", "minLength": 25},
+    {"type": "string", "pattern": "^[a-z\u00e9]+$", "minLength": 3, "maxLength": 24},
+])
+@pytest.mark.parametrize("tokenizer", ["gpt2", "llama3"])
+@pytest.mark.skipif(_kernel is None, reason="the base walk is the C mask kernel's (not built here: no C compiler)")
+def test_counted_tables_read_off_the_base_walk_equal_the_walked_ones(schema: dict, tokenizer: str) -> None:
+    """Every count of every state of a counted string: the table `counted_table` derives from one walk of the
+    base state, and the one `leaf_table` walks with the count."""
+    grammar = compile_schema(schema, small_vocab(tokenizer), options=CompileOptions(count_from=4))
+    dfas = [d for r, d in enumerate(grammar.automaton.dfas) if isinstance(d, CountedDFA) and r in grammar.automaton.leaves]
+    assert dfas
+    for dfa in dfas:
+        for base in range(dfa.n):
+            paths = unit_paths(dfa, grammar.trie, base)
+            for count in range((dfa.hi if dfa.hi is not None else dfa.lo) + 1):
+                walked, derived = leaf_table(dfa, grammar.trie, count * dfa.n + base), counted_table(dfa, paths, count)
+                assert np.array_equal(walked.allowed, derived.allowed), (base, count)
+                assert np.array_equal(walked.exit_nodes, derived.exit_nodes), (base, count)
 
 
 def _tamper(path, how: str) -> None:
