@@ -113,6 +113,19 @@ fail:
     return PyLong_FromSsize_t(nexits);
 }
 
+/* Doubles a walk's two per-depth arrays (a token longer than they have room for). Returns 0, or -1 where memory
+ * ran out (both left as they were, still owned by the caller). */
+static int deepen(int32_t **a, int32_t **b, Py_ssize_t *room) {
+    int32_t *a2 = realloc(*a, sizeof(int32_t) * (size_t)(*room * 2));
+    if (!a2) return -1;
+    *a = a2;
+    int32_t *b2 = realloc(*b, sizeof(int32_t) * (size_t)(*room * 2));
+    if (!b2) return -1;
+    *b = b2;
+    *room *= 2;
+    return 0;
+}
+
 /* unit_walk(nodes, ids, trans, accept, inc, start, ends, units, exits, exit_units) -> number of exit nodes.
  * leaf_walk of a counted DFA's base (trans int32 n x 256, accept uint8 n, inc uint8 n x 256) from base state
  * `start`, with no count: for each token walked to its end, its end state into ends[id] (int32, left as
@@ -132,19 +145,16 @@ static PyObject *unit_walk(PyObject *self, PyObject *args) {
     Py_ssize_t count = nodes_b.len / (Py_ssize_t)(3 * sizeof(int32_t)) - 1;
     Py_ssize_t cap = exits_b.len / (Py_ssize_t)sizeof(int32_t), nexits = 0;
     if (xunits_b.len < exits_b.len) cap = xunits_b.len / (Py_ssize_t)sizeof(int32_t);
-    Py_ssize_t room = 1024;
+    Py_ssize_t room = 256;
     int32_t *state = malloc(sizeof(int32_t) * (size_t)room), *read = malloc(sizeof(int32_t) * (size_t)room);
     if (!state || !read) { free(state); free(read); PyErr_NoMemory(); goto done; }
     state[0] = (int32_t)start; read[0] = 0;
+    int failed = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 1; i < count;) {
         const int32_t *node = nodes + 3 * i;
         int32_t d = node[2] >> 8, b = node[2] & 255;
-        if (d >= room) {
-            room *= 2;
-            state = realloc(state, sizeof(int32_t) * (size_t)room);
-            read = realloc(read, sizeof(int32_t) * (size_t)room);
-        }
+        if (d >= room && deepen(&state, &read, &room)) { failed = 1; break; }
         int32_t s = state[d - 1], t = trans[s * 256 + b];
         if (t < 0) { i = node[0]; continue; }
         int32_t u = read[d - 1] + inc[s * 256 + b];
@@ -156,6 +166,7 @@ static PyObject *unit_walk(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     free(state); free(read);
+    if (failed) PyErr_NoMemory();
 done:
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
     PyBuffer_Release(&inc_b); PyBuffer_Release(&ends_b); PyBuffer_Release(&units_b); PyBuffer_Release(&exits_b);
@@ -185,19 +196,23 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
     Py_ssize_t count = nodes_b.len / (Py_ssize_t)(3 * sizeof(int32_t)) - 1;
     Py_ssize_t cap = exits_b.len / (Py_ssize_t)sizeof(int32_t), nexits = 0;
     Py_ssize_t nrexits = rexits_b.len / (Py_ssize_t)sizeof(int32_t);
-    Py_ssize_t room = 1024;
+    Py_ssize_t room = 256;
     int32_t *state = malloc(sizeof(int32_t) * (size_t)room), *rstate = malloc(sizeof(int32_t) * (size_t)room);
+    if (!state || !rstate) {
+        free(state); free(rstate);
+        PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
+        PyBuffer_Release(&rtrans_b); PyBuffer_Release(&same_b); PyBuffer_Release(&rallowed_b);
+        PyBuffer_Release(&rexits_b); PyBuffer_Release(&allowed_b); PyBuffer_Release(&exits_b);
+        return PyErr_NoMemory();
+    }
     state[0] = (int32_t)start; rstate[0] = (int32_t)rstart;
+    int failed = 0;
     Py_BEGIN_ALLOW_THREADS
     memcpy(allowed, rallowed, (size_t)(allowed_b.len < rallowed_b.len ? allowed_b.len : rallowed_b.len));
     for (Py_ssize_t i = 1; i < count;) {
         const int32_t *node = nodes + 3 * i;
         int32_t d = node[2] >> 8, b = node[2] & 255;
-        if (d >= room) {
-            room *= 2;
-            state = realloc(state, sizeof(int32_t) * (size_t)room);
-            rstate = realloc(rstate, sizeof(int32_t) * (size_t)room);
-        }
+        if (d >= room && deepen(&state, &rstate, &room)) { failed = 1; break; }
         int32_t t = trans[state[d - 1] * 256 + b], r = rstate[d - 1], u = r >= 0 ? rtrans[r * 256 + b] : -1;
         int32_t hi = nodes[3 * node[0] + 1];
         if (t < 0) {  /* the rule is dead below: none of the reference's tokens there */
@@ -220,10 +235,11 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     free(state); free(rstate);
+    if (failed) PyErr_NoMemory();
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
     PyBuffer_Release(&rtrans_b); PyBuffer_Release(&same_b); PyBuffer_Release(&rallowed_b);
     PyBuffer_Release(&rexits_b); PyBuffer_Release(&allowed_b); PyBuffer_Release(&exits_b);
-    return PyLong_FromSsize_t(nexits);
+    return failed ? NULL : PyLong_FromSsize_t(nexits);
 }
 
 /* The pushdown automaton itself in C, for walks that never return to Python: stacks are interned as

@@ -123,12 +123,18 @@ def test_counted_masks_equal_brute_force_near_the_bounds(schema: dict) -> None:
     {"type": "string", "minLength": 25},
     {"type": "string", "pattern": "^[a-z\u00e9]+$", "minLength": 3, "maxLength": 24},
 ])
-@pytest.mark.parametrize("tokenizer", ["gpt2", "llama3"])
+@pytest.mark.parametrize("tokenizer", ["gpt2", "llama3", "long"])
 @pytest.mark.skipif(_kernel is None, reason="the base walk is the C mask kernel's (not built here: no C compiler)")
 def test_counted_tables_read_off_the_base_walk_equal_the_walked_ones(schema: dict, tokenizer: str) -> None:
     """Every count of every state of a counted string: the table `counted_table` derives from one walk of the
-    base state, and the one `leaf_table` walks with the count."""
-    grammar = compile_schema(schema, small_vocab(tokenizer), options=CompileOptions(count_from=4))
+    base state, and the one `leaf_table` walks with the count ("long": tokens deeper than the walk's first room)."""
+    if tokenizer == "long":
+        vocab = small_vocab("gpt2", size=300)
+        tokens = vocab.tokens + (b"a" * 300, b"ab" * 200, b'"' + b"b" * 299 + b'"')
+        vocab = Vocabulary(tokens=tokens, eos_ids=vocab.eos_ids, fingerprint=vocab.fingerprint + "-long")
+    else:
+        vocab = small_vocab(tokenizer)
+    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=4))
     dfas = [d for r, d in enumerate(grammar.automaton.dfas) if isinstance(d, CountedDFA) and r in grammar.automaton.leaves]
     assert dfas
     for dfa in dfas:
