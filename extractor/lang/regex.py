@@ -124,6 +124,13 @@ def byte_set(*spans: int | tuple[int, int]) -> Bytes:
     for span in spans:
         lo, hi = span if isinstance(span, tuple) else (span, span)
         mask |= ((1 << (hi - lo + 1)) - 1) << lo
+    return _BYTE[mask.bit_length() - 1] if mask and not mask & (mask - 1) else _byte_class(mask)
+
+
+@lru_cache(maxsize=4096)
+def _byte_class(mask: int) -> Bytes:
+    """One node per byte class while it is in use: a few hundred classes make up every pattern and format,
+    and cached rule bodies would otherwise keep thousands of equal nodes for the collector to walk."""
     return Bytes(mask)
 
 
