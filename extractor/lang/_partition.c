@@ -1206,13 +1206,16 @@ static int buf_add(Buf *b, const void *data, size_t n) {
     return 0;
 }
 
-/* The digest a node keeps in its __dict__ (a new reference), or NULL without an error where it has none. */
+/* The digest a node keeps (a new reference), or NULL without an error where it has none. Read as an attribute,
+ * never through __dict__: an instance's dict is made only when asked for, and each one is another object
+ * for the cyclic collector to walk. */
 static PyObject *kept_digest(PyObject *node, PyObject *key) {
-    PyObject *dict = PyObject_GenericGetDict(node, NULL);
-    if (!dict) return NULL;
-    PyObject *found = PyDict_GetItemWithError(dict, key);
-    Py_XINCREF(found);
-    Py_DECREF(dict);
+    PyObject *found = NULL;
+#if PY_VERSION_HEX >= 0x030D0000
+    if (PyObject_GetOptionalAttr(node, key, &found) < 0) return NULL;
+#else
+    if (_PyObject_LookupAttr(node, key, &found) < 0) return NULL;
+#endif
     return found;
 }
 
@@ -1249,12 +1252,10 @@ static PyObject *digest(PyObject *self, PyObject *args) {
     PUSH_NODE(root);
     while (depth) {
         PyObject *node = stack[depth - 1], *kind = (PyObject *)Py_TYPE(node);
-        PyObject *dict = PyObject_GenericGetDict(node, NULL);
-        if (!dict) goto done;
-        PyObject *have = PyDict_GetItemWithError(dict, s_key);
-        if (have || PyErr_Occurred()) { Py_DECREF(dict); if (have) { depth--; continue; } goto done; }
+        PyObject *have = kept_digest(node, s_key);
+        if (have) { Py_DECREF(have); depth--; continue; }
+        if (PyErr_Occurred()) goto done;
         if (kind != k_bytes && kind != k_ref && kind != k_seq && kind != k_alt && kind != k_repeat && kind != k_suffix) {
-            Py_DECREF(dict);
             PyObject *made = PyObject_CallOneArg(other, node);  /* keeps it on the node */
             if (!made) goto done;
             Py_DECREF(made);
@@ -1264,24 +1265,24 @@ static PyObject *digest(PyObject *self, PyObject *args) {
         PyObject *parts = NULL, *one = NULL;  /* a tuple of parts, or the one part (both borrowed from the node) */
         if (kind == k_seq || kind == k_alt) {
             parts = PyObject_GetAttr(node, s_items);
-            if (!parts) { Py_DECREF(dict); goto done; }
+            if (!parts) goto done;
             Py_DECREF(parts);
-            if (!PyTuple_Check(parts)) { Py_DECREF(dict); PyErr_SetString(PyExc_TypeError, "items"); goto done; }
+            if (!PyTuple_Check(parts)) { PyErr_SetString(PyExc_TypeError, "items"); goto done; }
         } else if (kind == k_repeat || kind == k_suffix) {
             one = PyObject_GetAttr(node, s_item);
-            if (!one) { Py_DECREF(dict); goto done; }
+            if (!one) goto done;
             Py_DECREF(one);
         }
         Py_ssize_t n = parts ? PyTuple_GET_SIZE(parts) : one ? 1 : 0, missing = 0;
         data.len = 0;
         const char *tag = kind == k_seq ? "\0S" : kind == k_alt ? "\0A" : kind == k_suffix ? "\0X"
                           : kind == k_repeat ? "\0R" : kind == k_bytes ? "\0B" : "\0F";
-        if (buf_add(&data, tag, 2)) { Py_DECREF(dict); goto done; }
+        if (buf_add(&data, tag, 2)) goto done;
         for (Py_ssize_t k = 0; k < n; k++) {
             PyObject *part = parts ? PyTuple_GET_ITEM(parts, k) : one;
             PyObject *d = kept_digest(part, s_key);
             if (!d) {
-                if (PyErr_Occurred()) { Py_DECREF(dict); goto done; }
+                if (PyErr_Occurred()) goto done;
                 missing++;
                 PUSH_NODE(part);
                 continue;
@@ -1289,39 +1290,38 @@ static PyObject *digest(PyObject *self, PyObject *args) {
             if (!missing) {
                 char *bytes; Py_ssize_t len;
                 if (PyBytes_AsStringAndSize(d, &bytes, &len) < 0 || buf_add(&data, bytes, (size_t)len)) {
-                    Py_DECREF(d); Py_DECREF(dict); goto done;
+                    Py_DECREF(d); goto done;
                 }
             }
             Py_DECREF(d);
         }
-        if (missing) { Py_DECREF(dict); continue; }  /* its parts first; then it is met again */
+        if (missing) continue;  /* its parts first; then it is met again */
         if (kind == k_repeat) {
             PyObject *lo = PyObject_GetAttr(node, s_min), *hi = lo ? PyObject_GetAttr(node, s_max) : NULL;
             char text[64];
             if (hi && hi == Py_None) snprintf(text, sizeof text, "(%ld, None)", PyLong_AsLong(lo));
             else if (hi) snprintf(text, sizeof text, "(%ld, %ld)", PyLong_AsLong(lo), PyLong_AsLong(hi));
             Py_XDECREF(lo); Py_XDECREF(hi);
-            if (!hi || PyErr_Occurred() || buf_add(&data, text, strlen(text))) { Py_DECREF(dict); goto done; }
+            if (!hi || PyErr_Occurred() || buf_add(&data, text, strlen(text))) goto done;
         } else if (kind == k_bytes) {
             PyObject *mask = PyObject_GetAttr(node, s_mask);
             uint8_t raw[32];
             int failed = !mask || mask_bytes(mask, raw) || buf_add(&data, raw, 32);
             Py_XDECREF(mask);
-            if (failed) { Py_DECREF(dict); goto done; }
+            if (failed) goto done;
         } else if (kind == k_ref) {
             PyObject *rule = PyObject_GetAttr(node, s_rule);
             Py_ssize_t len;
             const char *text = rule ? PyUnicode_AsUTF8AndSize(rule, &len) : NULL;
             int failed = !text || buf_add(&data, text, (size_t)len);
             Py_XDECREF(rule);
-            if (failed) { Py_DECREF(dict); goto done; }
+            if (failed) goto done;
         }
         uint8_t out[16];
         blake2b_16(data.at, data.len, out);
         PyObject *made = PyBytes_FromStringAndSize((const char *)out, 16);
-        int failed = !made || PyDict_SetItem(dict, s_key, made) < 0;
+        int failed = !made || PyObject_GenericSetAttr(node, s_key, made) < 0;  /* past a frozen __setattr__ */
         Py_XDECREF(made);
-        Py_DECREF(dict);
         if (failed) goto done;
         depth--;
     }

@@ -10,7 +10,7 @@ def keeps_hash(cls: type) -> None:
     plain = cls.__hash__
 
     def __hash__(self: object) -> int:
-        kept = self.__dict__.get("_hash")
+        kept = getattr(self, "_hash", None)  # not through __dict__: that would make one for each instance
         if kept is None:
             kept = plain(self)
             object.__setattr__(self, "_hash", kept)

@@ -186,7 +186,7 @@ def repeat(item: Node, lo: int, hi: int | None) -> Node:
 
 def refs(node: Node) -> frozenset[str]:
     """Names of the rules a body calls (each shared node visited once; kept on the body)."""
-    kept = node.__dict__.get("_refs")
+    kept = getattr(node, "_refs", None)  # not through __dict__, which would make one for the collector to walk
     if kept is None:
         kept = _refs(node)
         object.__setattr__(node, "_refs", kept)
@@ -218,7 +218,7 @@ def digest(node: Node) -> bytes:
     DAG, compared by identity) are hashed once, without recursion, so a wide body costs its size. Each
     node keeps its hash: the terms shared by every schema (strings, numbers) are hashed once per process.
     Computed in C where the extension is built (the same bytes: `lang/_partition.c`)."""
-    kept = node.__dict__.get(_DIGEST)
+    kept = getattr(node, _DIGEST, None)
     if kept is not None:
         return kept
     if _native is not None:
@@ -226,7 +226,7 @@ def digest(node: Node) -> bytes:
     work: list[Node] = [node]
     while work:
         n = work[-1]
-        if _DIGEST in n.__dict__:
+        if hasattr(n, _DIGEST):
             work.pop()
             continue
         kind = type(n)
@@ -235,19 +235,19 @@ def digest(node: Node) -> bytes:
             work.pop()
             continue
         parts = n.items if kind is Seq or kind is Alt else (n.item,) if kind is Repeat or kind is Suffix else ()
-        missing = [c for c in parts if _DIGEST not in c.__dict__]  # type: ignore[union-attr]
+        missing = [c for c in parts if not hasattr(c, _DIGEST)]
         if missing:
             work.extend(missing)
             continue
         work.pop()
         object.__setattr__(n, _DIGEST, _hash(n, kind, parts))  # type: ignore[arg-type]
-    return node.__dict__[_DIGEST]
+    return getattr(node, _DIGEST)
 
 
 def _hash(n: Node, kind: type, parts: tuple[Node, ...]) -> bytes:
     """The digest of a node of a kind the native digest reads, from its parts' (16 bytes each, so their
     concatenation reads one way only)."""
-    data = _TAG[kind] + b"".join(c.__dict__[_DIGEST] for c in parts)
+    data = _TAG[kind] + b"".join(getattr(c, _DIGEST) for c in parts)
     if kind is Repeat:
         data += repr((n.min, n.max)).encode()  # type: ignore[union-attr]
     elif kind is Bytes:
