@@ -13,7 +13,8 @@ mask (and EOS at the end) when valid, and refused at some token or at the end wh
 A valid instance rejected only because its keys are not in `properties` order (it is accepted once
 re-ordered) counts as `order_only_reject`, and one accepted once its numbers are written as plain decimals (bounded
 numbers are, docs/schema-support.md) as `notation_only_reject`, not as wrong rejects. A schema passes when it compiles
-and has no wrong accept and no wrong reject. Writes JSON and prints a Markdown table.
+and has no wrong accept and no wrong reject. The engines take each schema in turn (all of one schema, then the
+next), so that a shared machine's changing load weighs on all alike. Writes JSON and prints a Markdown table.
 
 Refresh the stored baseline used by tests/test_compliance.py with
     python benchmarks/maskbench.py --sample 60 --seed 7 --json benchmarks/results/maskbench_baseline.json
@@ -292,18 +293,19 @@ def run(data: Path = MASKBENCH_DATA, tokenizer: Path = LLAMA3, sample: int = 0, 
         "engines": {}, "schemas": [],
     }
     built = {name: ENGINES[name](tokenizer, vocab) for name in engines}  # a missing peer fails before any run
-    for name, engine in built.items():
-        timings: list[float] = []
-        entries = []
-        for path in _progress(files, name, progress):
-            start = len(timings)
-            entry = run_schema(engine, path, tokenize, timeout, timings, memory)
-            steps = timings[start:]
+    timings: dict[str, list[float]] = {name: [] for name in built}
+    entries: dict[str, list[dict[str, Any]]] = {name: [] for name in built}
+    for path in _progress(files, ",".join(built), progress):  # engines in turn per schema: load drifts alike for all
+        for name, engine in built.items():
+            start = len(timings[name])
+            entry = run_schema(engine, path, tokenize, timeout, timings[name], memory)
+            steps = timings[name][start:]
             entry.update(mask_calls=len(steps), mask_us_max=round(max(steps), 1) if steps else None,
                          mask_ms_total=round(sum(steps) / 1e3, 3))
-            entries.append(entry)
-        result["engines"][name] = summarize(entries, timings)
-        result["schemas"] += entries
+            entries[name].append(entry)
+    for name in built:
+        result["engines"][name] = summarize(entries[name], timings[name])
+        result["schemas"] += entries[name]
     return result
 
 
