@@ -70,7 +70,7 @@ class TableCache:
         dfa = automaton.dfas[rule]
         if isinstance(dfa, CountedDFA) and _kernel is not None and state // dfa.n != dfa.lo:
             base = state % dfa.n  # a count near a bound: its own table, read off the base's walk
-            paths = self.paths(trie, (trie.vocab.fingerprint, automaton.fingerprints[rule], base),
+            paths = self.paths((trie.vocab.fingerprint, automaton.fingerprints[rule], base),
                                lambda: unit_paths(dfa, trie, base))
             return counted_table(dfa, paths, state // dfa.n)
         pair = None if isinstance(dfa, CountedDFA) or _kernel is None else pairing(automaton.fingerprints[rule], dfa)
@@ -85,7 +85,7 @@ class TableCache:
         dfa, fingerprint = reference()
         return self.cached((trie.vocab.fingerprint, fingerprint, state), lambda: leaf_table(dfa, trie, state))
 
-    def paths(self, trie: TokenTrie, key: tuple[str, str, int], build: Callable[[], UnitPaths]) -> UnitPaths:
+    def paths(self, key: tuple[str, str, int], build: Callable[[], UnitPaths]) -> UnitPaths:
         """The base walk of a counted rule's state (`unit_paths`), kept for the counts that follow it."""
         with self.lock:
             hit = self.unit_paths.get(key)
