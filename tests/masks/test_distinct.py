@@ -10,6 +10,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typing import Annotated
 
 from pydantic import BaseModel, StringConstraints
@@ -174,3 +176,32 @@ def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema
 ])
 def test_a_token_is_cut_into_the_strings_it_ends(token: bytes, in_string: bool, escaped: bool, expected) -> None:
     assert _strings(token, in_string, escaped) == expected
+
+
+PIECES = [b'"', b'a', b'b', b',', b':', b'1', b'\\', b'{', b'}', b'[', b']', b' ']
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), extra=st.lists(st.lists(st.sampled_from(PIECES), min_size=2, max_size=7).map(b"".join),
+                                       min_size=5, max_size=40))
+def test_random_walks_over_quote_heavy_tokens_mask_like_brute_force(data, extra: list[bytes]) -> None:
+    """Tokens of quotes, commas, brackets and two letters, random walks under the mask that favour tokens
+    finishing strings and keep containers open a while (so repeats come): every mask equals brute force."""
+    tokens = (b"",) + tuple(dict.fromkeys([*PIECES, *extra]))
+    digest = hashlib.sha256(b"".join(len(t).to_bytes(2, "big") + t for t in tokens)).hexdigest()
+    vocab = Vocabulary(tokens=tokens, eos_ids=frozenset({0}), fingerprint=digest)
+    schema = data.draw(st.sampled_from([c[0] for c in CASES]))
+    matcher = compile_schema(schema, vocab, normalize=NormalizeOptions(strict_objects=False)).matcher()
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**16)))
+    weight = np.array([1 + 4 * t.count(b'"') for t in tokens], dtype=float)
+    closing = np.array([t[:1] in (b"}", b"]") for t in tokens])
+    for step in range(60):
+        fast, slow = matcher.mask(), brute_force(matcher.grammar, matcher.config, matcher.distinct)
+        assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
+        allowed = fast & (np.arange(len(tokens)) != 0)
+        if step < 40 and (allowed & ~closing).any():
+            allowed &= ~closing
+        if not allowed.any():
+            break
+        p = weight * allowed
+        matcher.advance(int(rng.choice(len(tokens), p=p / p.sum())))
