@@ -198,12 +198,22 @@ class Quoted:
         return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
 
 
-def _head(token: bytes) -> str | None:
-    """The text a token adds to an open string (at a character boundary) before its first unescaped quote."""
+def closing_quote(token: bytes) -> int:
+    """Where a token's first unescaped quote is, read from inside a string; -1 where every quote in it is
+    escaped (it ends no string)."""
     at, escaped = 0, False
     while at < len(token) and (escaped or token[at] != 0x22):
         escaped = not escaped and token[at] == 0x5C
         at += 1
+    return at if at < len(token) else -1
+
+
+def _head(token: bytes) -> str | None:
+    """The text a token adds to an open string (at a character boundary) before its first unescaped quote;
+    None where it has none."""
+    at = closing_quote(token)
+    if at < 0:
+        return None
     try:
         return json.loads(b'"' + token[:at] + b'"')
     except ValueError:

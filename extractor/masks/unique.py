@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from extractor.automata import Config, Distinct
+from extractor.automata.distinct import closing_quote
 from extractor.automata.items import WS, escape_at, fresh, unescape
 from extractor.masks.trie import along
 from extractor.tokens import Vocabulary
@@ -27,8 +28,8 @@ class TokenKinds:
 
     def __init__(self, vocab: Vocabulary) -> None:
         tokens = vocab.tokens
-        self.escapes = np.flatnonzero([b"\\" in t and b'"' not in t for t in tokens])
-        """Tokens with a backslash and no quote: inside a string they may respell what they add."""
+        self.escapes = np.flatnonzero([b"\\" in t and closing_quote(t) < 0 for t in tokens])
+        """Tokens with a backslash and no unescaped quote: inside a string they may respell what they add."""
         self.terminators = np.flatnonzero([b"," in t or b"]" in t for t in tokens])
         """Tokens that may end an item (a `,` or `]`, outside a string)."""
         ids, rises, nests = [], [], []

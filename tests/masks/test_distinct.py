@@ -145,6 +145,8 @@ CASES = [
     ({"type": "array", "items": {"type": "string"}, "uniqueItems": True}, '["a","b","ab","","é","ba"]'),
     ({"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "integer"}},
      '{"b":1,"a":2,"ab":3}'),
+    ({"type": "object", "additionalProperties": {"type": "integer"}},  # a token \" (an escaped quote) ends no string
+     '{"\\"":1,"\\"\\"":2}'),
 ]
 
 

@@ -100,3 +100,20 @@ def test_a_new_outer_item_does_not_hide_an_inner_array_with_no_value_left():
     matcher.advance_bytes(b'[{"name":"a","flags":[]},{"name":"new","flags":[{"on":true},{"on":false}')
     allowed = {vocab.tokens[i] for i in np.flatnonzero(matcher.mask())}
     assert b"]" in allowed and all(t.startswith(b"]") for t in allowed)  # no `,`: no flag value is left
+
+
+def test_an_escaped_quote_that_leaves_only_repeats_is_masked():
+    """`\\"` stays inside the string (its quote is escaped): a token the mask must still try, since the
+    character it adds can leave only the first item to write."""
+    vocab = vocabulary("llama3")
+    schema = {"type": "array", "uniqueItems": True, "items": {
+        "type": "object", "properties": {"k": {"type": "string", "maxLength": 1}}, "required": ["k"],
+        "additionalProperties": False}}
+    matcher = compile_schema(schema, vocab).matcher()
+    matcher.advance_bytes(b'[{"k":"\\""},{"k":"')
+    escaped_quote = vocab.tokens.index(b'\\"')
+    assert not matcher.mask()[escaped_quote]  # "\"" again would be a repeat, and the string is full
+    with pytest.raises(ValueError):
+        matcher.advance(escaped_quote)
+    matcher.advance_bytes(b'a"}]')
+    assert matcher.accepting()
