@@ -99,7 +99,16 @@ class Vocabulary:
 
     tokens: tuple[bytes, ...]
     eos_ids: frozenset[int]
-    fingerprint: str
+    fingerprint: str = ""
+    """The content hash, made here: token tries, tables and table files are shared by it, so two vocabularies
+    may share one only when they are the same (one given that is not theirs is refused)."""
+
+    def __post_init__(self) -> None:
+        made = _fingerprint(self.tokens, self.eos_ids)
+        if self.fingerprint and self.fingerprint != made:
+            raise ValueError(f"fingerprint {self.fingerprint[:16]!r} is not the content hash of these tokens and EOS "
+                             f"ids ({made[:16]!r}): leave it out, it is computed")
+        object.__setattr__(self, "fingerprint", made)
 
     @property
     def size(self) -> int:
@@ -157,4 +166,4 @@ class Vocabulary:
                 tokens.append(decode(token))
         tokens += [b""] * ((size or count) - count)
         eos_ids = frozenset({eos_id})
-        return cls(tuple(tokens), eos_ids, _fingerprint(tuple(tokens), eos_ids))
+        return cls(tuple(tokens), eos_ids)

@@ -164,3 +164,13 @@ def test_smollm2_from_hf(smollm2: tuple[Any, Vocabulary], text: str) -> None:
     assert vocab.size == 49152 and vocab.tokens[2] == b""
     ids = tokenizer.encode(text, add_special_tokens=False)
     assert b"".join(vocab.tokens[i] for i in ids) == text.encode()
+
+
+def test_a_fingerprint_is_the_content_hash_or_refused() -> None:
+    """Tries, tables and table files are shared by fingerprint: one that is not the tokens' own is refused."""
+    made = Vocabulary(tokens=(b"a", b"b", b""), eos_ids=frozenset({2}))
+    given = Vocabulary(tokens=(b"a", b"b", b""), eos_ids=frozenset({2}), fingerprint=made.fingerprint)
+    assert given.fingerprint == made.fingerprint  # its own, given: taken
+    assert made.fingerprint != Vocabulary(tokens=(b"a", b"c", b""), eos_ids=frozenset({2})).fingerprint
+    with pytest.raises(ValueError, match="content hash"):
+        Vocabulary(tokens=(b"a", b"c", b""), eos_ids=frozenset({2}), fingerprint=made.fingerprint)
