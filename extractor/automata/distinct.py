@@ -71,11 +71,12 @@ class Distinct:
         is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
         its first quote), or one opening and ending a new string (run byte by byte where one of the strings it
         finishes could be a repeat). `present[k]`: the ids of the tokens of `mask` with more than k quotes."""
-        out = mask
-        so_far = self._so_far() if self.depth is not None else None
-        if not any(self.seen.values()):  # only a token that finishes two strings can repeat one: three quotes
+        out, so_far = mask, None
+        written = any(self.seen.values())
+        if not written:  # only a token that finishes two strings can repeat one: three quotes
             candidates = present[2 if self.depth is not None else 3]  # from inside a kept string, four otherwise
         elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
+            so_far = self._so_far()
             ends = self._endings(so_far)
             if ends is None:
                 candidates = present[0]
@@ -88,6 +89,10 @@ class Distinct:
                 candidates = present[2]  # may end this string, then open and end another
         else:  # must open a string before it can end one, and first end the one it is in, if any
             candidates = present[2 if self.in_string else 1]
+        if not candidates:  # the usual case: nothing to run, nothing more to read
+            return out
+        if self.depth is not None and not written:
+            so_far = self._so_far()
         seen = frozenset().union(*self.seen.values())
         for token in candidates:
             if self.items is None and not self._may_repeat(quoted.strings(token, tokens[token], self.in_string,

@@ -352,7 +352,7 @@ class Fingerprints:
     def _hash(self, name: str) -> str:
         order, at = [name], {name: 0}  # breadth first: `order` is the queue
         for n in order:
-            for _, callee, _ in _shape(self.dfas[n]).sites:
+            for callee in _shape(self.dfas[n]).site_shape[1]:
                 if callee not in at:
                     at[callee] = len(order)
                     order.append(callee)
