@@ -232,7 +232,7 @@ class UnitPaths:
 
     size: int  # the vocabulary's
     tokens: np.ndarray  # int64 ids of the tokens the base walks to their end
-    cells: np.ndarray  # int32 per token: its end state * width + the units it reads
+    cells: np.ndarray  # int64 per token: its end state * width + the units it reads
     distinct: np.ndarray  # the cells in use, each once: tokens sharing one share the answer
     width: int  # most units a token reads, plus one
     exit_nodes: np.ndarray  # int32 trie nodes where the base accepts with tokens running on, in preorder
@@ -248,8 +248,8 @@ def unit_paths(dfa: CountedDFA, trie: TokenTrie, state: int) -> UnitPaths:
                           np.ascontiguousarray(base.accept, dtype=np.uint8),
                           np.ascontiguousarray(dfa.inc, dtype=np.uint8), state, ends, units, exits, exit_units)
     tokens = np.flatnonzero(ends >= 0)
-    width = trie.width + 1
-    cells = ends[tokens] * width + units[tokens]
+    width = int(units[tokens].max()) + 1 if len(tokens) else 1  # the cells span what tokens read, no more
+    cells = ends[tokens].astype(np.int64) * width + units[tokens]
     used = np.zeros(dfa.n * width, dtype=bool)
     used[cells] = True
     return UnitPaths(size=size, tokens=tokens, cells=cells, distinct=np.flatnonzero(used), width=width,
