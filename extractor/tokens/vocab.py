@@ -104,7 +104,10 @@ class Vocabulary:
     may share one only when they are the same (one given that is not theirs is refused)."""
 
     def __post_init__(self) -> None:
-        made = _fingerprint(self.tokens, self.eos_ids)
+        try:
+            made = _fingerprint(self.tokens, self.eos_ids)
+        except (TypeError, AttributeError, OverflowError):
+            raise TypeError("a Vocabulary's tokens are bytes and its eos_ids non-negative ints") from None
         if self.fingerprint and self.fingerprint != made:
             raise ValueError(f"fingerprint {self.fingerprint[:16]!r} is not the content hash of these tokens and EOS "
                              f"ids ({made[:16]!r}): leave it out, it is computed")

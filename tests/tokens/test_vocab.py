@@ -174,3 +174,9 @@ def test_a_fingerprint_is_the_content_hash_or_refused() -> None:
     assert made.fingerprint != Vocabulary(tokens=(b"a", b"c", b""), eos_ids=frozenset({2})).fingerprint
     with pytest.raises(ValueError, match="content hash"):
         Vocabulary(tokens=(b"a", b"c", b""), eos_ids=frozenset({2}), fingerprint=made.fingerprint)
+
+
+@pytest.mark.parametrize(("tokens", "eos"), [(("a",), {0}), ((b"a",), {"x"}), ((b"a",), {-1})])
+def test_tokens_not_bytes_or_eos_not_ids_are_a_type_error(tokens, eos) -> None:
+    with pytest.raises(TypeError, match="tokens are bytes"):
+        Vocabulary(tokens=tokens, eos_ids=frozenset(eos))
