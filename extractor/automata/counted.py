@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
 
@@ -61,11 +61,17 @@ class CountedDFA:
     def calls(self) -> _Calls:
         return _Calls(self)
 
+    @cached_property
     def digest(self) -> bytes:
         """Content hash: equal digests mean equal languages (given equal callees)."""
         h = hashlib.sha256(self.base.trans.tobytes() + self.base.accept.tobytes() + self.inc.tobytes())
         h.update(repr((sorted(self.callees), self.lo, self.hi, self.base.calls)).encode())
         return h.digest()
+
+    @cached_property
+    def signature(self) -> bytes:
+        """The rule's part of a fingerprint: its counter's digest, then its base's."""
+        return self.digest + self.base.signature
 
     def split(self, state: np.ndarray | int) -> tuple:
         return state % self.n, state // self.n

@@ -356,15 +356,11 @@ class Fingerprints:
                 if callee not in at:
                     at[callee] = len(order)
                     order.append(callee)
-        h = hashlib.sha256()
-        for n in order:
+        parts = []
+        for n in order:  # one hash call over the joined parts: each rule's own are kept on its automaton
             d = self.dfas[n]
-            if isinstance(d, CountedDFA):
-                h.update(d.digest())
-                d = d.base
-            pairs, callees = d.site_shape
-            h.update(d.content)
-            h.update(len(callees).to_bytes(4, "little"))
-            h.update(pairs)
-            h.update(array("i", [at[c] for c in callees]).tobytes())
-        return h.hexdigest()[:32]
+            parts.append(d.signature)
+            callees = _shape(d).site_shape[1]
+            if callees:
+                parts.append(array("i", [at[c] for c in callees]).tobytes())
+        return hashlib.sha256(b"".join(parts)).hexdigest()[:32]

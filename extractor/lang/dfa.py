@@ -94,6 +94,12 @@ class RuleDFA:
         return pairs.tobytes(), tuple(c for _, c, _ in self.sites)
 
     @cached_property
+    def signature(self) -> bytes:
+        """The rule's part of a fingerprint: its content, then its call sites apart from the callees."""
+        pairs, callees = self.site_shape
+        return self.content + len(callees).to_bytes(4, "little") + pairs
+
+    @cached_property
     def content(self) -> bytes:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
         distinct columns (a table is mostly columns repeated: hashed once each). Built in C beside the tables
