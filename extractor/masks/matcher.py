@@ -12,9 +12,9 @@ from extractor.automata import Automaton, Config
 from extractor.automata.distinct import Distinct, Quoted
 from extractor.automata.items import fresh
 from extractor.masks.tables import TABLES, Table, TableCache
-from extractor.masks.trie import TokenTrie
+from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.unique import narrow_items
-from extractor.masks.walk import walk
+from extractor.masks.walk import native, walk
 from extractor.tokens import Vocabulary
 
 
@@ -87,6 +87,7 @@ class CompiledGrammar:
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.start = automaton.start()
 
     def matcher(self) -> Matcher:
         return Matcher(self)
@@ -96,6 +97,10 @@ class CompiledGrammar:
         cached = self.masks.get(config)
         if cached is not None:
             return cached
+        if config == self.start and _kernel is not None and native(self.automaton) is not None:
+            out = self.walked(config)
+            self.masks.put(config, out, out.nbytes)
+            return out
         aut = self.automaton
         tables: dict[int, np.ndarray] = {}  # stacks with one top frame share its table
         extra: list[np.ndarray] = []
@@ -117,6 +122,16 @@ class CompiledGrammar:
             for ids in extra:
                 out[ids] = True
         self.masks.put(config, out, 0 if out is parts[0] else out.nbytes)  # a table's own array is not a copy
+        return out
+
+    def walked(self, config: Config) -> np.ndarray:
+        """A mask walked whole, every stack to its bottom, in one native walk: for the start configuration,
+        whose tables (the first states of the rules it opens) rarely serve another configuration, so the
+        first mask skips building them and the fingerprints they are keyed by (time to first mask)."""
+        out = np.zeros(self.vocab.size, dtype=bool)
+        out[walk(self.automaton, self.trie, config, np.zeros(1, dtype=np.int32), exits=False)[0]] = True
+        if self.automaton.accepting(config):
+            out[self.eos] = True
         return out
 
     def exits(self, table: Table, parent: Config) -> np.ndarray:
@@ -177,7 +192,7 @@ class Matcher:
 
     def __init__(self, grammar: CompiledGrammar) -> None:
         self.grammar = grammar
-        self.config: Config = grammar.automaton.start()
+        self.config: Config = grammar.start
         self.output = bytearray()
         self.finished = False
         automaton = grammar.automaton

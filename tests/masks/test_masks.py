@@ -198,7 +198,9 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
 def test_only_tables_slow_to_build_are_kept_on_disk(tmp_path) -> None:
     grammar = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}}, small_vocab("gpt2"))
     grammar.tables = TableCache(directory=tmp_path, save_after=60.0)
-    grammar.matcher().mask()
+    matcher = grammar.matcher()
+    matcher.advance_bytes(b'{"a":')  # past the first mask, which is walked whole without tables
+    matcher.mask()
     assert grammar.tables.entries and not list(tmp_path.rglob("*.npz"))  # computed, kept in memory only
 
 
@@ -273,3 +275,49 @@ def test_the_mask_cache_is_bounded_in_bytes_and_drops_the_least_recently_used():
     assert cache.get("b") is None and [cache.get(k) for k in "acd"] == [b"a", b"c", b"d"]
     cache.put("big", b"x", 10_000)  # larger than the whole budget: kept alone, the rest dropped
     assert len(cache) == 1 and cache.bytes == 10_000 + ENTRY_BYTES
+
+
+@pytest.mark.parametrize("tokenizer", ["llama3", "gpt2"])
+@pytest.mark.parametrize("schema", [
+    {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}}, "required": ["name"]},
+    {"type": "object", "additionalProperties": {"type": "number"}, "minProperties": 1},
+    {"$defs": {"node": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/node"}}}}},
+     "$ref": "#/$defs/node"},
+    {"type": "array", "items": {"type": "string", "maxLength": 3}, "minItems": 2, "maxItems": 40},
+    {"type": "string", "maxLength": 300},
+    {"enum": ["a", 1, None, [True]]},
+    {},
+])
+def test_the_first_mask_walked_whole_equals_the_one_composed_from_tables(schema: dict, tokenizer: str) -> None:
+    """The start configuration's mask is one walk of every stack to its bottom; it must be the mask the
+    tables and exit walks compose for any other configuration."""
+    if _kernel is None:
+        pytest.skip("the whole walk is the C mask kernel's (not built here: no C compiler), masks are composed")
+    path = TOKENIZERS / tokenizer / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    vocab = Vocabulary.from_tokenizer_file(path)
+    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=8))
+    start = grammar.automaton.start()
+    walked = grammar.walked(start)
+    composed = CompiledGrammar(grammar.automaton, vocab, grammar.trie, tables=TableCache())
+    composed.start = frozenset()  # no configuration is the start one: every mask is composed
+    assert walked.any()
+    assert np.array_equal(walked, composed.mask(start))
+    assert grammar.mask(start) is grammar.mask(start)  # kept like any other mask
+
+
+def test_a_first_mask_walked_whole_allows_eos_where_the_grammar_may_end_at_once() -> None:
+    """A grammar whose root takes the empty output (no schema compiles to one, a grammar may): EOS at the start."""
+    from extractor.automata import build_automaton
+    from extractor.grammar import Grammar
+    from extractor.lang.regex import Ref, lit, seq, star
+
+    if _kernel is None:
+        pytest.skip("the whole walk is the C mask kernel's (not built here: no C compiler), masks are composed")
+    vocab = small_vocab("gpt2", size=500)
+    automaton = build_automaton(Grammar(rules={"root": star(Ref("ab")), "ab": seq(lit("a"), lit("b"))}))
+    grammar = CompiledGrammar(automaton, vocab, tables=TableCache())
+    first = grammar.mask(grammar.start)
+    assert first[list(vocab.eos_ids)].all()
+    assert np.array_equal(first, brute_force(grammar, grammar.start))
