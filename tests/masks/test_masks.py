@@ -227,6 +227,17 @@ def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
     assert torch.isinf(logits[vocab.size:]).all()
 
 
+def _natively(schema: dict, tokenizer: str, otherwise: str) -> CompiledGrammar:
+    """`schema` compiled for a whole real vocabulary, where the C mask kernel is built (skipped, saying what runs
+    instead, where it is not)."""
+    if _kernel is None:
+        pytest.skip(f"the C mask kernel is not built here (no C compiler at install): {otherwise}")
+    path = TOKENIZERS / tokenizer / "tokenizer.json"
+    if not path.exists():
+        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    return compile_schema(schema, Vocabulary.from_tokenizer_file(path), options=CompileOptions(count_from=8))
+
+
 @pytest.mark.parametrize("tokenizer", ["llama3", "gpt2"])
 @pytest.mark.parametrize("schema", [
     {"type": "string"},
@@ -239,15 +250,8 @@ def test_packed_bitmask_matches_the_bool_mask_on_device() -> None:
 def test_native_and_numpy_tables_agree(schema: dict, tokenizer: str) -> None:
     """The C walk over the preorder trie gives the NumPy walk's tables, state by state, on a full vocabulary."""
     from extractor.masks.tables import leaf_table, numpy_leaf_table
-    from extractor.masks.trie import _kernel
 
-    if _kernel is None:
-        pytest.skip("the C mask kernel is not built here (no C compiler at install): only the NumPy walk exists")
-    path = TOKENIZERS / tokenizer / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    vocab = Vocabulary.from_tokenizer_file(path)
-    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=8))
+    grammar = _natively(schema, tokenizer, "only the NumPy walk exists")
     aut, trie = grammar.automaton, grammar.trie
     compared = 0
     for rule in sorted(aut.leaves):
@@ -291,14 +295,8 @@ def test_the_mask_cache_is_bounded_in_bytes_and_drops_the_least_recently_used():
 def test_the_first_mask_walked_whole_equals_the_one_composed_from_tables(schema: dict, tokenizer: str) -> None:
     """The start configuration's mask is one walk of every stack to its bottom; it must be the mask the
     tables and exit walks compose for any other configuration."""
-    if _kernel is None:
-        pytest.skip("the whole walk is the C mask kernel's (not built here: no C compiler), masks are composed")
-    path = TOKENIZERS / tokenizer / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    vocab = Vocabulary.from_tokenizer_file(path)
-    grammar = compile_schema(schema, vocab, options=CompileOptions(count_from=8))
-    start = grammar.automaton.start()
+    grammar = _natively(schema, tokenizer, "every mask is composed")
+    vocab, start = grammar.vocab, grammar.automaton.start()
     walked = grammar.walked(start)
     composed = CompiledGrammar(grammar.automaton, vocab, grammar.trie, tables=TableCache())
     composed.start = frozenset()  # no configuration is the start one: every mask is composed
