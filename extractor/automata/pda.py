@@ -256,9 +256,10 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
             callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
     seen: set[str] = set()
-    # every rule once, callees first; then a rule already seen (found not to finish, waiting on a callee around a
-    # cycle) again each time one of its callees turns out to finish
-    work = _callees_first(dfas)[::-1]
+    # every rule once, the last found first (callees mostly come after their callers in `dfas`, found by following
+    # calls); then a rule already seen (found not to finish, waiting on a callee) again each time one of its callees
+    # turns out to finish
+    work = list(dfas)
     while work:
         name = work.pop()
         seen.add(name)
@@ -268,27 +269,6 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
             productive.add(name)
             work.extend(c for c in callers.get(name, ()) if c in seen and c not in productive)
     return productive
-
-
-def _callees_first(dfas: dict[str, RuleDFA | CountedDFA]) -> list[str]:
-    """The rules in depth-first post-order of their calls (a callee before its callers, but around a cycle)."""
-    seen: set[str] = set()
-    out: list[str] = []
-    for start in dfas:
-        if start in seen:
-            continue
-        seen.add(start)
-        stack = [(start, iter(sorted(_shape(dfas[start]).called)))]
-        while stack:
-            name, callees = stack[-1]
-            callee = next(callees, None)
-            if callee is None:
-                stack.pop()
-                out.append(name)
-            elif callee not in seen and callee in dfas:
-                seen.add(callee)
-                stack.append((callee, iter(sorted(_shape(dfas[callee]).called))))
-    return out
 
 
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:
