@@ -214,7 +214,7 @@ def _endless(dfa: RuleDFA) -> bool:
     has one that is not a dead end: the dead ends are then the only finite states."""
     if lang_dfa._partition is not None:
         return lang_dfa._partition.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32),
-                                           dfa.accept.astype(np.uint8), dfa.size)
+                                           dfa.accept.astype(np.uint8), dfa.size, dfa.trimmed)
     trans = dfa.trans
     live = live_mask(trans, dfa.accept)
     moves = trans >= 0

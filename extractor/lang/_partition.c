@@ -630,13 +630,15 @@ done:
     return result;
 }
 
-/* endless(trans, accept, n) -> bool: whether every state that reaches acceptance and has a successor that does
- * also has one that goes on from there (a DFA, int32 n x 256, -1 for none; accept: uint8 n); see
+/* endless(trans, accept, n, trimmed) -> bool: whether every state that reaches acceptance and has a successor that
+ * does also has one that goes on from there (a DFA, int32 n x 256, -1 for none; accept: uint8 n; `trimmed`: every
+ * state is known to reach acceptance, as minimization leaves them, so that search is skipped); see
  * extractor/automata/pda.py's `_endless`, which does the same with NumPy where this is not built. */
 static PyObject *endless(PyObject *self, PyObject *args) {
     Py_buffer t_b, a_b;
     Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "y*y*n", &t_b, &a_b, &n)) return NULL;
+    int trimmed;
+    if (!PyArg_ParseTuple(args, "y*y*np", &t_b, &a_b, &n, &trimmed)) return NULL;
     const int32_t *trans = t_b.buf;
     PyObject *result = NULL;
     uint8_t *live = NULL, *onward = NULL;
@@ -644,7 +646,9 @@ static PyObject *endless(PyObject *self, PyObject *args) {
     live = malloc((size_t)n);
     onward = calloc((size_t)n, 1);
     if (!live || !onward) { PyErr_NoMemory(); goto done; }
-    if (reaching(trans, a_b.buf, live, (int32_t)n, 256)) goto done;
+    if (trimmed)  /* every state reaches acceptance (a start state that does not has no edges: never onward) */
+        memset(live, 1, (size_t)n);
+    else if (reaching(trans, a_b.buf, live, (int32_t)n, 256)) goto done;
     for (Py_ssize_t s = 0; s < n; s++)  /* live states with a live successor */
         for (int b = 0; b < 256 && live[s] && !onward[s]; b++) {
             int32_t t = trans[s * 256 + b];

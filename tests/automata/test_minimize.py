@@ -184,6 +184,8 @@ def test_endless_is_the_peeling_of_finite_states(n, data, native):
         if not native:
             dfa._partition = None
         found = _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n))
+        minimal = dfa._from_table(trans, accept.tolist())  # trimmed: the search for live states is skipped
+        assert minimal.trimmed and _endless(minimal) == found  # merging equal states keeps every completion
     finally:
         dfa._partition = saved
     assert found == _endless_by_peeling(trans, accept)
