@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from json.encoder import encode_basestring, encode_basestring_ascii
 from typing import Any
 
 from extractor.lang.pattern import MAX_CP, chars, negate
@@ -73,6 +74,13 @@ def string(min_len: int = 0, max_len: int | None = None, content: Node | None = 
 
 def dumps(value: Any) -> str:
     """The compact serialization generation emits; \\u escapes only where text has lone surrogates."""
+    if type(value) is str:  # keys and enum strings: json.dumps's own string encoders, without making an encoder
+        text = encode_basestring(value)
+        try:
+            text.encode()
+        except UnicodeEncodeError:
+            return encode_basestring_ascii(value)
+        return text
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     try:
         text.encode()

@@ -9,6 +9,8 @@ import re
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor.automata import build_automaton
 from extractor.errors import ExtractorError, InvalidSchemaError, UnsupportedSchemaError
@@ -713,3 +715,19 @@ def test_spec_reading_without_implied_types(schema, good, bad):
         jsonschema.validate(json.loads(text), schema)
     for text in bad:
         assert not runs(auto, text), text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.text(), st.text(alphabet=st.sampled_from(["a", "\"", "\\", "\n", "\x7f", "\u2028", "é", "😀",
+                                                              "\ud800", "\udfff"]))))
+def test_a_string_is_written_as_json_dumps_writes_it(text: str) -> None:
+    """`dumps` encodes strings directly with json's own encoders: the same text as json.dumps, lone
+    surrogates (which UTF-8 cannot carry) escaped."""
+    from extractor.lang.json_terms import dumps
+
+    expected = json.dumps(text, ensure_ascii=False)
+    try:
+        expected.encode()
+    except UnicodeEncodeError:
+        expected = json.dumps(text)
+    assert dumps(text) == expected
