@@ -78,14 +78,21 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
             goto fail;
         c = (Counted){trans, inc_b.buf, accept, cum_b.buf, n, clo, chi, k1, cstart, period};
     }
-    int64_t *state = malloc(sizeof(int64_t) * 1024);
     Py_ssize_t room = 1024;
+    int64_t *state = malloc(sizeof(int64_t) * (size_t)room);
+    if (!state) { PyErr_NoMemory(); goto fail; }
     state[0] = start;
+    int failed = 0;
     Py_BEGIN_ALLOW_THREADS
     for (Py_ssize_t i = 1; i < count;) {
         const int32_t *node = nodes + 3 * i;
         int32_t d = node[2] >> 8, b = node[2] & 255;
-        if (d >= room) { room *= 2; state = realloc(state, sizeof(int64_t) * (size_t)room); }
+        if (d >= room) {  /* a token longer than the room so far */
+            int64_t *more = realloc(state, sizeof(int64_t) * (size_t)(room * 2));
+            if (!more) { failed = 1; break; }
+            state = more;
+            room *= 2;
+        }
         int64_t s = state[d - 1], t;
         int acc;
         if (is_counted) {
@@ -104,6 +111,7 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
     }
     Py_END_ALLOW_THREADS
     free(state);
+    if (failed) PyErr_NoMemory();
 fail:
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
     PyBuffer_Release(&allowed_b); PyBuffer_Release(&exits_b);
@@ -499,14 +507,20 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
         P.list[n++] = parent;
     }
     int32_t first = P.failed ? -1 : close_config(&P, n);
-    int32_t room = 1024, *cfg = malloc(sizeof(int32_t) * (size_t)room);
+    int32_t *cfg = NULL;  /* the configuration at each depth of the walk, grown as tokens run longer */
+    int64_t room = 0;
     for (Py_ssize_t j = 0; j < nroots && first >= 0 && !P.failed; j++) {
-        int32_t root = roots[j], stop = nodes[3 * root];
-        cfg[nodes[3 * root + 2] >> 8] = first;
+        int32_t root = roots[j], stop = nodes[3 * root], at = nodes[3 * root + 2] >> 8;
+        cfg = grow(cfg, &room, at + 1, sizeof(int32_t), &P);
+        if (P.failed) break;
+        cfg[at] = first;
         for (int32_t i = root + 1; i < stop && !P.failed;) {
             const int32_t *node = nodes + 3 * i;
             int32_t d = node[2] >> 8, b = node[2] & 255;
-            if (d >= room) { room *= 2; cfg = realloc(cfg, sizeof(int32_t) * (size_t)room); }
+            if (d >= room) {
+                cfg = grow(cfg, &room, d + 1, sizeof(int32_t), &P);
+                if (P.failed) break;
+            }
             int32_t t = pda_step(&P, cfg[d - 1], b);
             if (t < 0) { i = node[0]; continue; }
             cfg[d] = t;

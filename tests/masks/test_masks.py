@@ -319,3 +319,20 @@ def test_a_first_mask_walked_whole_allows_eos_where_the_grammar_may_end_at_once(
     first = grammar.mask(grammar.start)
     assert first[list(vocab.eos_ids)].all()
     assert np.array_equal(first, brute_force(grammar, grammar.start))
+
+
+@pytest.mark.parametrize("schema", [{"type": "string"}, {"type": "object", "additionalProperties": {"type": "string"}},
+                                    {"type": "string", "maxLength": 5000}])
+def test_tokens_longer_than_the_walks_first_room_are_walked_whole(schema: dict) -> None:
+    """The C walks keep a state per byte of the token they are in: 3,000-byte tokens make them grow that room."""
+    base = small_vocab("gpt2", size=300)
+    long = (b'"' + b"a" * 3000, b'{"' + b"a" * 3000, b"a" * 3000, b"a" * 3000 + b'"')
+    vocab = Vocabulary(tokens=base.tokens + long, eos_ids=base.eos_ids)
+    grammar = compile_schema(schema, vocab)
+    grammar.tables = TableCache()
+    ids = range(base.size, vocab.size)
+    matcher = grammar.matcher()
+    for data in (b"", b'{"' if "additionalProperties" in schema else b'"'):
+        matcher.advance_bytes(data)
+        fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
+        assert (fast == slow).all() and fast[list(ids)].any()
