@@ -181,9 +181,11 @@ def median_run(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         for i in tqdm(range(args.runs), desc="runs"):
             out = Path(tmp) / f"run{i}.json"
-            subprocess.run([sys.executable, __file__, "--runs", "1", "--sample", str(args.sample), "--seed",
-                            str(args.seed), "--timeout", str(args.timeout), "--json", str(out)],
-                           check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            run = subprocess.run([sys.executable, __file__, "--runs", "1", "--sample", str(args.sample), "--seed",
+                                  str(args.seed), "--timeout", str(args.timeout), "--json", str(out)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if run.returncode:
+                raise SystemExit(f"run {i + 1} of {args.runs} failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
             results.append(json.loads(out.read_text()))
     ratios = [_ratio(r) for r in results]
     middle = results[ratios.index(statistics.median_low(ratios))]
