@@ -18,6 +18,7 @@ import numpy as np
 
 from extractor.automata import Automaton, RuleDFA
 from extractor.automata.counted import CountedDFA
+from extractor.masks.lru import ByteLRU
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.walk import walk
@@ -28,8 +29,8 @@ SAVE_AFTER = 0.002
 0.4 ms, more than almost every table takes to build (benchmarks/table_cache.py)."""
 
 
-PATHS_KEPT = 16
-"""Base walks of counted rules kept per table cache (about 1 MB each for a 128k vocabulary)."""
+PATHS_BYTES = 32 << 20
+"""Bytes of counted rules' base walks kept per table cache (a few MB each for a 128k vocabulary)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -55,7 +56,7 @@ class TableCache:
         self.save_after = save_after
         self.saved = 0
         self.lock = threading.Lock()
-        self.unit_paths: OrderedDict[tuple[str, str, int], UnitPaths] = OrderedDict()
+        self.unit_paths: ByteLRU[tuple[str, str, int], UnitPaths] = ByteLRU(PATHS_BYTES)
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.width)
@@ -70,8 +71,11 @@ class TableCache:
         dfa = automaton.dfas[rule]
         if isinstance(dfa, CountedDFA) and _kernel is not None and state // dfa.n != dfa.lo:
             base = state % dfa.n  # a count near a bound: its own table, read off the base's walk
-            paths = self.paths((trie.vocab.fingerprint, automaton.fingerprints[rule], base),
-                               lambda: unit_paths(dfa, trie, base))
+            key = (trie.vocab.fingerprint, automaton.fingerprints[rule], base)
+            paths = self.unit_paths.get(key)
+            if paths is None:
+                paths = unit_paths(dfa, trie, base)
+                self.unit_paths.put(key, paths, paths.nbytes)
             return counted_table(dfa, paths, state // dfa.n)
         pair = None if isinstance(dfa, CountedDFA) or _kernel is None else pairing(automaton.fingerprints[rule], dfa)
         partner = -1 if pair is None else int(pair.partner[state])
@@ -84,20 +88,6 @@ class TableCache:
         """The table of a state of the reference language (masks/reference.py)."""
         dfa, fingerprint = reference()
         return self.cached((trie.vocab.fingerprint, fingerprint, state), lambda: leaf_table(dfa, trie, state))
-
-    def paths(self, key: tuple[str, str, int], build: Callable[[], UnitPaths]) -> UnitPaths:
-        """The base walk of a counted rule's state (`unit_paths`), kept for the counts that follow it."""
-        with self.lock:
-            hit = self.unit_paths.get(key)
-            if hit is not None:
-                self.unit_paths.move_to_end(key)
-                return hit
-        paths = build()
-        with self.lock:
-            self.unit_paths[key] = paths
-            if len(self.unit_paths) > PATHS_KEPT:
-                self.unit_paths.popitem(last=False)
-        return paths
 
     def cached(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
         """The table for `key`, built (outside the lock: two threads may build one table twice, never
@@ -237,6 +227,10 @@ class UnitPaths:
     width: int  # most units a token reads, plus one
     exit_nodes: np.ndarray  # int32 trie nodes where the base accepts with tokens running on, in preorder
     exit_units: np.ndarray  # int64 units read to each
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in (self.tokens, self.cells, self.distinct, self.exit_nodes, self.exit_units))
 
 
 def unit_paths(dfa: CountedDFA, trie: TokenTrie, state: int) -> UnitPaths:

@@ -13,7 +13,7 @@ import pytest
 from extractor.errors import UnsupportedSchemaError
 from extractor.integrations.vllm import OPTIONS_KEY, with_options
 from extractor.integrations.vllm.spec import GrammarCache, Spec
-from extractor.masks.matcher import ByteLRU
+from extractor.masks.lru import ByteLRU
 from tests.masks.test_masks import small_vocab
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},

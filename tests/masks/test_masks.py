@@ -269,7 +269,7 @@ def test_native_and_numpy_tables_agree(schema: dict, tokenizer: str) -> None:
 
 
 def test_the_mask_cache_is_bounded_in_bytes_and_drops_the_least_recently_used():
-    from extractor.masks.matcher import ENTRY_BYTES, ByteLRU
+    from extractor.masks.lru import ENTRY_BYTES, ByteLRU
 
     cache: ByteLRU[str, bytes] = ByteLRU(max_bytes=3 * (100 + ENTRY_BYTES))
     for key in "abc":
