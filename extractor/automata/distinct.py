@@ -135,7 +135,7 @@ class Distinct:
     def after(self, config: Config, data: bytes) -> tuple[Config, Distinct]:
         """The configuration after `data` and the state it leaves (this one unchanged); the configuration is
         empty where a byte is not allowed or finishes a string already written."""
-        fork = Distinct.__new__(Distinct)  # a shallow copy (copy.copy's protocol costs more than the step)
+        fork = type(self).__new__(type(self))  # a shallow copy (copy.copy's protocol costs more than the step)
         fork.__dict__.update(self.__dict__)
         fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `step`
         for byte in data:
