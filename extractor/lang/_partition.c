@@ -54,20 +54,30 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
         PyErr_NoMemory();
         goto done;
     }
+    /* most edges go to the last state (minimization's sink): its counts and cursors live in `last`, not in `off`,
+     * where each increment would wait on the one before */
+    int32_t *last = calloc((size_t)(m ? m : 1), sizeof(int32_t));
+    if (!last) { PyErr_NoMemory(); goto done; }
     for (int32_t s = 0; s < n; s++) {
-        if (labels[s] < 0 || labels[s] >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: label out of range"); goto done; }
+        if (labels[s] < 0 || labels[s] >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: label out of range"); free(last); goto done; }
         for (int32_t a = 0; a < m; a++) {
             int32_t t = table[(int64_t)s * m + a];
-            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); goto done; }
-            off[(int64_t)a * (n + 1) + t + 1]++;
+            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); free(last); goto done; }
+            if (t == n - 1) last[a]++;
+            else off[(int64_t)a * (n + 1) + t + 1]++;
         }
     }
+    for (int32_t a = 0; a < m; a++) off[(int64_t)a * (n + 1) + n] = last[a];
     for (int64_t i = 1; i <= (int64_t)m * (n + 1); i++) off[i] += off[i - 1];
+    for (int32_t a = 0; a < m; a++) last[a] = off[(int64_t)a * (n + 1) + n - 1];
     for (int32_t s = 0; s < n; s++)
         for (int32_t a = 0; a < m; a++) {
             int32_t t = table[(int64_t)s * m + a];
-            pred[off[(int64_t)a * (n + 1) + t]++] = s;
+            if (t == n - 1) pred[last[a]++] = s;
+            else pred[off[(int64_t)a * (n + 1) + t]++] = s;
         }
+    for (int32_t a = 0; a < m; a++) off[(int64_t)a * (n + 1) + n - 1] = last[a];
+    free(last);
     for (int64_t i = (int64_t)m * (n + 1); i > 0; i--) off[i] = off[i - 1]; /* restore the starts */
     off[0] = 0;
     /* initial blocks: one per label in use, states in order */
@@ -146,15 +156,24 @@ static int reaching(const int32_t *edges, const uint8_t *accept, uint8_t *out, i
     int32_t *off = calloc((size_t)n + 2, sizeof(int32_t));
     int32_t *pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
     int32_t *stack = malloc((size_t)(n ? n : 1) * sizeof(int32_t));
-    if (!off || !pred || !stack) { PyErr_NoMemory(); goto done; }
-    for (int64_t i = 0; i < nm; i++) {
-        int32_t t = edges[i];
-        if (t >= n) { PyErr_SetString(PyExc_ValueError, "live: target out of range"); goto done; }
-        if (t >= 0) off[t + 2]++;
-    }
+    int32_t *last = malloc((size_t)(n ? n : 1) * sizeof(int32_t));  /* the last source counted into each target */
+    if (!off || !pred || !stack || !last) { PyErr_NoMemory(); goto done; }
+    /* each (source, target) pair once: a row mostly repeats a few targets, and counting every repeat into one
+     * counter chains each increment on the one before */
+    for (int32_t t = 0; t < n; t++) last[t] = -1;
+    for (int32_t s = 0; s < n; s++)
+        for (int32_t c = 0; c < m; c++) {
+            int32_t t = edges[(int64_t)s * m + c];
+            if (t >= n) { PyErr_SetString(PyExc_ValueError, "live: target out of range"); goto done; }
+            if (t >= 0 && last[t] != s) { last[t] = s; off[t + 2]++; }
+        }
     for (int32_t t = 0; t < n; t++) off[t + 2] += off[t + 1];
-    for (int64_t i = 0; i < nm; i++)
-        if (edges[i] >= 0) pred[off[edges[i] + 1]++] = (int32_t)(i / m);
+    for (int32_t t = 0; t < n; t++) last[t] = -1;
+    for (int32_t s = 0; s < n; s++)
+        for (int32_t c = 0; c < m; c++) {
+            int32_t t = edges[(int64_t)s * m + c];
+            if (t >= 0 && last[t] != s) { last[t] = s; pred[off[t + 1]++] = s; }
+        }
     int32_t top = 0;
     for (int32_t s = 0; s < n; s++) {
         out[s] = accept[s] ? 1 : 0;
@@ -167,7 +186,7 @@ static int reaching(const int32_t *edges, const uint8_t *accept, uint8_t *out, i
     }
     result = 0;
 done:
-    free(off); free(pred); free(stack);
+    free(off); free(pred); free(stack); free(last);
     return result;
 }
 
@@ -281,6 +300,24 @@ static uint64_t hash_ints(const int32_t *v, int64_t len) {
     uint64_t h = 1469598103934665603ULL;
     for (int64_t i = 0; i < len; i++) { h ^= (uint32_t)v[i]; h *= 1099511628211ULL; }
     return h ^ (h >> 29);
+}
+
+/* `hash_ints` of each column of a table (int32 n x 256), read row by row: 256 independent chains rather than one
+ * long one per column, and no strided gather. */
+static void column_hashes(const int32_t *table, int32_t n, uint64_t out[256]) {
+    for (int b = 0; b < 256; b++) out[b] = 1469598103934665603ULL;
+    for (int32_t s = 0; s < n; s++) {
+        const int32_t *row = table + (int64_t)s * 256;
+        for (int b = 0; b < 256; b++) out[b] = (out[b] ^ (uint32_t)row[b]) * 1099511628211ULL;
+    }
+    for (int b = 0; b < 256; b++) out[b] ^= out[b] >> 29;
+}
+
+/* Whether columns `a` and `b` of a table (int32 n x 256) are equal. */
+static int same_column(const int32_t *table, int32_t n, int a, int b) {
+    for (int32_t s = 0; s < n; s++)
+        if (table[(int64_t)s * 256 + a] != table[(int64_t)s * 256 + b]) return 0;
+    return 1;
 }
 
 typedef struct {
@@ -892,21 +929,32 @@ static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
  * a Python error set. */
 static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
                           uint8_t out[16]) {
-    int32_t rep[256], canon[256], ids = 0;
-    uint64_t hash[256];
+    int32_t rep[256], canon[256], first[256], ids = 0;
+    uint64_t hash[256], by_byte[256];
     for (int32_t c = 0; c < k; c++) rep[c] = -1;
     for (int b = 255; b >= 0; b--) rep[byte_class[b]] = b;  /* each class's lowest byte */
     size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
     uint8_t *data = malloc(head + (size_t)d * 4 * (size_t)k + (size_t)d + 4);
     int32_t *col = malloc((size_t)(d ? d : 1) * sizeof(int32_t));
     if (!data || !col) { free(data); free(col); PyErr_NoMemory(); return -1; }
+    int rowwise = k > 128;  /* most bytes their own class: every column's hash in one pass over the rows */
+    if (rowwise) column_hashes(table, d, by_byte);
     for (int32_t c = 0; c < k; c++) {
-        for (int32_t s = 0; s < d; s++) col[s] = table[(int64_t)s * 256 + rep[c]];
-        uint64_t h = hash_ints(col, d);
+        uint64_t h;
+        if (rowwise) h = by_byte[rep[c]];
+        else {
+            for (int32_t s = 0; s < d; s++) col[s] = table[(int64_t)s * 256 + rep[c]];
+            h = hash_ints(col, d);
+        }
         int32_t j = 0;
-        while (j < ids && !(hash[j] == h && !memcmp(data + head + (size_t)j * d * 4, col, (size_t)d * 4))) j++;
+        while (j < ids && !(hash[j] == h && same_column(table, d, first[j], rep[c]))) j++;
         if (j == ids) {
-            memcpy(data + head + (size_t)ids * d * 4, col, (size_t)d * 4);
+            int32_t *to = (int32_t *)(data + head + (size_t)ids * d * 4);
+            for (int32_t s = 0; s < d; s++) {
+                int32_t v = table[(int64_t)s * 256 + rep[c]];
+                memcpy(to + s, &v, 4);
+            }
+            first[ids] = rep[c];
             hash[ids++] = h;
         }
         canon[c] = j;
@@ -939,11 +987,15 @@ static PyObject *content(PyObject *self, PyObject *args) {
 
 /* A byte mask (a Python int below 2**256) as 32 bytes, little-endian. Returns 0, or -1 with a Python error set. */
 static int mask_bytes(PyObject *mask, uint8_t out[32]) {
+#if PY_VERSION_HEX < 0x030D0000
+    return _PyLong_AsByteArray((PyLongObject *)mask, out, 32, 1, 0);  /* no method call per label */
+#else
     PyObject *raw = PyObject_CallMethod(mask, "to_bytes", "is", 32, "little");
     if (!raw) return -1;
     memcpy(out, PyBytes_AS_STRING(raw), 32);
     Py_DECREF(raw);
     return 0;
+#endif
 }
 
 /* The minimal DFA of a full table (int32 n x 256, -1 for none; accept: uint8 n) into `out`, the bytes whose
@@ -952,17 +1004,13 @@ static int mask_bytes(PyObject *mask, uint8_t out[32]) {
 static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n, Minimal *out) {
     int failed = -1;
     int32_t byte_class[256], rep[256], ncls = 0;
-    uint64_t hash[256];
-    int32_t *cols = malloc((size_t)(n ? n : 1) * 256 * sizeof(int32_t)), *edges = NULL;
-    if (!cols) { PyErr_NoMemory(); return -1; }
-    for (int32_t s = 0; s < n; s++)
-        for (int b = 0; b < 256; b++) cols[(int64_t)b * n + s] = trans[(int64_t)s * 256 + b];
+    uint64_t hash[256], by_byte[256];
+    int32_t *edges = NULL;
+    column_hashes(trans, n, by_byte);
     for (int b = 0; b < 256; b++) {
-        const int32_t *col = cols + (int64_t)b * n;
-        uint64_t h = hash_ints(col, n);
         int32_t c = 0;
-        while (c < ncls && !(hash[c] == h && !memcmp(cols + (int64_t)rep[c] * n, col, (size_t)n * sizeof(int32_t)))) c++;
-        if (c == ncls) { rep[ncls] = b; hash[ncls] = h; ncls++; }
+        while (c < ncls && !(hash[c] == by_byte[b] && same_column(trans, n, rep[c], b))) c++;
+        if (c == ncls) { rep[ncls] = b; hash[ncls] = by_byte[b]; ncls++; }
         byte_class[b] = c;
     }
     edges = malloc((size_t)(n ? n : 1) * (size_t)ncls * sizeof(int32_t));
@@ -972,7 +1020,7 @@ static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n
     failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out)
              || content_digest(out->table, out->accept, out->size, byte_class, ncls, out->content);
 done:
-    free(cols); free(edges);
+    free(edges);
     return failed;
 }
 
@@ -1148,10 +1196,14 @@ static uint64_t rotr64(uint64_t x, int n) { return (x >> n) | (x << (64 - n)); }
 
 static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int last) {
     uint64_t v[16], m[16];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(m, block, sizeof m);  /* the message words are little-endian: one load each */
+#else
     for (int i = 0; i < 16; i++) {
         m[i] = 0;
         for (int j = 7; j >= 0; j--) m[i] = (m[i] << 8) | block[8 * i + j];
     }
+#endif
     for (int i = 0; i < 8; i++) { v[i] = h[i]; v[i + 8] = B2_IV[i]; }
     v[12] ^= t;
     if (last) v[14] = ~v[14];
