@@ -302,15 +302,15 @@ static uint64_t hash_ints(const int32_t *v, int64_t len) {
     return h ^ (h >> 29);
 }
 
-/* `hash_ints` of each column of a table (int32 n x 256), read row by row: 256 independent chains rather than one
- * long one per column, and no strided gather. */
-static void column_hashes(const int32_t *table, int32_t n, uint64_t out[256]) {
-    for (int b = 0; b < 256; b++) out[b] = 1469598103934665603ULL;
+/* A hash of each column of a table (int32 n x 256), read row by row: 256 independent chains rather than one
+ * long one per column, no strided gather, and a mix of shifts and adds that vectorizes. Equal columns hash
+ * alike; callers compare the columns whose hashes meet. */
+static void column_hashes(const int32_t *table, int32_t n, uint32_t out[256]) {
+    for (int b = 0; b < 256; b++) out[b] = 5381;
     for (int32_t s = 0; s < n; s++) {
         const int32_t *row = table + (int64_t)s * 256;
-        for (int b = 0; b < 256; b++) out[b] = (out[b] ^ (uint32_t)row[b]) * 1099511628211ULL;
+        for (int b = 0; b < 256; b++) out[b] = ((out[b] << 5) + out[b]) ^ (uint32_t)row[b];
     }
-    for (int b = 0; b < 256; b++) out[b] ^= out[b] >> 29;
 }
 
 /* Whether columns `a` and `b` of a table (int32 n x 256) are equal. */
@@ -526,57 +526,49 @@ done:
     return result;
 }
 
-/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
- *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or 1 / 2 / 3 as
- *   subsets_core returns them.
- * Pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
- * breadth first, bytes in order. Both: a byte moves only where both move, and a pair accepts where both do.
- * Minus: `a` moves alone once `b` has no edge (b's state -1), and a pair accepts where `a` does and `b`
- * does not. */
-static PyObject *product(PyObject *self, PyObject *args) {
-    Py_buffer ta_b, aa_b, tb_b, ab_b;
-    Py_ssize_t na, nb, max_states;
-    int minus;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*nnpnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &max_states, &seconds))
-        return NULL;
-    const int32_t *ta = ta_b.buf, *tb = tb_b.buf;
-    const uint8_t *aa = aa_b.buf, *ab = ab_b.buf;
-    PyObject *result = NULL;
-    Ints pairs = {0}, trans = {0};
+static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
+                          uint8_t out[16]);
+
+/* The pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
+ * breadth first, read at the `k` bytes of `rep` in order (all 256, or one byte per class of a partition both
+ * tables' columns are constant on: the pairs come in the same order). Both: a byte moves only where both move,
+ * and a pair accepts where both do. Minus: `a` moves alone once `b` has no edge (b's state -1), and a pair
+ * accepts where `a` does and `b` does not. Each pair's row (k targets, -1 for none) into `trans`, its states
+ * into `pairs`, whether it accepts into `*accept` (malloc'd), their number into `*states`. Returns 0, 1 / 2 / 3
+ * as `subsets_core` does, or -1 with a Python error set. */
+static int product_core(const int32_t *ta, const uint8_t *aa, const int32_t *tb, const uint8_t *ab, int64_t nb,
+                        int minus, const int32_t *rep, int k, Py_ssize_t max_states, double seconds, Ints *trans,
+                        Ints *pairs, uint8_t **accept, int64_t *states_out) {
+    int result = -1;
     int64_t *keys = NULL;
     int32_t *ids = NULL;
-    uint8_t *accept = NULL;
     int64_t nslots = 1024, states = 0;
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (ta_b.len < na * 256 * 4 || tb_b.len < nb * 256 * 4 || aa_b.len < na || ab_b.len < nb) {
-        PyErr_SetString(PyExc_ValueError, "product: buffers smaller than the tables");
-        goto release;
-    }
     keys = malloc((size_t)nslots * sizeof(int64_t)); ids = malloc((size_t)nslots * sizeof(int32_t));
     if (!keys || !ids) { PyErr_NoMemory(); goto done; }
     for (int64_t i = 0; i < nslots; i++) keys[i] = -1;
     /* the pair (0, 0) */
-    if (ints_push(&pairs, 0) || ints_push(&pairs, 0)) { PyErr_NoMemory(); goto done; }
+    if (ints_push(pairs, 0) || ints_push(pairs, 0)) { PyErr_NoMemory(); goto done; }
     int64_t k0 = 1; /* the key of (x, y) is x * (nb + 1) + y + 1 */
     int64_t s0 = (int64_t)(((uint64_t)k0 * 0x9E3779B97F4A7C15ULL >> 20) & (uint64_t)(nslots - 1));
     keys[s0] = k0;
     ids[s0] = 0;
     states = 1;
     for (int64_t d = 0; d < states; d++) {
-        int32_t s = pairs.at[2 * d], t = pairs.at[2 * d + 1];
-        for (int c = 0; c < 256; c++) {
+        int32_t s = pairs->at[2 * d], t = pairs->at[2 * d + 1];
+        for (int j = 0; j < k; j++) {
+            int c = rep[j];
             int32_t x = ta[(int64_t)s * 256 + c], y = t >= 0 ? tb[(int64_t)t * 256 + c] : -1;
-            if (x < 0 || (!minus && y < 0)) { if (ints_push(&trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
+            if (x < 0 || (!minus && y < 0)) { if (ints_push(trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
             int64_t key = (int64_t)x * (nb + 1) + (y + 1);
             int64_t slot = (int64_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL >> 20) & (uint64_t)(nslots - 1));
             while (keys[slot] >= 0 && keys[slot] != key) slot = (slot + 1) & (nslots - 1);
             if (keys[slot] < 0) {
-                if (max_states >= 0 && states + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
-                if (states >= INT32_MAX) { result = PyLong_FromLong(3); goto done; }
+                if (max_states >= 0 && states + 1 > max_states) { result = 1; goto done; }
+                if (states >= INT32_MAX) { result = 3; goto done; }
                 keys[slot] = key; ids[slot] = (int32_t)states++;
-                if (ints_push(&pairs, x) || ints_push(&pairs, y)) { PyErr_NoMemory(); goto done; }
+                if (ints_push(pairs, x) || ints_push(pairs, y)) { PyErr_NoMemory(); goto done; }
                 int32_t id = ids[slot];
                 if (states * 2 > nslots) { /* grow */
                     int64_t grown = nslots * 2;
@@ -586,41 +578,117 @@ static PyObject *product(PyObject *self, PyObject *args) {
                     for (int64_t i = 0; i < grown; i++) nk[i] = -1;
                     for (int64_t i = 0; i < nslots; i++) {
                         if (keys[i] < 0) continue;
-                        int64_t j = (int64_t)(((uint64_t)keys[i] * 0x9E3779B97F4A7C15ULL >> 20) & (uint64_t)(grown - 1));
-                        while (nk[j] >= 0) j = (j + 1) & (grown - 1);
-                        nk[j] = keys[i]; ni[j] = ids[i];
+                        int64_t m = (int64_t)(((uint64_t)keys[i] * 0x9E3779B97F4A7C15ULL >> 20) & (uint64_t)(grown - 1));
+                        while (nk[m] >= 0) m = (m + 1) & (grown - 1);
+                        nk[m] = keys[i]; ni[m] = ids[i];
                     }
                     free(keys); free(ids); keys = nk; ids = ni; nslots = grown;
                 }
                 if (seconds >= 0 && !(states & 255)) {
                     clock_gettime(CLOCK_MONOTONIC, &t1);
                     if ((double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec) > seconds) {
-                        result = PyLong_FromLong(2);
+                        result = 2;
                         goto done;
                     }
                 }
-                if (ints_push(&trans, id)) { PyErr_NoMemory(); goto done; }
+                if (ints_push(trans, id)) { PyErr_NoMemory(); goto done; }
                 continue;
             }
-            if (ints_push(&trans, ids[slot])) { PyErr_NoMemory(); goto done; }
+            if (ints_push(trans, ids[slot])) { PyErr_NoMemory(); goto done; }
         }
     }
-    accept = malloc((size_t)states);
-    if (!accept) { PyErr_NoMemory(); goto done; }
+    *accept = malloc((size_t)states);
+    if (!*accept) { PyErr_NoMemory(); goto done; }
     for (int64_t d = 0; d < states; d++) {
-        int32_t s = pairs.at[2 * d], t = pairs.at[2 * d + 1];
+        int32_t s = pairs->at[2 * d], t = pairs->at[2 * d + 1];
         int in_b = t >= 0 && ab[t];
-        accept[d] = aa[s] && (minus ? !in_b : in_b);
+        (*accept)[d] = aa[s] && (minus ? !in_b : in_b);
     }
-    result = Py_BuildValue("(y#y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
-                           (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
+    *states_out = states;
+    result = 0;
 done:
-    free(pairs.at); free(trans.at); free(keys); free(ids); free(accept);
-release:
+    free(keys); free(ids);
+    return result;
+}
+
+/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
+ *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or 1 / 2 / 3 as
+ *   subsets_core returns them: `product_core` over every byte. */
+static PyObject *product(PyObject *self, PyObject *args) {
+    Py_buffer ta_b, aa_b, tb_b, ab_b;
+    Py_ssize_t na, nb, max_states;
+    int minus;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nnpnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &max_states, &seconds))
+        return NULL;
+    PyObject *result = NULL;
+    Ints pairs = {0}, trans = {0};
+    uint8_t *accept = NULL;
+    int64_t states = 0;
+    int32_t every[256];
+    for (int c = 0; c < 256; c++) every[c] = c;
+    if (ta_b.len < na * 256 * 4 || tb_b.len < nb * 256 * 4 || aa_b.len < na || ab_b.len < nb) {
+        PyErr_SetString(PyExc_ValueError, "product: buffers smaller than the tables");
+        goto done;
+    }
+    int code = product_core(ta_b.buf, aa_b.buf, tb_b.buf, ab_b.buf, nb, minus, every, 256, max_states, seconds,
+                            &trans, &pairs, &accept, &states);
+    if (code > 0) result = PyLong_FromLong(code);
+    else if (!code)
+        result = Py_BuildValue("(y#y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
+                               (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
+done:
+    free(pairs.at); free(trans.at); free(accept);
     PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b); PyBuffer_Release(&tb_b); PyBuffer_Release(&ab_b);
     return result;
 }
 
+/* product_min(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
+ *   -> (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes), or 1 / 2 / 3:
+ * `from_table(product(...))` without the full product table: the bytes whose columns are equal in both tables
+ * are read as one class, the pairs found over one byte per class, then minimized over those classes. */
+static PyObject *product_min(PyObject *self, PyObject *args) {
+    Py_buffer ta_b, aa_b, tb_b, ab_b;
+    Py_ssize_t na, nb, max_states;
+    int minus;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nnpnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &max_states, &seconds))
+        return NULL;
+    const int32_t *ta = ta_b.buf, *tb = tb_b.buf;
+    PyObject *result = NULL;
+    Ints pairs = {0}, trans = {0};
+    uint8_t *accept = NULL;
+    Minimal d = {0};
+    int64_t states = 0;
+    int32_t cls[256], rep[256], ncls = 0;
+    uint32_t ha[256], hb[256];
+    if (na < 1 || nb < 1 || ta_b.len < na * 256 * 4 || tb_b.len < nb * 256 * 4 || aa_b.len < na || ab_b.len < nb) {
+        PyErr_SetString(PyExc_ValueError, "product_min: buffers smaller than the tables");
+        goto done;
+    }
+    column_hashes(ta, (int32_t)na, ha);
+    column_hashes(tb, (int32_t)nb, hb);
+    for (int b = 0; b < 256; b++) {
+        int32_t c = 0;
+        while (c < ncls && !(ha[rep[c]] == ha[b] && hb[rep[c]] == hb[b] && same_column(ta, (int32_t)na, rep[c], b)
+                             && same_column(tb, (int32_t)nb, rep[c], b))) c++;
+        if (c == ncls) rep[ncls++] = b;
+        cls[b] = c;
+    }
+    int code = product_core(ta, aa_b.buf, tb, ab_b.buf, nb, minus, rep, ncls, max_states, seconds, &trans, &pairs,
+                            &accept, &states);
+    if (code < 0) goto done;
+    if (code) { result = PyLong_FromLong(code); goto done; }
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
+        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
+    result = Py_BuildValue("(ny#y#y#)", (Py_ssize_t)states, (const char *)d.table, (Py_ssize_t)d.size * 256 * 4,
+                           (const char *)d.accept, (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
+done:
+    free(pairs.at); free(trans.at); free(accept);
+    minimal_free(&d);
+    PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b); PyBuffer_Release(&tb_b); PyBuffer_Release(&ab_b);
+    return result;
+}
 
 /* reaches(trans, accept, n, call_src, call_dst) -> bool: whether an accepting state is reachable from state 0
  * along the table (int32 n x 256, -1 for none; accept: uint8 n) and the extra edges call_src[i] -> call_dst[i]
@@ -930,7 +998,8 @@ static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
 static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
                           uint8_t out[16]) {
     int32_t rep[256], canon[256], first[256], ids = 0;
-    uint64_t hash[256], by_byte[256];
+    uint64_t hash[256];
+    uint32_t by_byte[256];
     for (int32_t c = 0; c < k; c++) rep[c] = -1;
     for (int b = 255; b >= 0; b--) rep[byte_class[b]] = b;  /* each class's lowest byte */
     size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
@@ -1004,7 +1073,7 @@ static int mask_bytes(PyObject *mask, uint8_t out[32]) {
 static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n, Minimal *out) {
     int failed = -1;
     int32_t byte_class[256], rep[256], ncls = 0;
-    uint64_t hash[256], by_byte[256];
+    uint32_t hash[256], by_byte[256];
     int32_t *edges = NULL;
     column_hashes(trans, n, by_byte);
     for (int b = 0; b < 256; b++) {
@@ -1211,13 +1280,16 @@ static void b2_compress(uint64_t h[8], const uint8_t block[128], uint64_t t, int
         v[a] = v[a] + v[b] + (x); v[d] = rotr64(v[d] ^ v[a], 32); v[c] = v[c] + v[d]; v[b] = rotr64(v[b] ^ v[c], 24); \
         v[a] = v[a] + v[b] + (y); v[d] = rotr64(v[d] ^ v[a], 16); v[c] = v[c] + v[d]; v[b] = rotr64(v[b] ^ v[c], 63); \
     } while (0)
-    for (int r = 0; r < 12; r++) {
-        const uint8_t *s = B2_SIGMA[r];
-        B2_G(0, 4, 8, 12, m[s[0]], m[s[1]]); B2_G(1, 5, 9, 13, m[s[2]], m[s[3]]);
-        B2_G(2, 6, 10, 14, m[s[4]], m[s[5]]); B2_G(3, 7, 11, 15, m[s[6]], m[s[7]]);
-        B2_G(0, 5, 10, 15, m[s[8]], m[s[9]]); B2_G(1, 6, 11, 12, m[s[10]], m[s[11]]);
-        B2_G(2, 7, 8, 13, m[s[12]], m[s[13]]); B2_G(3, 4, 9, 14, m[s[14]], m[s[15]]);
-    }
+    /* the rounds written out, so that every message index is a constant and `v` lives in registers */
+#define B2_ROUND(r) do { \
+        B2_G(0, 4, 8, 12, m[B2_SIGMA[r][0]], m[B2_SIGMA[r][1]]); B2_G(1, 5, 9, 13, m[B2_SIGMA[r][2]], m[B2_SIGMA[r][3]]); \
+        B2_G(2, 6, 10, 14, m[B2_SIGMA[r][4]], m[B2_SIGMA[r][5]]); B2_G(3, 7, 11, 15, m[B2_SIGMA[r][6]], m[B2_SIGMA[r][7]]); \
+        B2_G(0, 5, 10, 15, m[B2_SIGMA[r][8]], m[B2_SIGMA[r][9]]); B2_G(1, 6, 11, 12, m[B2_SIGMA[r][10]], m[B2_SIGMA[r][11]]); \
+        B2_G(2, 7, 8, 13, m[B2_SIGMA[r][12]], m[B2_SIGMA[r][13]]); B2_G(3, 4, 9, 14, m[B2_SIGMA[r][14]], m[B2_SIGMA[r][15]]); \
+    } while (0)
+    B2_ROUND(0); B2_ROUND(1); B2_ROUND(2); B2_ROUND(3); B2_ROUND(4); B2_ROUND(5);
+    B2_ROUND(6); B2_ROUND(7); B2_ROUND(8); B2_ROUND(9); B2_ROUND(10); B2_ROUND(11);
+#undef B2_ROUND
 #undef B2_G
     for (int i = 0; i < 8; i++) h[i] ^= v[i] ^ v[i + 8];
 }
@@ -1392,6 +1464,7 @@ done:
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
+    {"product_min", product_min, METH_VARARGS, "The minimal DFA of the product of two call-free DFAs."},
     {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
