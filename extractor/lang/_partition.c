@@ -611,48 +611,19 @@ done:
     return result;
 }
 
-/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
- *   -> (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or 1 / 2 / 3 as
- *   subsets_core returns them: `product_core` over every byte. */
+/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, minimal, max_states, seconds) -> `product_core`'s
+ * pairs as (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or with `minimal`
+ * their minimal DFA as (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes), or
+ * 1 / 2 / 3 as subsets_core returns them. The minimal DFA is found without the full product table: the bytes
+ * whose columns are equal in both tables are read as one class, the pairs found over one byte per class, then
+ * minimized over those classes. */
 static PyObject *product(PyObject *self, PyObject *args) {
     Py_buffer ta_b, aa_b, tb_b, ab_b;
     Py_ssize_t na, nb, max_states;
-    int minus;
+    int minus, minimal;
     double seconds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*nnpnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &max_states, &seconds))
-        return NULL;
-    PyObject *result = NULL;
-    Ints pairs = {0}, trans = {0};
-    uint8_t *accept = NULL;
-    int64_t states = 0;
-    int32_t every[256];
-    for (int c = 0; c < 256; c++) every[c] = c;
-    if (ta_b.len < na * 256 * 4 || tb_b.len < nb * 256 * 4 || aa_b.len < na || ab_b.len < nb) {
-        PyErr_SetString(PyExc_ValueError, "product: buffers smaller than the tables");
-        goto done;
-    }
-    int code = product_core(ta_b.buf, aa_b.buf, tb_b.buf, ab_b.buf, nb, minus, every, 256, max_states, seconds,
-                            &trans, &pairs, &accept, &states);
-    if (code > 0) result = PyLong_FromLong(code);
-    else if (!code)
-        result = Py_BuildValue("(y#y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
-                               (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
-done:
-    free(pairs.at); free(trans.at); free(accept);
-    PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b); PyBuffer_Release(&tb_b); PyBuffer_Release(&ab_b);
-    return result;
-}
-
-/* product_min(a_trans, a_accept, b_trans, b_accept, na, nb, minus, max_states, seconds)
- *   -> (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes), or 1 / 2 / 3:
- * `from_table(product(...))` without the full product table: the bytes whose columns are equal in both tables
- * are read as one class, the pairs found over one byte per class, then minimized over those classes. */
-static PyObject *product_min(PyObject *self, PyObject *args) {
-    Py_buffer ta_b, aa_b, tb_b, ab_b;
-    Py_ssize_t na, nb, max_states;
-    int minus;
-    double seconds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*nnpnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &max_states, &seconds))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nnppnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &minimal, &max_states,
+                          &seconds))
         return NULL;
     const int32_t *ta = ta_b.buf, *tb = tb_b.buf;
     PyObject *result = NULL;
@@ -663,22 +634,30 @@ static PyObject *product_min(PyObject *self, PyObject *args) {
     int32_t cls[256], rep[256], ncls = 0;
     uint32_t ha[256], hb[256];
     if (na < 1 || nb < 1 || ta_b.len < na * 256 * 4 || tb_b.len < nb * 256 * 4 || aa_b.len < na || ab_b.len < nb) {
-        PyErr_SetString(PyExc_ValueError, "product_min: buffers smaller than the tables");
+        PyErr_SetString(PyExc_ValueError, "product: buffers smaller than the tables");
         goto done;
     }
-    column_hashes(ta, (int32_t)na, ha);
-    column_hashes(tb, (int32_t)nb, hb);
-    for (int b = 0; b < 256; b++) {
-        int32_t c = 0;
-        while (c < ncls && !(ha[rep[c]] == ha[b] && hb[rep[c]] == hb[b] && same_column(ta, (int32_t)na, rep[c], b)
-                             && same_column(tb, (int32_t)nb, rep[c], b))) c++;
-        if (c == ncls) rep[ncls++] = b;
-        cls[b] = c;
-    }
+    if (minimal) {
+        column_hashes(ta, (int32_t)na, ha);
+        column_hashes(tb, (int32_t)nb, hb);
+        for (int b = 0; b < 256; b++) {
+            int32_t c = 0;
+            while (c < ncls && !(ha[rep[c]] == ha[b] && hb[rep[c]] == hb[b] && same_column(ta, (int32_t)na, rep[c], b)
+                                 && same_column(tb, (int32_t)nb, rep[c], b))) c++;
+            if (c == ncls) rep[ncls++] = b;
+            cls[b] = c;
+        }
+    } else
+        for (int b = 0; b < 256; b++) rep[ncls++] = b;
     int code = product_core(ta, aa_b.buf, tb, ab_b.buf, nb, minus, rep, ncls, max_states, seconds, &trans, &pairs,
                             &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
+    if (!minimal) {
+        result = Py_BuildValue("(y#y#y#)", (const char *)trans.at, (Py_ssize_t)(trans.len * 4), (const char *)accept,
+                               (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
+        goto done;
+    }
     if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
         || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
     result = Py_BuildValue("(ny#y#y#)", (Py_ssize_t)states, (const char *)d.table, (Py_ssize_t)d.size * 256 * 4,
@@ -689,6 +668,7 @@ done:
     PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b); PyBuffer_Release(&tb_b); PyBuffer_Release(&ab_b);
     return result;
 }
+
 
 /* reaches(trans, accept, n, call_src, call_dst) -> bool: whether an accepting state is reachable from state 0
  * along the table (int32 n x 256, -1 for none; accept: uint8 n) and the extra edges call_src[i] -> call_dst[i]
@@ -1463,8 +1443,8 @@ done:
 
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
-    {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference)."},
-    {"product_min", product_min, METH_VARARGS, "The minimal DFA of the product of two call-free DFAs."},
+    {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference), or its "
+                                       "minimal DFA."},
     {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},

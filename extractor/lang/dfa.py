@@ -537,39 +537,40 @@ def _column_classes(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     """Both languages (`and`), or `a`'s less `b`'s (`minus`), minimized (in C: over the bytes both tables tell
     apart, without the full product table)."""
-    if _partition is None or any(a.calls) or any(b.calls):
+    if _partition is None:
         trans, accept, _ = pairs_product(a, b, minus)
         return _from_table(trans, accept)
-    states, seconds = remaining()
-    built = _partition.product_min(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
-                                   np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
-                                   a.size, b.size, minus, states, seconds)
-    if isinstance(built, int):
-        _refuse(built, states)
-    pairs, table, accepting, content = built
+    pairs, table, accepting, content = _native_product(a, b, minus, minimal=True)
     spend(pairs)
     tick()
     return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
                     np.empty((len(accepting), 0), dtype=np.int32), [], content)
 
 
+def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool) -> tuple:
+    """The C product (lang/_partition.c), under what is left of the compile budget."""
+    if any(a.calls) or any(b.calls):
+        raise ValueError("products apply to rules that call nothing")
+    states, seconds = remaining()
+    built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
+                               np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
+                               a.size, b.size, minus, minimal, states, seconds)
+    if isinstance(built, int):
+        _refuse(built, states)
+    return built
+
+
 def pairs_product(a: RuleDFA, b: RuleDFA, minus: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of states of two call-free DFAs reachable from (0, 0), numbered breadth first, bytes in order: their
     table (n x 256, a byte moves where both move, or with `minus` where `a` moves, `b` then at -1 once it has no
     edge), which accept (both, or `a` and not `b`), and each state's pair (n x 2)."""
-    if any(a.calls) or any(b.calls):
-        raise ValueError("products apply to rules that call nothing")
     if _partition is not None:
-        states, seconds = remaining()
-        built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
-                                   np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
-                                   a.size, b.size, minus, states, seconds)
-        if isinstance(built, int):
-            _refuse(built, states)
-        trans, accepting, pairs = built
+        trans, accepting, pairs = _native_product(a, b, minus, minimal=False)
         spend(len(accepting))
         return (np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
                 np.frombuffer(pairs, dtype=np.int32).reshape(-1, 2))
+    if any(a.calls) or any(b.calls):
+        raise ValueError("products apply to rules that call nothing")
     index: dict[tuple[int, int], int] = {(0, 0): 0}
     order = [(0, 0)]
     rows: list[np.ndarray] = []
