@@ -1136,19 +1136,54 @@ static int32_t byte_classes(const uint8_t (*bits)[32], const uint8_t *is_mask, i
     return ncls;
 }
 
+/* A minimal DFA's calls (int32 d x len(names): each state's return state per callee, -1 for none) as Python reads
+ * them: a tuple with each state's ((callee, return state), ...), and into `*sites` every (state, callee, return
+ * state), by state then callee. Returns a new reference, or NULL with a Python error set. */
+static PyObject *call_tuples(const int32_t *returns, int32_t d, PyObject *names, PyObject **sites) {
+    Py_ssize_t k = PyList_GET_SIZE(names), count = 0;
+    for (int64_t i = 0; i < (int64_t)d * k; i++) count += returns[i] >= 0;
+    PyObject *calls = PyTuple_New(d), *empty = PyTuple_New(0);
+    *sites = PyTuple_New(count);
+    if (!calls || !empty || !*sites) goto fail;
+    Py_ssize_t at = 0;
+    for (int32_t s = 0; s < d; s++) {
+        Py_ssize_t here = 0;
+        for (Py_ssize_t j = 0; j < k; j++) here += returns[(int64_t)s * k + j] >= 0;
+        if (!here) { Py_INCREF(empty); PyTuple_SET_ITEM(calls, s, empty); continue; }
+        PyObject *row = PyTuple_New(here);
+        if (!row) goto fail;
+        PyTuple_SET_ITEM(calls, s, row);
+        for (Py_ssize_t j = 0, r = 0; j < k; j++) {
+            int32_t t = returns[(int64_t)s * k + j];
+            if (t < 0) continue;
+            PyObject *name = PyList_GET_ITEM(names, j);
+            PyObject *edge = Py_BuildValue("(Oi)", name, t), *site = Py_BuildValue("(iOi)", s, name, t);
+            if (!edge || !site) { Py_XDECREF(edge); Py_XDECREF(site); goto fail; }
+            PyTuple_SET_ITEM(row, r++, edge);
+            PyTuple_SET_ITEM(*sites, at++, site);
+        }
+    }
+    Py_DECREF(empty);
+    return calls;
+fail:
+    Py_XDECREF(calls); Py_XDECREF(empty); Py_CLEAR(*sites);
+    return NULL;
+}
+
 /* rule(node, kinds, allowed, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
- *   bytes, uint8 D; calls: bytes, int32 D x len(names); names: list; content: bytes), or 1 / 2 / 3 as
- *   `subsets_core` returns them.
+ *   bytes, uint8 D; calls: tuple, each state's ((callee, return state), ...); sites: tuple of (state, callee,
+ *   return state); content: bytes), or 1 / 2 / 3 as `subsets_core` returns them.
  * A rule body's minimal DFA in one call (extractor/lang/dfa.py's `build_dfa` does the same steps in Python where
  * this is not built): Thompson's construction, the byte classes of its masks, one column per callee in `allowed`
  * (None: every callee) in name order (calls to the others are not taken), the subset construction, then
- * minimization. `calls` holds each state's return state per callee of `names` (-1: no call). */
+ * minimization. The calls are read off the minimal DFA's return state per callee (`call_tuples`). */
 static PyObject *rule(PyObject *self, PyObject *args) {
     PyObject *root, *kinds, *allowed;
     Py_ssize_t max_states;
     double seconds;
     if (!PyArg_ParseTuple(args, "OO!Ond", &root, &PyTuple_Type, &kinds, &allowed, &max_states, &seconds)) return NULL;
     PyObject *result = NULL, *labels = PyDict_New(), *names = PyList_New(0), *columns = PyDict_New();
+    PyObject *calls = NULL, *sites = NULL;
     PyObject **keys = NULL;
     Nfa f;
     Ints trans = {0}, syms = {0};
@@ -1217,11 +1252,13 @@ static PyObject *rule(PyObject *self, PyObject *args) {
     if (code) { result = PyLong_FromLong(code); goto done; }
     if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)
         || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
-    result = Py_BuildValue("(nny#y#y#Oy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
-                           (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept, (Py_ssize_t)d.size,
-                           (const char *)d.calls, (Py_ssize_t)d.size * (m - ncls) * 4, names,
+    calls = call_tuples(d.calls, d.size, names, &sites);
+    if (!calls) goto done;
+    result = Py_BuildValue("(nny#y#OOy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
+                           (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept, (Py_ssize_t)d.size, calls, sites,
                            (const char *)d.content, (Py_ssize_t)16);
 done:
+    Py_XDECREF(calls); Py_XDECREF(sites);
     Py_XDECREF(labels); Py_XDECREF(names); Py_XDECREF(columns);
     nfa_free(&f); minimal_free(&d);
     free(trans.at); free(syms.at); free(accept); free(bits); free(is_mask); free(keys); free(label_off);

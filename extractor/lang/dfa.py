@@ -312,12 +312,14 @@ def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     built = _partition.rule(node, _KINDS, productive, states, seconds)
     if isinstance(built, int):
         _refuse(built, states)
-    nfa_states, subsets, table, accepting, returns, names, content = built
+    nfa_states, subsets, table, accepting, calls, sites, content = built
     spend(nfa_states)
     spend(subsets)
     tick()
-    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                    np.frombuffer(returns, dtype=np.int32).reshape(len(accepting), len(names)), names, content)
+    dfa = RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256),
+                  accept=np.frombuffer(accepting, dtype=bool), calls=calls, trimmed=True)
+    dfa.__dict__.update(sites=sites, content=content)  # what the cached properties would find
+    return dfa
 
 
 _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
