@@ -209,9 +209,15 @@ static PyObject *live(PyObject *self, PyObject *args) {
  * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). Its
  * table (D x 256), accepting states (D) and return states (D x (m - k), -1 for no call) are malloc'd into
  * `out`. Returns 0, or -1 with a Python error set. */
-typedef struct { int32_t *table, *calls; uint8_t *accept; int32_t size; uint8_t content[16]; } Minimal;
+typedef struct {
+    PyObject *bytes;  /* the table (int32 size x 256), built in place in the bytes object handed back to Python */
+    int32_t *table, *calls;
+    uint8_t *accept;
+    int32_t size;
+    uint8_t content[16];
+} Minimal;
 
-static void minimal_free(Minimal *d) { free(d->table); free(d->calls); free(d->accept); }
+static void minimal_free(Minimal *d) { Py_XDECREF(d->bytes); free(d->calls); free(d->accept); }
 
 static int minimize_core(const int32_t *edges, const uint8_t *accept, const int32_t *byte_class, int32_t n, int32_t m,
                          int32_t k, Minimal *out) {
@@ -255,7 +261,9 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
     for (int32_t i = 0; i < sink; i++)
         if (renum[block[i]] < 0) { renum[block[i]] = d; reps[d++] = i; }
     int32_t sink_block = block[sink];
-    out->table = malloc((size_t)(d ? d : 1) * 256 * sizeof(int32_t));
+    out->bytes = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)d * 256 * (Py_ssize_t)sizeof(int32_t));
+    if (!out->bytes) goto done;
+    out->table = (int32_t *)PyBytes_AS_STRING(out->bytes);
     out->calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
     out->accept = malloc((size_t)(d ? d : 1));
     target = malloc((size_t)(k ? k : 1) * sizeof(int32_t));  /* a state's target per byte class */
@@ -660,7 +668,7 @@ static PyObject *product(PyObject *self, PyObject *args) {
     }
     if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
         || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
-    result = Py_BuildValue("(ny#y#y#)", (Py_ssize_t)states, (const char *)d.table, (Py_ssize_t)d.size * 256 * 4,
+    result = Py_BuildValue("(nOy#y#)", (Py_ssize_t)states, d.bytes,
                            (const char *)d.accept, (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
 done:
     free(pairs.at); free(trans.at); free(accept);
@@ -1084,7 +1092,7 @@ static PyObject *from_table(PyObject *self, PyObject *args) {
     if (n < 1 || trans_b.len < n * 256 * 4 || accept_b.len < n)
         PyErr_SetString(PyExc_ValueError, "from_table: buffers smaller than n x 256");
     else if (!minimize_table(trans_b.buf, accept_b.buf, (int32_t)n, &d))
-        result = Py_BuildValue("(y#y#y#)", (const char *)d.table, (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept,
+        result = Py_BuildValue("(Oy#y#)", d.bytes, (const char *)d.accept,
                                (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
     minimal_free(&d);
     PyBuffer_Release(&trans_b); PyBuffer_Release(&accept_b);
@@ -1254,8 +1262,8 @@ static PyObject *rule(PyObject *self, PyObject *args) {
         || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
     calls = call_tuples(d.calls, d.size, names, &sites);
     if (!calls) goto done;
-    result = Py_BuildValue("(nny#y#OOy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, (const char *)d.table,
-                           (Py_ssize_t)d.size * 256 * 4, (const char *)d.accept, (Py_ssize_t)d.size, calls, sites,
+    result = Py_BuildValue("(nnOy#OOy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, d.bytes, (const char *)d.accept,
+                           (Py_ssize_t)d.size, calls, sites,
                            (const char *)d.content, (Py_ssize_t)16);
 done:
     Py_XDECREF(calls); Py_XDECREF(sites);

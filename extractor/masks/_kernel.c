@@ -549,11 +549,84 @@ out:
     return result;
 }
 
+/* call_edges(sites, sizes, index, counted) -> (call_ptr: bytes, int32 S + 1; call_to: bytes, int32 E x 2; call_inc:
+ * bytes, uint8 E), the call edges as pda_walk reads them. Per rule: `sites` its (state, callee, return state)
+ * triples by state, `sizes` its number of states, `counted` the callees whose calls are counted units (None: a
+ * plain rule); `index` numbers the callees (one it lacks is skipped). States are numbered rule after rule; an
+ * edge's place is its state's, in call_ptr's CSR. */
+static PyObject *call_edges(PyObject *self, PyObject *args) {
+    PyObject *sites_of, *sizes, *index, *counted_of;
+    if (!PyArg_ParseTuple(args, "O!O!O!O!", &PyTuple_Type, &sites_of, &PyTuple_Type, &sizes, &PyDict_Type, &index,
+                          &PyTuple_Type, &counted_of))
+        return NULL;
+    Py_ssize_t rules = PyTuple_GET_SIZE(sites_of);
+    if (PyTuple_GET_SIZE(sizes) != rules || PyTuple_GET_SIZE(counted_of) != rules) {
+        PyErr_SetString(PyExc_ValueError, "call_edges: one entry per rule");
+        return NULL;
+    }
+    int64_t total = 0, edges = 0;
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        PyObject *sites = PyTuple_GET_ITEM(sites_of, r);
+        int64_t n = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, r));
+        if (n < 0 || !PyTuple_Check(sites)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "call_edges: a size and a tuple of sites per rule");
+            return NULL;
+        }
+        total += n;
+        edges += PyTuple_GET_SIZE(sites);
+    }
+    if (total >= INT32_MAX) { PyErr_SetString(PyExc_OverflowError, "call_edges: more states than int32 numbers"); return NULL; }
+    PyObject *ptr_b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total + 1) * 4);
+    PyObject *to_b = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(edges ? edges : 1) * 8);
+    PyObject *inc_b = PyBytes_FromStringAndSize(NULL, edges ? edges : 1);
+    if (!ptr_b || !to_b || !inc_b) goto fail;
+    int32_t *ptr = (int32_t *)PyBytes_AS_STRING(ptr_b), *to = (int32_t *)PyBytes_AS_STRING(to_b);
+    uint8_t *inc = (uint8_t *)PyBytes_AS_STRING(inc_b);
+    memset(ptr, 0, (size_t)(total + 1) * 4);
+    int64_t base = 0, e = 0;
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        PyObject *sites = PyTuple_GET_ITEM(sites_of, r), *counted = PyTuple_GET_ITEM(counted_of, r);
+        int64_t n = PyLong_AsLongLong(PyTuple_GET_ITEM(sizes, r)), last = -1;
+        for (Py_ssize_t j = 0; j < PyTuple_GET_SIZE(sites); j++) {
+            PyObject *site = PyTuple_GET_ITEM(sites, j);
+            if (!PyTuple_Check(site) || PyTuple_GET_SIZE(site) != 3) {
+                PyErr_SetString(PyExc_ValueError, "call_edges: a site is (state, callee, return state)");
+                goto fail;
+            }
+            long state = PyLong_AsLong(PyTuple_GET_ITEM(site, 0)), ret = PyLong_AsLong(PyTuple_GET_ITEM(site, 2));
+            PyObject *callee = PyTuple_GET_ITEM(site, 1), *id = PyDict_GetItemWithError(index, callee);
+            if (PyErr_Occurred()) goto fail;
+            if (state < last || state >= n || ret < 0 || ret >= n) {
+                PyErr_SetString(PyExc_ValueError, "call_edges: sites out of order or of range");
+                goto fail;
+            }
+            last = state;
+            if (!id) continue;
+            int in = counted == Py_None ? 0 : PySequence_Contains(counted, callee);
+            if (in < 0) goto fail;
+            ptr[1 + base + state]++;
+            to[2 * e] = (int32_t)PyLong_AsLong(id);
+            to[2 * e + 1] = (int32_t)ret;
+            inc[e++] = (uint8_t)in;
+        }
+        base += n;
+    }
+    for (int64_t i = 1; i <= total; i++) ptr[i] += ptr[i - 1];
+    PyObject *result = Py_BuildValue("(Oy#y#)", ptr_b, PyBytes_AS_STRING(to_b), (Py_ssize_t)e * 8,
+                                     PyBytes_AS_STRING(inc_b), (Py_ssize_t)e);
+    Py_DECREF(ptr_b); Py_DECREF(to_b); Py_DECREF(inc_b);
+    return result;
+fail:
+    Py_XDECREF(ptr_b); Py_XDECREF(to_b); Py_XDECREF(inc_b);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},
     {"pda_walk", pda_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie, all in C."},
+    {"call_edges", call_edges, METH_VARARGS, "The call edges of rule automata, numbered as pda_walk reads them."},
     {NULL, NULL, 0, NULL},
 };
 

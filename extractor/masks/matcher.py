@@ -9,7 +9,7 @@ from extractor.automata.distinct import Distinct, Quoted
 from extractor.automata.items import fresh
 from extractor.masks.lru import ByteLRU
 from extractor.masks.tables import TABLES, Table, TableCache
-from extractor.masks.trie import TokenTrie, _kernel
+from extractor.masks.trie import TokenTrie
 from extractor.masks.unique import narrow_items
 from extractor.masks.walk import native, walk
 from extractor.tokens import Vocabulary
@@ -56,7 +56,7 @@ class CompiledGrammar:
         cached = self.masks.get(config)
         if cached is not None:
             return cached
-        if config == self.start and _kernel is not None and native(self.automaton) is not None:
+        if config == self.start and native(self.automaton) is not None:
             out = self.walked(config)
             self.masks.put(config, out, out.nbytes)
             return out

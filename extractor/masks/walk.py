@@ -3,6 +3,7 @@ built (the automaton exported as arrays once), else in Python over the lazily de
 
 from __future__ import annotations
 
+from itertools import accumulate
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -19,7 +20,7 @@ def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray
     survives. Returns the ids of the tokens walked to their end (int64) and, with `exits`, the
     nodes where the bottom frame may end while tokens run on (int32, in preorder)."""
     roots = np.ascontiguousarray(roots, dtype=np.int32)
-    arrays = native(automaton) if _kernel is not None else None
+    arrays = native(automaton)
     if arrays is None:
         configs = config_dfa(automaton)
         jobs = np.column_stack([roots, np.full(len(roots), configs.id(start), dtype=np.int32)])
@@ -57,29 +58,21 @@ _NATIVE: WeakKeyDictionary[Automaton, tuple | None] = WeakKeyDictionary()
 
 
 def native(automaton: Automaton) -> tuple | None:
-    """The automaton as the arrays the C pushdown walk reads (None: a counted state past int32)."""
+    """The automaton as the arrays the C pushdown walk reads (None: a counted state past int32, or no C kernel)."""
+    if _kernel is None:
+        return None
     if automaton in _NATIVE:
         return _NATIVE[automaton]
-    index = {name: i for i, name in enumerate(automaton.names)}
     bases = [d.base if isinstance(d, CountedDFA) else d for d in automaton.dfas]
-    starts = [0]
-    for b in bases:
-        starts.append(starts[-1] + b.size)
-    offset = np.array(starts, dtype=np.int32)
+    sizes = [b.size for b in bases]
+    offset = np.array(list(accumulate(sizes[:-1], initial=0)), dtype=np.int32)  # each rule's first state
     trans = tuple(np.ascontiguousarray(b.trans, dtype=np.int32) for b in bases)  # each rule's own: no copies
-    accept = tuple(np.ascontiguousarray(b.accept).view(np.uint8) for b in bases)
+    accept = tuple(np.ascontiguousarray(b.accept, dtype=bool) for b in bases)  # read as bytes
     kind = np.zeros(len(bases), dtype=np.int32)
     params = np.zeros((len(bases), 8), dtype=np.int64)
     cums, incs = [np.zeros(0, dtype=np.int32)], [np.zeros((0, 256), dtype=np.uint8)]
-    source, to, counted_edge = [], [], []  # each call edge's global state, (callee, return state), and whether counted
     fits = True
-    for r, (dfa, base) in enumerate(zip(automaton.dfas, bases)):
-        callees = dfa.callees if isinstance(dfa, CountedDFA) else frozenset()
-        for state, callee, ret in base.sites:
-            if callee in index:
-                source.append(starts[r] + state)
-                to.append((index[callee], ret))
-                counted_edge.append(callee in callees)
+    for r, dfa in enumerate(automaton.dfas):
         if isinstance(dfa, CountedDFA):
             kind[r] = 1
             params[r] = (dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period,
@@ -87,11 +80,12 @@ def native(automaton: Automaton) -> tuple | None:
             cums.append(dfa.cum.astype(np.int32).ravel())
             incs.append(dfa.inc.astype(np.uint8))  # counted rules only: which bytes start a unit
             fits &= (max(dfa.lo, dfa.hi or 0) + 1) * dfa.n < 2**31
-    calls = np.zeros(starts[-1] + 1, dtype=np.int32)  # calls[1 + state]: call edges of each global state
-    calls[1:] = np.bincount(np.array(source, dtype=np.int64), minlength=starts[-1])  # sites come by state
+    index = {name: i for i, name in enumerate(automaton.names)}
+    calls, to, counted = _kernel.call_edges(tuple(b.sites for b in bases), tuple(sizes), index, tuple(
+        d.callees if isinstance(d, CountedDFA) else None for d in automaton.dfas))
     out = None if not fits else (
-        trans, accept, np.concatenate(incs), np.cumsum(calls, dtype=np.int32),
-        np.array(to, dtype=np.int32).reshape(-1, 2), np.array(counted_edge, dtype=np.uint8), offset[:-1].copy(),
-        kind, params, np.concatenate(cums))
+        trans, accept, np.concatenate(incs), np.frombuffer(calls, dtype=np.int32),
+        np.frombuffer(to, dtype=np.int32).reshape(-1, 2), np.frombuffer(counted, dtype=np.uint8), offset, kind,
+        params, np.concatenate(cums))
     _NATIVE[automaton] = out
     return out
