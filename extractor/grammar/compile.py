@@ -74,6 +74,8 @@ MAX_UNIQUE_VALUES = 12
 used); over more, the matcher keeps the items apart as it does for open sets."""
 
 LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
+_ANY_VALUES: dict[tuple[Layout, int], tuple[tuple[tuple[str, Node], ...], frozenset[str]]] = {}
+"""The rules of any JSON value per layout and indentation level, with the leaves among them (`any_value`)."""
 
 
 def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
@@ -275,13 +277,30 @@ class _Compiler:
         return (Minus(body, alt(*exclude)) if exclude else body), " ".join(name)
 
     def any_value(self) -> Node:
+        """Any JSON value: its rules are the same in every schema with this layout, so they are built once
+        per process (at each indentation level) and added to each grammar that needs them."""
+        rule = "value" + self.at()
+        if rule not in self.rules:
+            made = _ANY_VALUES.get((self.layout, self.depth))
+            if made is None:
+                scratch = _Compiler(self.schema, self.options)  # holds exactly the rules it takes
+                scratch.depth = self.depth
+                scratch.build_any_value()
+                made = _ANY_VALUES[self.layout, self.depth] = (tuple(scratch.rules.items()), frozenset(scratch.leaves))
+            rules, leaves = made
+            for name, body in rules:
+                self.rules.setdefault(name, body)
+            self.leaves |= leaves
+        return Ref(rule)
+
+    def build_any_value(self) -> Ref:
         rule = "value" + self.at()
         if rule not in self.rules:
             self.rules[rule] = NOTHING
             string = self.leaf("string", LEAF_RULES["string"])
             number = self.leaf("number", LEAF_RULES["number"])
             with self.inner():
-                value = self.any_value()
+                value = self.build_any_value()
             members = seq(string, self.colon(), value)
             self.rules[rule] = alt(self.container("{", members), self.container("[", value),
                                    string, number, lit("true"), lit("false"), lit("null"))

@@ -731,3 +731,28 @@ def test_a_string_is_written_as_json_dumps_writes_it(text: str) -> None:
     except UnicodeEncodeError:
         expected = json.dumps(text)
     assert dumps(text) == expected
+
+
+NESTED_OPEN = {"type": "object",
+               "properties": {"a": {"type": "object", "properties": {"b": {}}}, "c": {"type": "array"}}}
+
+
+@pytest.mark.parametrize("layout", ["compact", "spaced", "pretty", "free"])
+def test_any_value_rules_built_once_equal_those_built_in_place(layout, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Any value's rules are built once per process and layout: a grammar taking them from that store has the
+    rules and leaves of a grammar building them in place, whichever indentation level filled the store."""
+    from extractor.grammar import compile as grammar_compile
+    from extractor.grammar.compile import CompileOptions, _Compiler
+    from extractor.lang.regex import digest
+
+    options = CompileOptions(layout=layout)
+    schema = target_ir(NESTED_OPEN, None, NormalizeOptions(strict_objects=False))
+    deeper = target_ir({"type": "object", "properties": {"x": NESTED_OPEN}}, None,
+                       NormalizeOptions(strict_objects=False))
+    monkeypatch.setattr(grammar_compile, "_ANY_VALUES", {})
+    compile_grammar(deeper, options)  # the store filled from a deeper level first
+    stored = compile_grammar(schema, options)
+    monkeypatch.setattr(_Compiler, "any_value", _Compiler.build_any_value)
+    in_place = compile_grammar(schema, options)
+    assert {k: digest(v) for k, v in stored.rules.items()} == {k: digest(v) for k, v in in_place.rules.items()}
+    assert stored.leaves == in_place.leaves and any(k.startswith("value") for k in stored.rules)
