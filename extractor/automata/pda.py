@@ -274,20 +274,21 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:
     """A rule that can call itself before reading a byte would loop forever: refuse it."""
     dfas = {n: _shape(d) for n, d in counted_dfas.items()}
+    calling = [n for n in names if dfas[n].sites]  # a rule calling nothing is nullable just when it accepts at once
     nullable = {n for n in names if dfas[n].accept[0]}
     changed = True
     while changed:
         changed = False
-        for n in names:
+        for n in calling:
             if n not in nullable and any(dfas[n].accept[s] for s in _entry_states(dfas[n], nullable)):
                 nullable.add(n)
                 changed = True
-    graph = {n: {c for s in _entry_states(dfas[n], nullable) for c, _ in dfas[n].calls[s]} for n in names}
+    graph = {n: {c for s in _entry_states(dfas[n], nullable) for c, _ in dfas[n].calls[s]} for n in calling}
     state: dict[str, int] = {}
 
     def visit(n: str, path: list[str]) -> None:
         state[n] = 1
-        for c in graph[n]:
+        for c in graph.get(n, ()):
             if state.get(c) == 1:
                 cycle = " -> ".join(path[path.index(c):] + [c])
                 raise InvalidSchemaError(f"the schema refers to itself without consuming input: {cycle}")
@@ -295,7 +296,7 @@ def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDF
                 visit(c, path + [c])
         state[n] = 2
 
-    for n in names:
+    for n in calling:
         if n not in state:
             visit(n, [n])
 
