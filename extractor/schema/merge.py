@@ -326,10 +326,11 @@ def close_objects(node: ir.Node) -> ir.Node:
     return node
 
 
-def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, strict: bool
+def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, strict: bool, counting: bool = True
                    ) -> tuple[ir.Node, dict[str, ir.Node]]:
     """Normalization's last pass: every element schema of an array with `contains` is split into the
-    part matching it and the part missing it (new intersections may add definitions: those too)."""
+    part matching it and the part missing it (new intersections may add definitions: those too). Without
+    `counting` (no `contains` was read), the definitions merging made are only closed."""
 
     def finish(node: ir.Node) -> ir.Node:
         return visit(close_objects(node) if strict else node)
@@ -359,7 +360,8 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
         split = tuple((finish(merger.both(e, c.match, ptr)), finish(merger.both(e, c.miss, ptr))) for e in elements)
         return replace(node, items=items, prefix=prefix, contains=replace(c, split=split))
 
-    root = visit(root)
+    walk = visit if counting else _unchanged  # nothing to split: every node stays as it is
+    root = walk(root)
     out: dict[str, ir.Node] = {}
     while pending := [k for k in merger.defs if k not in out] + [k for k in defs if k not in out]:
         for name in pending:
@@ -367,5 +369,9 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
             if node is None:  # made while merging: from unclosed originals
                 node = merger.defs[name]
                 node = close_objects(node) if strict and node is not None else node
-            out[name] = visit(node) if node is not None else ir.Nothing()
+            out[name] = walk(node) if node is not None else ir.Nothing()
     return root, out
+
+
+def _unchanged(node: ir.Node) -> ir.Node:
+    return node

@@ -32,6 +32,8 @@ class Negation:
 
     negating: int
     """Complements being taken through `$ref` right now (the recursion guard)."""
+    counting: bool
+    """Whether some array counts elements against a schema (`contains`, or a complement of `items`)."""
 
     if TYPE_CHECKING:  # provided by the normalizer this is mixed into
         merger: Merger
@@ -183,6 +185,7 @@ class Negation:
             return None
         where = f"{ptr}/items"
         bad = ir.Contains(self.negation(schema["items"], where), self.node(schema["items"], where))
+        self.counting = True
         return union((*self.others("array", keys, ptr), ir.Array(contains=bad)))
 
     def _not_names(self, schema: dict[str, Any], keys: set[str], ptr: str) -> ir.Node | None:

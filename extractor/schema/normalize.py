@@ -72,12 +72,16 @@ def read(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeO
     return _Normalizer(document, options).run()
 
 
+_TEXT = json.JSONEncoder(ensure_ascii=False).encode
+"""A document as JSON text, non-ASCII kept (`json.dumps` with a keyword makes an encoder per call)."""
+
+
 def check_document(document: Any) -> None:
     """A schema document every later stage can walk: JSON nested at most MAX_JSON_DEPTH deep, and every key and
     string text that UTF-8 can carry (no lone surrogate); walked without recursion, each value's pointer spelled
     out only for an error."""
     try:  # at C speed where it passes: UTF-8 throughout, and too few brackets to nest too deep
-        text = json.dumps(document, ensure_ascii=False)
+        text = _TEXT(document)
         text.encode("utf-8")  # raises on a lone surrogate
         if text.count("{") + text.count("[") <= MAX_JSON_DEPTH:
             return
@@ -140,6 +144,7 @@ class _Normalizer(Negation):
         self.raw: dict[str, Any] = {}  # each definition's schema, by name
         self.merger = Merger(self.defs)
         self.negating = 0  # depth of complements taken through $ref (recursion guard)
+        self.counting = False
         self.depth = 0  # subschemas being read, one inside the other
         self.deferred: list[tuple[str, int, int, ir.Node, ir.Node, str]] = []
         """oneOf options with no exact complement, taken as apart once every definition is read (or refused)."""
@@ -169,7 +174,7 @@ class _Normalizer(Negation):
         defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
         if self.options.strict_objects:
             root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
-        root, defs = split_contains(root, defs, self.merger, self.options.strict_objects)
+        root, defs = split_contains(root, defs, self.merger, self.options.strict_objects, self.counting)
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
@@ -496,6 +501,7 @@ class _Normalizer(Negation):
             raise UnsupportedSchemaError("contains", where, f"its schema has no exact complement ({exc.reason})") from None
         lo = read_count(schema, "minContains", ptr) if "minContains" in schema else 1
         hi = read_count(schema, "maxContains", ptr) if "maxContains" in schema else None
+        self.counting = True
         return ir.Contains(self.node(schema["contains"], where), miss, lo, hi)
 
     def object(self, schema: dict[str, Any], ptr: str) -> ir.Node:
