@@ -74,8 +74,12 @@ MAX_UNIQUE_VALUES = 12
 used); over more, the matcher keeps the items apart as it does for open sets."""
 
 LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
+MAX_STORED = 1024
+"""Most entries of each store below before it starts over (a layout is any value a caller makes)."""
 _ANY_VALUES: dict[tuple[Layout, int], tuple[tuple[tuple[str, Node], ...], frozenset[str]]] = {}
 """The rules of any JSON value per layout and indentation level, with the leaves among them (`any_value`)."""
+_PUNCTUATION: dict[tuple[Layout, str, int], Node] = {}
+"""Separators by layout, kind and indentation level (`_punctuation`)."""
 
 
 def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
@@ -124,7 +128,6 @@ class _Compiler:
         self.layout = Layout.named(options.layout)
         self.depth = 0
         """Nesting level of the container being built; stays 0 unless the layout indents."""
-        self.punctuation: dict[tuple[str, int], Node] = {}  # separators by kind and depth, made once
 
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
@@ -286,6 +289,8 @@ class _Compiler:
                 scratch = _Compiler(self.schema, self.options)  # holds exactly the rules it takes
                 scratch.depth = self.depth
                 scratch.build_any_value()
+                if len(_ANY_VALUES) >= MAX_STORED:
+                    _ANY_VALUES.clear()
                 made = _ANY_VALUES[self.layout, self.depth] = (tuple(scratch.rules.items()), frozenset(scratch.leaves))
             rules, leaves = made
             for name, body in rules:
@@ -609,10 +614,13 @@ class _Compiler:
                                  lambda: seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char)))
 
     def _punctuation(self, kind: str, make: Callable[[], Node]) -> Node:
-        """A separator at the current depth, made once per compile."""
-        made = self.punctuation.get((kind, self.depth))
+        """A separator at the current depth, made once per process and layout (a shared node keeps its digest)."""
+        key = (self.layout, kind, self.depth)
+        made = _PUNCTUATION.get(key)
         if made is None:
-            made = self.punctuation[kind, self.depth] = make()
+            if len(_PUNCTUATION) >= MAX_STORED:  # layouts a caller makes are not counted on
+                _PUNCTUATION.clear()
+            made = _PUNCTUATION[key] = make()
         return made
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:
