@@ -336,9 +336,31 @@ class _Normalizer(Negation):
         if not isinstance(schema, dict) or depth > 16:
             return False
         keys = {k for k in schema if k in ENFORCED}
-        if keys and keys <= {"anyOf", "oneOf", "allOf", "not"}:  # a complement is exact or refused
-            return all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
+        if keys and keys <= {"anyOf", "oneOf", "allOf", "not"}:  # a complement is exact or refused, but for
+            return (all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
+                    and ("not" not in keys or self.exact_complement(schema["not"], depth + 1)))
         return False
+
+    def exact_complement(self, schema: Any, depth: int = 0) -> bool:
+        """True when `negation(schema)` is exactly the complement: a complement of a complement is the IR of what
+        it negates (`not` of `not`, also through `$ref`, `anyOf` and `allOf`), exact only where that IR is."""
+        if not isinstance(schema, dict):
+            return True
+        keys = {k for k in schema if k in ENFORCED}
+        nested = keys & {"not", "$ref", "anyOf", "allOf"}
+        if not nested:
+            return True  # a complement of keywords is exact or refused
+        if depth > 16 or len(keys) > 1:
+            return False  # (mixed with other keywords: not judged, so taken as inexact)
+        key = nested.pop()
+        if key == "not":
+            return self.explicit(schema["not"], depth + 1)
+        if key == "$ref":
+            try:
+                return self.exact_complement(self.lookup(schema["$ref"], "").contents, depth + 1)
+            except InvalidSchemaError:
+                return False
+        return all(self.exact_complement(sub, depth + 1) for sub in schema[key])
 
     def lookup(self, ref: Any, ptr: str) -> Resolved[Any]:
         """The target of a $ref, or why it has none."""

@@ -55,6 +55,12 @@ REGRESSIONS = [
      "wrong reject: additionalProperties applied to a required key a pattern matches"),
     ({"properties": {"id": {"if": {"type": "number"}, "else": {"format": "idn-email"}}}}, {"id": "£x!@:7"},
      "wrong reject: idn-email's documented strictness was not among the excused policies"),
+    ({"oneOf": [{"maxItems": 64}, {"not": {"not": {"required": []}}}]}, [],
+     "wrong accept: a complement of a complement counted as exact though its implied type narrowed it"),
+    ({"oneOf": [{"maxItems": 64}, {"not": {"anyOf": [{"not": {"required": []}}]}}]}, [],
+     "wrong accept (anyOf): the same through an anyOf inside the complement"),
+    ({"$defs": {"n": {"not": {"required": []}}}, "oneOf": [{"maxItems": 64}, {"not": {"$ref": "#/$defs/n"}}]}, [],
+     "wrong accept ($ref): the same through a $ref inside the complement"),
 ]
 
 
