@@ -538,15 +538,16 @@ static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d
                           uint8_t out[16]);
 
 /* The pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
- * breadth first, read at the `k` bytes of `rep` in order (all 256, or one byte per class of a partition both
- * tables' columns are constant on: the pairs come in the same order). Both: a byte moves only where both move,
+ * breadth first, read at the `k` columns of `rep` in order (tables `width` wide: all 256 bytes, or one byte per
+ * class of a partition both tables' columns are constant on, or tables over such classes: the pairs come in the
+ * same order). Both: a byte moves only where both move,
  * and a pair accepts where both do. Minus: `a` moves alone once `b` has no edge (b's state -1), and a pair
  * accepts where `a` does and `b` does not. Each pair's row (k targets, -1 for none) into `trans`, its states
  * into `pairs`, whether it accepts into `*accept` (malloc'd), their number into `*states`. Returns 0, 1 / 2 / 3
  * as `subsets_core` does, or -1 with a Python error set. */
 static int product_core(const int32_t *ta, const uint8_t *aa, const int32_t *tb, const uint8_t *ab, int64_t nb,
-                        int minus, const int32_t *rep, int k, Py_ssize_t max_states, double seconds, Ints *trans,
-                        Ints *pairs, uint8_t **accept, int64_t *states_out) {
+                        int width, int minus, const int32_t *rep, int k, Py_ssize_t max_states, double seconds,
+                        Ints *trans, Ints *pairs, uint8_t **accept, int64_t *states_out) {
     int result = -1;
     int64_t *keys = NULL;
     int32_t *ids = NULL;
@@ -567,7 +568,7 @@ static int product_core(const int32_t *ta, const uint8_t *aa, const int32_t *tb,
         int32_t s = pairs->at[2 * d], t = pairs->at[2 * d + 1];
         for (int j = 0; j < k; j++) {
             int c = rep[j];
-            int32_t x = ta[(int64_t)s * 256 + c], y = t >= 0 ? tb[(int64_t)t * 256 + c] : -1;
+            int32_t x = ta[(int64_t)s * width + c], y = t >= 0 ? tb[(int64_t)t * width + c] : -1;
             if (x < 0 || (!minus && y < 0)) { if (ints_push(trans, -1)) { PyErr_NoMemory(); goto done; } continue; }
             int64_t key = (int64_t)x * (nb + 1) + (y + 1);
             int64_t slot = (int64_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL >> 20) & (uint64_t)(nslots - 1));
@@ -657,8 +658,8 @@ static PyObject *product(PyObject *self, PyObject *args) {
         }
     } else
         for (int b = 0; b < 256; b++) rep[ncls++] = b;
-    int code = product_core(ta, aa_b.buf, tb, ab_b.buf, nb, minus, rep, ncls, max_states, seconds, &trans, &pairs,
-                            &accept, &states);
+    int code = product_core(ta, aa_b.buf, tb, ab_b.buf, nb, 256, minus, rep, ncls, max_states, seconds, &trans,
+                            &pairs, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
     if (!minimal) {
@@ -677,6 +678,98 @@ done:
     return result;
 }
 
+
+/* minus_words(a_trans, a_accept, na, words, max_states, seconds) -> (pairs: int, table: bytes, int32 D x 256;
+ *   accept: bytes, uint8 D; content: bytes), or 1 / 2 / 3: the minimal DFA of a call-free DFA's language less a
+ *   finite set of byte strings (a key rule: any key but the declared ones), as `product` with `minimal` gives it
+ *   for the words' own automaton, without building that automaton. The words' trie is laid over the classes of
+ *   `a`'s columns, each byte a word uses split into a class of its own, and the pairs walked over those classes
+ *   (breadth first, classes by lowest byte: the minimal DFA is numbered the same whatever automaton of the words
+ *   is walked). */
+static PyObject *minus_words(PyObject *self, PyObject *args) {
+    Py_buffer ta_b, aa_b;
+    Py_ssize_t na, max_states;
+    PyObject *words;
+    double seconds;
+    if (!PyArg_ParseTuple(args, "y*y*nO!nd", &ta_b, &aa_b, &na, &PyTuple_Type, &words, &max_states, &seconds))
+        return NULL;
+    const int32_t *ta = ta_b.buf;
+    PyObject *result = NULL;
+    Ints pairs = {0}, trans = {0}, trie = {0};
+    uint8_t *accept = NULL, *terminal = NULL, used[256] = {0};
+    int32_t *ta_cls = NULL;
+    Minimal d = {0};
+    int64_t states = 0, nodes = 1, letters = 0;
+    int32_t cls[256], rep[256], ka[256], ncls = 0, idx[256];
+    uint32_t ha[256];
+    Py_ssize_t nw = PyTuple_GET_SIZE(words);
+    if (na < 1 || ta_b.len < na * 256 * 4 || aa_b.len < na) {
+        PyErr_SetString(PyExc_ValueError, "minus_words: buffers smaller than the table");
+        goto done;
+    }
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PyTuple_GET_ITEM(words, w);
+        if (!PyBytes_Check(word)) { PyErr_SetString(PyExc_TypeError, "minus_words: words are bytes"); goto done; }
+        const uint8_t *at = (const uint8_t *)PyBytes_AS_STRING(word);
+        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(word); i++) used[at[i]] = 1;
+        letters += PyBytes_GET_SIZE(word);
+    }
+    /* a's classes (columns equal), then each byte a word uses on its own: numbered by lowest byte */
+    column_hashes(ta, (int32_t)na, ha);
+    int32_t nka = 0;
+    for (int b = 0; b < 256; b++) {
+        int32_t c = 0;
+        while (c < nka && !(ha[idx[c]] == ha[b] && same_column(ta, (int32_t)na, idx[c], b))) c++;
+        if (c == nka) idx[nka++] = b;
+        ka[b] = c;
+    }
+    for (int b = 0; b < 256; b++) {
+        int32_t c = -1;
+        if (!used[b])
+            for (int32_t j = 0; j < ncls && c < 0; j++)
+                if (!used[rep[j]] && ka[rep[j]] == ka[b]) c = j;
+        if (c < 0) { c = ncls; rep[ncls++] = b; }
+        cls[b] = c;
+    }
+    /* the trie over those classes: node x class -> child (-1: none); node 0 the root */
+    if (letters + 1 >= INT32_MAX / 256) { PyErr_SetString(PyExc_OverflowError, "minus_words: words too long"); goto done; }
+    terminal = calloc((size_t)letters + 1, 1);
+    if (!terminal) { PyErr_NoMemory(); goto done; }
+    for (int32_t c = 0; c < ncls; c++) if (ints_push(&trie, -1)) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t w = 0; w < nw; w++) {
+        PyObject *word = PyTuple_GET_ITEM(words, w);
+        const uint8_t *at = (const uint8_t *)PyBytes_AS_STRING(word);
+        int32_t node = 0;
+        for (Py_ssize_t i = 0; i < PyBytes_GET_SIZE(word); i++) {
+            int64_t slot = (int64_t)node * ncls + cls[at[i]];
+            if (trie.at[slot] < 0) {
+                trie.at[slot] = (int32_t)nodes++;
+                for (int32_t c = 0; c < ncls; c++) if (ints_push(&trie, -1)) { PyErr_NoMemory(); goto done; }
+            }
+            node = trie.at[(int64_t)node * ncls + cls[at[i]]];
+        }
+        terminal[node] = 1;
+    }
+    ta_cls = malloc((size_t)na * (size_t)ncls * sizeof(int32_t));
+    if (!ta_cls) { PyErr_NoMemory(); goto done; }
+    for (int64_t x = 0; x < na; x++)
+        for (int32_t c = 0; c < ncls; c++) ta_cls[x * ncls + c] = ta[x * 256 + rep[c]];
+    int32_t every[256];
+    for (int32_t c = 0; c < ncls; c++) every[c] = c;
+    int code = product_core(ta_cls, aa_b.buf, trie.at, terminal, nodes, ncls, 1, every, ncls, max_states, seconds,
+                            &trans, &pairs, &accept, &states);
+    if (code < 0) goto done;
+    if (code) { result = PyLong_FromLong(code); goto done; }
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
+        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
+    result = Py_BuildValue("(nOy#y#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size,
+                           (const char *)d.content, (Py_ssize_t)16);
+done:
+    free(pairs.at); free(trans.at); free(trie.at); free(accept); free(terminal); free(ta_cls);
+    minimal_free(&d);
+    PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b);
+    return result;
+}
 
 /* reaches(trans, accept, n, call_src, call_dst) -> bool: whether an accepting state is reachable from state 0
  * along the table (int32 n x 256, -1 for none; accept: uint8 n) and the extra edges call_src[i] -> call_dst[i]
@@ -1488,6 +1581,7 @@ done:
 
 static PyMethodDef methods[] = {
     {"live", live, METH_VARARGS, "Which states of a DFA reach an accepting one."},
+    {"minus_words", minus_words, METH_VARARGS, "The minimal DFA of a call-free DFA's language less some strings."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference), or its "
                                        "minimal DFA."},
     {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},

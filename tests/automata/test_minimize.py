@@ -343,3 +343,24 @@ def test_the_native_product_numbers_its_pairs_as_python_does(minus: bool) -> Non
     finally:
         dfa._partition = saved
     assert all(np.array_equal(x, y) for x, y in zip(native, python))
+
+
+@needs_native
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from([CANONICAL_STRING, compile_pattern("^[a-c]*$"), compile_pattern("^(ab|é)+x?$")]),
+       st.lists(st.text(alphabet="abcé\"x\\", min_size=1, max_size=5), min_size=1, max_size=6))
+def test_a_difference_with_words_is_the_product_with_their_automaton(item, texts):
+    """`A` less some literal strings (every key rule) is built without the words' automaton: the same table,
+    accepting states and content digest as the product with that automaton, in C and in Python."""
+    words = [t.encode() for t in texts] + [b'"' + texts[0].encode() + b'"']  # and one a JSON string
+    node = Minus(item, alt(*(lit(w) for w in words)))
+    built = build_dfa(node)
+    product = dfa._product(dfa._part(item), dfa._part(node.other), minus=True)
+    saved = dfa._partition
+    try:
+        dfa._partition = None
+        python = build_dfa(node)
+    finally:
+        dfa._partition = saved
+    assert _same(built, product) and _same(built, python)
+    assert built.__dict__["content"] == product.__dict__["content"]
