@@ -731,8 +731,9 @@ static PyObject *minus_words(PyObject *self, PyObject *args) {
         if (c < 0) { c = ncls; rep[ncls++] = b; }
         cls[b] = c;
     }
-    /* the trie over those classes: node x class -> child (-1: none); node 0 the root */
-    if (letters + 1 >= INT32_MAX / 256) { PyErr_SetString(PyExc_OverflowError, "minus_words: words too long"); goto done; }
+    /* the trie over those classes: node x class -> child (-1: none); node 0 the root; its nodes are states built */
+    if (letters + 1 >= INT32_MAX / 256) { result = PyLong_FromLong(3); goto done; }
+    if (max_states >= 0 && letters + 1 > max_states) { result = PyLong_FromLong(1); goto done; }
     terminal = calloc((size_t)letters + 1, 1);
     if (!terminal) { PyErr_NoMemory(); goto done; }
     for (int32_t c = 0; c < ncls; c++) if (ints_push(&trie, -1)) { PyErr_NoMemory(); goto done; }

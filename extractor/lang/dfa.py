@@ -11,6 +11,7 @@ from collections.abc import Container, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import groupby
+from typing import Any
 
 import numpy as np
 
@@ -311,10 +312,7 @@ def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: 
 
 def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton."""
-    states, seconds = remaining()
-    built = _partition.rule(node, _KINDS, productive, states, seconds)
-    if isinstance(built, int):
-        _refuse(built, states)
+    built = _native(_partition.rule, node, _KINDS, productive)
     nfa_states, subsets, table, accepting, calls, sites, content = built
     spend(nfa_states)
     spend(subsets)
@@ -545,11 +543,7 @@ def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     if _partition is None:
         trans, accept, _ = pairs_product(a, b, minus)
         return _from_table(trans, accept)
-    pairs, table, accepting, content = _native_product(a, b, minus, minimal=True)
-    spend(pairs)
-    tick()
-    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                    np.empty((len(accepting), 0), dtype=np.int32), [], content)
+    return _minimal(_native_product(a, b, minus, minimal=True))
 
 
 def _words(node: Node) -> tuple[bytes, ...] | None:
@@ -566,13 +560,11 @@ def _words(node: Node) -> tuple[bytes, ...] | None:
 def _minus_words(a: RuleDFA, words: tuple[bytes, ...]) -> RuleDFA:
     """`a`'s language less some byte strings (a key rule: any key but the declared ones), minimized in one C call
     without an automaton of the words: the same automaton `_product` makes with theirs."""
-    if any(a.calls):
-        raise ValueError("products apply to rules that call nothing")
-    states, seconds = remaining()
-    built = _partition.minus_words(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8), a.size,
-                                   words, states, seconds)
-    if isinstance(built, int):
-        _refuse(built, states)
+    return _minimal(_native(_partition.minus_words, *_table_args(a), words))
+
+
+def _minimal(built: tuple) -> RuleDFA:
+    """A C product's minimal DFA, from (pairs walked, table, accepting states, content digest)."""
     pairs, table, accepting, content = built
     spend(pairs)
     tick()
@@ -580,17 +572,26 @@ def _minus_words(a: RuleDFA, words: tuple[bytes, ...]) -> RuleDFA:
                     np.empty((len(accepting), 0), dtype=np.int32), [], content)
 
 
-def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool) -> tuple:
-    """The C product (lang/_partition.c), under what is left of the compile budget."""
-    if any(a.calls) or any(b.calls):
+def _table_args(dfa: RuleDFA) -> tuple[np.ndarray, np.ndarray, int]:
+    """A call-free DFA as the C products read it: table (int32), accepting states (uint8), size."""
+    if any(dfa.calls):
         raise ValueError("products apply to rules that call nothing")
+    return np.ascontiguousarray(dfa.trans, dtype=np.int32), dfa.accept.astype(np.uint8), dfa.size
+
+
+def _native(fn: Any, *args: Any) -> tuple:
+    """A C construction (lang/_partition.c) under what is left of the compile budget, passed last."""
     states, seconds = remaining()
-    built = _partition.product(np.ascontiguousarray(a.trans, dtype=np.int32), a.accept.astype(np.uint8),
-                               np.ascontiguousarray(b.trans, dtype=np.int32), b.accept.astype(np.uint8),
-                               a.size, b.size, minus, minimal, states, seconds)
+    built = fn(*args, states, seconds)
     if isinstance(built, int):
         _refuse(built, states)
     return built
+
+
+def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool) -> tuple:
+    """The C product: its pairs, or with `minimal` their minimal DFA."""
+    (ta, aa, na), (tb, ab, nb) = _table_args(a), _table_args(b)
+    return _native(_partition.product, ta, aa, tb, ab, na, nb, minus, minimal)
 
 
 def pairs_product(a: RuleDFA, b: RuleDFA, minus: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

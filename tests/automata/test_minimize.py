@@ -140,6 +140,18 @@ def test_a_product_stops_at_the_compile_budget(native: bool, monkeypatch: pytest
         dfa._product(a, b, minus=True)
 
 
+@pytest.mark.parametrize("native", [True, False])
+def test_a_key_rule_stops_at_the_compile_budget(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The declared names a key rule excludes are states built, with or without their own automaton."""
+    if native and dfa._partition is None:
+        pytest.skip("lang/_partition.c is not built here (no C compiler)")
+    if not native:
+        monkeypatch.setattr(dfa, "_partition", None)
+    keys = Minus(CANONICAL_STRING, alt(*(lit(f'"name{i}"') for i in range(500))))
+    with metered(Budget(max_states=1_000, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
+        build_dfa(keys)
+
+
 def test_an_empty_language_is_a_start_state_with_no_edges() -> None:
     empty = build_dfa(Minus(compile_pattern("^a*$"), compile_pattern("^a*$")))
     assert empty.size == 1 and not empty.accept[0] and (empty.trans == -1).all() and empty.calls == ((),)
