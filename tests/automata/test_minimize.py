@@ -4,6 +4,7 @@ minimal DFA of the same language (checked against Moore's algorithm and by runni
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -129,27 +130,26 @@ def test_native_subsets_stop_at_the_deadline(monkeypatch: pytest.MonkeyPatch) ->
         build_dfa(compile_pattern("^.*a.{12}$"))
 
 
+def _difference() -> Callable[[], RuleDFA]:
+    a, b = build_dfa(compile_pattern("^[a-z]{0,40}$")), build_dfa(compile_pattern("^(ab)*$"))  # outside the budget
+    return lambda: dfa._product(a, b, minus=True)
+
+
+def _key_rule() -> Callable[[], RuleDFA]:  # the names a key rule excludes are states built, with or without their DFA
+    return lambda: build_dfa(Minus(CANONICAL_STRING, alt(*(lit(f'"name{i}"') for i in range(500)))))
+
+
 @pytest.mark.parametrize("native", [True, False])
-def test_a_product_stops_at_the_compile_budget(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("prepare, states", [(_difference, 20), (_key_rule, 1_000)], ids=["difference", "key rule"])
+def test_a_product_stops_at_the_compile_budget(native: bool, prepare, states: int,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
     if native and dfa._partition is None:
         pytest.skip("lang/_partition.c is not built here (no C compiler)")
     if not native:
         monkeypatch.setattr(dfa, "_partition", None)
-    a, b = build_dfa(compile_pattern("^[a-z]{0,40}$")), build_dfa(compile_pattern("^(ab)*$"))
-    with metered(Budget(max_states=20, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
-        dfa._product(a, b, minus=True)
-
-
-@pytest.mark.parametrize("native", [True, False])
-def test_a_key_rule_stops_at_the_compile_budget(native: bool, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The declared names a key rule excludes are states built, with or without their own automaton."""
-    if native and dfa._partition is None:
-        pytest.skip("lang/_partition.c is not built here (no C compiler)")
-    if not native:
-        monkeypatch.setattr(dfa, "_partition", None)
-    keys = Minus(CANONICAL_STRING, alt(*(lit(f'"name{i}"') for i in range(500))))
-    with metered(Budget(max_states=1_000, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
-        build_dfa(keys)
+    build = prepare()
+    with metered(Budget(max_states=states, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
+        build()
 
 
 def test_an_empty_language_is_a_start_state_with_no_edges() -> None:
