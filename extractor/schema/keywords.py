@@ -32,3 +32,17 @@ KNOWN_FORMATS = frozenset({
     "json-pointer", "relative-json-pointer", "regex",
 })
 """Formats the specification defines; an unimplemented one of these is refused, not dropped."""
+
+IMPLYING = {
+    "object": frozenset({"properties", "required", "additionalProperties", "minProperties", "maxProperties",
+                         "patternProperties", "propertyNames"}),
+    "array": frozenset({"items", "prefixItems", "minItems", "maxItems", "additionalItems", "contains", "minContains",
+                        "maxContains", "uniqueItems"}),
+    "string": frozenset({"x-verbatim", "minLength", "maxLength", "format", "pattern"}),
+    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+}
+"""The keywords of each type: a subschema without `type` is read as the type its keywords imply."""
+
+APPLICATORS = frozenset({"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired",
+                         "dependentSchemas", "if", "then", "else"})
+"""Keywords that combine subschemas (or demand some when a key is present): they imply no type."""

@@ -24,7 +24,8 @@ from extractor.lang.pattern_parts import Parts
 from extractor.lang.pattern_parts import split as split_pattern
 from extractor.schema import ir
 from extractor.schema.merge import Merger, canonical, close_objects, split_contains
-from extractor.schema.keywords import ANNOTATIONS, ASSERTIONS, ENFORCED, KNOWN_FORMATS
+from extractor.schema.exactness import Exactness, vacuous
+from extractor.schema.keywords import ANNOTATIONS, APPLICATORS, ASSERTIONS, ENFORCED, IMPLYING, KNOWN_FORMATS
 from extractor.schema.negation import Negation
 from extractor.schema.values import (
     ANY_OBJECT, TYPES, absent, escape, read_bound, read_count, read_most, read_step, union,
@@ -33,17 +34,9 @@ from extractor.schema.values import (
 if TYPE_CHECKING:
     from referencing._core import Resolved, Resolver
 
-_OBJECT_KEYS = {"properties", "required", "additionalProperties", "minProperties", "maxProperties",
-                "patternProperties", "propertyNames"}
 MAX_PATTERN_PROPERTIES = 3
 """Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
-_ARRAY_KEYS = {"items", "prefixItems", "minItems", "maxItems", "additionalItems", "contains", "minContains",
-               "maxContains", "uniqueItems"}
-_STRING_KEYS = {"x-verbatim", "minLength", "maxLength", "format", "pattern"}
-_NUMBER_KEYS = {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}
 _BASE = "urn:extractor:schema"
-_APPLICATORS = {"$ref", "allOf", "anyOf", "oneOf", "not", "dependencies", "dependentRequired", "dependentSchemas",
-                "if", "then", "else"}
 
 
 @dataclass(frozen=True)
@@ -148,6 +141,7 @@ class _Normalizer(Negation):
         self.depth = 0  # subschemas being read, one inside the other
         self.deferred: list[tuple[str, int, int, ir.Node, ir.Node, str]] = []
         """oneOf options with no exact complement, taken as apart once every definition is read (or refused)."""
+        self.exactness = Exactness(document, lambda ref: self.lookup(ref, "").contents, options.implied_types)
 
     @property
     def resolver(self) -> Resolver:
@@ -207,7 +201,7 @@ class _Normalizer(Negation):
             raise InvalidSchemaError(f"a subschema must be an object or a boolean, not {schema!r}", ptr)
         self.check_keywords(schema, ptr)
         parts: list[ir.Node] = []
-        rest = {k: v for k, v in schema.items() if k not in _APPLICATORS}
+        rest = {k: v for k, v in schema.items() if k not in APPLICATORS}
         if any(k in ENFORCED for k in rest):
             parts.append(self.base(rest, ptr))  # own keywords first: their property order wins
         if "$ref" in schema:
@@ -217,7 +211,8 @@ class _Normalizer(Negation):
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
-                if key == "oneOf" and not (all(map(self.explicit, schema[key])) and self.disjoint(options)):
+                exact = key == "oneOf" and all(map(self.exactness.explicit, schema[key]))
+                if key == "oneOf" and not (exact and self.disjoint(options)):
                     typed = self.within_type(rest, schema[key], options, ptr)
                     options = typed if typed is not None else self.exclusive(schema[key], options, ptr)
                 parts.append(union(options))
@@ -245,16 +240,17 @@ class _Normalizer(Negation):
     def within_type(self, rest: dict[str, Any], schemas: list[Any], options: tuple[ir.Node, ...],
                     ptr: str) -> tuple[ir.Node, ...] | None:
         """oneOf options cut to one type, when that makes them provably disjoint and stays exact: the type
-        declared beside them, each option explicit or speaking of that type alone (`{"maxLength": 0}`); or,
-        with no type declared, every option speaking of one type alone, so that any other value matches
-        them all and oneOf rejects it."""
+        declared beside them, each option exact within it (explicit, or speaking of that type alone, like
+        `{"maxLength": 0}`, down to its subschemas); or, with no type declared, every option speaking of one type
+        alone, so that any other value matches them all and oneOf rejects it."""
         kind = rest.get("type")
         if kind in TYPES:
-            if not all(self.explicit(sub) or _vacuous(sub, kind) for sub in schemas):
+            if not all(self.exactness.explicit(sub, kind) for sub in schemas):
                 return None
         else:
             kind = next((k for k in ("object", "array", "string", "number")
-                         if len(schemas) > 1 and all(_vacuous(sub, k) for sub in schemas)), None)
+                         if len(schemas) > 1 and all(vacuous(sub, k) and self.exactness.explicit(sub, k)
+                                                     for sub in schemas)), None)
             if kind is None:
                 return None
         declared = self.typed(kind, {}, ptr) if kind != "object" else ANY_OBJECT
@@ -267,13 +263,13 @@ class _Normalizer(Negation):
         out = []
         for i, node in enumerate(options):
             for j, sub in enumerate(schemas):
-                if j == i or (self.explicit(sub) and self.apart(node, options[j])):
+                if j == i or (self.exactness.explicit(sub) and self.apart(node, options[j])):
                     continue
                 try:
                     with self.merger.attempt():
                         node = self.merger.both(node, self.negation(sub, f"{ptr}/oneOf/{j}"), ptr)
                 except UnsupportedSchemaError as exc:
-                    if not self.explicit(sub):
+                    if not self.exactness.explicit(sub):
                         raise _overlap(ptr, i, j, exc.reason) from None
                     self.deferred.append((ptr, i, j, options[i], options[j], exc.reason))
                     # a definition still being read may yet show them apart: checked at the end
@@ -322,46 +318,6 @@ class _Normalizer(Negation):
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
                               SchemaWarning, stacklevel=4)
 
-    def explicit(self, schema: Any, depth: int = 0) -> bool:
-        """True when the IR of `schema` is exactly its language (no type narrowed from other keywords)."""
-        for _ in range(64):
-            if not isinstance(schema, dict) or "$ref" not in schema:
-                break
-            try:
-                schema = self.lookup(schema["$ref"], "").contents
-            except InvalidSchemaError:
-                return False
-        if schema is False or (isinstance(schema, dict) and {"type", "enum", "const"} & set(schema)):
-            return True
-        if not isinstance(schema, dict) or depth > 16:
-            return False
-        keys = {k for k in schema if k in ENFORCED}
-        if keys and keys <= {"anyOf", "oneOf", "allOf", "not"}:  # a complement is exact or refused, but for
-            return (all(self.explicit(s, depth + 1) for k in ("anyOf", "oneOf", "allOf") for s in schema.get(k, []))
-                    and ("not" not in keys or self.exact_complement(schema["not"], depth + 1)))
-        return False
-
-    def exact_complement(self, schema: Any, depth: int = 0) -> bool:
-        """True when `negation(schema)` is exactly the complement: a complement of a complement is the IR of what
-        it negates (`not` of `not`, also through `$ref`, `anyOf` and `allOf`), exact only where that IR is."""
-        if not isinstance(schema, dict):
-            return True
-        keys = {k for k in schema if k in ENFORCED}
-        nested = keys & {"not", "$ref", "anyOf", "allOf"}
-        if not nested:
-            return True  # a complement of keywords is exact or refused
-        if depth > 16 or len(keys) > 1:
-            return False  # (mixed with other keywords: not judged, so taken as inexact)
-        key = nested.pop()
-        if key == "not":
-            return self.explicit(schema["not"], depth + 1)
-        if key == "$ref":
-            try:
-                return self.exact_complement(self.lookup(schema["$ref"], "").contents, depth + 1)
-            except InvalidSchemaError:
-                return False
-        return all(self.exact_complement(sub, depth + 1) for sub in schema[key])
-
     def lookup(self, ref: Any, ptr: str) -> Resolved[Any]:
         """The target of a $ref, or why it has none."""
         try:
@@ -405,8 +361,7 @@ class _Normalizer(Negation):
         declared = schema.get("type")
         if declared is None:
             keys = set(schema)
-            implied = [t for t, ks in (("object", _OBJECT_KEYS), ("array", _ARRAY_KEYS), ("string", _STRING_KEYS),
-                                       ("number", _NUMBER_KEYS)) if keys & ks]
+            implied = [t for t, ks in IMPLYING.items() if keys & ks]
             if implied and not self.options.implied_types:
                 return [t for t in TYPES if t != "integer"]
             if len(implied) > 1:
@@ -733,23 +688,6 @@ def _forbids(a: ir.Object, b: ir.Object) -> bool:
 
 MAX_DEPENDENCIES = 6
 """Each dependency doubles the object alternatives the automaton carries."""
-
-
-_KEYWORDS_OF = {"object": _OBJECT_KEYS | {"dependencies", "dependentRequired", "dependentSchemas"},
-                "array": _ARRAY_KEYS, "string": _STRING_KEYS, "number": _NUMBER_KEYS, "integer": _NUMBER_KEYS}
-
-
-def _vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
-    """Whether every value not of type `kind` satisfies `schema`: its keywords (and those of its allOf,
-    anyOf and one-option oneOf) all concern `kind` alone."""
-    if schema is True:
-        return True
-    if not isinstance(schema, dict) or depth > 16:
-        return False
-    nested = {"allOf", "anyOf"} | ({"oneOf"} if len(schema.get("oneOf", [])) == 1 else set())
-    if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF.get(kind, set()) - nested:
-        return False
-    return all(_vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
 
 
 def _below(x: ir.Number, y: ir.Number) -> bool:

@@ -1,0 +1,151 @@
+"""Whether the IR of a subschema is exactly its language, and whether its complement's is.
+
+The normalizer reads a subschema without `type` as the type its keywords imply (`{"maxItems": 3}` is an array of
+at most three items, where JSON Schema lets every non-array pass too). That narrowing is sound where values are
+generated, but not where the IR stands for the language itself: a `oneOf` option skipped as apart from another by
+its IR, or one whose complement is not taken because its IR was trusted. These checks say where the IR may be
+trusted; any narrowing here or in a subschema below (a property's value, an item, a `$ref`'s target) makes it
+inexact, and so does anything they cannot judge (the caller then intersects with a complement, or refuses).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from extractor.errors import InvalidSchemaError
+from extractor.schema.keywords import APPLICATORS, ENFORCED, IMPLYING
+
+MAX_DEPTH = 128
+"""Subschemas judged one inside the other: deeper is taken as inexact (the normalizer refuses past 96 anyway)."""
+
+_SINGLE = ("additionalProperties", "items", "additionalItems", "contains", "propertyNames", "if", "then", "else",
+           "not")
+_LISTED = ("allOf", "anyOf", "oneOf", "prefixItems", "items")
+_NAMED = ("properties", "patternProperties", "dependentSchemas", "dependencies")
+_SAME_VALUE = frozenset({"allOf", "anyOf", "if", "then", "else"})
+"""Subschemas that judge the same value as their parent (so a type it is known to have holds for them too)."""
+_DEMANDS = frozenset({"dependentSchemas", "dependencies"})
+"""Subschemas that judge an object holding some key."""
+_CUTS = ("object", "array", "string", "number")
+_COMPLEMENT_ONLY = frozenset({"anyOf", "allOf", "properties", "propertyNames"})
+"""Where a complement reads only the subschemas' complements, never their IR (`Negation`'s shapes)."""
+_OWN_TYPE = frozenset({"type", "enum", "const"})
+_KEYWORDS_OF = {**IMPLYING, "object": IMPLYING["object"] | {"dependencies", "dependentRequired", "dependentSchemas"},
+                "integer": IMPLYING["number"]}
+"""The keywords that concern only values of each type."""
+
+
+def subschemas(schema: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+    """Each subschema of `schema` (but a `$ref`'s target), with the keyword it is under."""
+    for key in _SINGLE:
+        if key in schema and not isinstance(schema[key], list):
+            yield key, schema[key]
+    for key in _LISTED:
+        if isinstance(schema.get(key), list):
+            yield from ((key, sub) for sub in schema[key])
+    for key in _NAMED:
+        if isinstance(schema.get(key), dict):
+            yield from ((key, sub) for sub in schema[key].values() if not isinstance(sub, list))
+
+
+def vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
+    """Whether every value not of type `kind` satisfies `schema`: its keywords (and those of its allOf,
+    anyOf and one-option oneOf) all concern `kind` alone."""
+    if schema is True:
+        return True
+    if not isinstance(schema, dict) or depth > MAX_DEPTH:
+        return False
+    nested = {"allOf", "anyOf"} | ({"oneOf"} if len(schema.get("oneOf", [])) == 1 else set())
+    if {k for k in schema if k in ENFORCED} - _KEYWORDS_OF.get(kind, frozenset()) - nested:
+        return False
+    return all(vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
+
+
+def _cut(options: list[Any], kind: str | None) -> str | None:
+    """The type within which a oneOf's options are judged: the value's own, or the one type they all speak of
+    alone (any other value matches them all, so the normalizer cuts them to it, exactly)."""
+    if kind is not None or len(options) < 2:
+        return kind
+    return next((k for k in _CUTS if all(vacuous(sub, k) for sub in options)), None)
+
+
+class Exactness:
+    """Judges subschemas of one document; `lookup` gives a `$ref`'s target (InvalidSchemaError where none)."""
+
+    def __init__(self, document: Any, lookup: Callable[[str], Any], implied_types: bool) -> None:
+        self.document, self.lookup, self.implied_types = document, lookup, implied_types
+        self.path: set[tuple[int, str, str | None]] = set()  # $ref targets being judged (a cycle is exact)
+        self.known: dict[tuple[int, str | None], bool] = {}
+
+    def explicit(self, schema: Any, kind: str | None = None) -> bool:
+        """True when the IR of `schema` is exactly its language (within type `kind`, where one is given)."""
+        key = (id(schema), kind)
+        if key not in self.known:
+            self.known[key] = self._explicit(schema, kind, 0)
+        return self.known[key]
+
+    def exact_complement(self, schema: Any) -> bool:
+        """True when the complement the normalizer takes of `schema` is exactly the complement of its language."""
+        return self._complement(schema, 0)
+
+    def _explicit(self, schema: Any, kind: str | None, depth: int) -> bool:
+        if isinstance(schema, bool):
+            return True
+        if not self._judged(schema, depth):
+            return False
+        own = {k for k in schema if k in ENFORCED} - APPLICATORS
+        if self.implied_types and own and not own & _OWN_TYPE and not (kind and own <= _KEYWORDS_OF.get(kind, ())):
+            return False  # a type read from the keywords narrows the language
+        declared = schema.get("type")
+        here = declared if isinstance(declared, str) else kind  # the value's type, where one is known
+        for key, sub in subschemas(schema):
+            if key == "not":
+                exact = self._complement(sub, depth + 1)
+            else:
+                inner = (here if key in _SAME_VALUE else _cut(schema["oneOf"], here) if key == "oneOf"
+                         else "object" if key in _DEMANDS else None)
+                exact = self._explicit(sub, inner, depth + 1) and (key != "if" or self._complement(sub, depth + 1))
+            if not exact:
+                return False
+        return self._target(schema, "explicit", here, depth)
+
+    def _complement(self, schema: Any, depth: int) -> bool:
+        if isinstance(schema, bool):
+            return True
+        if not self._judged(schema, depth):
+            return False
+        for key, sub in subschemas(schema):
+            if key == "not":
+                exact = self._explicit(sub, None, depth + 1)
+            else:
+                exact = self._complement(sub, depth + 1) and (key in _COMPLEMENT_ONLY
+                                                               or self._explicit(sub, None, depth + 1))
+            if not exact:
+                return False
+        return self._target(schema, "complement", None, depth)
+
+    def _judged(self, schema: Any, depth: int) -> bool:
+        """A schema these checks can read: an object, not too deep, with no base URI of its own (its $refs would
+        resolve against it, which `lookup` does not follow)."""
+        return (isinstance(schema, dict) and depth <= MAX_DEPTH
+                and (schema is self.document or not isinstance(schema.get("$id"), str)))
+
+    def _target(self, schema: dict[str, Any], check: str, kind: str | None, depth: int) -> bool:
+        """The check on a `$ref`'s target; one met again on the way is exact where every schema on the cycle is."""
+        if "$ref" not in schema:
+            return True
+        try:
+            target = self.lookup(schema["$ref"])
+        except InvalidSchemaError:
+            return False
+        step = (id(target), check, kind)
+        if step in self.path:
+            return True
+        self.path.add(step)
+        try:
+            if check == "explicit":
+                return self._explicit(target, kind, depth + 1)
+            return self._complement(target, depth + 1)
+        finally:
+            self.path.discard(step)

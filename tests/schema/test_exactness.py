@@ -1,0 +1,81 @@
+"""Where the normalizer may trust a subschema's IR as its language: a type implied by keywords narrows it, here or
+in any subschema below, and oneOf and complements must not take the narrowed IR for the language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from extractor.errors import InvalidSchemaError
+from extractor.schema.exactness import Exactness
+
+NARROW = {"maxItems": 3}  # read as an array; JSON Schema lets every non-array pass
+ARRAY = {"type": "array", "maxItems": 3}
+TREE = {"$defs": {"t": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/t"}}}}},
+        "$ref": "#/$defs/t"}
+NARROW_TREE = {"$defs": {"t": {"type": "object", "properties": {"kids": {"items": {"$ref": "#/$defs/t"}}}}},
+               "$ref": "#/$defs/t"}
+TAGGED = {"type": "object", "dependencies": {"op": {"oneOf": [  # options of one type alone: cut to it, exactly
+    {"properties": {"op": {"const": "or"}, "v": {"type": "array"}}, "required": ["v"]},
+    {"properties": {"op": {"const": "eq"}, "v": {"type": "string"}}, "required": ["v"]}]}}}
+
+# (schema, the type it is judged within, explicit?)
+EXPLICIT_ROWS: list[tuple[Any, str | None, bool]] = [
+    (True, None, True),
+    (ARRAY, None, True),
+    (NARROW, None, False),
+    (NARROW, "array", True),  # within arrays the implied type narrows nothing
+    (NARROW, "string", False),
+    ({"enum": [1, 2]}, None, True),
+    ({"type": "object", "properties": {"a": NARROW}}, None, False),  # narrowed below its own type
+    ({"type": "object", "properties": {"a": ARRAY}}, None, True),
+    ({"type": "object", "patternProperties": {"^x": NARROW}}, None, False),
+    ({"type": "object", "additionalProperties": NARROW}, None, False),
+    ({"type": "object", "propertyNames": {"maxLength": 2}}, None, False),  # keys are strings, but not judged so
+    ({"type": "array", "items": NARROW}, None, False),
+    ({"type": "array", "prefixItems": [ARRAY, NARROW]}, None, False),
+    ({"type": "array", "contains": NARROW}, None, False),
+    ({"const": {"a": "x"}, "properties": {"a": NARROW}}, None, False),
+    ({"anyOf": [ARRAY, {"type": "null"}]}, None, True),
+    ({"anyOf": [ARRAY, NARROW]}, None, False),
+    ({"type": "array", "anyOf": [NARROW, {"minItems": 1}]}, None, True),  # the parent's type holds below
+    ({"type": "array", "allOf": [{"properties": {"a": NARROW}}]}, None, False),
+    ({"oneOf": [NARROW, {"minItems": 5}]}, None, True),  # non-arrays match both: oneOf rejects them
+    ({"oneOf": [NARROW, {"minLength": 5}]}, None, False),
+    (TAGGED, None, True),
+    ({"type": "object", "dependentSchemas": {"a": {"properties": {"b": NARROW}}}}, None, False),
+    ({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}, None, True),
+    ({"type": "object", "if": {"properties": {"a": NARROW}}}, None, False),
+    ({"$defs": {"n": NARROW}, "type": "array", "items": {"$ref": "#/$defs/n"}}, None, False),
+    ({"$defs": {"n": ARRAY}, "$ref": "#/$defs/n", "maxLength": 2}, None, False),  # a sibling of $ref narrows
+    ({"$defs": {"n": ARRAY}, "$ref": "#/$defs/n", "type": "array"}, None, True),
+    ({"$ref": "#/$defs/missing"}, None, False),
+    (TREE, None, True),  # a cycle is exact where every schema on it is
+    (NARROW_TREE, None, False),
+    ({"type": "array", "items": {"$id": "urn:other", "type": "string"}}, None, False),  # another base: not judged
+    ({"not": NARROW}, None, True),  # a complement of keywords is exact (or refused)
+    ({"not": {"not": NARROW}}, None, False),
+    ({"not": {"contains": NARROW}}, None, False),  # counting reads the IR of what is contained
+    ({"not": {"type": "object", "properties": {"a": NARROW}}}, None, True),  # only the value's complement
+    ({"not": {"oneOf": [ARRAY, NARROW]}}, None, False),  # two options' IR both hold
+    ({"not": {"anyOf": [{"not": NARROW}]}}, None, False),
+]
+
+
+def _exactness(schema: Any, implied_types: bool = True) -> Exactness:
+    def lookup(ref: str) -> Any:
+        if not ref.startswith("#/$defs/") or ref[8:] not in schema.get("$defs", {}):
+            raise InvalidSchemaError(f"no {ref}")
+        return schema["$defs"][ref[8:]]
+    return Exactness(schema, lookup, implied_types)
+
+
+@pytest.mark.parametrize("schema, kind, expected", EXPLICIT_ROWS)
+def test_explicit(schema: Any, kind: str | None, expected: bool) -> None:
+    assert _exactness(schema).explicit(schema, kind) is expected
+
+
+@pytest.mark.parametrize("schema", [NARROW, {"type": "object", "properties": {"a": NARROW}}, NARROW_TREE])
+def test_to_the_letter_nothing_narrows(schema: Any) -> None:
+    assert _exactness(schema, implied_types=False).explicit(schema)
