@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Union
 
 import numpy as np
@@ -66,7 +67,7 @@ class Distinct:
         return nxt, repeated
 
     def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: Quoted,
-               present: tuple[list[int], ...]) -> np.ndarray:
+               present: Present) -> np.ndarray:
         """`mask` less the tokens that would finish a string already written at its depth (a copy where any
         is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
         its first quote), or one opening and ending a new string (run byte by byte where one of the strings it
@@ -176,11 +177,14 @@ class Quoted:
     by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
     _strings: dict[tuple[int, bool, bool], Strings | None] = field(default_factory=dict)
 
-    def present(self, mask: np.ndarray) -> tuple[list[int], ...]:
-        """The ids of the tokens of `mask` with more than 0, 1, 2 and 3 quotes (what `Distinct.narrow` reads)."""
-        allowed = mask[self.ids]
-        ids, counts = self.ids[allowed], self.counts[allowed]
-        return tuple(ids[counts > k].tolist() for k in range(4))
+    def present(self, mask: np.ndarray) -> Present:
+        """The tokens of `mask` that hold quotes, by how many (what `Distinct.narrow` reads)."""
+        return Present(self, mask)
+
+    @cached_property
+    def more_than(self) -> tuple[np.ndarray, ...]:
+        """`more_than[k]`: the ids of the tokens with more than k quotes, for k < 4."""
+        return tuple(self.ids[self.counts > k] for k in range(4))
 
     def strings(self, token_id: int, token: bytes, in_string: bool, escaped: bool) -> Strings | None:
         """The text a token adds to the open string before its first quote (None: not whole characters, or
@@ -201,6 +205,29 @@ class Quoted:
             if head is not None:
                 heads.setdefault(head, []).append(i)
         return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
+
+
+class Present:
+    """`present[k]`: the ids of a mask's tokens with more than k quotes (k < 4), each list made when first read
+    (a mask mostly needs a short one: tokens that can finish two strings are few)."""
+
+    __slots__ = ("quoted", "mask", "made")
+
+    def __init__(self, quoted: Quoted, mask: np.ndarray) -> None:
+        self.quoted, self.mask = quoted, mask
+        self.made: list[list[int] | None] = [None] * 4
+
+    def __getitem__(self, k: int) -> list[int]:
+        made = self.made[k]
+        if made is None:
+            ids = self.quoted.more_than[k]
+            made = self.made[k] = ids[self.mask[ids]].tolist()
+        return made
+
+    @property
+    def nbytes(self) -> int:
+        """The most it holds: the mask it reads (kept alive), and the lists of at most every quoted token."""
+        return self.mask.nbytes + 8 * sum(map(len, self.quoted.more_than))
 
 
 def closing_quote(token: bytes) -> int:

@@ -250,25 +250,51 @@ def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
     """Rules that can finish: accepting states reachable through bytes and calls to rules that can.
     A counted rule also needs its count satisfiable (assuming its callees finish, which the rebuild
     loop in `build_automaton` makes true)."""
-    callers: dict[str, set[str]] = {}
-    for name, dfa in dfas.items():
-        for callee in _shape(dfa).called:
-            callers.setdefault(callee, set()).add(name)
     productive: set[str] = set()
-    seen: set[str] = set()
-    # every rule once, the last found first (callees mostly come after their callers in `dfas`, found by following
-    # calls); then a rule already seen (found not to finish, waiting on a callee) again each time one of its callees
-    # turns out to finish
-    work = list(dfas)
+    waiting: list[str] = []
+    for name in _callees_first(dfas):  # a rule's callees mostly decided before it: the quick test applies
+        if _finishes(dfas[name], productive):
+            productive.add(name)
+        else:
+            waiting.append(name)
+    callers: dict[str, list[str]] = {}  # then those left (a cycle of calls, or a rule that cannot finish) again,
+    for name in waiting:  # each time one of their callees turns out to finish
+        for callee in _shape(dfas[name]).called:
+            callers.setdefault(callee, []).append(name)
+    work = waiting
     while work:
         name = work.pop()
-        seen.add(name)
-        dfa = dfas[name]
-        if name not in productive and _shape(dfa).finishes(productive) and (
-                not isinstance(dfa, CountedDFA) or bool(dfa.reach(np.array([0]), np.array([0]))[0])):
+        if name not in productive and _finishes(dfas[name], productive):
             productive.add(name)
-            work.extend(c for c in callers.get(name, ()) if c in seen and c not in productive)
+            work.extend(callers.get(name, ()))
     return productive
+
+
+def _finishes(dfa: RuleDFA | CountedDFA, productive: set[str]) -> bool:
+    return _shape(dfa).finishes(productive) and (
+        not isinstance(dfa, CountedDFA) or bool(dfa.reach(np.array([0]), np.array([0]))[0]))
+
+
+def _callees_first(dfas: dict[str, RuleDFA | CountedDFA]) -> list[str]:
+    """The rules in post-order of their calls: each after the rules it calls (but along a cycle of calls)."""
+    order: list[str] = []
+    done: set[str] = set()
+    for top in dfas:
+        if top in done:
+            continue
+        done.add(top)
+        stack = [(top, iter(_shape(dfas[top]).called))]
+        while stack:
+            name, callees = stack[-1]
+            for callee in callees:
+                if callee not in done and callee in dfas:
+                    done.add(callee)
+                    stack.append((callee, iter(_shape(dfas[callee]).called)))
+                    break
+            else:
+                stack.pop()
+                order.append(name)
+    return order
 
 
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:

@@ -47,7 +47,7 @@ class RuleDFA:
 
     def finishes(self, finishing: Container[str] = ()) -> bool:
         """Whether an accepting state is reachable from the start through bytes and calls to `finishing` rules."""
-        if self.trimmed and all(name in finishing for name in self.called):  # every call allowed: trimmed, the
+        if self.trimmed and self.called.issubset(finishing):  # every call allowed: trimmed, the
             return self._nonempty  # automaton has an accepting state just when it is not empty
         callees = sorted({name for _, name, _ in self.sites if name in finishing})
         known = self._finishing.get(tuple(callees))
@@ -319,7 +319,8 @@ def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     tick()
     dfa = RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256),
                   accept=np.frombuffer(accepting, dtype=bool), calls=calls, trimmed=True)
-    dfa.__dict__.update(sites=sites, content=content)  # what the cached properties would find
+    dfa.__dict__.update(sites=sites, content=content, _nonempty=b"\x01" in accepting,
+                        called=frozenset(name for _, name, _ in sites))  # what the cached properties would find
     return dfa
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.distinct import Distinct, Quoted
+from extractor.automata.distinct import Distinct, Present, Quoted
 from extractor.automata.items import fresh
 from extractor.masks.lru import ByteLRU
 from extractor.masks.tables import TABLES, Table, TableCache
@@ -42,7 +42,7 @@ class CompiledGrammar:
         self.masks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes)
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
-        self.present: ByteLRU[Config, tuple[list[int], ...]] = ByteLRU(mask_cache_bytes // 16)
+        self.present: ByteLRU[Config, Present] = ByteLRU(mask_cache_bytes // 16)
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -104,14 +104,14 @@ class CompiledGrammar:
         self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
         return ids
 
-    def quotes(self, config: Config) -> tuple[list[int], ...]:
+    def quotes(self, config: Config) -> Present:
         """The tokens of the mask that hold quotes, by how many (`Quoted.present`), remembered per configuration:
         the matcher narrows masks of grammars with distinct strings by them at every step."""
         hit = self.present.get(config)
         if hit is None:
             assert self.quoted is not None
             hit = self.quoted.present(self.mask(config))
-            self.present.put(config, hit, 8 * sum(map(len, hit)))
+            self.present.put(config, hit, hit.nbytes)
         return hit
 
     def bitmask(self, config: Config) -> np.ndarray:
