@@ -7,6 +7,7 @@ import threading
 import weakref
 from array import array
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,7 +38,7 @@ class Automaton:
     names: tuple[str, ...]
     dfas: tuple[RuleDFA | CountedDFA, ...]
     rows: tuple  # rows[r][s][b]: the DFA as Python ints, for scalar stepping
-    calls: tuple  # calls[r][s]: ((callee, return state), ...)
+    calls: Calls  # calls[r][s]: ((callee, return state), ...)
     leaves: frozenset[int]  # rules that call nothing: their tables come from a vectorized walk
     fingerprints: Fingerprints  # content hash of each rule together with everything it calls
     root: int
@@ -110,15 +111,35 @@ def _build_automaton(grammar: Grammar) -> Automaton:
     names = tuple(n for n in reachable if n in productive)
     index = {n: i for i, n in enumerate(names)}
     _check_left_recursion(names, dfas)
-    calls = tuple(CountedCalls(d, index) if isinstance(d, CountedDFA) else _indexed(d, index)
-                  for d in (dfas[n] for n in names))
     rows = tuple(CountedRows(d) if isinstance(d, CountedDFA) else d.rows for d in (dfas[n] for n in names))
     return Automaton(
-        names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=calls,
+        names=names, dfas=tuple(dfas[n] for n in names), rows=rows, calls=Calls([dfas[n] for n in names], index),
         leaves=frozenset(index[n] for n in names if not _shape(dfas[n]).sites),
         fingerprints=Fingerprints(names, {n: dfas[n] for n in names}), root=index[grammar.root],
         distinct=_distinct(grammar, index, dfas),
         unique=frozenset(index[n] for n in grammar.unique if n in index))
+
+
+class Calls:
+    """`calls[r][s]`: the calls of rule r at state s as (callee's index, return state); each rule's made when first
+    read (the first mask is walked in C, which numbers call edges itself: most rules are never stepped in Python)."""
+
+    __slots__ = ("dfas", "index", "made")
+
+    def __init__(self, dfas: list[RuleDFA | CountedDFA], index: dict[str, int]) -> None:
+        self.dfas, self.index = dfas, index
+        self.made: list[Sequence[tuple[tuple[int, int], ...]] | None] = [None] * len(dfas)
+
+    def __getitem__(self, rule: int) -> Sequence[tuple[tuple[int, int], ...]]:
+        made = self.made[rule]
+        if made is None:
+            dfa = self.dfas[rule]
+            made = self.made[rule] = (CountedCalls(dfa, self.index) if isinstance(dfa, CountedDFA)
+                                      else _indexed(dfa, self.index))
+        return made
+
+    def __len__(self) -> int:
+        return len(self.dfas)
 
 
 def _indexed(dfa: RuleDFA, index: dict[str, int]) -> tuple[tuple[tuple[int, int], ...], ...]:
@@ -301,6 +322,8 @@ def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDF
     """A rule that can call itself before reading a byte would loop forever: refuse it."""
     dfas = {n: _shape(d) for n, d in counted_dfas.items()}
     calling = [n for n in names if dfas[n].sites]  # a rule calling nothing is nullable just when it accepts at once
+    if not any(dfas[n].calls[0] for n in calling):
+        return  # no rule calls before its first byte: every call follows a byte
     nullable = {n for n in names if dfas[n].accept[0]}
     changed = True
     while changed:
