@@ -324,6 +324,12 @@ def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDF
     calling = [n for n in names if dfas[n].sites]  # a rule calling nothing is nullable just when it accepts at once
     if not any(dfas[n].calls[0] for n in calling):
         return  # no rule calls before its first byte: every call follows a byte
+
+    def first_calls(nullable: set[str]) -> dict[str, set[str]]:
+        return {n: {c for s in _entry_states(dfas[n], nullable) for c, _ in dfas[n].calls[s]} for n in calling}
+
+    if _cycle(first_calls(set(names))) is None:
+        return  # none even with every callee taken as possibly reading nothing: which ones do is not needed
     nullable = {n for n in names if dfas[n].accept[0]}
     changed = True
     while changed:
@@ -332,22 +338,32 @@ def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDF
             if n not in nullable and any(dfas[n].accept[s] for s in _entry_states(dfas[n], nullable)):
                 nullable.add(n)
                 changed = True
-    graph = {n: {c for s in _entry_states(dfas[n], nullable) for c, _ in dfas[n].calls[s]} for n in calling}
-    state: dict[str, int] = {}
+    cycle = _cycle(first_calls(nullable))
+    if cycle is not None:
+        raise InvalidSchemaError(f"the schema refers to itself without consuming input: {' -> '.join(cycle)}")
 
-    def visit(n: str, path: list[str]) -> None:
-        state[n] = 1
-        for c in graph.get(n, ()):
-            if state.get(c) == 1:
-                cycle = " -> ".join(path[path.index(c):] + [c])
-                raise InvalidSchemaError(f"the schema refers to itself without consuming input: {cycle}")
-            if c not in state:
-                visit(c, path + [c])
-        state[n] = 2
 
-    for n in calling:
-        if n not in state:
-            visit(n, [n])
+def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """A cycle of `graph` (its first rule repeated last), or None."""
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    for top in graph:
+        if top in state:
+            continue
+        path, stack = [top], [iter(graph[top])]
+        state[top] = 1
+        while stack:
+            for c in stack[-1]:
+                if state.get(c) == 1:
+                    return path[path.index(c):] + [c]
+                if c not in state:
+                    state[c] = 1
+                    path.append(c)
+                    stack.append(iter(graph.get(c, ())))
+                    break
+            else:
+                state[path.pop()] = 2
+                stack.pop()
+    return None
 
 
 def _entry_states(dfa: RuleDFA, nullable: set[str]) -> set[int]:
