@@ -95,7 +95,7 @@ class Exactness:
         if not self._judged(schema, depth):
             return False
         own = {k for k in schema if k in ENFORCED} - APPLICATORS
-        if self.implied_types and own and not own & _OWN_TYPE and not (kind and own <= _KEYWORDS_OF.get(kind, ())):
+        if self.implied_types and own and not own & _OWN_TYPE and not (kind and own <= _KEYWORDS_OF.get(kind, frozenset())):
             return False  # a type read from the keywords narrows the language
         declared = schema.get("type")
         here = declared if isinstance(declared, str) else kind  # the value's type, where one is known

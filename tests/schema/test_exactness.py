@@ -27,6 +27,7 @@ EXPLICIT_ROWS: list[tuple[Any, str | None, bool]] = [
     (NARROW, None, False),
     (NARROW, "array", True),  # within arrays the implied type narrows nothing
     (NARROW, "string", False),
+    ({"minimum": 1}, "null", False),  # a type with no keywords of its own
     ({"enum": [1, 2]}, None, True),
     ({"type": "object", "properties": {"a": NARROW}}, None, False),  # narrowed below its own type
     ({"type": "object", "properties": {"a": ARRAY}}, None, True),
