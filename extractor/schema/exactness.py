@@ -76,60 +76,73 @@ class Exactness:
     def __init__(self, document: Any, lookup: Callable[[str], Any], implied_types: bool) -> None:
         self.document, self.lookup, self.implied_types = document, lookup, implied_types
         self.path: set[tuple[int, str, str | None]] = set()  # $ref targets being judged (a cycle is exact)
-        self.known: dict[tuple[int, str | None], bool] = {}
+        self.known: dict[tuple[int, str, str | None], bool] = {}
+        self.assumed = 0
+        """Judgements taken on trust so far (a cycle met again, a schema too deep): a result reached without any
+        is final and kept, so each schema is judged once however many options reach it."""
 
     def explicit(self, schema: Any, kind: str | None = None) -> bool:
         """True when the IR of `schema` is exactly its language (within type `kind`, where one is given)."""
-        key = (id(schema), kind)
-        if key not in self.known:
-            self.known[key] = self._explicit(schema, kind, 0)
-        return self.known[key]
+        return self._judge("explicit", schema, kind, 0)
 
     def exact_complement(self, schema: Any) -> bool:
         """True when the complement the normalizer takes of `schema` is exactly the complement of its language."""
-        return self._complement(schema, 0)
+        return self._judge("complement", schema, None, 0)
 
-    def _explicit(self, schema: Any, kind: str | None, depth: int) -> bool:
+    def _judge(self, check: str, schema: Any, kind: str | None, depth: int) -> bool:
         if isinstance(schema, bool):
             return True
-        if not self._judged(schema, depth):
+        key = (id(schema), check, kind)
+        known = self.known.get(key)
+        if known is not None:
+            return known
+        if depth > MAX_DEPTH:
+            self.assumed += 1
             return False
+        before = self.assumed
+        if not self._judged(schema):
+            found = False
+        elif check == "explicit":
+            found = self._explicit(schema, kind, depth)
+        else:
+            found = self._complement(schema, depth)
+        if self.assumed == before:
+            self.known[key] = found
+        return found
+
+    def _explicit(self, schema: dict[str, Any], kind: str | None, depth: int) -> bool:
         own = {k for k in schema if k in ENFORCED} - APPLICATORS
-        if self.implied_types and own and not own & _OWN_TYPE and not (kind and own <= _KEYWORDS_OF.get(kind, frozenset())):
+        if self.implied_types and own and not own & _OWN_TYPE and not (kind and own <= _KEYWORDS_OF.get(kind, set())):
             return False  # a type read from the keywords narrows the language
         declared = schema.get("type")
         here = declared if isinstance(declared, str) else kind  # the value's type, where one is known
         for key, sub in subschemas(schema):
             if key == "not":
-                exact = self._complement(sub, depth + 1)
+                exact = self._judge("complement", sub, None, depth + 1)
             else:
                 inner = (here if key in _SAME_VALUE else _cut(schema["oneOf"], here) if key == "oneOf"
                          else "object" if key in _DEMANDS else None)
-                exact = self._explicit(sub, inner, depth + 1) and (key != "if" or self._complement(sub, depth + 1))
+                exact = self._judge("explicit", sub, inner, depth + 1) and (
+                    key != "if" or self._judge("complement", sub, None, depth + 1))
             if not exact:
                 return False
         return self._target(schema, "explicit", here, depth)
 
-    def _complement(self, schema: Any, depth: int) -> bool:
-        if isinstance(schema, bool):
-            return True
-        if not self._judged(schema, depth):
-            return False
+    def _complement(self, schema: dict[str, Any], depth: int) -> bool:
         for key, sub in subschemas(schema):
             if key == "not":
-                exact = self._explicit(sub, None, depth + 1)
+                exact = self._judge("explicit", sub, None, depth + 1)
             else:
-                exact = self._complement(sub, depth + 1) and (key in _COMPLEMENT_ONLY
-                                                               or self._explicit(sub, None, depth + 1))
+                exact = self._judge("complement", sub, None, depth + 1) and (
+                    key in _COMPLEMENT_ONLY or self._judge("explicit", sub, None, depth + 1))
             if not exact:
                 return False
         return self._target(schema, "complement", None, depth)
 
-    def _judged(self, schema: Any, depth: int) -> bool:
-        """A schema these checks can read: an object, not too deep, with no base URI of its own (its $refs would
-        resolve against it, which `lookup` does not follow)."""
-        return (isinstance(schema, dict) and depth <= MAX_DEPTH
-                and (schema is self.document or not isinstance(schema.get("$id"), str)))
+    def _judged(self, schema: Any) -> bool:
+        """A schema these checks can read: an object with no base URI of its own (its $refs would resolve against
+        it, which `lookup` does not follow)."""
+        return isinstance(schema, dict) and (schema is self.document or not isinstance(schema.get("$id"), str))
 
     def _target(self, schema: dict[str, Any], check: str, kind: str | None, depth: int) -> bool:
         """The check on a `$ref`'s target; one met again on the way is exact where every schema on the cycle is."""
@@ -141,11 +154,10 @@ class Exactness:
             return False
         step = (id(target), check, kind)
         if step in self.path:
+            self.assumed += 1
             return True
         self.path.add(step)
         try:
-            if check == "explicit":
-                return self._explicit(target, kind, depth + 1)
-            return self._complement(target, depth + 1)
+            return self._judge(check, target, kind, depth + 1)
         finally:
             self.path.discard(step)

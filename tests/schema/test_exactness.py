@@ -80,3 +80,25 @@ def test_explicit(schema: Any, kind: str | None, expected: bool) -> None:
 @pytest.mark.parametrize("schema", [NARROW, {"type": "object", "properties": {"a": NARROW}}, NARROW_TREE])
 def test_to_the_letter_nothing_narrows(schema: Any) -> None:
     assert _exactness(schema, implied_types=False).explicit(schema)
+
+
+def test_a_schema_many_options_reach_is_judged_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Options sharing a large definition do not judge it once each (which grows with options x definition)."""
+    big = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(50)}}
+    schema = {"$defs": {"big": big}, "oneOf": [{"allOf": [{"$ref": "#/$defs/big"}], "type": "object",
+                                                "properties": {"tag": {"const": i}}} for i in range(20)]}
+    exactness, judged = _exactness(schema), []
+    explicit = Exactness._explicit
+    monkeypatch.setattr(Exactness, "_explicit", lambda self, s, *rest: judged.append(id(s)) or explicit(self, s, *rest))
+    assert all(exactness.explicit(option) for option in schema["oneOf"])
+    assert judged.count(id(big)) == 1 and judged.count(id(big["properties"]["p0"])) == 1
+
+
+def test_a_cycle_taken_on_trust_is_not_kept() -> None:
+    """Judged inside a cycle, a schema's result rests on the cycle's start: judged again from elsewhere, it is
+    worked out afresh (a narrowed schema further on the cycle makes both inexact)."""
+    schema = {"$defs": {"a": {"type": "array", "items": {"$ref": "#/$defs/b"}, "contains": NARROW},  # after b
+                        "b": {"type": "array", "items": {"$ref": "#/$defs/a"}}}}
+    exactness = _exactness(schema)
+    assert not exactness.explicit({"$ref": "#/$defs/a"})  # b judged on trust that a (being judged) is exact
+    assert not exactness.explicit(schema["$defs"]["b"])
