@@ -62,6 +62,12 @@ def vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
     return all(vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
 
 
+def _complemented(key: str, schema: dict[str, Any]) -> bool:
+    """Whether the normalizer may also take the complement of a subschema under `key`: an `if` (for `else`), an
+    option of a oneOf of several (cut by the others' complements)."""
+    return key == "if" or key == "oneOf" and len(schema["oneOf"]) > 1
+
+
 def _cut(options: list[Any], kind: str | None) -> str | None:
     """The type within which a oneOf's options are judged: the value's own, or the one type they all speak of
     alone (any other value matches them all, so the normalizer cuts them to it, exactly)."""
@@ -123,7 +129,7 @@ class Exactness:
                 inner = (here if key in _SAME_VALUE else _cut(schema["oneOf"], here) if key == "oneOf"
                          else "object" if key in _DEMANDS else None)
                 exact = self._judge("explicit", sub, inner, depth + 1) and (
-                    key != "if" or self._judge("complement", sub, None, depth + 1))
+                    not _complemented(key, schema) or self._judge("complement", sub, None, depth + 1))
             if not exact:
                 return False
         return self._target(schema, "explicit", here, depth)

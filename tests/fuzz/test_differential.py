@@ -71,6 +71,11 @@ REGRESSIONS = [
                                                     {"type": "object", "required": ["a"],
                                                      "properties": {"a": {"type": "string"}}}]}, {"a": "x"},
      "wrong accept (beside $ref): the same, the option judged by its $ref's target alone"),
+    ({"oneOf": [{"oneOf": [{"not": {"required": ["b"]}}, {}]}, {"type": "null"}]}, None,
+     "wrong accept (inner oneOf): an inner oneOf cut by an option's complement, narrowed (`required` read as an "
+     "object), taken as exact"),
+    ({"anyOf": [{"oneOf": [{"oneOf": [True, {"$ref": "#/$defs/D0"}]}, {"allOf": [{"type": "integer"}]}]}],
+      "$defs": {"D0": {"not": {"required": ["b"]}}}}, 14, "wrong accept (inner oneOf, $ref): the same through a $ref"),
 ]
 
 _NARROWED = {"type": "object", "patternProperties": {"[0-9]$": {"oneOf": [{"required": []}]}, "^x": {"maxItems": 65}},

@@ -44,6 +44,7 @@ EXPLICIT_ROWS: list[tuple[Any, str | None, bool]] = [
     ({"type": "array", "allOf": [{"properties": {"a": NARROW}}]}, None, False),
     ({"oneOf": [NARROW, {"minItems": 5}]}, None, True),  # non-arrays match both: oneOf rejects them
     ({"oneOf": [NARROW, {"minLength": 5}]}, None, False),
+    ({"oneOf": [{"not": {"required": ["b"]}}, True]}, None, False),  # cut by a complement that is not exact
     (TAGGED, None, True),
     ({"type": "object", "dependentSchemas": {"a": {"properties": {"b": NARROW}}}}, None, False),
     ({"type": "object", "if": {"required": ["a"]}, "then": {"required": ["b"]}}, None, True),
