@@ -63,9 +63,10 @@ def vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
 
 
 def _complemented(key: str, schema: dict[str, Any]) -> bool:
-    """Whether the normalizer may also take the complement of a subschema under `key`: an `if` (for `else`), an
-    option of a oneOf of several (cut by the others' complements)."""
-    return key == "if" or key == "oneOf" and len(schema["oneOf"]) > 1
+    """Whether the normalizer may also take the complement of a subschema under `key`: an `if` (for `else`), what
+    `contains` counts (an element matches it or its complement), an option of a oneOf of several (cut by the
+    others' complements)."""
+    return key in ("if", "contains") or key == "oneOf" and len(schema["oneOf"]) > 1
 
 
 def _cut(options: list[Any], kind: str | None) -> str | None:

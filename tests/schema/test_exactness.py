@@ -37,6 +37,7 @@ EXPLICIT_ROWS: list[tuple[Any, str | None, bool]] = [
     ({"type": "array", "items": NARROW}, None, False),
     ({"type": "array", "prefixItems": [ARRAY, NARROW]}, None, False),
     ({"type": "array", "contains": NARROW}, None, False),
+    ({"type": "array", "contains": {"not": {"required": ["b"]}}}, None, False),  # its complement is narrowed
     ({"const": {"a": "x"}, "properties": {"a": NARROW}}, None, False),
     ({"anyOf": [ARRAY, {"type": "null"}]}, None, True),
     ({"anyOf": [ARRAY, NARROW]}, None, False),
