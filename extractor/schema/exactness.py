@@ -62,13 +62,6 @@ def vacuous(schema: Any, kind: str, depth: int = 0) -> bool:
     return all(vacuous(sub, kind, depth + 1) for key in nested & set(schema) for sub in schema[key])
 
 
-def _complemented(key: str, schema: dict[str, Any]) -> bool:
-    """Whether the normalizer may also take the complement of a subschema under `key`: an `if` (for `else`), what
-    `contains` counts (an element matches it or its complement), an option of a oneOf of several (cut by the
-    others' complements)."""
-    return key in ("if", "contains") or key == "oneOf" and len(schema["oneOf"]) > 1
-
-
 def _cut(options: list[Any], kind: str | None) -> str | None:
     """The type within which a oneOf's options are judged: the value's own, or the one type they all speak of
     alone (any other value matches them all, so the normalizer cuts them to it, exactly)."""
@@ -87,6 +80,31 @@ class Exactness:
         self.assumed = 0
         """Judgements taken on trust so far (a cycle met again, a schema too deep): a result reached without any
         is final and kept, so each schema is judged once however many options reach it."""
+        self.uncut: set[int] = set()
+        """oneOf schemas of several options the normalizer has read without taking any option's complement (apart
+        as they are, or cut to one type): their options' complements are not part of their IR."""
+        self.cut: set[int] = set()  # those it has read cutting an option by another's complement, at least once
+
+    def suppose_uncut(self, schema: dict[str, Any]) -> None:
+        """Judge as if the normalizer reads this oneOf without complements, until it says how it did (a oneOf
+        read both ways before stays cut)."""
+        if id(schema) not in self.cut:
+            self.uncut.add(id(schema))
+
+    def withdraw(self, schema: dict[str, Any]) -> None:
+        """Drop a supposition that did not hold, with every judgement made under it."""
+        if id(schema) in self.uncut:
+            self.uncut.discard(id(schema))
+            self.known.clear()
+
+    def read_one_of(self, schema: dict[str, Any], complemented: bool) -> None:
+        """Record how the normalizer read a oneOf: whether its IR took an option's complement. A schema read both
+        ways counts as cut, and judgements made while it counted as uncut are dropped."""
+        if complemented:
+            self.withdraw(schema)
+            self.cut.add(id(schema))
+        elif id(schema) not in self.cut:
+            self.uncut.add(id(schema))
 
     def explicit(self, schema: Any, kind: str | None = None) -> bool:
         """True when the IR of `schema` is exactly its language (within type `kind`, where one is given)."""
@@ -130,7 +148,7 @@ class Exactness:
                 inner = (here if key in _SAME_VALUE else _cut(schema["oneOf"], here) if key == "oneOf"
                          else "object" if key in _DEMANDS else None)
                 exact = self._judge("explicit", sub, inner, depth + 1) and (
-                    not _complemented(key, schema) or self._judge("complement", sub, None, depth + 1))
+                    not self._complemented(key, schema) or self._judge("complement", sub, None, depth + 1))
             if not exact:
                 return False
         return self._target(schema, "explicit", here, depth)
@@ -145,6 +163,13 @@ class Exactness:
             if not exact:
                 return False
         return self._target(schema, "complement", None, depth)
+
+    def _complemented(self, key: str, schema: dict[str, Any]) -> bool:
+        """Whether the normalizer may also take the complement of a subschema under `key`: an `if` (for `else`),
+        what `contains` counts (an element matches it or its complement), an option of a oneOf of several (cut by
+        the others' complements) unless that oneOf was read without them (one not yet read may still be)."""
+        return key in ("if", "contains") or (key == "oneOf" and len(schema["oneOf"]) > 1
+                                             and id(schema) not in self.uncut)
 
     def _judged(self, schema: Any) -> bool:
         """A schema these checks can read: an object with no base URI of its own (its $refs would resolve against

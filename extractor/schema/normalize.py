@@ -211,11 +211,7 @@ class _Normalizer(Negation):
         for key in ("anyOf", "oneOf"):
             if key in schema:
                 options = tuple(self.node(s, f"{ptr}/{key}/{i}") for i, s in enumerate(schema[key]))
-                exact = key == "oneOf" and all(map(self.exactness.explicit, schema[key]))
-                if key == "oneOf" and not (exact and self.disjoint(options)):
-                    typed = self.within_type(rest, schema[key], options, ptr)
-                    options = typed if typed is not None else self.exclusive(schema[key], options, ptr)
-                parts.append(union(options))
+                parts.append(union(self.one_of(schema, rest, options, ptr) if key == "oneOf" else options))
         if "not" in schema:
             parts.append(self.negation(schema["not"], f"{ptr}/not"))
         parts.extend(self.dependencies(schema, ptr))
@@ -237,6 +233,25 @@ class _Normalizer(Negation):
             node = dataclasses.replace(node, doc=_doc(schema))
         return node
 
+    def one_of(self, schema: dict[str, Any], rest: dict[str, Any], options: tuple[ir.Node, ...],
+               ptr: str) -> tuple[ir.Node, ...]:
+        """A oneOf's options made exclusive: as they are where exact and provably apart, else cut to one type,
+        else each cut by the others' complements. The first two are judged supposing this oneOf's IR takes no
+        complement (through a `$ref` cycle its options may reach it again), which holds when either applies."""
+        subs = schema["oneOf"]
+        self.exactness.suppose_uncut(schema)
+        if all(map(self.exactness.explicit, subs)) and self.disjoint(options):
+            self.exactness.read_one_of(schema, False)
+            return options
+        typed = self.within_type(rest, subs, options, ptr)
+        if typed is not None:
+            self.exactness.read_one_of(schema, False)
+            return typed
+        self.exactness.withdraw(schema)
+        cut, complemented = self.exclusive(subs, options, ptr)
+        self.exactness.read_one_of(schema, complemented)
+        return cut
+
     def within_type(self, rest: dict[str, Any], schemas: list[Any], options: tuple[ir.Node, ...],
                     ptr: str) -> tuple[ir.Node, ...] | None:
         """oneOf options cut to one type, when that makes them provably disjoint and stays exact: the type
@@ -257,10 +272,11 @@ class _Normalizer(Negation):
         typed = tuple(self.merger.both(declared, option, ptr) for option in options)
         return typed if self.disjoint(typed) else None
 
-    def exclusive(self, schemas: list[Any], options: tuple[ir.Node, ...], ptr: str) -> tuple[ir.Node, ...]:
+    def exclusive(self, schemas: list[Any], options: tuple[ir.Node, ...],
+                  ptr: str) -> tuple[tuple[ir.Node, ...], bool]:
         """Overlapping oneOf options as "this one and none of the others", each other option by its
-        exact complement (skipped where the two provably share no value)."""
-        out = []
+        exact complement (skipped where the two provably share no value); and whether any complement was taken."""
+        out, complemented = [], False
         for i, node in enumerate(options):
             for j, sub in enumerate(schemas):
                 if j == i or (self.exactness.explicit(sub) and self.apart(node, options[j])):
@@ -268,13 +284,14 @@ class _Normalizer(Negation):
                 try:
                     with self.merger.attempt():
                         node = self.merger.both(node, self.negation(sub, f"{ptr}/oneOf/{j}"), ptr)
+                    complemented = True
                 except UnsupportedSchemaError as exc:
                     if not self.exactness.explicit(sub):
                         raise _overlap(ptr, i, j, exc.reason) from None
                     self.deferred.append((ptr, i, j, options[i], options[j], exc.reason))
                     # a definition still being read may yet show them apart: checked at the end
             out.append(node)
-        return tuple(out)
+        return tuple(out), complemented
 
     def others(self, kind: str, keys: set[str], ptr: str) -> list[ir.Node]:
         """Values of every type but `kind` (number and integer alike), where `type` is among the keywords

@@ -104,3 +104,18 @@ def test_a_cycle_taken_on_trust_is_not_kept() -> None:
     exactness = _exactness(schema)
     assert not exactness.explicit({"$ref": "#/$defs/a"})  # b judged on trust that a (being judged) is exact
     assert not exactness.explicit(schema["$defs"]["b"])
+
+
+def test_a_one_of_read_without_complements_needs_none_of_its_options() -> None:
+    """A oneOf the normalizer read without complements (or supposes it will, while judging its options) does not
+    need its options' complements exact; a supposition withdrawn takes back what was judged under it, and a oneOf
+    once read with complements stays so."""
+    inner = {"oneOf": [{"not": {"required": ["b"]}}, True]}  # cut by the first option's complement: narrowed
+    exactness = _exactness(inner)
+    exactness.suppose_uncut(inner)
+    assert exactness.explicit(inner)
+    exactness.withdraw(inner)
+    assert not exactness.explicit(inner)
+    exactness.read_one_of(inner, complemented=True)
+    exactness.suppose_uncut(inner)
+    assert not exactness.explicit(inner)
