@@ -321,8 +321,8 @@ def _callees_first(dfas: dict[str, RuleDFA | CountedDFA]) -> list[str]:
 def _check_left_recursion(names: tuple[str, ...], counted_dfas: dict[str, RuleDFA | CountedDFA]) -> None:
     """A rule that can call itself before reading a byte would loop forever: refuse it."""
     dfas = {n: _shape(d) for n, d in counted_dfas.items()}
-    calling = [n for n in names if dfas[n].sites]  # a rule calling nothing is nullable just when it accepts at once
-    if not any(dfas[n].calls[0] for n in calling):
+    calling = [n for n in names if dfas[n].calls[0]]  # a rule with no call at its start has no first call, and
+    if not calling:  # is nullable just when it accepts at once
         return  # no rule calls before its first byte: every call follows a byte
 
     def first_calls(nullable: set[str]) -> dict[str, set[str]]:
