@@ -17,7 +17,7 @@ from extractor.lang.regex import (
     repeat, seq, star,
 )
 from extractor.grammar.layout import MAX_DEPTH, Layout, LayoutName
-from extractor.lang.pattern import MAX_REPEAT, compile_pattern
+from extractor.lang.pattern import MAX_REPEAT, compile_pattern, patterns_apart
 from extractor.schema import ir
 from extractor.schema.merge import canonical
 
@@ -382,7 +382,8 @@ class _Compiler:
         for group, value in groups:
             base = jt.CANONICAL_STRING if names or patterns or key_rule is not None else LEAF_RULES["string"]
             parts = [base, *(patterns[p] for p in group), *([key_rule] if key_rule is not None else [])]
-            exclude = [lit(n) for n in names] + [patterns[p] for p in patterns if p not in group]
+            exclude = [lit(n) for n in names] + [patterns[p] for p in patterns
+                                                 if p not in group and not any(patterns_apart(p, g) for g in group)]
             body = parts[0] if len(parts) == 1 else Both(tuple(parts))
             if exclude:
                 body = Minus(body, alt(*exclude))

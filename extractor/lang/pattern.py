@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, repeat, seq, star
+from extractor.lang.regex import EMPTY, NOTHING, Bytes, Node, Seq, alt, byte_set, lit, repeat, seq, star
 
 MAX_CP = 0x10FFFF
 MAX_REPEAT = 10_000
@@ -100,6 +100,26 @@ def pattern_matches(pattern: str, text: str) -> bool:
         if state < 0:
             return False
     return bool(dfa.accept[state])
+
+
+def patterns_apart(a: str, b: str) -> bool:
+    """Whether no string can match both patterns, shown cheaply: where both are anchored, the literal text they
+    start (or end) with differs. False means only "not shown" (undeclared keys are grouped by the patterns they
+    may match together, and patterns like `^name:` and `^title:` then need no group of their own together)."""
+    (start_a, end_a), (start_b, end_b) = _literal_ends(compile_pattern(a)), _literal_ends(compile_pattern(b))
+    k, j = min(len(start_a), len(start_b)), min(len(end_a), len(end_b))
+    return start_a[:k] != start_b[:k] or (j > 0 and end_a[-j:] != end_b[-j:])
+
+
+def _literal_ends(node: Node) -> tuple[bytes, bytes]:
+    """The bytes every string of a compiled pattern starts with, and those it ends with, read off its top-level
+    sequence (single-byte sets only; an alternation or an unanchored end reads as none)."""
+    items = node.items if isinstance(node, Seq) else (node,)
+    single = [isinstance(x, Bytes) and x.mask and not x.mask & (x.mask - 1) for x in items]
+    lead = next((i for i, ok in enumerate(single) if not ok), len(items))
+    tail = next((i for i, ok in enumerate(reversed(single)) if not ok), len(items))
+    as_bytes = [x.mask.bit_length() - 1 if ok else 0 for x, ok in zip(items, single)]  # type: ignore[union-attr]
+    return bytes(as_bytes[:lead]), bytes(as_bytes[len(items) - tail:])
 
 
 @lru_cache(maxsize=256)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import json
 import math
 import warnings
@@ -19,7 +18,7 @@ from referencing.jsonschema import DRAFT202012
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.lang.json_terms import FORMATS, dumps
-from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches
+from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches, patterns_apart
 from extractor.lang.pattern_parts import Parts
 from extractor.lang.pattern_parts import split as split_pattern
 from extractor.schema import ir
@@ -34,8 +33,12 @@ from extractor.schema.values import (
 if TYPE_CHECKING:
     from referencing._core import Resolved, Resolver
 
-MAX_PATTERN_PROPERTIES = 3
-"""Undeclared keys are split by which patterns they match: 2**n groups, so n stays small."""
+MAX_PATTERN_PROPERTIES = 64
+"""Patterns under one `patternProperties` (each pair is compared: see MAX_PATTERN_GROUPS)."""
+MAX_PATTERN_GROUPS = 64
+"""Undeclared keys are split by the set of patterns they match: one group per set of patterns that one key may
+match together (every pair not shown apart by `patterns_apart`), up to this many; 2**n - 1 for n overlapping
+patterns, n for patterns anchored on different literal text."""
 _BASE = "urn:extractor:schema"
 
 
@@ -530,12 +533,11 @@ class _Normalizer(Negation):
         lo = read_count(schema, "minProperties", ptr)
         hi = None if schema.get("maxProperties") is None else read_count(schema, "maxProperties", ptr)
         groups = []
-        for size in range(1, len(patterned) + 1):
-            for subset in itertools.combinations(patterned, size):
-                value: ir.Node = ir.AnyValue()
-                for _, schema_ in subset:
-                    value = self.merger.both(value, schema_, f"{ptr}/patternProperties")
-                groups.append((tuple(p for p, _ in subset), value))
+        for subset in _together([p for p, _ in patterned], f"{ptr}/patternProperties"):
+            value: ir.Node = ir.AnyValue()
+            for i in subset:
+                value = self.merger.both(value, patterned[i][1], f"{ptr}/patternProperties")
+            groups.append((tuple(patterned[i][0] for i in subset), value))
         if isinstance(keys, ir.Nothing):  # no key at all is allowed: only undeclared keys matter here
             additional, groups = None, []
         return ir.Object(properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
@@ -712,6 +714,21 @@ def _below(x: ir.Number, y: ir.Number) -> bool:
     if x.maximum is None or y.minimum is None:
         return False
     return x.maximum < y.minimum or (x.maximum == y.minimum and (x.exclusive_maximum or y.exclusive_minimum))
+
+
+def _together(patterns: list[str], ptr: str) -> list[tuple[int, ...]]:
+    """The sets of patterns (as indices) one key may match together: those with no pair shown apart, smallest
+    first, each size in the order of `itertools.combinations`."""
+    near = [{j for j, q in enumerate(patterns) if j != i and not patterns_apart(p, q)} for i, p in enumerate(patterns)]
+    found: list[tuple[int, ...]] = []
+    layer = [(i,) for i in range(len(patterns))]
+    while layer:
+        found += layer
+        if len(found) > MAX_PATTERN_GROUPS:
+            raise UnsupportedSchemaError("patternProperties", ptr, f"more than {MAX_PATTERN_GROUPS} sets of patterns "
+                                         "that one key may match together (patterns not shown apart)")
+        layer = [(*s, j) for s in layer for j in range(s[-1] + 1, len(patterns)) if all(j in near[i] for i in s)]
+    return found
 
 
 def _tag(schema: Any, node: ir.Node) -> bool:
