@@ -108,6 +108,42 @@ def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
     return NOTHING if head is None else Seq((*head, last))
 
 
+def _values_at_most(node: ir.Node, defs: dict[str, ir.Node], limit: int, depth: int = 0) -> int | None:
+    """How many distinct values `node` admits at most, where that is shown to be below `limit` (None otherwise):
+    constants, booleans, null, bounded integers, and closed objects of those, through unions and `$ref`s. A
+    `uniqueItems` array needing more items than that has no value (the matcher would otherwise be left with no
+    fresh item to write and no way to close the array)."""
+    if depth > 16:
+        return None
+    if isinstance(node, ir.Ref):
+        target = defs.get(node.name)
+        return None if target is None else _values_at_most(target, defs, limit, depth + 1)
+    if isinstance(node, ir.Union_):
+        counts = [_values_at_most(o, defs, limit, depth + 1) for o in node.options]
+        return None if None in counts or sum(counts) >= limit else sum(counts)  # type: ignore[arg-type]
+    if isinstance(node, ir.Object):
+        if node.additional is not None or node.some_undeclared or any(
+                _values_at_most(v, defs, 1, depth + 1) != 0 for _, v in node.pattern_groups):
+            return None  # some undeclared key may appear
+        total = 1
+        for prop in node.properties:
+            count = _values_at_most(prop.value, defs, limit, depth + 1)
+            if count is None:
+                return None
+            total *= count + (0 if prop.required else 1)  # absent, or one of its values
+            if total >= limit:
+                return None
+        return total
+    if isinstance(node, ir.Number) and node.integer and node.minimum is not None and node.maximum is not None:
+        lo = math.floor(node.minimum) + 1 if node.exclusive_minimum else math.ceil(node.minimum)
+        hi = math.ceil(node.maximum) - 1 if node.exclusive_maximum else math.floor(node.maximum)
+        return max(hi - lo + 1, 0) if hi - lo + 1 < limit else None
+    known = {ir.Nothing: 0, ir.Null: 1, ir.Boolean: 2}.get(type(node))
+    if isinstance(node, ir.Const):
+        known = len(node.values)
+    return known if known is not None and known < limit else None
+
+
 @collector_paused
 def compile_grammar(schema: ir.Schema, options: CompileOptions = CompileOptions()) -> Grammar:
     """Turn a normalized schema into a grammar."""
@@ -414,6 +450,10 @@ class _Compiler:
             hi = k if hi is None else min(hi, k)
         c = node.contains
         distinct = None
+        if node.unique and not node.prefix and node.items is not None and lo > 1:
+            few = _values_at_most(node.items, self.schema.defs, lo)
+            if few is not None and few < lo:  # fewer distinct items than it needs: no array at all
+                return NOTHING
         if node.unique and (hi is None or hi > 1):
             if c is not None and (c.min or c.max is not None):
                 raise UnsupportedSchemaError("uniqueItems", f"{node.pointer}/uniqueItems", "beside `contains`")

@@ -40,7 +40,8 @@ Schema = dict[str, Any] | bool
 
 KEYS = ("a", "b", "id", "x1", "x2", "名前", "ключ", "é", "a b", 'q"', "😀")
 """Property names: ASCII, accented, CJK, Cyrillic, astral, a space and a quote (escaped in JSON)."""
-KEY_PATTERNS = ("^x", "[0-9]$", "é", "^[a-c]+$")
+KEY_PATTERNS = ("^x", "[0-9]$", "é", "^[a-c]+$", "^id", "1$", "2$")
+"""Key patterns: overlapping ones, and ones anchored on different literal text (never meeting: grouped apart)."""
 CHARS = st.one_of(st.sampled_from('abcx1 -é名😀"\\\n\t\x00\x7f'), st.characters(codec="utf-8"))
 ATOMS = ("a", "b", "x", "é", "[a-c]", "[0-9]", "[^a]", "\\.", "-", "(a|bc)", "\\d", "\\w", ".", "\\u00e9")
 QUANTIFIERS = ("", "", "?", "*", "+", "{2}", "{1,3}", "{2,}", "+?")
@@ -159,7 +160,7 @@ def _object(draw: Draw, depth: int, refs: tuple[str, ...]) -> dict[str, Any]:
     elif extra == "schema":
         s["additionalProperties"] = draw(schemas_of(depth - 1, refs))
     if draw(st.integers(0, 2)) == 0:
-        keys = draw(st.lists(st.sampled_from(KEY_PATTERNS), min_size=1, max_size=2, unique=True))
+        keys = draw(st.lists(st.sampled_from(KEY_PATTERNS), min_size=1, max_size=3, unique=True))
         s["patternProperties"] = {p: draw(schemas_of(depth - 1, refs)) for p in keys}
     if draw(st.integers(0, 2)) == 0:
         s["propertyNames"] = draw(st.sampled_from(({"maxLength": 2}, {"minLength": 2}, {"pattern": "^[a-zé]"},

@@ -117,3 +117,42 @@ def test_an_escaped_quote_that_leaves_only_repeats_is_masked():
         matcher.advance(escaped_quote)
     matcher.advance_bytes(b'a"}]')
     assert matcher.accepting()
+
+
+FLAG = {"type": "object", "properties": {"on": {"type": "boolean"}}, "additionalProperties": False}  # 3 values
+
+
+@pytest.mark.parametrize("items, fewest", [
+    (FLAG, 3),  # {}, {"on": true}, {"on": false}
+    ({"type": "integer", "minimum": 1, "maximum": 4}, 4),
+    ({"anyOf": [{"type": "null"}, {"enum": ["a", "b"]}, FLAG]}, 6),
+    ({"type": "object", "properties": {"a": {"type": "null"}}, "patternProperties": {"^x": False},
+      "propertyNames": {"maxLength": 2}}, 2),  # no undeclared key can appear (strict objects)
+])
+def test_a_unique_array_needing_more_items_than_exist_has_no_value(items, fewest):
+    """An array of at least n distinct items, where fewer than n values exist, would let the matcher write items
+    until none is fresh and the array still cannot close: it is taken as having no value, so the schema is
+    unsatisfiable (or, inside an optional property, that property is never written)."""
+    from extractor.errors import UnsatisfiableSchemaError
+
+    vocab = vocabulary("llama3")
+    matcher = compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": fewest},
+                             vocab).matcher()
+    assert matcher.mask().any()  # exactly as many as exist: they can all be written
+    with pytest.raises(UnsatisfiableSchemaError):
+        compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": fewest + 1}, vocab)
+    holder = {"type": "object", "properties": {"list": {"type": "array", "uniqueItems": True, "items": items,
+                                                        "minItems": fewest + 1}, "n": {"type": "null"}}}
+    matcher = compile_schema(holder, vocab).matcher()
+    with pytest.raises(ValueError):
+        matcher.advance_bytes(b'{"list":')
+    matcher.advance_bytes(b'{"n":null}')
+
+
+@pytest.mark.parametrize("items", [{"type": "string"}, {"type": "integer", "minimum": 0},
+                                   {"type": "object", "additionalProperties": {"type": "null"}},
+                                   {"type": "integer", "minimum": 1, "maximum": 50}])
+def test_unique_arrays_of_enough_items_keep_their_minimum(items):
+    matcher = compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": 50},
+                             vocabulary("llama3")).matcher()
+    assert matcher.mask().any()
