@@ -9,7 +9,7 @@ import pytest
 from pydantic import create_model
 
 from extractor.automata import build_automaton
-from extractor.errors import UnsupportedSchemaError
+from extractor.errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from extractor.grammar import compile_grammar
 from extractor.schema import target_ir
 from extractor.schema.normalize import MAX_SCHEMA_DEPTH
@@ -201,3 +201,20 @@ def test_pattern_rewriting_is_linear_in_the_pattern(pattern):
     start = time.perf_counter()
     split(pattern)
     assert time.perf_counter() - start < 5
+
+
+def test_counting_unique_items_reads_each_definition_once(monkeypatch):
+    """How many distinct items a `uniqueItems` array can have is bounded through definitions that many properties
+    share: each is counted once, not once per path to it (which grows as the width to the power of the depth)."""
+    from extractor.grammar import compile as grammar
+
+    defs = {f"d{i}": {"type": "object", "properties": {f"p{j}": {"$ref": f"#/$defs/d{i + 1}"} for j in range(10)},
+                      "required": [f"p{j}" for j in range(10)], "additionalProperties": False} for i in range(4)}
+    schema = {"$defs": {**defs, "d4": {"type": "object", "additionalProperties": False}},
+              "type": "array", "uniqueItems": True, "minItems": 2, "items": {"$ref": "#/$defs/d0"}}
+    calls, count = [], grammar._values_at_most
+    monkeypatch.setattr(grammar, "_values_at_most", lambda *a, **k: calls.append(1) or count(*a, **k))
+    rules = compile_grammar(target_ir(schema, None))
+    assert len(calls) < 100  # 10**4 paths
+    with pytest.raises(UnsatisfiableSchemaError):  # the items have one value: no array of two
+        build_automaton(rules)

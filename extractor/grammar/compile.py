@@ -108,26 +108,32 @@ def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
     return NOTHING if head is None else Seq((*head, last))
 
 
-def _values_at_most(node: ir.Node, defs: dict[str, ir.Node], limit: int, depth: int = 0) -> int | None:
+def _values_at_most(node: ir.Node, defs: dict[str, ir.Node], limit: int, depth: int = 0,
+                    known: dict[tuple[str, int], int | None] | None = None) -> int | None:
     """How many distinct values `node` admits at most, where that is shown to be below `limit` (None otherwise):
-    constants, booleans, null, bounded integers, and closed objects of those, through unions and `$ref`s. A
-    `uniqueItems` array needing more items than that has no value (the matcher would otherwise be left with no
-    fresh item to write and no way to close the array)."""
+    constants, booleans, null, bounded integers, and closed objects of those, through unions and `$ref`s (each
+    definition counted once). A `uniqueItems` array needing more items than that has no value (the matcher would
+    otherwise be left with no fresh item to write and no way to close the array)."""
+    known = {} if known is None else known
     if depth > 16:
         return None
     if isinstance(node, ir.Ref):
-        target = defs.get(node.name)
-        return None if target is None else _values_at_most(target, defs, limit, depth + 1)
+        if (node.name, limit) not in known:
+            known[node.name, limit] = None  # a definition met again inside itself: not shown
+            target = defs.get(node.name)
+            known[node.name, limit] = None if target is None else _values_at_most(target, defs, limit, depth + 1,
+                                                                                   known)
+        return known[node.name, limit]
     if isinstance(node, ir.Union_):
-        counts = [_values_at_most(o, defs, limit, depth + 1) for o in node.options]
+        counts = [_values_at_most(o, defs, limit, depth + 1, known) for o in node.options]
         return None if None in counts or sum(counts) >= limit else sum(counts)  # type: ignore[arg-type]
     if isinstance(node, ir.Object):
         if node.additional is not None or node.some_undeclared or any(
-                _values_at_most(v, defs, 1, depth + 1) != 0 for _, v in node.pattern_groups):
+                _values_at_most(v, defs, 1, depth + 1, known) != 0 for _, v in node.pattern_groups):
             return None  # some undeclared key may appear
         total = 1
         for prop in node.properties:
-            count = _values_at_most(prop.value, defs, limit, depth + 1)
+            count = _values_at_most(prop.value, defs, limit, depth + 1, known)
             if count is None:
                 return None
             total *= count + (0 if prop.required else 1)  # absent, or one of its values
