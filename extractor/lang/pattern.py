@@ -106,14 +106,16 @@ def patterns_apart(a: str, b: str) -> bool:
     """Whether no string can match both patterns, shown cheaply: where both are anchored, the literal text they
     start (or end) with differs. False means only "not shown" (undeclared keys are grouped by the patterns they
     may match together, and patterns like `^name:` and `^title:` then need no group of their own together)."""
-    (start_a, end_a), (start_b, end_b) = _literal_ends(compile_pattern(a)), _literal_ends(compile_pattern(b))
+    (start_a, end_a), (start_b, end_b) = _literal_ends(a), _literal_ends(b)
     k, j = min(len(start_a), len(start_b)), min(len(end_a), len(end_b))
     return start_a[:k] != start_b[:k] or (j > 0 and end_a[-j:] != end_b[-j:])
 
 
-def _literal_ends(node: Node) -> tuple[bytes, bytes]:
-    """The bytes every string of a compiled pattern starts with, and those it ends with, read off its top-level
-    sequence (single-byte sets only; an alternation or an unanchored end reads as none)."""
+@lru_cache(maxsize=512)
+def _literal_ends(pattern: str) -> tuple[bytes, bytes]:
+    """The bytes every string the pattern matches starts with, and those it ends with, read off the top-level
+    sequence of its compiled form (single-byte sets only; an alternation or an unanchored end reads as none)."""
+    node = compile_pattern(pattern)
     items = node.items if isinstance(node, Seq) else (node,)
     single = [isinstance(x, Bytes) and x.mask and not x.mask & (x.mask - 1) for x in items]
     lead = next((i for i, ok in enumerate(single) if not ok), len(items))
