@@ -16,7 +16,9 @@ from typing import Any
 import numpy as np
 
 from extractor.lang.budget import late, remaining, spend, tick, too_large
-from extractor.lang.regex import Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest
+from extractor.lang.regex import (
+    Alt, Both, Bytes, Minus, Multiple, Node, Ref, Repeat, Seq, Substrings, Suffix, digest, single_byte,
+)
 
 try:
     from extractor.lang import _partition
@@ -551,10 +553,10 @@ def _words(node: Node) -> tuple[bytes, ...] | None:
     """The byte strings of an alternation of literals (None: it is something else)."""
     out = []
     for item in node.items if isinstance(node, Alt) else (node,):
-        parts = item.items if isinstance(item, Seq) else (item,)
-        if not all(isinstance(p, Bytes) and p.mask and not p.mask & (p.mask - 1) for p in parts):
+        found = [single_byte(p) for p in (item.items if isinstance(item, Seq) else (item,))]
+        if None in found:
             return None
-        out.append(bytes(p.mask.bit_length() - 1 for p in parts))  # type: ignore[union-attr]
+        out.append(bytes(found))  # type: ignore[arg-type]
     return tuple(out)
 
 

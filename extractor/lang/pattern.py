@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
-from extractor.lang.regex import EMPTY, NOTHING, Bytes, Node, Seq, alt, byte_set, lit, repeat, seq, star
+from extractor.lang.regex import EMPTY, NOTHING, Node, Seq, alt, byte_set, lit, repeat, seq, single_byte, star
 
 MAX_CP = 0x10FFFF
 MAX_REPEAT = 10_000
@@ -116,12 +116,10 @@ def _literal_ends(pattern: str) -> tuple[bytes, bytes]:
     """The bytes every string the pattern matches starts with, and those it ends with, read off the top-level
     sequence of its compiled form (single-byte sets only; an alternation or an unanchored end reads as none)."""
     node = compile_pattern(pattern)
-    items = node.items if isinstance(node, Seq) else (node,)
-    single = [isinstance(x, Bytes) and x.mask and not x.mask & (x.mask - 1) for x in items]
-    lead = next((i for i, ok in enumerate(single) if not ok), len(items))
-    tail = next((i for i, ok in enumerate(reversed(single)) if not ok), len(items))
-    as_bytes = [x.mask.bit_length() - 1 if ok else 0 for x, ok in zip(items, single)]  # type: ignore[union-attr]
-    return bytes(as_bytes[:lead]), bytes(as_bytes[len(items) - tail:])
+    found = [single_byte(x) for x in (node.items if isinstance(node, Seq) else (node,))]
+    lead = found.index(None) if None in found else len(found)
+    tail = found[::-1].index(None) if None in found else len(found)
+    return bytes(found[:lead]), bytes(found[len(found) - tail:])  # type: ignore[arg-type]
 
 
 @lru_cache(maxsize=256)

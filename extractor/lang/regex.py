@@ -127,6 +127,13 @@ def byte_set(*spans: int | tuple[int, int]) -> Bytes:
     return _BYTE[mask.bit_length() - 1] if mask and not mask & (mask - 1) else _byte_class(mask)
 
 
+def single_byte(node: Node) -> int | None:
+    """The byte a node reads where it reads exactly one byte (a literal's part), else None."""
+    if isinstance(node, Bytes) and node.mask and not node.mask & (node.mask - 1):
+        return node.mask.bit_length() - 1
+    return None
+
+
 @lru_cache(maxsize=4096)
 def _byte_class(mask: int) -> Bytes:
     """One node per byte class while it is in use: a few hundred classes make up every pattern and format,
