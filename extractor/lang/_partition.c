@@ -31,13 +31,22 @@ static void push(Work *w, int32_t b, int32_t a) {
 }
 
 /* The coarsest partition refining `labels` (int32 n, values in 0..n-1) that every column of `table` (int32
- * n x m, targets in 0..n-1; a sink state stands for missing edges) respects: each state's block into `out`.
- * Returns the number of blocks, or -1 with a Python error set. */
+ * n x m, targets in 0..n-1) respects, where the last state is a sink (every column back to itself) no other
+ * state is equivalent to (the others are live): each state's block into `out`. Returns the number of blocks,
+ * or -1 with a Python error set.
+ *
+ * Hopcroft's algorithm, sparse in symbols: the sink starts in a block of its own that is never a splitter (the
+ * partition is stable on the set of all states, so any one block may be left out), so edges into it are never
+ * read; and a (block, symbol) pair is queued only where some edge of that symbol enters the block (a pair no
+ * edge enters splits nothing, and neither do its parts). Most edges go to the sink and most (state, symbol)
+ * pairs have none coming in, so the work follows the edges between live states, not states x symbols. */
 static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out, int32_t n, int32_t m) {
-    int32_t result = -1;
+    int32_t result = -1, sink = n - 1;
     int64_t nm = (int64_t)n * m;
     int32_t *off = calloc((size_t)m * (n + 1) + 1, sizeof(int32_t)); /* inverse edges: CSR per (symbol, target) */
     int32_t *pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
+    int32_t *sym_off = calloc((size_t)n + 1, sizeof(int32_t));  /* each state's incoming symbols: CSR */
+    int32_t *syms = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
     Partition p;
     p.elems = malloc((size_t)n * sizeof(int32_t)); p.loc = malloc((size_t)n * sizeof(int32_t));
     p.blk = out; p.first = malloc((size_t)n * sizeof(int32_t)); p.end = malloc((size_t)n * sizeof(int32_t));
@@ -49,39 +58,40 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
     int32_t *touched = malloc((size_t)n * sizeof(int32_t));
     int32_t *members = malloc((size_t)n * sizeof(int32_t)); /* the splitter's states: marking reorders blocks */
     int32_t *count = calloc((size_t)n + 1, sizeof(int32_t));
-    if (!off || !pred || !p.elems || !p.loc || !p.first || !p.end || !p.mid || !w.block || !w.symbol || !w.in
-        || !touched || !members || !count) {
+    if (!off || !pred || !sym_off || !syms || !p.elems || !p.loc || !p.first || !p.end || !p.mid || !w.block
+        || !w.symbol || !w.in || !touched || !members || !count) {
         PyErr_NoMemory();
         goto done;
     }
-    /* most edges go to the last state (minimization's sink): its counts and cursors live in `last`, not in `off`,
-     * where each increment would wait on the one before */
-    int32_t *last = calloc((size_t)(m ? m : 1), sizeof(int32_t));
-    if (!last) { PyErr_NoMemory(); goto done; }
+    if (n < 1) { result = 0; goto done; }
     for (int32_t s = 0; s < n; s++) {
-        if (labels[s] < 0 || labels[s] >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: label out of range"); free(last); goto done; }
+        if (labels[s] < 0 || labels[s] >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: label out of range"); goto done; }
         for (int32_t a = 0; a < m; a++) {
             int32_t t = table[(int64_t)s * m + a];
-            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); free(last); goto done; }
-            if (t == n - 1) last[a]++;
-            else off[(int64_t)a * (n + 1) + t + 1]++;
+            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); goto done; }
+            if (t != sink) off[(int64_t)a * (n + 1) + t + 1]++;
         }
     }
-    for (int32_t a = 0; a < m; a++) off[(int64_t)a * (n + 1) + n] = last[a];
+    for (int32_t a = 0; a < m; a++)  /* each target's incoming symbols, ascending */
+        for (int32_t t = 0; t < sink; t++) if (off[(int64_t)a * (n + 1) + t + 1]) sym_off[t + 1]++;
+    for (int32_t t = 0; t < n; t++) sym_off[t + 1] += sym_off[t];
+    {
+        int32_t *cursor = count;  /* scratch: count is zeroed again below */
+        for (int32_t t = 0; t < n; t++) cursor[t] = sym_off[t];
+        for (int32_t a = 0; a < m; a++)
+            for (int32_t t = 0; t < sink; t++) if (off[(int64_t)a * (n + 1) + t + 1]) syms[cursor[t]++] = a;
+        memset(count, 0, ((size_t)n + 1) * sizeof(int32_t));
+    }
     for (int64_t i = 1; i <= (int64_t)m * (n + 1); i++) off[i] += off[i - 1];
-    for (int32_t a = 0; a < m; a++) last[a] = off[(int64_t)a * (n + 1) + n - 1];
     for (int32_t s = 0; s < n; s++)
         for (int32_t a = 0; a < m; a++) {
             int32_t t = table[(int64_t)s * m + a];
-            if (t == n - 1) pred[last[a]++] = s;
-            else pred[off[(int64_t)a * (n + 1) + t]++] = s;
+            if (t != sink) pred[off[(int64_t)a * (n + 1) + t]++] = s;
         }
-    for (int32_t a = 0; a < m; a++) off[(int64_t)a * (n + 1) + n - 1] = last[a];
-    free(last);
     for (int64_t i = (int64_t)m * (n + 1); i > 0; i--) off[i] = off[i - 1]; /* restore the starts */
     off[0] = 0;
-    /* initial blocks: one per label in use, states in order */
-    for (int32_t s = 0; s < n; s++) count[labels[s]]++;
+    /* initial blocks: one per label in use, states in order; then the sink alone */
+    for (int32_t s = 0; s < sink; s++) count[labels[s]]++;
     int32_t *block_of_label = touched; /* scratch until the loop */
     p.count = 0;
     int32_t at = 0;
@@ -94,19 +104,17 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
         p.end[p.count] = p.first[p.count];
         p.count++;
     }
+    int32_t sink_block = p.count++;
+    p.first[sink_block] = p.mid[sink_block] = p.end[sink_block] = at;
     for (int32_t s = 0; s < n; s++) {
-        int32_t b = block_of_label[labels[s]];
+        int32_t b = s == sink ? sink_block : block_of_label[labels[s]];
         p.blk[s] = b;
         p.loc[s] = p.end[b];
         p.elems[p.end[b]++] = s;
     }
-    /* the partition is stable on the set of all states, so all blocks but the largest are the splitters */
-    int32_t largest = 0;
-    for (int32_t b = 1; b < p.count; b++)
-        if (p.end[b] - p.first[b] > p.end[largest] - p.first[largest]) largest = b;
-    for (int32_t b = 0; b < p.count; b++)
-        if (b != largest)
-            for (int32_t a = 0; a < m; a++) push(&w, b, a);
+    for (int32_t b = 0; b < sink_block; b++)  /* every block but the sink's, by the symbols that enter it */
+        for (int32_t i = p.first[b]; i < p.end[b]; i++)
+            for (int32_t j = sym_off[p.elems[i]]; j < sym_off[p.elems[i] + 1]; j++) push(&w, b, syms[j]);
     while (w.size) {
         w.size--;
         int32_t splitter = w.block[w.size], a = w.symbol[w.size];
@@ -135,16 +143,19 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
             p.first[b] = p.mid[b];
             for (int32_t i = p.first[fresh]; i < p.end[fresh]; i++) p.blk[p.elems[i]] = fresh;
             int32_t small = (p.end[fresh] - p.first[fresh]) <= (p.end[b] - p.first[b]) ? fresh : b;
-            for (int32_t c = 0; c < m; c++) {
-                if (w.in[(int64_t)b * m + c]) push(&w, fresh, c);
-                else push(&w, small, c);
-            }
+            /* a pair of b that waits goes on waiting for both parts; else the smaller part is enough */
+            for (int32_t i = p.first[fresh]; i < p.end[fresh]; i++)
+                for (int32_t j = sym_off[p.elems[i]]; j < sym_off[p.elems[i] + 1]; j++)
+                    if (w.in[(int64_t)b * m + syms[j]]) push(&w, fresh, syms[j]);
+            for (int32_t i = p.first[small]; i < p.end[small]; i++)
+                for (int32_t j = sym_off[p.elems[i]]; j < sym_off[p.elems[i] + 1]; j++)
+                    if (!w.in[(int64_t)b * m + syms[j]]) push(&w, small, syms[j]);
         }
     }
     result = p.count;
 done:
-    free(off); free(pred); free(p.elems); free(p.loc); free(p.first); free(p.end); free(p.mid);
-    free(w.block); free(w.symbol); free(w.in); free(touched); free(members); free(count);
+    free(off); free(pred); free(sym_off); free(syms); free(p.elems); free(p.loc); free(p.first); free(p.end);
+    free(p.mid); free(w.block); free(w.symbol); free(w.in); free(touched); free(members); free(count);
     return result;
 }
 
@@ -214,7 +225,6 @@ typedef struct {
     int32_t *table, *calls;
     uint8_t *accept;
     int32_t size;
-    uint8_t content[16];
 } Minimal;
 
 static void minimal_free(Minimal *d) { Py_XDECREF(d->bytes); free(d->calls); free(d->accept); }
@@ -534,9 +544,6 @@ done:
     return result;
 }
 
-static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
-                          uint8_t out[16]);
-
 /* The pairs of states of two call-free DFAs (tables n x 256, -1 for no edge) reachable from (0, 0), numbered
  * breadth first, read at the `k` columns of `rep` in order (tables `width` wide: all 256 bytes, or one byte per
  * class of a partition both tables' columns are constant on, or tables over such classes: the pairs come in the
@@ -622,8 +629,7 @@ done:
 
 /* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, minimal, max_states, seconds) -> `product_core`'s
  * pairs as (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or with `minimal`
- * their minimal DFA as (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes), or
- * 1 / 2 / 3 as subsets_core returns them. The minimal DFA is found without the full product table: the bytes
+ * their minimal DFA as (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D), or 1 / 2 / 3 as subsets_core returns them. The minimal DFA is found without the full product table: the bytes
  * whose columns are equal in both tables are read as one class, the pairs found over one byte per class, then
  * minimized over those classes. */
 static PyObject *product(PyObject *self, PyObject *args) {
@@ -667,10 +673,8 @@ static PyObject *product(PyObject *self, PyObject *args) {
                                (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
         goto done;
     }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
-        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
-    result = Py_BuildValue("(nOy#y#)", (Py_ssize_t)states, d.bytes,
-                           (const char *)d.accept, (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)) goto done;
+    result = Py_BuildValue("(nOy#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size);
 done:
     free(pairs.at); free(trans.at); free(accept);
     minimal_free(&d);
@@ -680,7 +684,7 @@ done:
 
 
 /* minus_words(a_trans, a_accept, na, words, max_states, seconds) -> (pairs: int, table: bytes, int32 D x 256;
- *   accept: bytes, uint8 D; content: bytes), or 1 / 2 / 3: the minimal DFA of a call-free DFA's language less a
+ *   accept: bytes, uint8 D), or 1 / 2 / 3: the minimal DFA of a call-free DFA's language less a
  *   finite set of byte strings (a key rule: any key but the declared ones), as `product` with `minimal` gives it
  *   for the words' own automaton, without building that automaton. The words' trie is laid over the classes of
  *   `a`'s columns, each byte a word uses split into a class of its own, and the pairs walked over those classes
@@ -761,10 +765,8 @@ static PyObject *minus_words(PyObject *self, PyObject *args) {
                             &trans, &pairs, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)
-        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
-    result = Py_BuildValue("(nOy#y#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size,
-                           (const char *)d.content, (Py_ssize_t)16);
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)) goto done;
+    result = Py_BuildValue("(nOy#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size);
 done:
     free(pairs.at); free(trans.at); free(trie.at); free(accept); free(terminal); free(ta_cls);
     minimal_free(&d);
@@ -1073,64 +1075,52 @@ static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
 
 /* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
  * of "C", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column (d int32,
- * little-endian), the accepting states and d (uint32): equal for equal tables, whatever built them.
- * `byte_class` (int32 256, k classes numbered by lowest byte) is a partition the table's columns are constant
- * on (the classes a construction read bytes by), so only one column per class is read. Returns 0, or -1 with
- * a Python error set. */
-static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, const int32_t *byte_class, int32_t k,
-                          uint8_t out[16]) {
-    int32_t rep[256], canon[256], first[256], ids = 0;
-    uint64_t hash[256];
-    uint32_t by_byte[256];
-    for (int32_t c = 0; c < k; c++) rep[c] = -1;
-    for (int b = 255; b >= 0; b--) rep[byte_class[b]] = b;  /* each class's lowest byte */
+ * little-endian), the accepting states and d (uint32): equal for equal tables, whatever built them. Made when a
+ * fingerprint first asks for it (a table cache key), not by the construction: a compile needs none. Returns 0,
+ * or -1 with a Python error set. */
+static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
+    int32_t canon[256], first[256], ids = 0, slot_of[512];
+    uint32_t hash[256];
     size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
-    uint8_t *data = malloc(head + (size_t)d * 4 * (size_t)k + (size_t)d + 4);
-    int32_t *col = malloc((size_t)(d ? d : 1) * sizeof(int32_t));
-    if (!data || !col) { free(data); free(col); PyErr_NoMemory(); return -1; }
-    int rowwise = k > 128;  /* most bytes their own class: every column's hash in one pass over the rows */
-    if (rowwise) column_hashes(table, d, by_byte);
-    for (int32_t c = 0; c < k; c++) {
-        uint64_t h;
-        if (rowwise) h = by_byte[rep[c]];
-        else {
-            for (int32_t s = 0; s < d; s++) col[s] = table[(int64_t)s * 256 + rep[c]];
-            h = hash_ints(col, d);
-        }
-        int32_t j = 0;
-        while (j < ids && !(hash[j] == h && same_column(table, d, first[j], rep[c]))) j++;
-        if (j == ids) {
+    uint8_t *data = malloc(head + (size_t)d * 4 * 256 + (size_t)d + 4);
+    if (!data) { PyErr_NoMemory(); return -1; }
+    column_hashes(table, d, hash);
+    for (int i = 0; i < 512; i++) slot_of[i] = -1;  /* open addressing over the columns' hashes: id per slot */
+    for (int b = 0; b < 256; b++) {
+        uint32_t at = (hash[b] * 2654435761u) >> 23;
+        int32_t j;
+        while ((j = slot_of[at]) >= 0 && !(hash[first[j]] == hash[b] && same_column(table, d, first[j], b)))
+            at = (at + 1) & 511;
+        if (j < 0) {
+            j = slot_of[at] = ids;
             int32_t *to = (int32_t *)(data + head + (size_t)ids * d * 4);
             for (int32_t s = 0; s < d; s++) {
-                int32_t v = table[(int64_t)s * 256 + rep[c]];
+                int32_t v = table[(int64_t)s * 256 + b];
                 memcpy(to + s, &v, 4);
             }
-            first[ids] = rep[c];
-            hash[ids++] = h;
+            first[ids++] = b;
         }
-        canon[c] = j;
+        canon[b] = j;
     }
     data[0] = 'C';
-    for (int b = 0; b < 256; b++) data[1 + b] = (uint8_t)canon[byte_class[b]];
+    for (int b = 0; b < 256; b++) data[1 + b] = (uint8_t)canon[b];
     size_t at = head + (size_t)ids * d * 4;
     for (int32_t s = 0; s < d; s++) data[at++] = accept[s] ? 1 : 0;
     for (int i = 0; i < 4; i++) data[at++] = (uint8_t)((uint32_t)d >> (8 * i));
     blake2b_16(data, at, out);
-    free(data); free(col);
+    free(data);
     return 0;
 }
 
-/* content(trans, accept, n) -> bytes: `content_digest` of any table (every byte its own class). */
+/* content(trans, accept, n) -> bytes: `content_digest` of a table. */
 static PyObject *content(PyObject *self, PyObject *args) {
     Py_buffer t_b, a_b;
     Py_ssize_t n;
     if (!PyArg_ParseTuple(args, "y*y*n", &t_b, &a_b, &n)) return NULL;
     PyObject *result = NULL;
-    int32_t singles[256];
     uint8_t out[16];
-    for (int b = 0; b < 256; b++) singles[b] = b;
     if (n < 1 || t_b.len < n * 256 * 4 || a_b.len < n) PyErr_SetString(PyExc_ValueError, "content: bad sizes");
-    else if (!content_digest(t_b.buf, a_b.buf, (int32_t)n, singles, 256, out))
+    else if (!content_digest(t_b.buf, a_b.buf, (int32_t)n, out))
         result = PyBytes_FromStringAndSize((const char *)out, 16);
     PyBuffer_Release(&t_b); PyBuffer_Release(&a_b);
     return result;
@@ -1168,15 +1158,13 @@ static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n
     if (!edges) { PyErr_NoMemory(); goto done; }
     for (int32_t s = 0; s < n; s++)
         for (int32_t c = 0; c < ncls; c++) edges[(int64_t)s * ncls + c] = trans[(int64_t)s * 256 + rep[c]];
-    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out)
-             || content_digest(out->table, out->accept, out->size, byte_class, ncls, out->content);
+    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out);
 done:
     free(edges);
     return failed;
 }
 
-/* from_table(trans, accept, n) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D; content: bytes):
- * `minimize_table`, with the minimal table's `content_digest`. */
+/* from_table(trans, accept, n) -> (table: bytes, int32 D x 256; accept: bytes, uint8 D): `minimize_table`. */
 static PyObject *from_table(PyObject *self, PyObject *args) {
     Py_buffer trans_b, accept_b;
     Py_ssize_t n;
@@ -1186,8 +1174,7 @@ static PyObject *from_table(PyObject *self, PyObject *args) {
     if (n < 1 || trans_b.len < n * 256 * 4 || accept_b.len < n)
         PyErr_SetString(PyExc_ValueError, "from_table: buffers smaller than n x 256");
     else if (!minimize_table(trans_b.buf, accept_b.buf, (int32_t)n, &d))
-        result = Py_BuildValue("(Oy#y#)", d.bytes, (const char *)d.accept,
-                               (Py_ssize_t)d.size, (const char *)d.content, (Py_ssize_t)16);
+        result = Py_BuildValue("(Oy#)", d.bytes, (const char *)d.accept, (Py_ssize_t)d.size);
     minimal_free(&d);
     PyBuffer_Release(&trans_b); PyBuffer_Release(&accept_b);
     return result;
@@ -1274,7 +1261,7 @@ fail:
 
 /* rule(node, kinds, allowed, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
  *   bytes, uint8 D; calls: tuple, each state's ((callee, return state), ...); sites: tuple of (state, callee,
- *   return state); content: bytes), or 1 / 2 / 3 as `subsets_core` returns them.
+ *   return state)), or 1 / 2 / 3 as `subsets_core` returns them.
  * A rule body's minimal DFA in one call (extractor/lang/dfa.py's `build_dfa` does the same steps in Python where
  * this is not built): Thompson's construction, the byte classes of its masks, one column per callee in `allowed`
  * (None: every callee) in name order (calls to the others are not taken), the subset construction, then
@@ -1352,13 +1339,11 @@ static PyObject *rule(PyObject *self, PyObject *args) {
                         seconds >= 0 ? (seconds > spent ? seconds - spent : 0.0) : -1.0, &trans, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)
-        || content_digest(d.table, d.accept, d.size, cls, ncls, d.content)) goto done;
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)) goto done;
     calls = call_tuples(d.calls, d.size, names, &sites);
     if (!calls) goto done;
-    result = Py_BuildValue("(nnOy#OOy#)", (Py_ssize_t)f.size, (Py_ssize_t)states, d.bytes, (const char *)d.accept,
-                           (Py_ssize_t)d.size, calls, sites,
-                           (const char *)d.content, (Py_ssize_t)16);
+    result = Py_BuildValue("(nnOy#OO)", (Py_ssize_t)f.size, (Py_ssize_t)states, d.bytes, (const char *)d.accept,
+                           (Py_ssize_t)d.size, calls, sites);
 done:
     Py_XDECREF(calls); Py_XDECREF(sites);
     Py_XDECREF(labels); Py_XDECREF(names); Py_XDECREF(columns);

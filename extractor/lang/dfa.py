@@ -105,8 +105,8 @@ class RuleDFA:
     @cached_property
     def content(self) -> bytes:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
-        distinct columns (a table is mostly columns repeated: hashed once each). Built in C beside the tables
-        where the extension is built (the same bytes)."""
+        distinct columns (a table is mostly columns repeated: hashed once each), made when a fingerprint first asks
+        (a compile and its first mask need none). In C where the extension is built (the same bytes)."""
         if _partition is not None:
             return _partition.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size)
@@ -315,13 +315,13 @@ def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: 
 def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton."""
     built = _native(_partition.rule, node, _KINDS, productive)
-    nfa_states, subsets, table, accepting, calls, sites, content = built
+    nfa_states, subsets, table, accepting, calls, sites = built
     spend(nfa_states)
     spend(subsets)
     tick()
     dfa = RuleDFA(trans=np.frombuffer(table, dtype=np.int32).reshape(-1, 256),
                   accept=np.frombuffer(accepting, dtype=bool), calls=calls, trimmed=True)
-    dfa.__dict__.update(sites=sites, content=content, _nonempty=b"\x01" in accepting,
+    dfa.__dict__.update(sites=sites, _nonempty=b"\x01" in accepting,
                         called=frozenset(name for _, name, _ in sites))  # what the cached properties would find
     return dfa
 
@@ -518,11 +518,11 @@ def _is_word(token: str) -> bool:
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes with equal columns into classes first."""
     if _partition is not None:
-        trans, accepting, content = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
-                                                          np.asarray(accept, dtype=np.uint8), len(table))
+        trans, accepting = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
+                                                 np.asarray(accept, dtype=np.uint8), len(table))
         tick()
         return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                        np.empty((len(accepting), 0), dtype=np.int32), [], content)
+                        np.empty((len(accepting), 0), dtype=np.int32), [])
     of_byte, firsts = _column_classes(table)
     of_byte.flags.writeable = False
     return _minimize(np.ascontiguousarray(table[:, firsts], dtype=np.int32), np.array(accept, dtype=bool), [],
@@ -567,12 +567,12 @@ def _minus_words(a: RuleDFA, words: tuple[bytes, ...]) -> RuleDFA:
 
 
 def _minimal(built: tuple) -> RuleDFA:
-    """A C product's minimal DFA, from (pairs walked, table, accepting states, content digest)."""
-    pairs, table, accepting, content = built
+    """A C product's minimal DFA, from (pairs walked, table, accepting states)."""
+    pairs, table, accepting = built
     spend(pairs)
     tick()
     return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                    np.empty((len(accepting), 0), dtype=np.int32), [], content)
+                    np.empty((len(accepting), 0), dtype=np.int32), [])
 
 
 def _table_args(dfa: RuleDFA) -> tuple[np.ndarray, np.ndarray, int]:
@@ -706,11 +706,9 @@ def _minimize(edges: np.ndarray, accept: np.ndarray, names: list[str], of_byte: 
     return _trimmed(np.ascontiguousarray(table, dtype=np.int32), accept[order[firsts]], out_edges[:, width:], names)
 
 
-def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: list[str],
-             content: bytes | None = None) -> RuleDFA:
+def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: list[str]) -> RuleDFA:
     """Minimization's automaton, its calls read off each state's row of return states (-1: no call); its call
-    sites (state order, then callee order, as `RuleDFA.sites` lists them) kept from the same pass, and its
-    content digest where the C construction made it."""
+    sites (state order, then callee order, as `RuleDFA.sites` lists them) kept from the same pass."""
     calls: list[tuple[tuple[str, int], ...]] = [()] * len(returns)
     sites: tuple[tuple[int, str, int], ...] = ()
     if names:
@@ -720,8 +718,6 @@ def _trimmed(trans: np.ndarray, accept: np.ndarray, returns: np.ndarray, names: 
             calls[row] = tuple((name, t) for _, name, t in group)
     dfa = RuleDFA(trans=trans, accept=accept, calls=tuple(calls), trimmed=True)
     dfa.__dict__["sites"] = sites  # what the cached properties would find
-    if content is not None:
-        dfa.__dict__["content"] = content
     return dfa
 
 
