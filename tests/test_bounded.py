@@ -212,8 +212,8 @@ def test_counting_unique_items_reads_each_definition_once(monkeypatch):
                       "required": [f"p{j}" for j in range(10)], "additionalProperties": False} for i in range(4)}
     schema = {"$defs": {**defs, "d4": {"type": "object", "additionalProperties": False}},
               "type": "array", "uniqueItems": True, "minItems": 2, "items": {"$ref": "#/$defs/d0"}}
-    calls, count = [], grammar._values_at_most
-    monkeypatch.setattr(grammar, "_values_at_most", lambda *a, **k: calls.append(1) or count(*a, **k))
+    calls, count = [], grammar._values_below
+    monkeypatch.setattr(grammar, "_values_below", lambda *a, **k: calls.append(1) or count(*a, **k))
     rules = compile_grammar(target_ir(schema, None))
     assert len(calls) < 100  # 10**4 paths
     with pytest.raises(UnsatisfiableSchemaError):  # the items have one value: no array of two

@@ -108,46 +108,69 @@ def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
     return NOTHING if head is None else Seq((*head, last))
 
 
-def _values_at_most(node: ir.Node, defs: dict[str, ir.Node], limit: int, depth: int = 0,
-                    known: dict[tuple[str, int], int | None] | None = None) -> int | None:
-    """How many distinct values `node` admits at most, where that is shown to be below `limit` (None otherwise):
-    constants, booleans, null, bounded integers, and closed objects of those, through unions and `$ref`s (each
-    definition counted once). A `uniqueItems` array needing more items than that has no value (the matcher would
-    otherwise be left with no fresh item to write and no way to close the array)."""
+MAX_VALUE_SETS = 4096
+"""Partial values an enumeration of an item's values may hold at once (`_values_below`) before it gives up."""
+
+
+def _values_below(node: ir.Node, defs: dict[str, ir.Node], limit: int, depth: int = 0,
+                  known: dict[tuple[str, int], frozenset[str] | None] | None = None) -> frozenset[str] | None:
+    """The distinct values `node` admits, as canonical JSON texts, where fewer than `limit` exist and this shows
+    it (None otherwise): constants, booleans, null, bounded integers, and closed objects of those (their member
+    counts within min/maxProperties), through unions (a value two options share counted once) and `$ref`s (each
+    definition enumerated once). A superset where a keyword it does not read narrows the values further, so a
+    `uniqueItems` array needing more items than this finds has no value (the matcher would otherwise be left
+    with no fresh item to write and no way to close the array)."""
     known = {} if known is None else known
     if depth > 16:
         return None
+    found: frozenset[str] | None = None
     if isinstance(node, ir.Ref):
         if (node.name, limit) not in known:
             known[node.name, limit] = None  # a definition met again inside itself: not shown
             target = defs.get(node.name)
-            known[node.name, limit] = None if target is None else _values_at_most(target, defs, limit, depth + 1,
-                                                                                   known)
-        return known[node.name, limit]
-    if isinstance(node, ir.Union_):
-        counts = [_values_at_most(o, defs, limit, depth + 1, known) for o in node.options]
-        return None if None in counts or sum(counts) >= limit else sum(counts)  # type: ignore[arg-type]
-    if isinstance(node, ir.Object):
-        if node.additional is not None or node.some_undeclared or any(
-                _values_at_most(v, defs, 1, depth + 1, known) != 0 for _, v in node.pattern_groups):
-            return None  # some undeclared key may appear
-        total = 1
-        for prop in node.properties:
-            count = _values_at_most(prop.value, defs, limit, depth + 1, known)
-            if count is None:
-                return None
-            total *= count + (0 if prop.required else 1)  # absent, or one of its values
-            if total >= limit:
-                return None
-        return total
-    if isinstance(node, ir.Number) and node.integer and node.minimum is not None and node.maximum is not None:
+            known[node.name, limit] = None if target is None else _values_below(target, defs, limit, depth + 1, known)
+        found = known[node.name, limit]
+    elif isinstance(node, ir.Union_):
+        parts = [_values_below(o, defs, limit, depth + 1, known) for o in node.options]
+        found = None if None in parts else frozenset().union(*parts)  # type: ignore[arg-type]
+    elif isinstance(node, ir.Object):
+        found = _objects_below(node, defs, limit, depth, known)
+    elif isinstance(node, ir.Number) and node.integer and node.minimum is not None and node.maximum is not None:
         lo = math.floor(node.minimum) + 1 if node.exclusive_minimum else math.ceil(node.minimum)
         hi = math.ceil(node.maximum) - 1 if node.exclusive_maximum else math.floor(node.maximum)
-        return max(hi - lo + 1, 0) if hi - lo + 1 < limit else None
-    known = {ir.Nothing: 0, ir.Null: 1, ir.Boolean: 2}.get(type(node))
-    if isinstance(node, ir.Const):
-        known = len(node.values)
-    return known if known is not None and known < limit else None
+        found = frozenset(str(i) for i in range(lo, hi + 1)) if hi - lo + 1 < limit else None
+    elif isinstance(node, ir.Const):
+        found = frozenset(canonical(json.loads(v)) for v in node.values)
+    else:
+        found = {ir.Nothing: frozenset(), ir.Null: frozenset({"null"}),
+                 ir.Boolean: frozenset({"true", "false"})}.get(type(node))  # type: ignore[call-overload]
+    return found if found is not None and len(found) < limit else None
+
+
+def _objects_below(node: ir.Object, defs: dict[str, ir.Node], limit: int, depth: int,
+                   known: dict[tuple[str, int], frozenset[str] | None]) -> frozenset[str] | None:
+    """`_values_below` for an object: closed, each property absent or one of its values, the members written
+    counted toward min/maxProperties (partial objects kept by how many members they hold)."""
+    if node.additional is not None or node.some_undeclared or any(
+            _values_below(v, defs, 1, depth + 1, known) != frozenset() for _, v in node.pattern_groups):
+        return None  # some undeclared key may appear
+    hi = node.max_properties
+    partial: dict[int, list[dict[str, str]]] = {0: [{}]}  # members written -> partial objects
+    for prop in node.properties:
+        values = _values_below(prop.value, defs, limit, depth + 1, known)
+        if values is None:
+            return None
+        grown: dict[int, list[dict[str, str]]] = {}
+        for count, objects in partial.items():
+            if not prop.required:
+                grown.setdefault(count, []).extend(objects)
+            if hi is None or count < hi:
+                grown.setdefault(count + 1, []).extend({**o, prop.name: v} for o in objects for v in values)
+        partial = grown
+        if sum(map(len, partial.values())) > MAX_VALUE_SETS:
+            return None
+    return frozenset(canonical({k: json.loads(v) for k, v in o.items()})
+                     for count, objects in partial.items() if count >= node.min_properties for o in objects)
 
 
 @collector_paused
@@ -457,9 +480,8 @@ class _Compiler:
         c = node.contains
         distinct = None
         if node.unique and not node.prefix and node.items is not None and lo > 1:
-            few = _values_at_most(node.items, self.schema.defs, lo)
-            if few is not None and few < lo:  # fewer distinct items than it needs: no array at all
-                return NOTHING
+            if _values_below(node.items, self.schema.defs, lo) is not None:  # fewer distinct items than it needs:
+                return NOTHING  # no array at all
         if node.unique and (hi is None or hi > 1):
             if c is not None and (c.min or c.max is not None):
                 raise UnsupportedSchemaError("uniqueItems", f"{node.pointer}/uniqueItems", "beside `contains`")

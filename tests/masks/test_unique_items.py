@@ -4,10 +4,13 @@ write, and advancing refuses a repeat."""
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
@@ -128,6 +131,14 @@ FLAG = {"type": "object", "properties": {"on": {"type": "boolean"}}, "additional
     ({"anyOf": [{"type": "null"}, {"enum": ["a", "b"]}, FLAG]}, 6),
     ({"type": "object", "properties": {"a": {"type": "null"}}, "patternProperties": {"^x": False},
       "propertyNames": {"maxLength": 2}}, 2),  # no undeclared key can appear (strict objects)
+    ({"anyOf": [FLAG, {"type": "object", "properties": {"on": {"const": True}}, "additionalProperties": False}]},
+     3),  # the options share two values
+    ({"type": "object", "properties": {"a": {"type": "boolean"}, "b": {"type": "boolean"}},
+      "additionalProperties": False, "maxProperties": 1}, 5),  # {}, or one member of two values
+    ({"type": "object", "properties": {"a": {"enum": [1, 2]}, "b": {"type": "null"}}, "additionalProperties": False,
+      "minProperties": 2}, 2),  # both members
+    ({"type": "object", "properties": {"n": {"enum": [1, 1.0, 2]}}, "required": ["n"], "additionalProperties": False},
+     2),  # 1.0 is 1
 ])
 def test_a_unique_array_needing_more_items_than_exist_has_no_value(items, fewest):
     """An array of at least n distinct items, where fewer than n values exist, would let the matcher write items
@@ -156,3 +167,45 @@ def test_unique_arrays_of_enough_items_keep_their_minimum(items):
     matcher = compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": 50},
                              vocabulary("llama3")).matcher()
     assert matcher.mask().any()
+
+
+POOL = [None, True, False, 0, 1, 2]
+"""Every value the generated item schemas below admit (their scalars are drawn from it)."""
+
+_scalars = st.sampled_from([{"type": "boolean"}, {"type": "null"}, {"type": "integer", "minimum": 0, "maximum": 2},
+                            {"type": "integer", "minimum": 1, "maximum": 1.5}, {"const": 1.0}]) | st.builds(
+    lambda vs: {"enum": vs}, st.lists(st.sampled_from(POOL), min_size=1, max_size=3))
+
+
+@st.composite
+def _closed_objects(draw: st.DrawFn) -> dict:
+    names = draw(st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True))
+    schema = {"type": "object", "properties": {n: draw(_scalars) for n in names}, "additionalProperties": False,
+              "required": draw(st.lists(st.sampled_from(names), unique=True))}
+    for key in ("minProperties", "maxProperties"):
+        if draw(st.booleans()):
+            schema[key] = draw(st.integers(0, 3))
+    return schema
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.one_of(_scalars, _closed_objects(), st.builds(lambda a, b: {"anyOf": [a, b]}, _closed_objects(),
+                                                        _closed_objects() | _scalars)))
+def test_the_values_counted_for_unique_items_are_exactly_the_valid_ones(items):
+    """The values an item schema admits, as `uniqueItems` arrays count them to find too few: every valid value
+    is among them (else an array of valid items would be cut), and here, where every keyword is one it reads,
+    nothing else is."""
+    from extractor.grammar.compile import _values_below
+    from extractor.schema import NormalizeOptions, target_ir
+    from extractor.schema.merge import canonical
+
+    validator = Draft202012Validator(items)
+    candidates = POOL + [dict(zip(names, values)) for names in _subsets("abc")
+                         for values in itertools.product(POOL, repeat=len(names))]
+    valid = {canonical(v) for v in candidates if validator.is_valid(v)}
+    schema = target_ir(items, None, NormalizeOptions(strict_objects=False))
+    assert _values_below(schema.root, schema.defs, 10**6) == valid
+
+
+def _subsets(names: str) -> list[tuple[str, ...]]:
+    return [c for k in range(len(names) + 1) for c in itertools.combinations(names, k)]
