@@ -405,15 +405,16 @@ class _Compiler:
         slot: dict[tuple[int, int, int, int], Node] = {}
         decide: dict[tuple[int, int, int, int], Node] = {}
         first, comma = self.first(), self.comma()
-        more_extra = star(seq(comma, extra))
         # each member (and an undeclared one, last) after the separator it follows: the first one, then commas
         heads = [[_items(seq(sep, part)) for part in (*members, extra)] for sep in (first, comma)]
+        # saturated: an undeclared member after the separator, then any number more
+        saturated = [_items(seq(sep, extra, star(seq(comma, extra)))) for sep in (first, comma)]
         # the count after one more member, None where maxProperties forbids one
         after = [min(a + 1, cap_all) if hi is None or a < hi else None for a in range(cap_all + 1)]
 
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
-                sep, more, head = comma if a else first, after[a], heads[a > 0]
+                more, head = after[a], heads[a > 0]
                 for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
                     for u in range(need, -1, -1):  # undeclared members written, up to what is owed
                         if i == n:
@@ -426,7 +427,7 @@ class _Compiler:
                         if more is None or extra is NOTHING:
                             step = NOTHING
                         elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
-                            step = seq(sep, extra, more_extra, decide[i, a, d, need])
+                            step = _then(saturated[a > 0], decide[i, a, d, need])
                         else:
                             step = _then(head[n], slot[i, more, min(d + 1, lo) if counting else d, need])
                         slot[i, a, d, u] = Suffix(_either(step, decide[i, a, d, u]))
