@@ -218,3 +218,20 @@ def test_counting_unique_items_reads_each_definition_once(monkeypatch):
     assert len(calls) < 100  # 10**4 paths
     with pytest.raises(UnsatisfiableSchemaError):  # the items have one value: no array of two
         build_automaton(rules)
+
+
+def test_recursive_one_of_options_are_judged_once_per_question(monkeypatch):
+    """Whether a oneOf's options are exact is judged through their `$ref`s, taking a cycle met again on trust; each
+    schema is judged once per question, not once per path through the references (two per level here: 2**7 paths
+    per option, 2 million judgements and half a minute before)."""
+    from extractor.schema import exactness
+
+    leaf = {"type": "object", "properties": {"kind": {"const": "leaf"}}, "required": ["kind"]}
+    defs = {f"n{i}": {"oneOf": [leaf, {"type": "object", "properties": {
+        "kind": {"const": f"pair{i}"}, "left": {"$ref": f"#/$defs/n{i + 1}"}, "right": {"$ref": f"#/$defs/n{i + 1}"}},
+        "required": ["kind"]}]} for i in range(6)}
+    schema = {"$defs": {**defs, "n6": {"$ref": "#/$defs/n0"}}, "$ref": "#/$defs/n0"}
+    calls, judge = [], exactness.Exactness._judge
+    monkeypatch.setattr(exactness.Exactness, "_judge", lambda *a: calls.append(1) or judge(*a))
+    compiles(schema)
+    assert len(calls) < 1_000

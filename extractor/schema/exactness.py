@@ -80,6 +80,12 @@ class Exactness:
         self.assumed = 0
         """Judgements taken on trust so far (a cycle met again, a schema too deep): a result reached without any
         is final and kept, so each schema is judged once however many options reach it."""
+        self.provisional: dict[tuple[int, str, str | None], bool] = {}
+        """Results reached on trust, kept for the rest of one question (`explicit`, `exact_complement`): every
+        check is a conjunction, so a question's answer is the same whether a schema met again is judged again or
+        read from here (a trusted cycle that fails fails every schema on it, up to the question), and a
+        recursive schema is judged once per question, not once per path through its `$ref`s. Kept beyond the
+        question where its answer is yes (then every result reached on the way holds)."""
         self.uncut: set[int] = set()
         """oneOf schemas of several options the normalizer has read without taking any option's complement (apart
         as they are, or cut to one type): their options' complements are not part of their IR."""
@@ -108,17 +114,27 @@ class Exactness:
 
     def explicit(self, schema: Any, kind: str | None = None) -> bool:
         """True when the IR of `schema` is exactly its language (within type `kind`, where one is given)."""
-        return self._judge("explicit", schema, kind, 0)
+        return self._question("explicit", schema, kind)
 
     def exact_complement(self, schema: Any) -> bool:
         """True when the complement the normalizer takes of `schema` is exactly the complement of its language."""
-        return self._judge("complement", schema, None, 0)
+        return self._question("complement", schema, None)
+
+    def _question(self, check: str, schema: Any, kind: str | None) -> bool:
+        self.provisional = {}
+        try:
+            found = self._judge(check, schema, kind, 0)
+            if found:
+                self.known.update(self.provisional)
+            return found
+        finally:
+            self.provisional = {}
 
     def _judge(self, check: str, schema: Any, kind: str | None, depth: int) -> bool:
         if isinstance(schema, bool):
             return True
         key = (id(schema), check, kind)
-        known = self.known.get(key)
+        known = self.known.get(key, self.provisional.get(key))
         if known is not None:
             return known
         if depth > MAX_DEPTH:
@@ -131,8 +147,7 @@ class Exactness:
             found = self._explicit(schema, kind, depth)
         else:
             found = self._complement(schema, depth)
-        if self.assumed == before:
-            self.known[key] = found
+        (self.known if self.assumed == before else self.provisional)[key] = found
         return found
 
     def _explicit(self, schema: dict[str, Any], kind: str | None, depth: int) -> bool:

@@ -144,7 +144,8 @@ class _Normalizer(Negation):
         self.depth = 0  # subschemas being read, one inside the other
         self.deferred: list[tuple[str, int, int, ir.Node, ir.Node, str]] = []
         """oneOf options with no exact complement, taken as apart once every definition is read (or refused)."""
-        self.exactness = Exactness(document, lambda ref: self.lookup(ref, "").contents, options.implied_types)
+        self.targets: dict[tuple[str, int], tuple[Resolver, Any]] = {}
+        self.exactness = Exactness(document, self.target, options.implied_types)
 
     @property
     def resolver(self) -> Resolver:
@@ -337,6 +338,15 @@ class _Normalizer(Negation):
             if key not in ENFORCED and key not in ANNOTATIONS:
                 warnings.warn(f"unknown keyword {key!r} at {ptr or '/'} ignored as an annotation",
                               SchemaWarning, stacklevel=4)
+
+    def target(self, ref: str) -> Any:
+        """A `$ref`'s target for the exactness checks, which judge a recursive schema's targets many times over:
+        resolved once per base URI in force (the resolver is kept beside it, so its id is not reused)."""
+        key = (ref, id(self.resolver))
+        hit = self.targets.get(key)
+        if hit is None:
+            hit = self.targets[key] = (self.resolver, self.lookup(ref, "").contents)
+        return hit[1]
 
     def lookup(self, ref: Any, ptr: str) -> Resolved[Any]:
         """The target of a $ref, or why it has none."""

@@ -6,9 +6,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from extractor.errors import InvalidSchemaError
 from extractor.schema.exactness import Exactness
+from tests.fuzz.strategies import schemas
 
 NARROW = {"maxItems": 3}  # read as an array; JSON Schema lets every non-array pass
 ARRAY = {"type": "array", "maxItems": 3}
@@ -119,3 +121,38 @@ def test_a_one_of_read_without_complements_needs_none_of_its_options() -> None:
     exactness.read_one_of(inner, complemented=True)
     exactness.suppose_uncut(inner)
     assert not exactness.explicit(inner)
+
+
+class _TrustForgotten(Exactness):
+    """Every result reached on trust worked out afresh each time it is met (exponential through recursive
+    `$ref`s, but the plain reading of the judgements)."""
+
+    def _judge(self, check: str, schema: Any, kind: str | None, depth: int) -> bool:
+        self.provisional = {}
+        return super()._judge(check, schema, kind, depth)
+
+
+def _dicts(value: Any) -> list[dict[str, Any]]:
+    out, work = [], [value]
+    while work:
+        item = work.pop()
+        if isinstance(item, dict):
+            out.append(item)
+            work.extend(item.values())
+        elif isinstance(item, list):
+            work.extend(item)
+    return out
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(schemas())
+def test_results_kept_within_a_question_change_no_answer(schema: dict[str, Any]) -> None:
+    """Reading a result reached on trust back within one question (and keeping a yes's results) answers every
+    question about every subschema as working each out afresh does."""
+    def lookup(ref: str) -> Any:
+        return schema.get("$defs", {})[ref.rsplit("/", 1)[-1]]
+
+    kept, afresh = Exactness(schema, lookup, True), _TrustForgotten(schema, lookup, True)
+    for sub in _dicts(schema):
+        assert kept.explicit(sub) == afresh.explicit(sub)
+        assert kept.exact_complement(sub) == afresh.exact_complement(sub)
