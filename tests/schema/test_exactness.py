@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from extractor.errors import InvalidSchemaError
-from extractor.schema.exactness import Exactness
+from extractor.schema.exactness import Exactness, subschemas
 from tests.fuzz.strategies import schemas
 
 NARROW = {"maxItems": 3}  # read as an array; JSON Schema lets every non-array pass
@@ -132,15 +132,11 @@ class _TrustForgotten(Exactness):
         return super()._judge(check, schema, kind, depth)
 
 
-def _dicts(value: Any) -> list[dict[str, Any]]:
-    out, work = [], [value]
-    while work:
-        item = work.pop()
-        if isinstance(item, dict):
-            out.append(item)
-            work.extend(item.values())
-        elif isinstance(item, list):
-            work.extend(item)
+def _every_subschema(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    """The document, its definitions, and every subschema below them that is an object."""
+    out = [schema, *schema.get("$defs", {}).values()]
+    for item in out:  # grows as it is read
+        out.extend(sub for _, sub in subschemas(item) if isinstance(sub, dict))
     return out
 
 
@@ -153,6 +149,6 @@ def test_results_kept_within_a_question_change_no_answer(schema: dict[str, Any])
         return schema.get("$defs", {})[ref.rsplit("/", 1)[-1]]
 
     kept, afresh = Exactness(schema, lookup, True), _TrustForgotten(schema, lookup, True)
-    for sub in _dicts(schema):
+    for sub in _every_subschema(schema):
         assert kept.explicit(sub) == afresh.explicit(sub)
         assert kept.exact_complement(sub) == afresh.exact_complement(sub)
