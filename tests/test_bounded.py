@@ -235,3 +235,32 @@ def test_recursive_one_of_options_are_judged_once_per_question(monkeypatch):
     monkeypatch.setattr(exactness.Exactness, "_judge", lambda *a: calls.append(1) or judge(*a))
     compiles(schema)
     assert len(calls) < 1_000
+
+
+@pytest.mark.parametrize("options", [
+    [{"const": f"v{i}"} for i in range(3000)],  # an enum written as documented constants
+    [{"type": "object", "properties": {"kind": {"const": i}, "v": {"type": "string"}}, "required": ["kind"]}
+     for i in range(1000)],  # a tagged union
+    [{"const": i} for i in range(300)] + [{"type": "object", "properties": {"kind": {"const": i}}, "required": ["kind"]}
+                                          for i in range(300)] + [{"type": "string", "maxLength": 3}],
+], ids=["constants", "tagged", "mixed"])
+def test_large_one_of_apart_by_values_is_not_compared_pair_by_pair(monkeypatch, options):
+    """Constants, tagged objects and options of different types are shown apart by their values: a oneOf of
+    thousands of options did half a million pair comparisons (tens of seconds)."""
+    from extractor.schema.normalize import _Normalizer
+
+    calls, apart = [], _Normalizer.apart
+    monkeypatch.setattr(_Normalizer, "apart", lambda *a, **k: calls.append(1) or apart(*a, **k))
+    target_ir({"oneOf": options}, None)
+    assert len(calls) < 1_000
+
+
+def test_a_one_of_of_many_overlapping_options_is_refused_at_once():
+    """Options that may overlap are each cut by every other's complement: past MAX_CUT_OPTIONS that is refused
+    (600 patterns took minutes), naming the keyword."""
+    from extractor.schema.normalize import MAX_CUT_OPTIONS
+
+    options = [{"type": "string", "pattern": f"^a{i}"} for i in range(MAX_CUT_OPTIONS + 1)]
+    with pytest.raises(UnsupportedSchemaError, match="options not shown apart") as caught:
+        target_ir({"oneOf": options}, None)
+    assert caught.value.keyword == "oneOf"

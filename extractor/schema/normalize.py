@@ -22,7 +22,7 @@ from extractor.lang.pattern import PatternError, compile_pattern, pattern_matche
 from extractor.lang.pattern_parts import Parts
 from extractor.lang.pattern_parts import split as split_pattern
 from extractor.schema import ir
-from extractor.schema.merge import Merger, canonical, close_objects, split_contains
+from extractor.schema.merge import MAX_PAIRS, Merger, canonical, close_objects, split_contains
 from extractor.schema.exactness import Exactness, vacuous
 from extractor.schema.keywords import ANNOTATIONS, APPLICATORS, ASSERTIONS, ENFORCED, IMPLYING, KNOWN_FORMATS
 from extractor.schema.negation import Negation
@@ -39,6 +39,8 @@ MAX_PATTERN_GROUPS = 64
 """Undeclared keys are split by the set of patterns they match: one group per set of patterns that one key may
 match together (every pair not shown apart by `patterns_apart`), up to this many; 2**n - 1 for n overlapping
 patterns, n for patterns anchored on different literal text."""
+MAX_CUT_OPTIONS = 64
+"""oneOf options that may overlap, each cut by the complements of all the others (quadratic): more are refused."""
 _BASE = "urn:extractor:schema"
 
 
@@ -280,6 +282,9 @@ class _Normalizer(Negation):
                   ptr: str) -> tuple[tuple[ir.Node, ...], bool]:
         """Overlapping oneOf options as "this one and none of the others", each other option by its
         exact complement (skipped where the two provably share no value); and whether any complement was taken."""
+        if len(options) > MAX_CUT_OPTIONS:
+            raise UnsupportedSchemaError("oneOf", ptr, f"{len(options)} options not shown apart: each would be cut by "
+                                         f"every other's complement (at most {MAX_CUT_OPTIONS})")
         out, complemented = [], False
         for i, node in enumerate(options):
             for j, sub in enumerate(schemas):
@@ -594,7 +599,29 @@ class _Normalizer(Negation):
         return out
 
     def disjoint(self, options: tuple[ir.Node, ...]) -> bool:
-        """True when no JSON value can match two options."""
+        """True when no JSON value can match two options: options of one type each are apart from those of
+        another, constants by their values, objects tagged by one key (required, a constant in every one) by
+        its values, and the rest pair by pair (up to MAX_PAIRS pairs: past it, not shown apart)."""
+        by_kind: dict[str, list[ir.Node]] = {}
+        for option in options:
+            kinds = self.kinds(option)
+            if kinds is None or len(kinds) != 1:
+                return self.apart_pairs(options)
+            by_kind.setdefault(next(iter(kinds)), []).append(option)
+        return all(self.apart_pairs(group) for group in by_kind.values())
+
+    def apart_pairs(self, options: tuple[ir.Node, ...] | list[ir.Node]) -> bool:
+        resolved = [self.resolved(o) for o in options]
+        if all(isinstance(r, ir.Const) for r in resolved):
+            values = [frozenset(canonical(json.loads(v)) for v in r.values)  # type: ignore[union-attr]
+                      for r in resolved]
+            return _distinct_sets(values)
+        if all(isinstance(r, ir.Object) for r in resolved):
+            tags = [_tags(r, self.resolved) for r in resolved]  # type: ignore[arg-type]
+            if any(_distinct_sets([t[key] for t in tags]) for key in frozenset.intersection(*map(frozenset, tags))):
+                return True
+        if len(options) * (len(options) - 1) // 2 > MAX_PAIRS:
+            return False
         return all(self.apart(a, b) for i, a in enumerate(options) for b in options[i + 1:])
 
     def apart(self, a: ir.Node, b: ir.Node, depth: int = 0) -> bool:
@@ -745,6 +772,16 @@ def _tag(schema: Any, node: ir.Node) -> bool:
     """A one-value property whose default is that value (a Pydantic union tag): generation always writes it."""
     return (isinstance(node, ir.Const) and len(node.values) == 1 and isinstance(schema, dict)
             and "default" in schema and dumps(schema["default"]) == node.values[0])
+
+
+def _distinct_sets(sets: list[frozenset[str]]) -> bool:
+    """No member in two of the sets (linear: each member seen once)."""
+    seen: set[str] = set()
+    for members in sets:
+        if not seen.isdisjoint(members):
+            return False
+        seen |= members
+    return True
 
 
 def _tags_disjoint(a: dict[str, frozenset[str]], b: dict[str, frozenset[str]]) -> bool:

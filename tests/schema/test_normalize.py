@@ -6,6 +6,8 @@ import warnings
 from typing import Literal, Optional, Union
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import BaseModel, Field
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
@@ -346,3 +348,25 @@ def test_an_intersection_given_up_on_leaves_no_definition_half_made():
     with pytest.raises(UnsupportedSchemaError):  # without it, the definition the failure interrupted stays empty
         merger.both(ir.Ref("p"), ir.Ref("q"), "")
     assert None in defs.values()
+
+
+_TAGGED_OPTIONS = st.one_of(
+    st.builds(lambda v: {"const": v}, st.sampled_from([0, 1, 1.0, "a", True, None])),
+    st.builds(lambda vs: {"enum": vs}, st.lists(st.sampled_from([0, 2, "a", "b"]), min_size=1, max_size=2)),
+    st.builds(lambda k, v, extra: {"type": "object", "properties": {k: {"const": v}, **extra}, "required": [k]},
+              st.sampled_from(["kind", "type"]), st.sampled_from([0, 1, "x"]),
+              st.sampled_from([{}, {"kind": {"enum": [0, 1]}}, {"type": {"const": "x"}}])),
+    st.sampled_from([{"type": "string"}, {"type": "null"}, {"type": "number"}]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_TAGGED_OPTIONS, min_size=1, max_size=6))
+def test_options_shown_apart_by_values_are_apart_pair_by_pair(options):
+    """Grouping oneOf options by type and telling constants and tagged objects apart by their values answers as
+    comparing every pair does."""
+    from extractor.schema.normalize import _Normalizer
+
+    normalizer = _Normalizer({"oneOf": options}, NormalizeOptions())
+    nodes = tuple(normalizer.node(o, "") for o in options)
+    pairwise = all(normalizer.apart(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:])
+    assert normalizer.disjoint(nodes) == pairwise
