@@ -163,6 +163,17 @@ ROWS: list[tuple[str, str, str]] = [
     ("hostile schemas", "not of a oneOf of three large objects",
      "build({'not': {'oneOf': [{'type': 'object', 'properties': {f'{c}{i}': {'type': 'integer'} for i in range(40)}, "
      "'required': [f'{c}{i}' for i in range(40)]} for c in 'abc']}})"),
+    ("hostile schemas", "oneOf of 3,000 constants", "build({'oneOf': [{'const': f'v{i}'} for i in range(3000)]})"),
+    ("hostile schemas", "oneOf of 1,000 tagged objects",
+     "build({'oneOf': [{'type': 'object', 'properties': {'kind': {'const': i}}, 'required': ['kind']} "
+     "for i in range(1000)]})"),
+    ("hostile schemas", "oneOf of 600 string patterns",
+     "build({'oneOf': [{'type': 'string', 'pattern': f'^a{i}'} for i in range(600)]})"),
+    ("hostile schemas", "recursive oneOf, 7 levels of two references",
+     "leaf = {'type': 'object', 'properties': {'kind': {'const': 'leaf'}}, 'required': ['kind']}\n"
+     "d = {f'n{i}': {'oneOf': [leaf, {'type': 'object', 'properties': {'kind': {'const': f'p{i}'}, "
+     "'l': {'$ref': f'#/$defs/n{i+1}'}, 'r': {'$ref': f'#/$defs/n{i+1}'}}, 'required': ['kind']}]} for i in range(6)}\n"
+     "build({'$defs': {**d, 'n6': {'$ref': '#/$defs/n0'}}, '$ref': '#/$defs/n0'})"),
     ("hostile schemas", "165 levels of nesting", "build(nest(165))"),
     ("hostile schemas", "331 levels of anyOf", "build(any_of(331))"),
     ("references", "$ref chain of 113", "build(chain(113))"),
