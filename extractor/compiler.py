@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, compile_grammar
+from extractor.lang.budget import Budget, metered
 from extractor.lang.collector import collector_paused
 from extractor.masks import CompiledGrammar, TokenTrie
 from extractor.schema import NormalizeOptions, target_ir
@@ -21,7 +22,8 @@ def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusa
                    options: CompileOptions = CompileOptions()) -> CompiledGrammar:
     """Compile a Pydantic model or JSON Schema for a tokenizer (Vocabulary, tokenizer.json path, or HF tokenizer)."""
     vocab = _vocabulary(tokenizer)
-    automaton = build_automaton(compile_grammar(target_ir(schema, refusal, normalize), options))
+    with metered(Budget(options.max_states, options.timeout)):  # one clock for the three stages
+        automaton = build_automaton(compile_grammar(target_ir(schema, refusal, normalize), options))
     return CompiledGrammar(automaton, vocab, _trie(vocab))
 
 

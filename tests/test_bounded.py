@@ -264,3 +264,19 @@ def test_a_one_of_of_many_overlapping_options_is_refused_at_once():
     with pytest.raises(UnsupportedSchemaError, match="options not shown apart") as caught:
         target_ir({"oneOf": options}, None)
     assert caught.value.keyword == "oneOf"
+
+
+def test_reading_the_schema_counts_against_the_compile_timeout():
+    """The compile clock starts before JSON Schema is read into IR: a schema slow to read (sixty untyped oneOf
+    options that may overlap, each cut by the others' complements) fails on the clock, naming where."""
+    from extractor import compile_schema
+    from extractor.errors import SchemaTooComplexError
+    from extractor.grammar import CompileOptions
+    from extractor.tokens import Vocabulary
+
+    vocab = Vocabulary(tuple(bytes([b]) for b in range(256)) + (b"</s>",), eos_ids=frozenset({256}))
+    schema = {"oneOf": [{"properties": {f"a{i}": {"type": "string"}}, "required": [f"a{i}"]} for i in range(60)]}
+    with pytest.raises(SchemaTooComplexError, match=r"more than 0.05 s to compile, reading the schema at /oneOf/") \
+            as exc:
+        compile_schema(schema, vocab, options=CompileOptions(timeout=0.05))
+    assert exc.value.pointer.startswith("/oneOf/")

@@ -45,8 +45,9 @@ class CompileOptions:
     """Automaton states built in all (every rule's NFA and DFA states) before the schema is refused with
     `SchemaTooComplexError`; no schema of the MaskBench sample reaches it. None: no limit."""
     timeout: float | None = 5.0
-    """Seconds the automaton construction may take before `SchemaTooComplexError` (the slowest schema of the
-    MaskBench sample that compiles takes under 2 s). None: no limit."""
+    """Seconds a compile may take before `SchemaTooComplexError`: the automaton construction, and with
+    `compile_schema` reading the schema into IR and rules too (the slowest schema of the MaskBench sample that
+    compiles takes under 2 s). None: no limit."""
 
 
 @dataclass

@@ -81,6 +81,17 @@ def clock() -> None:
         meter.spend(0, force=True)
 
 
+def clock_at(pointer: str) -> None:
+    """Check the deadline before reading the subschema at `pointer` (JSON Schema to IR builds no automaton, so the
+    error names where it was instead of a rule)."""
+    meter = _METER.get()
+    if meter is not None and meter.deadline is not None and time.monotonic() > meter.deadline:
+        error = SchemaTooComplexError("", f"took more than {meter.budget.timeout:g} s to compile, reading the schema "
+                                          f"at {pointer or '/'} (CompileOptions(timeout=...) raises the limit)")
+        error.pointer = pointer
+        raise error
+
+
 def tick() -> None:
     """Check the deadline from a loop that builds no state (minimization); every 1,024th call looks."""
     meter = _METER.get()

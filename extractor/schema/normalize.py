@@ -17,6 +17,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
+from extractor.lang.budget import clock_at
 from extractor.lang.json_terms import FORMATS, dumps
 from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches, patterns_apart
 from extractor.lang.pattern_parts import Parts
@@ -178,6 +179,7 @@ class _Normalizer(Negation):
         return ir.Schema(root=root, defs=defs)
 
     def node(self, schema: Any, ptr: str) -> ir.Node:
+        clock_at(ptr)
         self.depth += 1
         try:
             if self.depth > MAX_SCHEMA_DEPTH:
@@ -288,6 +290,7 @@ class _Normalizer(Negation):
         out, complemented = [], False
         for i, node in enumerate(options):
             for j, sub in enumerate(schemas):
+                clock_at(f"{ptr}/oneOf/{j}")
                 if j == i or (self.exactness.explicit(sub) and self.apart(node, options[j])):
                     continue
                 try:
