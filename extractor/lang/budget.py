@@ -39,9 +39,13 @@ class _Meter:
                 and time.monotonic() > self.deadline:
             raise self.late()
 
-    def late(self) -> SchemaTooComplexError:
-        return SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile "
-                                                "(CompileOptions(timeout=...) raises the limit)")
+    def late(self, pointer: str | None = None) -> SchemaTooComplexError:
+        """The deadline's error, naming the rule being built, or where the schema was being read (`pointer`)."""
+        reading = "" if pointer is None else f", reading the schema at {pointer or '/'}"
+        error = SchemaTooComplexError(self.rule, f"took more than {self.budget.timeout:g} s to compile{reading} "
+                                                 "(CompileOptions(timeout=...) raises the limit)")
+        error.pointer = pointer or ""
+        return error
 
 
 _METER: ContextVar[_Meter | None] = ContextVar("extractor_compile_meter", default=None)
@@ -86,10 +90,7 @@ def clock_at(pointer: str) -> None:
     error names where it was instead of a rule)."""
     meter = _METER.get()
     if meter is not None and meter.deadline is not None and time.monotonic() > meter.deadline:
-        error = SchemaTooComplexError("", f"took more than {meter.budget.timeout:g} s to compile, reading the schema "
-                                          f"at {pointer or '/'} (CompileOptions(timeout=...) raises the limit)")
-        error.pointer = pointer
-        raise error
+        raise meter.late(pointer)
 
 
 def tick() -> None:
