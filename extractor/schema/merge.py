@@ -31,6 +31,9 @@ class Merger:
     def __init__(self, defs: dict[str, ir.Node | None]) -> None:
         self.defs = defs
         self.made: dict[tuple[ir.Node, ir.Node], str] = {}
+        self.met: dict[tuple[ir.Node, ir.Node, tuple, tuple], ir.Node] = {}
+        """Intersections already made, by both sides and what equality leaves out of them (`_unequal`): a oneOf's
+        options are cut by the same complements many times over."""
         self.pairs = 0  # option pairs intersected so far, bounded by MAX_PAIRS
 
     def both(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
@@ -42,6 +45,13 @@ class Merger:
             return ir.Nothing()
         if isinstance(a, ir.Ref) or isinstance(b, ir.Ref):
             return self.ref(a, b, ptr)
+        key = (a, b, _unequal(a), _unequal(b))
+        met = self.met.get(key)
+        if met is None:
+            met = self.met[key] = self._both(a, b, ptr)
+        return met
+
+    def _both(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
         if isinstance(a, ir.Union_) or isinstance(b, ir.Union_):  # distribute; `a` stays first (its key order)
             pairs = [(o, b) for o in a.options] if isinstance(a, ir.Union_) else [(a, o) for o in b.options]
             self.pairs += len(pairs)
@@ -80,13 +90,13 @@ class Merger:
     def attempt(self) -> Iterator[None]:
         """Intersections the caller may give up on: when they raise, the definitions they made are forgotten
         (a half-made one would otherwise stay unresolved)."""
-        made = dict(self.made)
+        made, met = dict(self.made), dict(self.met)
         try:
             yield
         except UnsupportedSchemaError:
             for key in self.made.keys() - made.keys():
                 self.defs.pop(self.made[key], None)
-            self.made = made
+            self.made, self.met = made, met  # an intersection made meanwhile may name a forgotten definition
             raise
 
     def resolve(self, node: ir.Node, ptr: str) -> ir.Node:
@@ -290,6 +300,28 @@ def canonical(value: object) -> str:
             return {k: canon(x) for k, x in v.items()}
         return v
     return json.dumps(canon(value), sort_keys=True)
+
+
+def _unequal(node: ir.Node | None) -> tuple:
+    """What node equality leaves out (docs, pointers, whether an object is closed by policy), through the
+    whole tree: two intersections are one only where these agree too. Kept on the node once made."""
+    kept = getattr(node, "_unequal", None)
+    if kept is not None:
+        return kept
+    if isinstance(node, ir.Object):
+        kept = (node.doc, node.policy_closed, tuple((p.doc, _unequal(p.value)) for p in node.properties),
+                _unequal(node.additional), tuple(_unequal(v) for _, v in node.pattern_groups), _unequal(node.key_schema))
+    elif isinstance(node, ir.Array):
+        kept = (node.pointer, _unequal(node.items), tuple(_unequal(p) for p in node.prefix),
+                node.contains and (_unequal(node.contains.match), _unequal(node.contains.miss)))
+    elif isinstance(node, ir.Union_):
+        kept = tuple(_unequal(o) for o in node.options)
+    elif isinstance(node, ir.String):
+        kept = (node.pointer,)
+    else:
+        return ()
+    object.__setattr__(node, "_unequal", kept)
+    return kept
 
 
 def _tighter(a: Decimal | None, ax: bool, b: Decimal | None, bx: bool, pick) -> tuple[Decimal | None, bool]:

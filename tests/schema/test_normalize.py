@@ -350,6 +350,40 @@ def test_an_intersection_given_up_on_leaves_no_definition_half_made():
     assert None in defs.values()
 
 
+def test_an_intersection_is_made_once_but_for_what_equality_leaves_out():
+    """Intersections are kept by both sides, but two sides equal as languages may differ in their docs or in
+    whether strict objects close them: each keeps its own."""
+    from extractor.schema import ir
+    from extractor.schema.merge import Merger
+
+    merger = Merger({})
+    other = ir.Object(additional=ir.AnyValue())
+    first, second, closed = (ir.Object((ir.Property("x", ir.String(), False, ir.Doc(text)),), ir.AnyValue(),
+                                       policy_closed=policy) for text, policy in (("first", False),
+                                                                                  ("second", False),
+                                                                                  ("first", True)))
+    assert first == second == closed
+    assert merger.both(first, other, "").properties[0].doc.description == "first"
+    assert merger.both(second, other, "").properties[0].doc.description == "second"
+    assert merger.both(closed, ir.Object(additional=ir.AnyValue(), policy_closed=True), "").policy_closed
+
+
+def test_an_intersection_given_up_on_is_not_kept():
+    """An attempt that fails forgets the definitions it made, and with them every intersection naming one."""
+    from extractor.schema import ir
+    from extractor.schema.merge import Merger
+
+    defs: dict[str, ir.Node | None] = {"a": ir.Object(additional=ir.AnyValue())}
+    merger = Merger(defs)
+    pair = (ir.Union_((ir.Ref("a"), ir.Null())), ir.Object(additional=ir.String()))
+    with pytest.raises(UnsupportedSchemaError):
+        with merger.attempt():
+            merger.both(*pair, "")
+            raise UnsupportedSchemaError("not", "", "given up after the intersection was made")
+    again = merger.both(*pair, "")
+    assert isinstance(again, ir.Ref) and defs.get(again.name) is not None
+
+
 _TAGGED_OPTIONS = st.one_of(
     st.builds(lambda v: {"const": v}, st.sampled_from([0, 1, 1.0, "a", True, None])),
     st.builds(lambda vs: {"enum": vs}, st.lists(st.sampled_from([0, 2, "a", "b"]), min_size=1, max_size=2)),
