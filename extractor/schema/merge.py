@@ -304,12 +304,13 @@ def canonical(value: object) -> str:
 
 def _unequal(node: ir.Node | None) -> tuple:
     """What node equality leaves out (docs, pointers, whether an object is closed by policy), through the
-    whole tree: two intersections are one only where these agree too. Kept on the node once made."""
+    whole tree: two intersections are one only where these agree too. Docs by identity (examples may be
+    unhashable; the node holds its docs, so an id is not reused while it is kept). Kept on the node once made."""
     kept = getattr(node, "_unequal", None)
     if kept is not None:
         return kept
     if isinstance(node, ir.Object):
-        kept = (node.doc, node.policy_closed, tuple((p.doc, _unequal(p.value)) for p in node.properties),
+        kept = (id(node.doc), node.policy_closed, tuple((id(p.doc), _unequal(p.value)) for p in node.properties),
                 _unequal(node.additional), tuple(_unequal(v) for _, v in node.pattern_groups), _unequal(node.key_schema))
     elif isinstance(node, ir.Array):
         kept = (node.pointer, _unequal(node.items), tuple(_unequal(p) for p in node.prefix),
@@ -343,18 +344,28 @@ def _name(node: ir.Node) -> str:
     return node.name if isinstance(node, ir.Ref) else type(node).__name__.lower()
 
 
-def close_objects(node: ir.Node) -> ir.Node:
-    """The strict-objects policy: undeclared keys only where `additionalProperties` is a schema (not absent/true)."""
+def close_objects(node: ir.Node, seen: dict[int, tuple[ir.Node, ir.Node]] | None = None) -> ir.Node:
+    """The strict-objects policy: undeclared keys only where `additionalProperties` is a schema (not absent/true).
+    A node met again (the IR is a DAG: intersections share parts) is closed once (`seen`, by identity, keeping
+    the node alive so its id is not reused)."""
+    seen = {} if seen is None else seen
+    hit = seen.get(id(node))
+    if hit is None:
+        hit = seen[id(node)] = (node, _closed(node, seen))
+    return hit[1]
+
+
+def _closed(node: ir.Node, seen: dict[int, tuple[ir.Node, ir.Node]]) -> ir.Node:
     if isinstance(node, ir.Object):
-        props = tuple(replace(p, value=close_objects(p.value)) for p in node.properties)
-        extra = None if node.additional is None or node.policy_closed else close_objects(node.additional)
-        groups = tuple((g, close_objects(v)) for g, v in node.pattern_groups)
+        props = tuple(replace(p, value=close_objects(p.value, seen)) for p in node.properties)
+        extra = None if node.additional is None or node.policy_closed else close_objects(node.additional, seen)
+        groups = tuple((g, close_objects(v, seen)) for g, v in node.pattern_groups)
         return replace(node, properties=props, additional=extra, pattern_groups=groups, policy_closed=False)
     if isinstance(node, ir.Array):
-        return replace(node, items=None if node.items is None else close_objects(node.items),
-                       prefix=tuple(close_objects(p) for p in node.prefix))
+        return replace(node, items=None if node.items is None else close_objects(node.items, seen),
+                       prefix=tuple(close_objects(p, seen) for p in node.prefix))
     if isinstance(node, ir.Union_):
-        return ir.Union_(tuple(close_objects(o) for o in node.options))
+        return ir.Union_(tuple(close_objects(o, seen) for o in node.options))
     return node
 
 
@@ -364,10 +375,19 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
     part matching it and the part missing it (new intersections may add definitions: those too). Without
     `counting` (no `contains` was read), the definitions merging made are only closed."""
 
-    def finish(node: ir.Node) -> ir.Node:
-        return visit(close_objects(node) if strict else node)
+    closed: dict[int, tuple[ir.Node, ir.Node]] = {}
+    seen: dict[int, tuple[ir.Node, ir.Node]] = {}  # each node of the DAG visited once (kept alive: ids stay unique)
 
-    def visit(node: ir.Node) -> ir.Node:  # a node none of whose parts changed is kept as it is (the usual case)
+    def finish(node: ir.Node) -> ir.Node:
+        return visit(close_objects(node, closed) if strict else node)
+
+    def visit(node: ir.Node) -> ir.Node:
+        hit = seen.get(id(node))
+        if hit is None:
+            hit = seen[id(node)] = (node, split(node))
+        return hit[1]
+
+    def split(node: ir.Node) -> ir.Node:  # a node none of whose parts changed is kept as it is (the usual case)
         if isinstance(node, ir.Object):
             props = tuple(p if (v := visit(p.value)) is p.value else replace(p, value=v) for p in node.properties)
             extra = None if node.additional is None else visit(node.additional)
@@ -400,7 +420,7 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
             node = defs.get(name)
             if node is None:  # made while merging: from unclosed originals
                 node = merger.defs[name]
-                node = close_objects(node) if strict and node is not None else node
+                node = close_objects(node, closed) if strict and node is not None else node
             out[name] = walk(node) if node is not None else ir.Nothing()
     return root, out
 

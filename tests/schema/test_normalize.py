@@ -352,13 +352,14 @@ def test_an_intersection_given_up_on_leaves_no_definition_half_made():
 
 def test_an_intersection_is_made_once_but_for_what_equality_leaves_out():
     """Intersections are kept by both sides, but two sides equal as languages may differ in their docs or in
-    whether strict objects close them: each keeps its own."""
+    whether strict objects close them: each keeps its own (docs whose examples are unhashable included)."""
     from extractor.schema import ir
     from extractor.schema.merge import Merger
 
     merger = Merger({})
     other = ir.Object(additional=ir.AnyValue())
-    first, second, closed = (ir.Object((ir.Property("x", ir.String(), False, ir.Doc(text)),), ir.AnyValue(),
+    first, second, closed = (ir.Object((ir.Property("x", ir.String(), False, ir.Doc(text, ({"an": "example"},))),),
+                                       ir.AnyValue(),
                                        policy_closed=policy) for text, policy in (("first", False),
                                                                                   ("second", False),
                                                                                   ("first", True)))
