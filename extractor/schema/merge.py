@@ -90,13 +90,14 @@ class Merger:
     def attempt(self) -> Iterator[None]:
         """Intersections the caller may give up on: when they raise, the definitions they made are forgotten
         (a half-made one would otherwise stay unresolved)."""
-        made, met = dict(self.made), dict(self.met)
+        made, met = len(self.made), len(self.met)  # both only grow: what an attempt adds comes last
         try:
             yield
         except UnsupportedSchemaError:
-            for key in self.made.keys() - made.keys():
-                self.defs.pop(self.made[key], None)
-            self.made, self.met = made, met  # an intersection made meanwhile may name a forgotten definition
+            while len(self.made) > made:
+                self.defs.pop(self.made.popitem()[1], None)
+            while len(self.met) > met:  # an intersection made meanwhile may name a forgotten definition
+                self.met.popitem()
             raise
 
     def resolve(self, node: ir.Node, ptr: str) -> ir.Node:
@@ -304,14 +305,15 @@ def canonical(value: object) -> str:
 
 def _unequal(node: ir.Node | None) -> tuple:
     """What node equality leaves out (docs, pointers, whether an object is closed by policy), through the
-    whole tree: two intersections are one only where these agree too. Docs by identity (examples may be
-    unhashable; the node holds its docs, so an id is not reused while it is kept). Kept on the node once made."""
+    whole tree: two intersections are one only where these agree too. Docs by their text (examples may be
+    unhashable). Kept on the node once made."""
     kept = getattr(node, "_unequal", None)
     if kept is not None:
         return kept
     if isinstance(node, ir.Object):
-        kept = (id(node.doc), node.policy_closed, tuple((id(p.doc), _unequal(p.value)) for p in node.properties),
-                _unequal(node.additional), tuple(_unequal(v) for _, v in node.pattern_groups), _unequal(node.key_schema))
+        members = tuple((_doc(p.doc), _unequal(p.value)) for p in node.properties)
+        kept = (_doc(node.doc), node.policy_closed, members, _unequal(node.additional),
+                tuple(_unequal(v) for _, v in node.pattern_groups), _unequal(node.key_schema))
     elif isinstance(node, ir.Array):
         kept = (node.pointer, _unequal(node.items), tuple(_unequal(p) for p in node.prefix),
                 node.contains and (_unequal(node.contains.match), _unequal(node.contains.miss)))
@@ -323,6 +325,10 @@ def _unequal(node: ir.Node | None) -> tuple:
         return ()
     object.__setattr__(node, "_unequal", kept)
     return kept
+
+
+def _doc(doc: ir.Doc) -> tuple[str, str]:
+    return (doc.description, repr(doc.examples)) if doc != ir.NO_DOC else ("", "")
 
 
 def _tighter(a: Decimal | None, ax: bool, b: Decimal | None, bx: bool, pick) -> tuple[Decimal | None, bool]:

@@ -174,7 +174,8 @@ class _Normalizer(Negation):
                 raise _overlap(ptr, i, j, reason)
         defs: dict[str, ir.Node] = dict(self.defs)  # type: ignore[arg-type]
         if self.options.strict_objects:
-            root, defs = close_objects(root), {k: close_objects(v) for k, v in defs.items()}
+            closed: dict[int, tuple[ir.Node, ir.Node]] = {}  # parts the root and definitions share: closed once
+            root, defs = close_objects(root, closed), {k: close_objects(v, closed) for k, v in defs.items()}
         root, defs = split_contains(root, defs, self.merger, self.options.strict_objects, self.counting)
         return ir.Schema(root=root, defs=defs)
 
