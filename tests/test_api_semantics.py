@@ -192,6 +192,25 @@ def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(m
     assert isinstance(refused, Refusal) and refused.error
 
 
+def test_the_screen_reads_what_it_read_before_from_memory(model_extractor, monkeypatch):
+    """Screening a text again reads nothing; screening it for another target reads only that target's own
+    announcements (the kinds of document and "a text" are the same for every target)."""
+    from extractor.decode import relevance
+
+    before = model_extractor.relevance(Contact, RECIPE)
+    read = []
+
+    def counted(lm, prefixes, body):
+        read.append(list(prefixes))
+        return real(lm, prefixes, body)
+
+    real = relevance._read
+    monkeypatch.setattr(relevance, "_read", counted)
+    assert model_extractor.relevance(Contact, RECIPE) == before and read == []
+    model_extractor.relevance(Skills, RECIPE)
+    assert read == [relevance.announcements(Skills.model_json_schema())[:2]]
+
+
 def test_a_generic_target_on_a_text_of_another_kind_is_screened_out_unless_the_screen_is_off(model_extractor):
     """A known limit of the screen, kept visible: a one-field target with an uninformative title scores below
     the threshold on a contact text (the text reads as "a contact list", not as "a Name"); `min_relevance=None`

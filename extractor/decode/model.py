@@ -10,6 +10,7 @@ import os
 import shutil
 import socket
 import tempfile
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,9 @@ class LoadedModel:
     splits: dict[int, int] = field(default_factory=dict)
     """Learned while decoding: token -> the shorter token this model wrote where it was drafted (the
     embedded model writes `":` `"` where its tokenizer has `":"`); later drafts follow its habit."""
+    screened: OrderedDict[tuple[str, tuple[int, ...]], float] = field(default_factory=OrderedDict)
+    """Kept by the relevance screen: log p(a text's opening | an announcement), the last SCREENS_KEPT; screening
+    one text for several targets (or again) reads the common kinds of document once."""
 
     @classmethod
     def wrap(cls, model: Any, tokenizer: Any, name: str = "") -> "LoadedModel":

@@ -76,8 +76,26 @@ def opening(lm: LoadedModel, text: str, tokens: int = SCREEN_TOKENS) -> list[int
     return lm.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:tokens]
 
 
-@torch.inference_mode()
+SCREENS_KEPT = 1024
+"""Likelihoods (announcement, opening) kept per loaded model: a few floats each, the kinds of document of fifty
+texts."""
+
+
 def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
+    """log p(body | prefix) for each prefix; those the model has read before are not read again."""
+    key = tuple(body)
+    known = {p: lm.screened.get((p, key)) for p in prefixes}
+    missing = [p for p, value in known.items() if value is None]
+    if missing:
+        for prefix, value in zip(missing, _read(lm, missing, body)):
+            known[prefix] = lm.screened[prefix, key] = value
+        while len(lm.screened) > SCREENS_KEPT:
+            lm.screened.popitem(last=False)
+    return [known[p] for p in prefixes]  # type: ignore[misc]
+
+
+@torch.inference_mode()
+def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
     """log p(body | prefix) for each prefix, a few rows per pass (full logits are rows x positions x vocab)."""
     tok = lm.tokenizer
     ids_of = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
