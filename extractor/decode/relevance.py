@@ -76,21 +76,14 @@ def opening(lm: LoadedModel, text: str, tokens: int = SCREEN_TOKENS) -> list[int
     return lm.tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:tokens]
 
 
-SCREENS_KEPT = 1024
-"""Likelihoods (announcement, opening) kept per loaded model: a few floats each, the kinds of document of fifty
-texts."""
-
-
 def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
     """log p(body | prefix) for each prefix; those the model has read before are not read again."""
-    key = tuple(body)
+    key = tuple(body)  # one tuple for the rows of this call: its bytes are counted once per row, an overcount
     known = {p: lm.screened.get((p, key)) for p in prefixes}
     missing = [p for p, value in known.items() if value is None]
-    if missing:
-        for prefix, value in zip(missing, _read(lm, missing, body)):
-            known[prefix] = lm.screened[prefix, key] = value
-        while len(lm.screened) > SCREENS_KEPT:
-            lm.screened.popitem(last=False)
+    for prefix, value in zip(missing, _read(lm, missing, body) if missing else []):
+        known[prefix] = value
+        lm.screened.put((prefix, key), value, len(prefix) + 8 * len(key))
     return [known[p] for p in prefixes]  # type: ignore[misc]
 
 
