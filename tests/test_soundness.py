@@ -17,7 +17,8 @@ from extractor import Refusal, compile_schema
 from extractor.schema import with_refusal
 from extractor.tokens import Vocabulary
 from tests.models_zoo import ZOO
-from tests.walks import TOKENIZERS, closers, constrained_walk, free_walk, parses
+from tests.vocabs import shared_vocab
+from tests.walks import closers, constrained_walk, free_walk, parses
 
 WALKS = 200
 
@@ -35,14 +36,7 @@ def _smollm2() -> Vocabulary:
     return Vocabulary.from_hf(AutoTokenizer.from_pretrained(folder))
 
 
-def _shared(name: str) -> Vocabulary:
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    return Vocabulary.from_tokenizer_file(path)
-
-
-VOCABS = {"smollm2": _smollm2, "llama3": lambda: _shared("llama3"), "llama2": lambda: _shared("llama2")}
+VOCABS = {"smollm2": _smollm2, "llama3": lambda: shared_vocab("llama3"), "llama2": lambda: shared_vocab("llama2")}
 _LOADED: dict[str, Vocabulary] = {}
 
 

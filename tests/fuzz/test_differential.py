@@ -17,8 +17,8 @@ from jsonschema import Draft202012Validator
 
 from extractor import compile_schema
 from extractor.errors import ExtractorError, UnsupportedSchemaError
-from extractor.tokens import Vocabulary
 from tests.fuzz.strategies import COMPILE, WRONG, Oracle, Reference, Verdict, instances, read_exact, schemas
+from tests.vocabs import shared_vocab
 from tests.walks import TOKENIZERS, closers, constrained_walk
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
@@ -126,7 +126,6 @@ def test_stored_refusals(schema: dict[str, Any], defect: str) -> None:
         Oracle(schema)
 
 
-_VOCABS: dict[str, Vocabulary] = {}
 FAMILIES = [pytest.param(name, marks=pytest.mark.skipif(not (TOKENIZERS / name / "tokenizer.json").exists(),
                                                         reason=f"{TOKENIZERS / name} is absent (../shared is not "
                                                                "beside this checkout)"))
@@ -140,9 +139,7 @@ def test_random_walks_under_the_mask_are_valid(family: str, schema: dict[str, An
     """Byte-level BPE vocabularies of three sizes: each walk that ends is JSON valid for the schema."""
     body = json.dumps({k: v for k, v in schema.items() if k != "$defs"})
     assume(any(word in body for word in ('"properties"', '"items"', '"$ref"')))  # structure, not a lone scalar
-    if family not in _VOCABS:
-        _VOCABS[family] = Vocabulary.from_tokenizer_file(TOKENIZERS / family / "tokenizer.json")
-    vocab = _VOCABS[family]
+    vocab = shared_vocab(family)
     try:
         grammar = compile_schema(schema, vocab, options=COMPILE)
     except ExtractorError:

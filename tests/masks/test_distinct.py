@@ -22,7 +22,8 @@ from extractor.masks.matcher import Matcher
 from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
 from tests.masks.test_masks import brute_force
-from tests.walks import TOKENIZERS, closers, sample
+from tests.vocabs import shared_vocab
+from tests.walks import closers, sample
 
 KEYS = {"type": "object", "propertyNames": {"pattern": "^[ab]+$"},
         "additionalProperties": {"type": "integer", "minimum": 0, "maximum": 9}}
@@ -34,13 +35,6 @@ AB = Annotated[str, StringConstraints(pattern="^[ab]+$")]  # a small alphabet: r
 class Tags(BaseModel):
     tags: set[AB]
     scores: dict[AB, int]
-
-
-def vocabulary(name: str) -> Vocabulary:
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"../shared/tokenizers is absent: no {name} vocabulary")
-    return Vocabulary.from_tokenizer_file(str(path))
 
 
 def long_walk(matcher: Matcher, rng: np.random.Generator, keep_open: int) -> bytes:
@@ -85,7 +79,7 @@ def repeats(text: bytes) -> list[str]:
 @pytest.mark.parametrize("name", ["llama3", "gpt2", "qwen3"])
 @pytest.mark.parametrize("target", [KEYS, Tags], ids=["free_keys", "set_and_dict"])
 def test_random_walks_never_repeat_a_key_or_a_unique_item(name, target):
-    grammar = compile_schema(target, vocabulary(name))
+    grammar = compile_schema(target, shared_vocab(name))
     rng = np.random.default_rng(3)
     written = 0
     for _ in range(6):
@@ -98,7 +92,7 @@ def test_random_walks_never_repeat_a_key_or_a_unique_item(name, target):
 
 
 def test_a_repeated_key_is_masked_and_refused():
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     matcher = compile_schema(KEYS, vocab).matcher()
     matcher.advance_bytes(b'{"ab":1,"a')
     quote = vocab.tokens.index(b'"')
@@ -113,7 +107,7 @@ def test_a_repeated_key_is_masked_and_refused():
 
 def test_keys_of_sibling_objects_are_independent():
     schema = {"type": "array", "items": KEYS}
-    matcher = compile_schema(schema, vocabulary("llama3")).matcher()
+    matcher = compile_schema(schema, shared_vocab("llama3")).matcher()
     matcher.advance_bytes(b'[{"a":1},{"a":2,"b":3}]')
     assert matcher.accepting()
 
@@ -121,7 +115,7 @@ def test_keys_of_sibling_objects_are_independent():
 def test_unique_items_over_a_bounded_pattern_language_are_refused():
     with pytest.raises(UnsupportedSchemaError, match="uniqueItems"):
         compile_schema({"type": "array", "items": {"type": "string", "pattern": "^[ab]$"}, "uniqueItems": True},
-                       vocabulary("llama3"))
+                       shared_vocab("llama3"))
 
 
 QUOTED = [b'"a"', b'"b"', b'"a":', b'":"', b'","', b'"a","', b',"a"', b'"a","a"', b'"a":1,"a"', b'1,"a":',

@@ -16,15 +16,13 @@ from extractor.masks.tables import counted_table, leaf_table, unit_paths
 from extractor.masks.trie import _kernel
 from extractor.tokens import Vocabulary
 from tests.models_zoo import ZOO
-from tests.walks import TOKENIZERS, closers, sample
+from tests.vocabs import shared_vocab
+from tests.walks import closers, sample
 
 
 def small_vocab(name: str, size: int = 3000, seed: int = 0) -> Vocabulary:
     """A real vocabulary cut down (every 1-byte token, structural tokens, a random rest) so brute force is quick."""
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    full = Vocabulary.from_tokenizer_file(path)
+    full = shared_vocab(name)
     rng = np.random.default_rng(seed)
     keep = {i for i, t in enumerate(full.tokens) if len(t) == 1 or (t and any(c in t for c in b'"{}[],:'))}
     keep |= set(rng.choice(full.size, size, replace=False).tolist())
@@ -232,10 +230,7 @@ def _natively(schema: dict, tokenizer: str, otherwise: str) -> CompiledGrammar:
     instead, where it is not)."""
     if _kernel is None:
         pytest.skip(f"the C mask kernel is not built here (no C compiler at install): {otherwise}")
-    path = TOKENIZERS / tokenizer / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    return compile_schema(schema, Vocabulary.from_tokenizer_file(path), options=CompileOptions(count_from=8))
+    return compile_schema(schema, shared_vocab(tokenizer), options=CompileOptions(count_from=8))
 
 
 @pytest.mark.parametrize("tokenizer", ["llama3", "gpt2"])

@@ -15,7 +15,8 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from extractor import compile_schema
-from tests.masks.test_distinct import long_walk, vocabulary
+from tests.masks.test_distinct import long_walk
+from tests.vocabs import shared_vocab
 
 TAGS = {"type": "array", "uniqueItems": True, "items": {
     "type": "object", "properties": {"Key": {"type": "string", "minLength": 1, "maxLength": 2, "pattern": "^[ab]+$"},
@@ -37,7 +38,7 @@ class Shape(BaseModel):
 @pytest.mark.parametrize("target", [TAGS, Shape, {"type": "array", "uniqueItems": True, "items": {}}],
                          ids=["tags", "pydantic_sets", "any_values"])
 def test_random_walks_write_unique_items_and_never_run_out(name, target):
-    grammar = compile_schema(target, vocabulary(name))
+    grammar = compile_schema(target, shared_vocab(name))
     schema = target if isinstance(target, dict) else target.model_json_schema()
     validator = Draft202012Validator(schema)
     rng = np.random.default_rng(5)
@@ -52,7 +53,7 @@ def test_random_walks_write_unique_items_and_never_run_out(name, target):
 
 
 def test_a_repeated_item_is_masked_and_refused():
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     matcher = compile_schema(TAGS, vocab).matcher()
     matcher.advance_bytes(b'[{"Key":"ab","Value":"x"},{"Key":"ab","Value":"')
     quote = vocab.tokens.index(b'"')
@@ -67,7 +68,7 @@ def test_a_repeated_item_is_masked_and_refused():
 
 def test_items_equal_as_json_values_are_repeats():
     item = {"type": "object", "properties": {"a": {"type": "number"}, "b": {"type": "array"}}, "required": ["a"]}
-    matcher = compile_schema({"type": "array", "uniqueItems": True, "items": item}, vocabulary("llama3")).matcher()
+    matcher = compile_schema({"type": "array", "uniqueItems": True, "items": item}, shared_vocab("llama3")).matcher()
     matcher.advance_bytes(b'[{"a":1,"b":[true]},{"a":1.0,"b":[true')
     with pytest.raises(ValueError):
         matcher.advance_bytes(b"]}")  # 1.0 is 1
@@ -75,7 +76,7 @@ def test_items_equal_as_json_values_are_repeats():
 
 
 def test_when_every_value_is_used_the_array_must_close():
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     schema = {"type": "array", "uniqueItems": True,
               "items": {"type": "object", "properties": {"on": {"type": "boolean"}}, "required": ["on"],
                         "additionalProperties": False}}
@@ -87,14 +88,14 @@ def test_when_every_value_is_used_the_array_must_close():
 
 
 def test_a_byte_that_leaves_only_repeats_is_refused():
-    matcher = compile_schema(TAGS, vocabulary("llama3")).matcher()
+    matcher = compile_schema(TAGS, shared_vocab("llama3")).matcher()
     matcher.advance_bytes(b'[{"Key":"ab","Value":"xy"},{"Key":"ab","Value":"x')
     with pytest.raises(ValueError):
         matcher.advance_bytes(b"y")  # "xy" is as long as Value may be: only the first item could follow
 
 
 def test_a_new_outer_item_does_not_hide_an_inner_array_with_no_value_left():
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     inner = {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {
         "on": {"type": "boolean"}}, "required": ["on"], "additionalProperties": False}}
     outer = {"type": "array", "uniqueItems": True, "items": {"type": "object", "properties": {
@@ -108,7 +109,7 @@ def test_a_new_outer_item_does_not_hide_an_inner_array_with_no_value_left():
 def test_an_escaped_quote_that_leaves_only_repeats_is_masked():
     """`\\"` stays inside the string (its quote is escaped): a token the mask must still try, since the
     character it adds can leave only the first item to write."""
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     schema = {"type": "array", "uniqueItems": True, "items": {
         "type": "object", "properties": {"k": {"type": "string", "maxLength": 1}}, "required": ["k"],
         "additionalProperties": False}}
@@ -146,7 +147,7 @@ def test_a_unique_array_needing_more_items_than_exist_has_no_value(items, fewest
     unsatisfiable (or, inside an optional property, that property is never written)."""
     from extractor.errors import UnsatisfiableSchemaError
 
-    vocab = vocabulary("llama3")
+    vocab = shared_vocab("llama3")
     matcher = compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": fewest},
                              vocab).matcher()
     assert matcher.mask().any()  # exactly as many as exist: they can all be written
@@ -165,7 +166,7 @@ def test_a_unique_array_needing_more_items_than_exist_has_no_value(items, fewest
                                    {"type": "integer", "minimum": 1, "maximum": 50}])
 def test_unique_arrays_of_enough_items_keep_their_minimum(items):
     matcher = compile_schema({"type": "array", "uniqueItems": True, "items": items, "minItems": 50},
-                             vocabulary("llama3")).matcher()
+                             shared_vocab("llama3")).matcher()
     assert matcher.mask().any()
 
 

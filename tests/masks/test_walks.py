@@ -19,9 +19,8 @@ from extractor.masks.tables import leaf_table
 from extractor.masks.trie import _kernel
 from extractor.masks.walk import _walk_python, walk
 from extractor.schema import NormalizeOptions
-from extractor.tokens import Vocabulary
 from tests.masks.test_masks import masks_match_brute_force, small_vocab
-from tests.walks import TOKENIZERS
+from tests.vocabs import shared_vocab
 
 OPEN = NormalizeOptions(strict_objects=False)
 UNDECLARED = [
@@ -32,13 +31,6 @@ UNDECLARED = [
     {"type": "array", "items": {"type": "object", "properties": {"k": {"enum": ["v", "w"]}}}},
 ]
 needs_kernel = pytest.mark.skipif(_kernel is None, reason="the C mask kernel is not built here (no C compiler)")
-
-
-def full_vocab(name: str) -> Vocabulary:
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
-    return Vocabulary.from_tokenizer_file(path)
 
 
 @pytest.mark.parametrize("schema", UNDECLARED, ids=range(len(UNDECLARED)))
@@ -52,7 +44,7 @@ def test_masks_with_undeclared_keys_equal_brute_force(schema: dict) -> None:
 @pytest.mark.parametrize("schema", UNDECLARED[:3], ids=range(3))
 def test_walk_beside_the_reference_equals_the_walk_alone(schema: dict) -> None:
     """On the full Llama-3 vocabulary, every state of every undeclared-key rule."""
-    vocab = full_vocab("llama3")
+    vocab = shared_vocab("llama3")
     grammar = compile_schema(schema, vocab, normalize=OPEN)
     aut, trie, tables = grammar.automaton, grammar.trie, TableCache()
     compared = 0
@@ -81,7 +73,7 @@ COUNTED = [
 def test_native_pushdown_walk_equals_the_python_walk(schema: dict) -> None:
     """walk_table's walk and an exit walk, in C and in Python, on the full GPT-2 vocabulary: every
     rule, its first states (counted rules: counts 0 to 2)."""
-    vocab = full_vocab("gpt2")
+    vocab = shared_vocab("gpt2")
     grammar = compile_schema(schema, vocab, normalize=OPEN)
     aut, trie = grammar.automaton, grammar.trie
     configs = config_dfa(aut)

@@ -13,9 +13,9 @@ from pydantic import BaseModel, Field, HttpUrl, PostgresDsn, ValidationError
 
 from extractor import compile_schema
 from extractor.schema import json_schema
-from extractor.tokens import Vocabulary
 from tests.automata.helpers import accepts
-from tests.walks import TOKENIZERS, closers, constrained_walk
+from tests.vocabs import shared_vocab
+from tests.walks import closers, constrained_walk
 
 
 class Loose(BaseModel):
@@ -53,10 +53,7 @@ def test_the_narrowed_schema_keeps_what_validates_and_drops_what_does_not(field,
 
 @pytest.mark.parametrize("name", ["llama3", "gpt2"])
 def test_random_walks_over_loose_types_all_validate(name):
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"../shared/tokenizers is absent: no {name} vocabulary to walk")
-    vocab = Vocabulary.from_tokenizer_file(str(path))
+    vocab = shared_vocab(name)
     grammar, bonus, rng = compile_schema(Loose, vocab), closers(vocab), np.random.default_rng(7)
     rejected = []
     for _ in range(25):
