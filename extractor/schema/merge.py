@@ -170,6 +170,8 @@ class Merger:
         for name in names:
             value = self.both(self.member(a, pa, name, ptr), self.member(b, pb, name, ptr), f"{ptr}/properties/{name}")
             required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
+            if required and isinstance(value, ir.Nothing):  # a member that must be there and can take no value:
+                return ir.Nothing()  # no object (a oneOf's options cut by each other's complements often meet so)
             docs = [side[name].doc for side in (pa, pb) if name in side and side[name].doc != ir.NO_DOC]
             props.append(ir.Property(name, value, required, docs[0] if docs else ir.NO_DOC))
         additional = None if a.additional is None or b.additional is None else self.both(

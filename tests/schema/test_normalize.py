@@ -97,6 +97,8 @@ IR_ROWS = [
     ("anyof-dedup", {"anyOf": [{"type": "string"}, {"type": "string"}]}, STR, {}),
     ("anyof-drops-false", {"anyOf": [False, {"type": "null"}]}, Null(), {}),
     ("allof-single", {"allOf": [{"type": "null"}], "description": "d"}, Null(), {}),
+    ("allof-required-member-without-value", {"type": "object", "allOf": [{"properties": {"a": False}},
+                                                                         {"required": ["a"]}]}, Nothing(), {}),
     ("dict", {"type": "object", "additionalProperties": {"type": "integer"}}, Object(additional=INT), {}),
     ("strict-objects-close-true", {"type": "object", "properties": {"a": {}}, "additionalProperties": True},
      Object((Property("a", AnyValue(), False),)), {}),
