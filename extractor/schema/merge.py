@@ -78,13 +78,16 @@ class Merger:
         return a  # Null, Boolean
 
     def ref(self, a: ir.Node, b: ir.Node, ptr: str) -> ir.Node:
+        """A definition for the intersection (it may recur inside itself), or Nothing where it turned out empty:
+        a reference to an empty definition would leave its callers to be built and found empty one by one."""
         key = (a, b)
         if key not in self.made:
             name = self.made[key] = f"{_name(a)}&{_name(b)}#{len(self.made)}"
             self.defs[name] = None
             left, right = self.resolve(a, ptr), self.resolve(b, ptr)
             self.defs[name] = self.both(left, right, ptr)
-        return ir.Ref(self.made[key])
+        name = self.made[key]
+        return ir.Nothing() if isinstance(self.defs.get(name), ir.Nothing) else ir.Ref(name)
 
     @contextmanager
     def attempt(self) -> Iterator[None]:
@@ -200,7 +203,9 @@ class Merger:
         met = [replace(merged, some_undeclared=False, properties=tuple(replace(p, required=True) if p.name in chosen
                                                                         else p for p in props))
                for chosen in map(set, itertools.product(*meets))]
-        return union((merged, *met))
+        room = not isinstance(additional, (ir.Nothing, type(None))) or any(
+            not isinstance(v, ir.Nothing) for _, v in groups)  # for a member outside the properties at all
+        return union((merged, *met) if room else tuple(met))
 
     def member(self, node: ir.Object, props: dict[str, ir.Property], name: str, ptr: str) -> ir.Node:
         """What `node` says about key `name`: its property schema, else what its propertyNames,
