@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,23 +30,29 @@ class Walk:
 _PER_VOCAB: dict[tuple[int, str], tuple[Vocabulary, np.ndarray]] = {}
 
 
-def _per_vocab(vocab: Vocabulary, kind: str) -> np.ndarray:
-    """One array per vocabulary and kind: each is a pass over the whole vocabulary in Python, and `sample`
-    prepares an array of allowed tokens once per object, so walks must share them."""
+def _kept(vocab: Vocabulary, kind: str, make: Callable[[], np.ndarray]) -> np.ndarray:
+    """One read-only array per vocabulary and kind: each is a pass over the whole vocabulary in Python, and
+    `sample` prepares an array of allowed tokens once per object, so walks must share them."""
     entry = _PER_VOCAB.get((id(vocab), kind))
     if entry is None or entry[0] is not vocab:
-        if kind == "closers":
-            made = np.array([any(c in t for c in b'"]},') and not any(c in t for c in b"{[") for t in vocab.tokens],
-                            dtype=bool)
-        else:  # every token a free walk may draw: the non-empty ones and EOS
-            made = np.array([bool(t) for t in vocab.tokens])
-            made[list(vocab.eos_ids)] = True
+        made = make()
+        made.flags.writeable = False
         entry = _PER_VOCAB[(id(vocab), kind)] = (vocab, made)
     return entry[1]
 
 
 def closers(vocab: Vocabulary) -> np.ndarray:
-    return _per_vocab(vocab, "closers")
+    return _kept(vocab, "closers", lambda: np.array(
+        [any(c in t for c in b'"]},') and not any(c in t for c in b"{[") for t in vocab.tokens], dtype=bool))
+
+
+def _drawable(vocab: Vocabulary) -> np.ndarray:
+    """Every token a free walk may draw: the non-empty ones and EOS."""
+    def make() -> np.ndarray:
+        allowed = np.array([bool(t) for t in vocab.tokens])
+        allowed[list(vocab.eos_ids)] = True
+        return allowed
+    return _kept(vocab, "drawable", make)
 
 
 _PREPARED: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -73,7 +80,7 @@ def constrained_walk(grammar: CompiledGrammar, rng: np.random.Generator, bonus: 
 
 def free_walk(vocab: Vocabulary, rng: np.random.Generator, bonus: np.ndarray, length: int) -> Walk:
     """The same random model with no mask: `length` tokens (the constrained walk's count) or EOS."""
-    allowed = _per_vocab(vocab, "free")
+    allowed = _drawable(vocab)
     out = bytearray()
     for step in range(length):
         token = sample(allowed, bonus, rng)
