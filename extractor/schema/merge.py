@@ -13,7 +13,7 @@ from decimal import Decimal
 from extractor.errors import SchemaTooComplexError, UnsupportedSchemaError
 from extractor.lang.pattern import pattern_matches
 from extractor.schema import ir
-from extractor.schema.values import union
+from extractor.schema.values import object_or_nothing, union
 
 
 MAX_PAIRS = 20_000
@@ -173,8 +173,6 @@ class Merger:
         for name in names:
             value = self.both(self.member(a, pa, name, ptr), self.member(b, pb, name, ptr), f"{ptr}/properties/{name}")
             required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
-            if required and isinstance(value, ir.Nothing):  # a member that must be there and can take no value:
-                return ir.Nothing()  # no object (a oneOf's options cut by each other's complements often meet so)
             docs = [side[name].doc for side in (pa, pb) if name in side and side[name].doc != ir.NO_DOC]
             props.append(ir.Property(name, value, required, docs[0] if docs else ir.NO_DOC))
         additional = None if a.additional is None or b.additional is None else self.both(
@@ -192,8 +190,9 @@ class Merger:
                            max_properties=hi, some_undeclared=a.some_undeclared or b.some_undeclared,
                            policy_closed=a.policy_closed and b.policy_closed,
                            doc=a.doc if a.doc != ir.NO_DOC else b.doc)
-        if not merged.some_undeclared:
-            return merged
+        kept = object_or_nothing(merged)  # (a oneOf's options cut by each other's complements often meet so)
+        if not merged.some_undeclared or kept is not merged:
+            return kept
         # a side needing a key outside its properties is also met by a key only the other side declares
         meets = [[n for n, p in zip(names, props) if n not in {q.name for q in x.properties}
                   and not isinstance(p.value, ir.Nothing)] for x in (a, b) if x.some_undeclared]

@@ -28,7 +28,7 @@ from extractor.schema.exactness import Exactness, vacuous
 from extractor.schema.keywords import ANNOTATIONS, APPLICATORS, ASSERTIONS, ENFORCED, IMPLYING, KNOWN_FORMATS
 from extractor.schema.negation import Negation
 from extractor.schema.values import (
-    ANY_OBJECT, TYPES, absent, escape, read_bound, read_count, read_most, read_step, union,
+    ANY_OBJECT, TYPES, absent, escape, object_or_nothing, read_bound, read_count, read_most, read_step, union,
 )
 
 if TYPE_CHECKING:
@@ -559,10 +559,10 @@ class _Normalizer(Negation):
             groups.append((tuple(patterned[i][0] for i in subset), value))
         if isinstance(keys, ir.Nothing):  # no key at all is allowed: only undeclared keys matter here
             additional, groups = None, []
-        return ir.Object(properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
-                         key_schema=None if isinstance(keys, (ir.Nothing, type(None))) else keys,
-                         min_properties=lo, max_properties=hi,
-                         policy_closed=schema.get("additionalProperties", True) is True, doc=_doc(schema))
+        return object_or_nothing(ir.Object(
+            properties=tuple(properties), additional=additional, pattern_groups=tuple(groups),
+            key_schema=None if isinstance(keys, (ir.Nothing, type(None))) else keys, min_properties=lo,
+            max_properties=hi, policy_closed=schema.get("additionalProperties", True) is True, doc=_doc(schema)))
 
     def property_names(self, schema: dict[str, Any], ptr: str) -> ir.Node | None:
         """The propertyNames schema as it applies to keys (strings): a String, a Const, Nothing or None."""

@@ -42,6 +42,12 @@ def absent(name: str) -> ir.Node:
     return ir.Object(properties=(ir.Property(name, ir.Nothing(), False),), additional=ir.AnyValue())
 
 
+def object_or_nothing(node: ir.Object) -> ir.Node:
+    """Nothing where a required member can take no value (no object has it), else the object: built into rules,
+    such an object would only be found unable to finish by the automaton stage."""
+    return ir.Nothing() if any(p.required and isinstance(p.value, ir.Nothing) for p in node.properties) else node
+
+
 def union(options: tuple[ir.Node, ...]) -> ir.Node:
     """The union of `options`, repeats and `Nothing` dropped; a single option stands alone."""
     kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))

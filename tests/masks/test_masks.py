@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 
 import numpy as np
 import pytest
@@ -20,6 +21,7 @@ from tests.vocabs import shared_vocab
 from tests.walks import closers, sample
 
 
+@functools.cache  # one object per cut: a grammar's token trie is built once per vocabulary object
 def small_vocab(name: str, size: int = 3000, seed: int = 0) -> Vocabulary:
     """A real vocabulary cut down (every 1-byte token, structural tokens, a random rest) so brute force is quick."""
     full = shared_vocab(name)

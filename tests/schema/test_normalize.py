@@ -99,6 +99,8 @@ IR_ROWS = [
     ("allof-single", {"allOf": [{"type": "null"}], "description": "d"}, Null(), {}),
     ("allof-required-member-without-value", {"type": "object", "allOf": [{"properties": {"a": False}},
                                                                          {"required": ["a"]}]}, Nothing(), {}),
+    ("required-member-without-value", {"type": "object", "required": ["a"], "properties": {"a": False}}, Nothing(),
+     {}),
     ("allof-of-references-meeting-nothing", {"$defs": {"s": {"type": "string"}, "n": {"type": "integer"}},
                                              "allOf": [{"$ref": "#/$defs/s"}, {"$ref": "#/$defs/n"}]},
      Nothing(), {"s": String(pointer="/$defs/s"), "n": INT, "s&n#0": Nothing()}),
