@@ -9,7 +9,10 @@ minimization: one C call where the extension is built), `products` (intersection
 `automaton other` (the rest: productivity, calls, counters, the export of the tables the mask walk reads) —
 and `first mask` (the grammar paired with the vocabulary, and its matcher's first mask, tables built).
 Each part is counted once: a function's time excludes the timed functions it calls. Time to first mask
-is their sum; llguidance's is its compile (grammar and matcher) plus its first mask, timed right after
+is their sum; beside it, untimed, the part of `rule automata` spent on rules the first mask never enters (its
+walk replayed in Python afterwards: what building rule automata on demand could defer at most), and of that the
+rules whose bodies are plain or calling (neither `Minus`, `Both` nor `Counted`), whose ability to finish could
+be decided from the body without their automaton; llguidance's is its compile (grammar and matcher) plus its first mask, timed right after
 ours on each schema, so that a shared machine's changing load weighs on both alike. The ratio of the two
 still moves from run to run as the machine's load does (Python and Rust slow down unlike), so the whole
 profile runs `--runs` times, each in a fresh process (cold caches): the result is the run whose p50 ratio
@@ -44,6 +47,7 @@ class Clock:
     def __init__(self) -> None:
         self.spent: dict[str, float] = {}
         self.inner: list[float] = []
+        self.rules: dict[str, tuple[float, bool]] = {}  # rule built -> (its construction's time, body decidable)
 
     def wrap(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         def timed(*args: Any, **kw: Any) -> Any:
@@ -68,10 +72,23 @@ def instrument(clock: Clock) -> None:
     from extractor.automata import counted, pda
     from extractor.lang import dfa
 
+    from extractor.lang.regex import Both, Counted, Minus
+
     dfa._product = clock.wrap("products", dfa._product)
     dfa.build_dfa = clock.wrap("rule automata", dfa.build_dfa)
     for module in (pda, counted):
         module.build_dfa = dfa.build_dfa  # type: ignore[attr-defined]
+    construct = pda._construct
+
+    def attributed(name: str, node: Any, productive: Any) -> Any:
+        before = clock.spent.get("rule automata", 0.0) + clock.spent.get("products", 0.0)
+        try:
+            return construct(name, node, productive)
+        finally:
+            spent = clock.spent.get("rule automata", 0.0) + clock.spent.get("products", 0.0) - before
+            clock.rules[name] = (clock.rules.get(name, (0.0, True))[0] + spent,
+                                 not isinstance(node, (Minus, Both, Counted)))
+    pda._construct = attributed
 
 
 def profile(path: Path, vocab: Any, tables: Any, clock: Clock, timeout: float) -> dict[str, Any]:
@@ -82,16 +99,34 @@ def profile(path: Path, vocab: Any, tables: Any, clock: Clock, timeout: float) -
     from extractor.masks.trie import TokenTrie
 
     schema = json.loads(path.read_text())["schema"]
-    clock.spent = {}
+    clock.spent, clock.rules = {}, {}
     try:
         with time_limit(timeout):
             automaton = collector_paused(stages)(schema, clock)  # as compile_schema runs them: one pause
             trie = _trie(vocab, TokenTrie)
             clock.run("first mask", lambda: CompiledGrammar(automaton, vocab, trie, tables=tables).matcher().mask())
+        with time_limit(timeout):
+            entered = _entered(automaton, trie)
     except (ExtractorError, Timeout) as exc:
         return {"file": path.name, "status": type(exc).__name__}
     ms = {stage: round(clock.spent.get(stage, 0.0) * 1000, 3) for stage in STAGES}
-    return {"file": path.name, "status": "ok", "ms": ms, "first_mask_ms": round(sum(ms.values()), 3)}
+    never = [(t, plain) for name, (t, plain) in clock.rules.items() if name not in entered]
+    return {"file": path.name, "status": "ok", "ms": ms, "first_mask_ms": round(sum(ms.values()), 3),
+            "never_entered_ms": round(sum(t for t, _ in never) * 1000, 3),
+            "never_entered_plain_ms": round(sum(t for t, plain in never if plain) * 1000, 3)}
+
+
+def _entered(automaton: Any, trie: Any) -> set[str]:
+    """The rules on some stack of the first mask's walk (the start configuration over every token), replayed in
+    Python over the configuration DFA, which numbers each configuration it meets."""
+    import numpy as np
+
+    from extractor.automata.configs import ConfigDFA
+    from extractor.masks.walk import _walk_python
+
+    configs = ConfigDFA(automaton)
+    _walk_python(configs, trie, np.array([[0, configs.id(automaton.start())]], dtype=np.int32), exits=False)
+    return {automaton.names[rule] for config in configs.configs for stack in config for rule, _ in stack}
 
 
 def stages(schema: Any, clock: Clock) -> Any:
@@ -167,6 +202,8 @@ def main() -> None:
               for s in STAGES}
     result = {"commit": commit(), "sample": args.sample, "seed": args.seed, "schemas": len(rows), "compiled": len(done),
               "stages_ms": stages, "first_mask_ms": percentiles([r["first_mask_ms"] for r in done], KEYS),
+              "never_entered_ms": {key: percentiles([r[key] for r in done], KEYS)
+                                   for key in ("never_entered_ms", "never_entered_plain_ms")},
               "both_compiled": len(both),
               "first_mask_ms_both": {"extractor": percentiles([r["first_mask_ms"] for r in both], KEYS),
                                      "llguidance": percentiles([theirs[r["file"]] for r in both], KEYS)},
@@ -210,6 +247,15 @@ def markdown(result: dict[str, Any]) -> str:
                      f"{100 * s['share']:.1f}% |")
     f = result["first_mask_ms"]
     lines.append(f"| **time to first mask** | {f['p50']:.2f} | {f['avg']:.2f} | {f['p99']:.1f} | {f['max']:.0f} | 100% |")
+    if "never_entered_ms" in result:
+        lines += ["", "Of the rule automata stage, the rules the first mask's walk never enters (what building them on "
+                  "demand could defer at most), and of those the ones with plain or calling bodies (neither `Minus`, "
+                  "`Both` nor `Counted`: their ability to finish is decidable without their automaton):", "",
+                  "| rules | p50 ms | avg ms | p99 ms | max ms |", "|---|---:|---:|---:|---:|",
+                  *(f"| {label} | {n['p50']:.3f} | {n['avg']:.3f} | {n['p99']:.2f} | {n['max']:.1f} |"
+                    for label, n in (("never entered", result["never_entered_ms"]["never_entered_ms"]),
+                                     ("of those, plain or calling",
+                                      result["never_entered_ms"]["never_entered_plain_ms"])))]
     ours, theirs = result["first_mask_ms_both"]["extractor"], result["first_mask_ms_both"]["llguidance"]
     lines += ["", f"Time to first mask on the {result['both_compiled']} schemas both engines compile:", "",
               "| engine | p50 ms | avg ms | p99 ms | max ms |", "|---|---:|---:|---:|---:|",
@@ -217,10 +263,11 @@ def markdown(result: dict[str, Any]) -> str:
                 for name, s in (("extractor", ours), ("llguidance", theirs)))]
     lines += ["", "By tenths of our time to first mask (schemas both compile, fastest first): mean ms of each engine "
               "and their ratio, and our stages' means:", "",
-              "| tenth | extractor | llguidance | ratio | " + " | ".join(STAGES) + " |",
-              "|---:|---:|---:|---:|" + "---:|" * len(STAGES),
+              "| tenth | extractor | llguidance | ratio | " + " | ".join(STAGES) + " | never entered (plain) |",
+              "|---:|---:|---:|---:|" + "---:|" * len(STAGES) + "---:|",
               *(f"| {i + 1} | {t['extractor']:.2f} | {t['llguidance']:.2f} | {t['extractor'] / t['llguidance']:.2f}x | "
-                + " | ".join(f"{t['stages'][stage]:.3f}" for stage in STAGES) + " |"
+                + " | ".join(f"{t['stages'][stage]:.3f}" for stage in STAGES)
+                + f" | {t['never']:.3f} ({t['never_plain']:.3f}) |"
                 for i, t in enumerate(_tenths(result["rows"])))]
     if "runs" in result:
         lines += ["", f"This is the run of median ratio (p50 {_ratio(result):.2f}x) of {len(result['runs'])}, each in a "
@@ -235,7 +282,9 @@ def _tenths(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     groups = [both[i * len(both) // 10:(i + 1) * len(both) // 10] for i in range(10)] if len(both) >= 10 else []
     return [{"extractor": statistics.fmean(r["first_mask_ms"] for r in g),
              "llguidance": statistics.fmean(r["llguidance_ms"] for r in g),
-             "stages": {s: statistics.fmean(r["ms"][s] for r in g) for s in STAGES}} for g in groups]
+             "stages": {s: statistics.fmean(r["ms"][s] for r in g) for s in STAGES},
+             "never": statistics.fmean(r.get("never_entered_ms", 0.0) for r in g),
+             "never_plain": statistics.fmean(r.get("never_entered_plain_ms", 0.0) for r in g)} for g in groups]
 
 
 if __name__ == "__main__":
