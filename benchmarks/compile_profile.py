@@ -9,7 +9,7 @@ minimization: one C call where the extension is built), `products` (intersection
 `automaton other` (the rest: productivity, calls, counters, the export of the tables the mask walk reads) —
 and `first mask` (the grammar paired with the vocabulary, and its matcher's first mask, tables built).
 Each part is counted once: a function's time excludes the timed functions it calls. Time to first mask
-is their sum; beside it, untimed, the part of `rule automata` spent on rules the first mask never enters (its
+is their sum; beside it, untimed, the part of `rule automata` and `products` spent on rules the first mask never enters (its
 walk replayed in Python afterwards: what building rule automata on demand could defer at most), and of that the
 rules whose bodies are plain or calling (neither `Minus`, `Both` nor `Counted`), whose ability to finish could
 be decided from the body without their automaton; llguidance's is its compile (grammar and matcher) plus its first mask, timed right after
@@ -248,9 +248,10 @@ def markdown(result: dict[str, Any]) -> str:
     f = result["first_mask_ms"]
     lines.append(f"| **time to first mask** | {f['p50']:.2f} | {f['avg']:.2f} | {f['p99']:.1f} | {f['max']:.0f} | 100% |")
     if "never_entered_ms" in result:
-        lines += ["", "Of the rule automata stage, the rules the first mask's walk never enters (what building them on "
-                  "demand could defer at most), and of those the ones with plain or calling bodies (neither `Minus`, "
-                  "`Both` nor `Counted`: their ability to finish is decidable without their automaton):", "",
+        lines += ["", "Of the time building rule automata (the rule automata and products stages), the part spent on "
+                  "rules the first mask's walk never enters (what building them on demand could defer at most), and "
+                  "of that the rules with plain or calling bodies (neither `Minus`, `Both` nor `Counted`: whether "
+                  "they can finish is decidable without their automaton):", "",
                   "| rules | p50 ms | avg ms | p99 ms | max ms |", "|---|---:|---:|---:|---:|",
                   *(f"| {label} | {n['p50']:.3f} | {n['avg']:.3f} | {n['p99']:.2f} | {n['max']:.1f} |"
                     for label, n in (("never entered", result["never_entered_ms"]["never_entered_ms"]),
