@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+import runpy
 from pathlib import Path
 
 import pytest
@@ -20,9 +19,13 @@ EXAMPLES = [  # (script, what its output must show)
 
 @pytest.mark.model
 @pytest.mark.parametrize("script,expected", EXAMPLES, ids=[e[0] for e in EXAMPLES])
-def test_example_runs(script: str, expected: list[str]) -> None:
-    run = subprocess.run([sys.executable, str(ROOT / "examples" / script)], cwd=ROOT, capture_output=True,
-                         text=True, timeout=600)
-    assert run.returncode == 0, run.stderr[-2000:]
+def test_example_runs(script: str, expected: list[str], capsys: pytest.CaptureFixture[str],
+                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run as `python examples/<script>` runs it (as `__main__`, its folder first on the path), but in this
+    process: torch and transformers are imported once for the suite, not once per example."""
+    monkeypatch.chdir(ROOT)
+    monkeypatch.syspath_prepend(str(ROOT / "examples"))
+    runpy.run_path(str(ROOT / "examples" / script), run_name="__main__")
+    out = capsys.readouterr().out
     for piece in expected:
-        assert piece in run.stdout, (piece, run.stdout[-2000:])
+        assert piece in out, (piece, out[-2000:])
