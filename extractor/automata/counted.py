@@ -226,9 +226,24 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
         for callee, ret in edges:
             (e1 if callee in callees else e0)[s, ret] = True
     z = _closure(e0)
-    step = np.packbits(_times(z, e1), axis=1, bitorder="little")  # rows as bit sets: each step is a few NumPy calls
-    r = _times(z, base.accept)
+    moves, r = _times(z, e1), _times(z, base.accept)
     limit = (hi + 1) if hi is not None else None
+    native = lang_dfa._partition
+    if native is not None:  # the same loop in C: a step is n AND-ed bit sets, not a few NumPy calls
+        clock()
+        words = (n + 63) // 64
+        packed = np.zeros((n, words * 8), dtype=np.uint8)
+        packed[:, :(n + 7) // 8] = np.packbits(moves, axis=1, bitorder="little")
+        made, start, period, complete = native.counted_rows(packed, r.astype(np.uint8), n, words,
+                                                            -1 if limit is None else limit, MAX_TABLE_CELLS)
+        table = np.frombuffer(made, dtype=np.uint8).reshape(-1, n)
+        if not complete:
+            raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
+                                    f"{len(table)} steps")
+        if period:
+            table = np.concatenate([table, table[start:start + period]])
+        return _cumulative(table), start, period
+    step = np.packbits(moves, axis=1, bitorder="little")  # rows as bit sets: each step is a few NumPy calls
     rows, seen = [r], {r.tobytes(): 0}
     start = period = 0
     while limit is None or len(rows) < limit:
@@ -244,10 +259,14 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
             break
         seen[key] = len(rows)
         rows.append(r)
-    table = np.array(rows, dtype=np.int32)
-    cum = np.zeros((len(rows) + 1, n), dtype=np.int32)
-    np.cumsum(table, axis=0, out=cum[1:])
-    return cum, start, period
+    return _cumulative(np.array(rows)), start, period
+
+
+def _cumulative(table: np.ndarray) -> np.ndarray:
+    """cum[k][s]: how many of rows 0..k-1 have state s (a count range's feasibility is a difference of two)."""
+    cum = np.zeros((len(table) + 1, table.shape[1]), dtype=np.int32)
+    np.cumsum(table, axis=0, out=cum[1:], dtype=np.int32)
+    return cum
 
 
 def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:

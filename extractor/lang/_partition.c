@@ -899,6 +899,89 @@ done:
     return result;
 }
 
+/* counted_rows(step, first, n, words, limit, max_cells) -> (rows, start, period, complete): the feasibility
+ * rows of a counted rule (extractor/automata/counted.py's `_tables`, whose loop it mirrors). Row k+1 has state s
+ * where row k has one of the states in step[s] (n bit sets of `words` uint64 each); `first` is row 0 (n bytes,
+ * 0 or 1). Rows are made until one repeats an earlier one (start: where that one stands, period: how far back),
+ * or `limit` rows stand (limit < 0: no limit); the repeat itself is not kept. `complete` is 0 where rows * n
+ * passed `max_cells` first (rows are then those made so far). Repeats are found by a hash table of the rows'
+ * bit sets, compared word for word on a hash match. */
+static uint64_t row_hash(const uint64_t *row, Py_ssize_t words) {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (Py_ssize_t w = 0; w < words; w++) h = (h ^ row[w]) * 0xBF58476D1CE4E5B9ull, h ^= h >> 31;
+    return h;
+}
+
+static PyObject *counted_rows(PyObject *self, PyObject *args) {
+    Py_buffer step_b, first_b;
+    Py_ssize_t n, words, limit, max_cells;
+    if (!PyArg_ParseTuple(args, "y*y*nnnn", &step_b, &first_b, &n, &words, &limit, &max_cells)) return NULL;
+    const uint64_t *step = step_b.buf;
+    PyObject *result = NULL;
+    uint64_t *bits = NULL;  /* every row made, as bit sets */
+    int64_t *slots = NULL;  /* hash table: row index + 1, 0 empty */
+    Py_ssize_t count = 0, cap = 64, nslots = 128, start = 0, period = 0;
+    int complete = 1;
+    if (n <= 0 || words != (n + 63) / 64 || step_b.len < n * words * 8 || first_b.len < n) {
+        PyErr_SetString(PyExc_ValueError, "counted_rows: bad sizes");
+        goto done;
+    }
+    bits = calloc((size_t)(cap * words), sizeof(uint64_t));
+    slots = calloc((size_t)nslots, sizeof(int64_t));
+    if (!bits || !slots) { PyErr_NoMemory(); goto done; }
+    for (Py_ssize_t s = 0; s < n; s++)
+        if (((const uint8_t *)first_b.buf)[s]) bits[s / 64] |= (uint64_t)1 << (s % 64);
+    count = 1;
+    slots[row_hash(bits, words) & (uint64_t)(nslots - 1)] = 1;
+    while (limit < 0 || count < limit) {
+        if (count * n > max_cells) { complete = 0; break; }
+        if (count == cap) {
+            uint64_t *grown = realloc(bits, (size_t)(2 * cap * words) * sizeof(uint64_t));
+            if (!grown) { PyErr_NoMemory(); goto done; }
+            bits = grown, cap *= 2;
+        }
+        const uint64_t *prev = bits + (count - 1) * words;
+        uint64_t *next = bits + count * words;
+        memset(next, 0, (size_t)words * sizeof(uint64_t));
+        for (Py_ssize_t s = 0; s < n; s++) {
+            const uint64_t *row = step + s * words;
+            for (Py_ssize_t w = 0; w < words; w++)
+                if (row[w] & prev[w]) { next[s / 64] |= (uint64_t)1 << (s % 64); break; }
+        }
+        uint64_t h = row_hash(next, words);
+        Py_ssize_t at = (Py_ssize_t)(h & (uint64_t)(nslots - 1)), seen = -1;
+        while (slots[at]) {
+            const uint64_t *other = bits + (slots[at] - 1) * words;
+            if (!memcmp(other, next, (size_t)words * sizeof(uint64_t))) { seen = slots[at] - 1; break; }
+            at = (at + 1) & (nslots - 1);
+        }
+        if (seen >= 0) { start = seen, period = count - seen; break; }
+        slots[at] = ++count;
+        if (2 * count > nslots) {  /* keep the table at most half full: rehash into twice the slots */
+            int64_t *more = calloc((size_t)(2 * nslots), sizeof(int64_t));
+            if (!more) { PyErr_NoMemory(); goto done; }
+            nslots *= 2;
+            for (Py_ssize_t k = 0; k < count; k++) {
+                Py_ssize_t j = (Py_ssize_t)(row_hash(bits + k * words, words) & (uint64_t)(nslots - 1));
+                while (more[j]) j = (j + 1) & (nslots - 1);
+                more[j] = k + 1;
+            }
+            free(slots);
+            slots = more;
+        }
+    }
+    PyObject *rows = PyBytes_FromStringAndSize(NULL, count * n);
+    if (!rows) goto done;
+    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(rows);
+    for (Py_ssize_t k = 0; k < count; k++)
+        for (Py_ssize_t s = 0; s < n; s++) out[k * n + s] = (uint8_t)(bits[k * words + s / 64] >> (s % 64) & 1);
+    result = Py_BuildValue("Nnni", rows, start, period, complete);
+done:
+    free(bits); free(slots);
+    PyBuffer_Release(&step_b); PyBuffer_Release(&first_b);
+    return result;
+}
+
 /* Thompson's construction of a rule body (extractor/lang/dfa.py's `_NFA.build`, which it mirrors state for
  * state) read straight off the regex objects: `kinds` is (Bytes, Ref, Seq, Alt, Repeat, Suffix); each edge's
  * label (a byte mask or a callee's name) is numbered in `labels` (a dict, filled in order of first use). State
@@ -1571,6 +1654,7 @@ static PyMethodDef methods[] = {
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference), or its "
                                        "minimal DFA."},
     {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},
+    {"counted_rows", counted_rows, METH_VARARGS, "The feasibility rows of a counted rule, up to a repeat."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},

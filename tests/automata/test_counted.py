@@ -136,3 +136,41 @@ def test_a_counted_body_too_large_for_a_dense_closure_is_refused_at_once():
     with pytest.raises(CountedTooComplex, match="states"):
         counted(body, np.zeros(trans.shape, dtype=bool), frozenset(), 0, 10)
     assert time.monotonic() - start < 1
+
+
+@pytest.mark.skipif(__import__("extractor.lang.dfa", fromlist=["_partition"])._partition is None,
+                    reason="lang/_partition.c is not built here (no C compiler): only the NumPy loop runs")
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 70), st.integers(0, 2**32 - 1), st.integers(0, 5), st.one_of(st.none(), st.integers(0, 40)),
+       st.sampled_from([1 << 22, 60, 7]))
+def test_the_native_feasibility_rows_are_the_numpy_ones(n, seed, lo, extra, cells):
+    """The counter's rows (which counts can still finish from each state), their prefix and period, made by C
+    and by NumPy from random bodies, bounds and table limits: the same tables, or the same refusal."""
+    from extractor.automata import counted as module
+    from extractor.lang import dfa
+    from extractor.lang.dfa import RuleDFA
+
+    rng = np.random.default_rng(seed)
+    trans = np.where(rng.random((n, 256)) < rng.random() ** 4 * 0.02, rng.integers(0, n, (n, 256)), -1).astype(np.int32)
+    inc = rng.random((n, 256)) < rng.random() * 0.5
+    ring = int(rng.integers(1, n + 1))  # a counted cycle through the first states: rows repeat with its length
+    trans[np.arange(ring), ord("a")] = (np.arange(ring) + 1) % ring
+    inc[:, ord("a")] = True
+    body = RuleDFA(trans=trans, accept=rng.random(n) < rng.random() ** 4 * 0.3, calls=((),) * n)
+    hi = None if extra is None else lo + extra
+
+    def tables() -> object:
+        try:
+            cum, start, period = module._tables(body, inc, frozenset(), lo, hi)
+            return cum.tolist(), start, period
+        except module.CountedTooComplex as exc:
+            return str(exc)
+
+    native = dfa._partition
+    try:
+        module.MAX_TABLE_CELLS, kept = cells, module.MAX_TABLE_CELLS
+        made = tables()
+        dfa._partition = None
+        assert tables() == made
+    finally:
+        dfa._partition, module.MAX_TABLE_CELLS = native, kept
