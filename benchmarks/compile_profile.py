@@ -9,13 +9,13 @@ minimization: one C call where the extension is built), `products` (intersection
 `automaton other` (the rest: productivity, calls, counters, the export of the tables the mask walk reads) —
 and `first mask` (the grammar paired with the vocabulary, and its matcher's first mask, tables built).
 Each part is counted once: a function's time excludes the timed functions it calls. Time to first mask
-is their sum; beside it, untimed, the part of `rule automata` and `products` spent on rules the first mask never enters (its
-walk replayed in Python afterwards: what building rule automata on demand could defer at most), and of that the
-rules whose bodies are plain or calling (neither `Minus`, `Both` nor `Counted`), whose ability to finish could
-be decided from the body without their automaton; llguidance's is its compile (grammar and matcher) plus its first mask, timed right after
-ours on each schema, so that a shared machine's changing load weighs on both alike. The ratio of the two
-still moves from run to run as the machine's load does (Python and Rust slow down unlike), so the whole
-profile runs `--runs` times, each in a fresh process (cold caches): the result is the run whose p50 ratio
+is their sum; llguidance's is its compile (grammar and matcher) plus its first mask, timed right after
+ours on each schema, so that a shared machine's changing load weighs on both alike. Beside them, untimed: the
+part of `rule automata` and `products` spent on rules the first mask never enters (its walk replayed in Python
+afterwards: what building rule automata on demand could defer at most), and of that the rules whose bodies are
+plain or calling (neither `Minus`, `Both` nor `Counted`), whose ability to finish could be decided from the body
+without their automaton. The ratio of the two engines' times still moves from run to run as the machine's load
+does (Python and Rust slow down unlike), so the whole profile runs `--runs` times, each in a fresh process (cold caches): the result is the run whose p50 ratio
 is the median, with every run's ratio beside it.
 """
 

@@ -226,24 +226,29 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
         for callee, ret in edges:
             (e1 if callee in callees else e0)[s, ret] = True
     z = _closure(e0)
-    moves, r = _times(z, e1), _times(z, base.accept)
-    limit = (hi + 1) if hi is not None else None
+    table, start, period = _rows(_times(z, e1), _times(z, base.accept), (hi + 1) if hi is not None else None)
+    return _cumulative(table), start, period
+
+
+def _rows(moves: np.ndarray, first: np.ndarray, limit: int | None) -> tuple[np.ndarray, int, int]:
+    """first, then each row the states with a move into the row before (moves[s][t]: s reaches t by one counted
+    step), until a row repeats (start, period: where it stood and how far back; one period is appended) or
+    `limit` rows stand (start = period = 0)."""
+    n = len(first)
     native = lang_dfa._partition
-    if native is not None:  # the same loop in C: a step is n AND-ed bit sets, not a few NumPy calls
+    if native is not None:  # in C: a row is n AND-ed bit sets, not a few NumPy calls
         clock()
         words = (n + 63) // 64
         packed = np.zeros((n, words * 8), dtype=np.uint8)
         packed[:, :(n + 7) // 8] = np.packbits(moves, axis=1, bitorder="little")
-        made, start, period, complete = native.counted_rows(packed, r.astype(np.uint8), n, words,
+        made, start, period, complete = native.counted_rows(packed, first.astype(np.uint8), n, words,
                                                             -1 if limit is None else limit, MAX_TABLE_CELLS)
         table = np.frombuffer(made, dtype=np.uint8).reshape(-1, n)
         if not complete:
-            raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
-                                    f"{len(table)} steps")
-        if period:
-            table = np.concatenate([table, table[start:start + period]])
-        return _cumulative(table), start, period
+            raise CountedTooComplex(f"the counts reachable from {n} states show no period within {len(table)} steps")
+        return (np.concatenate([table, table[start:start + period]]) if period else table), start, period
     step = np.packbits(moves, axis=1, bitorder="little")  # rows as bit sets: each step is a few NumPy calls
+    r = first
     rows, seen = [r], {r.tobytes(): 0}
     start = period = 0
     while limit is None or len(rows) < limit:
@@ -259,7 +264,7 @@ def _tables(base: RuleDFA, inc: np.ndarray, callees: frozenset[str], lo: int, hi
             break
         seen[key] = len(rows)
         rows.append(r)
-    return _cumulative(np.array(rows)), start, period
+    return np.array(rows), start, period
 
 
 def _cumulative(table: np.ndarray) -> np.ndarray:
