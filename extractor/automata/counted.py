@@ -245,7 +245,7 @@ def _rows(moves: np.ndarray, first: np.ndarray, limit: int | None) -> tuple[np.n
                                                             -1 if limit is None else limit, MAX_TABLE_CELLS)
         table = np.frombuffer(made, dtype=np.uint8).reshape(-1, n)
         if not complete:
-            raise CountedTooComplex(f"the counts reachable from {n} states show no period within {len(table)} steps")
+            raise _no_period(n, len(table))
         return (np.concatenate([table, table[start:start + period]]) if period else table), start, period
     step = np.packbits(moves, axis=1, bitorder="little")  # rows as bit sets: each step is a few NumPy calls
     r = first
@@ -253,8 +253,7 @@ def _rows(moves: np.ndarray, first: np.ndarray, limit: int | None) -> tuple[np.n
     start = period = 0
     while limit is None or len(rows) < limit:
         if len(rows) * n > MAX_TABLE_CELLS:
-            raise CountedTooComplex(f"the counts reachable from {n} states show no period within "
-                                    f"{len(rows)} steps")
+            raise _no_period(n, len(rows))
         clock()
         r = (step & np.packbits(r, bitorder="little")).any(axis=1)
         key = r.tobytes()
@@ -265,6 +264,10 @@ def _rows(moves: np.ndarray, first: np.ndarray, limit: int | None) -> tuple[np.n
         seen[key] = len(rows)
         rows.append(r)
     return np.array(rows), start, period
+
+
+def _no_period(n: int, rows: int) -> CountedTooComplex:
+    return CountedTooComplex(f"the counts reachable from {n} states show no period within {rows} steps")
 
 
 def _cumulative(table: np.ndarray) -> np.ndarray:
