@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -143,7 +144,7 @@ def main() -> None:
                              "running it (the file and its commit are recorded beside the figures)")
     args = parser.parse_args()
 
-    methods = [method(s) for s in args.methods.split(",") if s]
+    methods = [method(s) for s in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", args.methods)]  # commas in [...] kept
     docs = documents(args.split, args.targets.split(",") if args.targets else None, args.limit)
     model = args.model or "embedded"
     prints = _fingerprints()

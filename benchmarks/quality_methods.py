@@ -5,7 +5,9 @@
   retries see the errors (what users do without constrained decoding);
 - `constrained`: the grammar alone: compact layout, no jump-forward, no guards, no relevance screen (the
   model chooses between the target and the refusal branch);
-- `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options;
+- `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options, and
+  `extract[strip=true]` extracts the target's JSON Schema with every description (docstrings, field
+  descriptions) taken out: a bare target, as a user who wrote none gives it;
 - `llguidance`, `xgrammar`: the peers' own transformers logits processors (benchmarks/generation_peers.py),
   on the same JSON Schema with the refusal branch.
 """
@@ -84,6 +86,8 @@ PROMPTS = {
 def _extract(ex: Extractor, target: type[BaseModel], text: str, budget: int, options: dict[str, Any]) -> Outcome:
     attempts: list[Attempt] = []
     options = dict(options)
+    if options.pop("strip", False):
+        target = stripped(json_schema(target))
     saved = ex.template
     ex.template = PROMPTS[options.pop("prompt")] if "prompt" in options else saved
     try:
@@ -95,9 +99,30 @@ def _extract(ex: Extractor, target: type[BaseModel], text: str, budget: int, opt
     return _outcome(result, attempts)
 
 
+def stripped(schema: Any) -> Any:
+    """A JSON Schema without its `description`s (the target's docstring and its fields' descriptions); property
+    names are kept, whatever they are called."""
+    if isinstance(schema, list):
+        return [stripped(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {}
+    for key, value in schema.items():
+        if key == "description":
+            continue
+        if key in ("properties", "$defs", "definitions", "patternProperties"):
+            out[key] = {name: stripped(sub) for name, sub in value.items()}
+        else:
+            out[key] = stripped(value) if isinstance(value, (dict, list)) and key not in ("enum", "const",
+                                                                                          "examples", "default") \
+                else value
+    return out
+
+
 def _outcome(result: Any, attempts: list[Attempt], error: str | None = None) -> Outcome:
     refused = isinstance(result, Refusal)
-    return Outcome(output=None if result is None or refused else result.model_dump(mode="json"),
+    dumped = result.model_dump(mode="json") if isinstance(result, BaseModel) else result
+    return Outcome(output=None if result is None or refused else dumped,
                    refused=refused, valid=result is not None, cut=any(a.cut for a in attempts),
                    tokens=sum(a.usage.completion_tokens for a in attempts), seconds=0.0, attempts=len(attempts),
                    text=attempts[-1].text if attempts else "", error=error)

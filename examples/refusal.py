@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from extractor import Extractor, Refusal, UnsatisfiableSchemaError, Verbatim, ungrounded
+from extractor import Extractor, Refusal, UnsatisfiableSchemaError, Verbatim, trace
 
 DATA = Path(__file__).parent / "data"
 CONTACT, RECIPE = (DATA / "contact.txt").read_text(), (DATA / "no_answer.txt").read_text()
@@ -28,7 +28,7 @@ def show(label: str, result: object, text: str) -> None:
     if isinstance(result, Refusal):  # the refusal branch: handle it like any other outcome
         print(f"{label}: declined: {result.error}")
     else:
-        print(f"{label}: {result!r}; not in the text: {[u.path for u in ungrounded(result, text)]}")
+        print(f"{label}: {result!r}; not in the text: {[v.pointer for v in trace(result, text).not_found]}")
 
 
 def main() -> None:
@@ -36,7 +36,7 @@ def main() -> None:
     show("contact card, grounded", extractor.extract(GroundedContact, CONTACT, max_tokens=80), CONTACT)
     # no substring of a recipe is an email: the refusal branch is the only thing left to write
     show("recipe, grounded", extractor.extract(GroundedContact, RECIPE, max_tokens=80), RECIPE)
-    # a plain schema without the refusal branch forces an answer: ungrounded() points at the invention
+    # a plain schema without the refusal branch forces an answer: its trace points at the invention
     show("recipe, plain, refusal=False", extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80), RECIPE)
     try:
         extractor.extract(GroundedContact, RECIPE, refusal=False)

@@ -13,15 +13,17 @@ from extractor.errors import (
     ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, ModelLoadError,
     SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
-from extractor.grounding import Ungrounded, ungrounded
 from extractor.options import ExtractOptions
 from extractor.schema import Refusal
-from extractor.schema.verbatim import Verbatim
+from extractor.schema.verbatim import FromText, Verbatim
+from extractor.tracing import Span, Trace, Traced, ValueTrace, trace
 
 __all__ = [
-    "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "Guards", "IncompleteOutputError",
-    "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal", "SchemaTooComplexError", "Ungrounded",
-    "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "Verbatim", "aextract", "aextract_many", "aextract_stream", "check", "compile_schema", "extract", "extract_many", "extract_stream", "ungrounded",
+    "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "FromText", "Guards",
+    "IncompleteOutputError", "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal",
+    "SchemaTooComplexError", "Span", "Trace", "Traced", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage",
+    "ValueTrace", "Verbatim", "aextract", "aextract_many", "aextract_stream", "check", "compile_schema", "extract",
+    "extract_many", "extract_stream", "trace",
 ]
 
 try:

@@ -47,11 +47,11 @@ async def aextract_many(target: Any, texts: Sequence[str], options: ExtractOptio
 
 async def aextract_stream(target: Any, text: str, options: ExtractOptions | None = None, *,
                           extractor: Extractor | None = None, model: str | None = None, device: str | None = None,
-                          **overrides: Any) -> AsyncIterator[Any]:
+                          with_trace: bool = False, **overrides: Any) -> AsyncIterator[Any]:
     """`Extractor.extract_stream` as an async iterator: partial results, then the final one."""
     ex = extractor or await asyncio.to_thread(shared_extractor, model, device)
     halt = threading.Event()
-    partials = stream(ex, target, text, ExtractOptions.of(options, overrides), halt)
+    partials = stream(ex, target, text, ExtractOptions.of(options, overrides), halt, with_trace)
     try:
         while True:
             value = await asyncio.to_thread(next, partials, _END)

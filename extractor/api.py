@@ -21,7 +21,8 @@ from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.inputs import at_least, guards_for, nonempty
 from extractor.masks import CompiledGrammar
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
-from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, total
+from extractor.grounding import Grounding
+from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
@@ -88,11 +89,13 @@ class Extractor:
 
     def extract(self, target: Any, text: str, options: ExtractOptions | None = None, *,
                 on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
-                _matcher: Callable[[CompiledGrammar], Any] | None = None, **overrides: Any) -> Any:
+                with_trace: bool = False, _matcher: Callable[[CompiledGrammar], Any] | None = None,
+                **overrides: Any) -> Any:
         """Extract one `target` from `text`; a Refusal when the model declines.
 
         `options`: an `ExtractOptions`; any of its fields may also be given as a keyword (`max_tokens=256`),
         overriding it. `on_attempt(attempt)` is called after every attempt (text, errors, usage);
+        `with_trace=True` returns a `Traced` (the result and where each of its values is in the text);
         `with_usage=True` returns `(result, usage)`, the usage summed over the attempts. Raises `InputError`
         before generating (empty text, a prompt over the model's context), `IncompleteOutputError` when
         `max_tokens` cuts the last attempt (a cut attempt is retried first, with `Guards.tightened()`), and
@@ -100,10 +103,11 @@ class Extractor:
         """
         from extractor.decode.loop import drain
         return drain(self._extracting(target, text, ExtractOptions.of(options, overrides), on_attempt=on_attempt,
-                                     with_usage=with_usage, _matcher=_matcher))
+                                     with_usage=with_usage, with_trace=with_trace, _matcher=_matcher))
 
     def _extracting(self, target: Any, text: str, opts: ExtractOptions, *,
                    on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
+                   with_trace: bool = False,
                    _matcher: Callable[[CompiledGrammar], Any] | None = None) -> Generator[None, None, Any]:
         """`extract` one forward pass per step (what `extract_stream` drives); closing it stops decoding."""
         from extractor.decode.loop import generating
@@ -113,6 +117,7 @@ class Extractor:
         self._fits(first, opts.max_tokens)  # a text over the context is refused before anything is compiled
         grammar = self._grammar(target, text, opts) if opts.constrained else None
         checks, attempts = [*model_checks(target), *opts.checks], []
+        grounding = Grounding(target, text, opts.grounding, keep=with_trace)
         try:
             for attempt in retrying(opts.max_retries):
                 with attempt:
@@ -124,8 +129,8 @@ class Extractor:
                                                 sampling=sampling, jump_forward=opts.jump_forward, guards=guards,
                                                 source=text)
                     try:
-                        result = outcome(target, refusal, gen, attempts, opts.max_tokens, checks,
-                                         self._is_target(target, text, opts))
+                        result, found = outcome(target, refusal, gen, attempts, opts.max_tokens, checks,
+                                                self._is_target(target, text, opts), grounding)
                     except IncompleteOutputError as exc:
                         if grammar is None:
                             raise
@@ -133,19 +138,20 @@ class Extractor:
                     finally:
                         if on_attempt is not None and attempts:
                             on_attempt(attempts[-1])
-                    return (result, total(attempts)) if with_usage else result
+                    return returned(result, found, attempts, with_trace, with_usage)
         except Invalid:
             raise ExtractionError(attempts) from None
         except Cut as cut:
             raise cut.error from None
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def extract_stream(self, target: Any, text: str, options: ExtractOptions | None = None,
-                       **overrides: Any) -> Iterator[Any]:
+    def extract_stream(self, target: Any, text: str, options: ExtractOptions | None = None, *,
+                       with_trace: bool = False, **overrides: Any) -> Iterator[Any]:
         """Yield partial results while generating: the target built (unvalidated, `model_construct`)
         from the top-level fields complete so far, each time one more completes; then the final
-        validated result (or Refusal). Errors are raised as by `extract`. Jump-forward is off."""
-        return stream(self, target, text, ExtractOptions.of(options, overrides))
+        validated result (or Refusal; a `Traced` with `with_trace=True`). Errors are raised as by `extract`.
+        Jump-forward is off."""
+        return stream(self, target, text, ExtractOptions.of(options, overrides), with_trace=with_trace)
 
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""
@@ -157,7 +163,7 @@ class Extractor:
     def extract_many(self, target: Any, texts: Sequence[str], options: ExtractOptions | None = None, *,
                      batch_size: int = 8, progress: bool | None = None,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False,
-                     _matcher: Callable[[CompiledGrammar], Any] = CompiledGrammar.matcher,
+                     with_trace: bool = False, _matcher: Callable[[CompiledGrammar], Any] = CompiledGrammar.matcher,
                      **overrides: Any) -> list[Any]:
         """Extract one `target` from each text, `batch_size` documents decoded together.
 
@@ -166,8 +172,8 @@ class Extractor:
         document never loses the others' results (`isinstance(r, ExtractorError)` picks them out). Failed
         validations and cut outputs are retried in later rounds with their errors fed back (`max_retries`:
         its stop and wait apply to rounds). `progress` shows a tqdm bar (None: only on a terminal).
-        `on_attempt(index, attempt)` is called after every attempt; `with_usage=True` makes each entry a
-        `(result, Usage)` pair. Options as in `extract` (`messages` excepted: it is one chat, not one per text).
+        `on_attempt(index, attempt)` is called after every attempt; `with_trace=True` makes each result a `Traced`;
+        `with_usage=True` makes each entry a `(result, Usage)` pair. Options as in `extract` (`messages` excepted: it is one chat, not one per text).
         """
         if isinstance(texts, (str, bytes)):
             raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
@@ -175,7 +181,7 @@ class Extractor:
         opts = ExtractOptions.of(options, overrides)
         if opts.messages is not None:
             raise InputError("extract_many builds one chat per text: pass examples or system, not messages")
-        return Batch(self, target, texts, opts, batch_size, on_attempt, _matcher).run(progress, with_usage)
+        return Batch(self, target, texts, opts, batch_size, on_attempt, _matcher, with_trace).run(progress, with_usage)
 
     def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
         """How much likelier the model finds `text` announced as the target than as another kind of document

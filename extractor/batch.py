@@ -13,7 +13,8 @@ from extractor.errors import Attempt, ExtractionError, ExtractorError, Incomplet
 from extractor.inputs import guards_for, nonempty
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.options import ExtractOptions
-from extractor.outcome import Invalid, outcome, retrying, total
+from extractor.grounding import Grounding
+from extractor.outcome import Invalid, outcome, retrying, returned, total
 
 if TYPE_CHECKING:
     from extractor.api import Extractor
@@ -25,9 +26,10 @@ class Batch:
 
     def __init__(self, ex: Extractor, target: Any, texts: Sequence[str], options: ExtractOptions, batch_size: int,
                  on_attempt: Callable[[int, Attempt], None] | None,
-                 matcher: Callable[[CompiledGrammar], Matcher] = CompiledGrammar.matcher) -> None:
+                 matcher: Callable[[CompiledGrammar], Matcher] = CompiledGrammar.matcher,
+                 with_trace: bool = False) -> None:
         self.ex, self.target, self.texts, self.options = ex, target, texts, options
-        self.batch_size, self.on_attempt, self.matcher = batch_size, on_attempt, matcher
+        self.batch_size, self.on_attempt, self.matcher, self.with_trace = batch_size, on_attempt, matcher, with_trace
         self.checks = [*model_checks(target), *options.checks]
         self.attempts: list[list[Attempt]] = [[] for _ in texts]
         self.results: list[Any] = [None] * len(texts)
@@ -94,10 +96,12 @@ class Batch:
 
     def settle(self, i: int, gen: Generation) -> bool:
         """Record document i's attempt; True when it is to be retried."""
+        grounding = Grounding(self.target, self.texts[i], self.options.grounding, keep=self.with_trace)
         try:
-            self.results[i] = outcome(self.target, self.options.refusal_model, gen, self.attempts[i],
-                                      self.options.max_tokens, self.checks,
-                                      self.ex._is_target(self.target, self.texts[i], self.options))
+            result, found = outcome(self.target, self.options.refusal_model, gen, self.attempts[i],
+                                    self.options.max_tokens, self.checks,
+                                    self.ex._is_target(self.target, self.texts[i], self.options), grounding)
+            self.results[i] = returned(result, found, self.attempts[i], self.with_trace, False)
         except Invalid:
             self.results[i] = ExtractionError(self.attempts[i])
             return True

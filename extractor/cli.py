@@ -1,4 +1,5 @@
-"""The `extractor` command: `extractor extract` over files, `extractor schema` to inspect a target."""
+"""The `extractor` command: `extractor extract` over files, `extractor review` to check the results, `extractor
+schema` to inspect a target."""
 
 from __future__ import annotations
 
@@ -29,14 +30,22 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--no-refusal", action="store_true", help="no refusal branch: the model must answer")
     ext.add_argument("--layout", default=DEFAULT_LAYOUT, choices=sorted(LAYOUTS), help="the whitespace forced")
     ext.add_argument("--max-retries", type=int, default=1, help="retries after a failed validation or a cut")
-    ext.add_argument("--grounding", action="store_true",
-                     help='add "ungrounded": the string values that occur nowhere in the input text')
+    ext.add_argument("--trace", action="store_true",
+                     help='add "trace": each value\'s spans in the text and how they were found (for `extractor review`)')
+    ext.add_argument("--grounding", default="marked", choices=["marked", "all", "off"],
+                     help="values that must be found in the text or the attempt is retried: those marked FromText "
+                          "(default), all, or none")
+    rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts")
+    rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
+    rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")
+    rev.add_argument("-o", "--output", type=Path, default=Path("review.html"), help="the page to write")
+    rev.add_argument("--title", default=None, help="the page's title (default: the results file's name)")
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
     info.add_argument("target", help="module:Model or a JSON Schema file")
     info.add_argument("--no-refusal", action="store_true")
     args = parser.parse_args(argv)
     try:
-        return _extract(args) if args.command == "extract" else _schema(args)
+        return {"extract": _extract, "review": _review, "schema": _schema}[args.command](args)
     except (ExtractorError, ValueError, OSError) as exc:
         print(f"extractor: error: {exc}", file=sys.stderr)
         return 2
@@ -87,13 +96,13 @@ def _extract(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from extractor.api import Extractor
-    from extractor.grounding import ungrounded
     from extractor.schema import Refusal
+    from extractor.tracing import Traced
 
     target = load_target(args.schema)
     files = _inputs(args.input)
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
-                             max_retries=args.max_retries)
+                             max_retries=args.max_retries, grounding=args.grounding)
     extractor = Extractor(args.model)
     out = args.jsonl.open("w") if args.jsonl else sys.stdout
     failed = 0
@@ -103,11 +112,13 @@ def _extract(args: argparse.Namespace) -> int:
             record: dict[str, Any] = {"file": str(path)}
             try:
                 text = path.read_text(encoding="utf-8")
-                result = extractor.extract(target, text, options)
+                traced: Traced[Any] = extractor.extract(target, text, options, with_trace=True)
+                result = traced.result
                 record["refused"] = isinstance(result, Refusal)
-                record["result"] = result.model_dump(mode="json") if hasattr(result, "model_dump") else result
-                if args.grounding and not record["refused"]:
-                    record["ungrounded"] = [vars(u) for u in ungrounded(result, text, target)]
+                record["result"] = result.model_dump(mode="json", by_alias=True) if hasattr(result, "model_dump") \
+                    else result
+                if args.trace:
+                    record["trace"] = traced.trace.to_json()
             except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
                 failed += 1
                 message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
@@ -119,6 +130,15 @@ def _extract(args: argparse.Namespace) -> int:
         if args.jsonl:
             out.close()
     return 1 if failed else 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    from extractor.review import read_jsonl, write_review
+
+    documents = read_jsonl(args.results, args.texts)
+    path = write_review(documents, args.output, args.title or args.results.name)
+    print(f"{path}: {len(documents)} documents", file=sys.stderr)
+    return 0
 
 
 def _schema(args: argparse.Namespace) -> int:

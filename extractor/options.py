@@ -14,6 +14,7 @@ from extractor.checks import Check
 from extractor.decode.guards import Guards
 from extractor.errors import InputError
 from extractor.grammar import Layout, LayoutName
+from extractor.grounding import GroundingMode
 from extractor.inputs import at_least
 from extractor.schema import Refusal
 
@@ -72,6 +73,9 @@ class ExtractOptions:
     messages: Sequence[dict[str, str]] | None = None
     """Replaces the whole chat (the text is then only the source for grounding, drafts and guards);
     `extract` only."""
+    grounding: GroundingMode = "marked"
+    """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
+    "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score only the
     refusal is offered, at or above it only the target. None: both offered, the model chooses."""
@@ -85,6 +89,8 @@ class ExtractOptions:
                                ("repetition_penalty", self.repetition_penalty > 0, "> 0")):
             if not ok:  # NaN compares false: refused too
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
+        if self.grounding not in ("marked", "all", "off"):
+            raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
         if isinstance(self.layout, str):
             Layout.named(self.layout)  # an unknown name is refused here, before any model work
 

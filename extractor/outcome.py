@@ -12,7 +12,9 @@ from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
 
 from extractor.checks import Check, run_checks
 from extractor.errors import Attempt, IncompleteOutputError, Usage
+from extractor.grounding import Grounding
 from extractor.masks import CompiledGrammar
+from extractor.tracing import Trace, Traced
 
 if TYPE_CHECKING:
     from extractor.decode.loop import Generation
@@ -31,8 +33,11 @@ class Cut(Exception):
 
 
 def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
-            max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None) -> Any:
-    """The result of one attempt: the parsed object, IncompleteOutputError, or Invalid (errors recorded)."""
+            max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None,
+            grounding: Grounding | None = None) -> tuple[Any, Trace | None]:
+    """The result of one attempt and its trace (None unless `grounding` traces it): the parsed object,
+    IncompleteOutputError, or Invalid (errors recorded: validation, checks, values the text must hold and does
+    not)."""
     attempts.append(Attempt(gen.text, gen.usage, cut=not gen.complete))
     if not gen.complete:
         raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
@@ -46,7 +51,13 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attem
     if failed:
         attempts[-1].errors = failed
         raise Invalid()
-    return result
+    if refused or grounding is None:
+        return result, Trace() if grounding is not None and grounding.keep else None
+    found, missing = grounding.check(result, gen)
+    if missing:
+        attempts[-1].errors = missing
+        raise Invalid()
+    return result, found
 
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,
@@ -93,6 +104,12 @@ def retrying(max_retries: int | Retrying) -> Retrying:
     if isinstance(max_retries, Retrying):
         return max_retries.copy(retry=retry, reraise=True)
     return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry)
+
+
+def returned(result: Any, found: Trace | None, attempts: list[Attempt], with_trace: bool, with_usage: bool) -> Any:
+    """What an extraction call returns: the result, as a `Traced` with its trace, with the usage summed."""
+    value = Traced(result, found or Trace()) if with_trace else result
+    return (value, total(attempts)) if with_usage else value
 
 
 def total(attempts: list[Attempt]) -> Usage:

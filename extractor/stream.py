@@ -97,7 +97,7 @@ class Partial:
 
 
 def stream(extractor: Extractor, target: Any, text: str, options: ExtractOptions,
-           halt: threading.Event | None = None) -> Iterator[Any]:
+           halt: threading.Event | None = None, with_trace: bool = False) -> Iterator[Any]:
     """The partial results of an extraction (jump-forward off, so values arrive token by token), then its
     result. Closing the generator, or setting `halt`, stops the decoding at its next step."""
     matchers: list[Matcher] = []
@@ -106,7 +106,8 @@ def stream(extractor: Extractor, target: Any, text: str, options: ExtractOptions
         matchers.append(grammar.matcher())
         return matchers[-1]
 
-    steps = extractor._extracting(target, text, replace(options, jump_forward=False), _matcher=watch)
+    steps = extractor._extracting(target, text, replace(options, jump_forward=False), with_trace=with_trace,
+                                  _matcher=watch)
     partial = Partial(target)
     try:
         while halt is None or not halt.is_set():

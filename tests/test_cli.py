@@ -39,13 +39,13 @@ def test_extract_writes_one_json_line_per_file(tmp_path):
     (tmp_path / "in" / "b.md").write_text("Nothing to see here.")
     out = tmp_path / "out.jsonl"
     code = main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path / "in"),
-                 "--jsonl", str(out), "--max-tokens", "48", "--grounding"])
+                 "--jsonl", str(out), "--max-tokens", "48", "--trace"])
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert [line["file"].rsplit("/", 1)[-1] for line in lines] == ["a.txt", "b.md"]
     assert code in (0, 1) and all(("result" in line) != ("error" in line) for line in lines)
     assert code == (1 if any("error" in line for line in lines) else 0)
     answered = [line for line in lines if "result" in line and not line["refused"]]
-    assert all(isinstance(line["ungrounded"], list) for line in answered)
+    assert all(isinstance(line["trace"], list) for line in answered)
 
 
 @pytest.mark.model
@@ -85,14 +85,16 @@ def test_a_file_in_the_working_directory_cannot_stand_in_for_a_dependency(tmp_pa
 
 def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, monkeypatch):
     import extractor.api
+    from extractor import Traced, trace
     from schemas import ContactCard
 
     class Fake:
         def __init__(self, model=None):
             pass
 
-        def extract(self, target, text, options=None, **kw):
-            return ContactCard(name=text.strip(), emails=[], phones=[])
+        def extract(self, target, text, options=None, with_trace=False, **kw):
+            result = ContactCard(name=text.strip(), emails=[], phones=[])
+            return Traced(result, trace(result, text)) if with_trace else result
 
     monkeypatch.setattr(extractor.api, "Extractor", Fake)
     (tmp_path / "a.txt").write_bytes(b"\xff\xfe broken")

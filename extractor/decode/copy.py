@@ -14,6 +14,7 @@ the output is the one token-by-token decoding gives; a draft saves a pass per to
 
 from __future__ import annotations
 
+from extractor.decode.draft import NO_DRAFT, Draft
 from extractor.decode.forced import SpanTokenizer
 from extractor.masks import Matcher
 
@@ -28,11 +29,12 @@ class SourceDrafts:
         self.source, self.spans = source, spans
         self.max_tokens, self.min_match, self.window = max_tokens, min_match, window
 
-    def draft(self, matcher: Matcher, value: bytes, room: int, in_string: bool = False) -> list[int]:
-        """Tokens the source suggests after `value` (the current value so far), allowed by the matcher."""
+    def draft(self, matcher: Matcher, value: bytes, room: int, in_string: bool = False) -> Draft:
+        """Tokens the source suggests after `value` (the current value so far), allowed by the matcher, with
+        the source offset their bytes start at (a closing quote and forced text after them are not source)."""
         limit = min(self.max_tokens, room)
         if limit <= 0 or len(value) < self.min_match:
-            return []
+            return NO_DRAFT
         for n in range(min(len(value), self.window), self.min_match - 1, -1):
             at = self.source.find(value[-n:])
             if at < 0:
@@ -42,10 +44,12 @@ class SourceDrafts:
             cut = min((i for i in (follow.find(bytes([b])) for b in _STOP) if i >= 0), default=len(follow))
             body = follow[:cut]
             line_ends = follow[cut:cut + 1] in (b"\n", b"\r") or (cut == len(follow) and end >= len(self.source))
+            copied = len(body)
             if in_string and line_ends:
                 body += _closed(matcher, body)
-            return _allowed(matcher, self.spans.encode(body)[:limit])
-        return []
+            return Draft(_allowed(matcher, self.spans.encode(body)[:limit]), copied=True, source=at + n,
+                         source_bytes=copied)
+        return NO_DRAFT
 
 
 def _closed(matcher: Matcher, body: bytes) -> bytes:

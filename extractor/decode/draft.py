@@ -16,6 +16,10 @@ class Draft:
     tokens: list[int] = field(default_factory=list)
     copied: bool = False
     """Copied from the source text (`SourceDrafts`); else forced by the grammar."""
+    source: int = 0
+    """Copied: the byte offset in the source text where the tokens' bytes start."""
+    source_bytes: int = 0
+    """Copied: how many of the tokens' bytes are the source's (a closing quote and forced text may follow)."""
 
 
 NO_DRAFT = Draft()

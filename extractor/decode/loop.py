@@ -43,6 +43,9 @@ class Generation:
     """Output tokens fed by jump-forward, without a sampling decision (included in token_ids)."""
     copied_tokens: int = 0
     """Output tokens drafted from the source text and kept by the model (included in token_ids)."""
+    copies: tuple[tuple[int, int, int], ...] = ()
+    """(output offset, source offset, length) in bytes of each run of output bytes copied from the source: where
+    the decoder took a value from the text (what `extractor.trace` reports as copied)."""
     guard_steps: int = 0
     """Steps where a guard removed tokens from the mask."""
 
@@ -156,7 +159,7 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
                       seconds=finished.get(i, time.perf_counter() - start), prefill_seconds=prefill)
         data = bytes(row.output)
         out.append(Generation(text=_text(data), data=data, token_ids=row.tokens, complete=row.complete,
-                              usage=usage, forced_tokens=row.forced, copied_tokens=row.copied,
+                              usage=usage, forced_tokens=row.forced, copied_tokens=row.copied, copies=tuple(row.copies),
                               guard_steps=row.guard.fired if row.guard is not None else 0))
     return out
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import torch
@@ -94,6 +94,8 @@ class Row:
     discard: int = 0
     forced: int = 0
     copied: int = 0
+    copies: list[tuple[int, int, int]] = field(default_factory=list)
+    """(output offset, source offset, length) in bytes of each run of output copied from the source and kept."""
     passes: int = 0
     complete: bool = False
     done: bool = False
@@ -144,7 +146,7 @@ class Row:
         """Take the draft as far as the model keeps it; the model's own token after that (None: the accepted
         draft filled the budget)."""
         draft, self.draft, self.discard = self.draft, NO_DRAFT, 0
-        sampling = self.options.sampling
+        sampling, read = self.options.sampling, 0
         for j, drafted in enumerate(draft.tokens):
             kept, token = verify(self._scores(logits, j, masks), drafted, sampling, self.generator)
             if not kept:
@@ -152,6 +154,9 @@ class Row:
                 learn_split(self.splits, self.vocab.tokens, drafted, token)
                 return token
             self.matcher.advance(token)
+            if draft.copied:
+                self._copied(draft, read, len(self.vocab.tokens[token]))
+                read += len(self.vocab.tokens[token])
             self._emit([token])
             if draft.copied:
                 self.copied += 1
@@ -211,8 +216,9 @@ class Row:
             self.pending += span
             if not span and self.copy is not None:
                 copied = self.copy.draft(matcher, self.json.value(), room, self.json.in_string)
-                copied = self.spans.resplit(copied, self.splits)[:room] if self.splits else copied
-                self.draft = Draft(copied, copied=True)
+                if self.splits and copied.tokens:
+                    copied = replace(copied, tokens=self.spans.resplit(copied.tokens, self.splits)[:room])
+                self.draft = copied
                 self.pending += self.draft.tokens
         if self.draft.tokens:
             return
@@ -220,6 +226,18 @@ class Row:
             self.complete = self.done = True  # nothing may follow but EOS: no pass spent on choosing it
         elif len(self.tokens) >= self.options.max_tokens:
             self.done = True
+
+    def _copied(self, draft: Draft, read: int, size: int) -> None:
+        """Record that the next `size` output bytes, `read` bytes into a copied draft, are the source's (as far
+        as the draft's source bytes go), joined to the run before where both sides continue it."""
+        size = min(size, draft.source_bytes - read)
+        if size <= 0:
+            return
+        out, src = len(self.output), draft.source + read
+        if self.copies and (last := self.copies[-1])[0] + last[2] == out and last[1] + last[2] == src:
+            self.copies[-1] = (last[0], last[1], last[2] + size)
+        else:
+            self.copies.append((out, src, size))
 
     def _ends_with(self, span: list[int]) -> bool:
         """True when the output is complete after `span` (walked, the matcher left where it is)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from pydantic import BaseModel, TypeAdapter
@@ -53,6 +54,16 @@ def target_ir(target: type[Any] | dict[str, Any], refusal: type[BaseModel] | Non
 
 def quotes_source(schema: ir.Schema) -> bool:
     """Whether some string must be copied from the document (`Verbatim`), so the grammar depends on it."""
+    return any(isinstance(node, ir.String) and node.verbatim for node in nodes(schema))
+
+
+def marks_text(schema: ir.Schema) -> bool:
+    """Whether some member is marked `FromText` (its values must be found in the document)."""
+    return any(isinstance(node, ir.Object) and any(p.doc.from_text for p in node.properties) for node in nodes(schema))
+
+
+def nodes(schema: ir.Schema) -> Iterator[ir.Node]:
+    """Every node of a schema's IR (the root's and its definitions'), each once."""
     stack: list[ir.Node | None] = [schema.root, *schema.defs.values()]
     seen: set[int] = set()
     while stack:
@@ -60,8 +71,7 @@ def quotes_source(schema: ir.Schema) -> bool:
         if node is None or id(node) in seen:
             continue
         seen.add(id(node))
-        if isinstance(node, ir.String) and node.verbatim:
-            return True
+        yield node
         if isinstance(node, ir.Union_):
             stack += node.options
         elif isinstance(node, ir.Object):
@@ -71,5 +81,4 @@ def quotes_source(schema: ir.Schema) -> bool:
             stack += [node.items, *node.prefix]
             if node.contains is not None:
                 stack += [node.contains.match, node.contains.miss]
-    return False
 

@@ -15,6 +15,8 @@ class Doc:
 
     description: str = ""
     examples: tuple[Any, ...] = ()
+    from_text: bool = False
+    """`x-from-text`: every value under this member must be found in the source text (`FromText`)."""
 
 
 NO_DOC = Doc()

@@ -174,7 +174,10 @@ class Merger:
             value = self.both(self.member(a, pa, name, ptr), self.member(b, pb, name, ptr), f"{ptr}/properties/{name}")
             required = (name in pa and pa[name].required) or (name in pb and pb[name].required)
             docs = [side[name].doc for side in (pa, pb) if name in side and side[name].doc != ir.NO_DOC]
-            props.append(ir.Property(name, value, required, docs[0] if docs else ir.NO_DOC))
+            doc = docs[0] if docs else ir.NO_DOC
+            if any(d.from_text for d in docs) and not doc.from_text:  # a FromText mark on either side holds
+                doc = replace(doc, from_text=True)
+            props.append(ir.Property(name, value, required, doc))
         additional = None if a.additional is None or b.additional is None else self.both(
             a.additional, b.additional, ptr)
         groups, key_schema = (), None
@@ -333,8 +336,8 @@ def _unequal(node: ir.Node | None) -> tuple:
     return kept
 
 
-def _doc(doc: ir.Doc) -> tuple[str, str]:
-    return (doc.description, repr(doc.examples)) if doc != ir.NO_DOC else ("", "")
+def _doc(doc: ir.Doc) -> tuple[str, str, bool]:
+    return (doc.description, repr(doc.examples), doc.from_text) if doc != ir.NO_DOC else ("", "", False)
 
 
 def _tighter(a: Decimal | None, ax: bool, b: Decimal | None, bx: bool, pick) -> tuple[Decimal | None, bool]:

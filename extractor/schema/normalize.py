@@ -703,7 +703,7 @@ def _doc(schema: Any) -> ir.Doc:
         return ir.NO_DOC
     text, examples = schema.get("description"), schema.get("examples")
     return ir.Doc(text.strip() if isinstance(text, str) else "",
-                  tuple(examples) if isinstance(examples, list) else ())
+                  tuple(examples) if isinstance(examples, list) else (), schema.get("x-from-text") is True)
 
 
 def _kinds(node: ir.Node) -> set[str]:

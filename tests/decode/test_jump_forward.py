@@ -40,18 +40,21 @@ def test_source_drafts_propose_what_follows_in_the_text(gpt2):
     drafts = SourceDrafts(SOURCE.encode(), SpanTokenizer(gpt2, grammar), max_tokens=8)
     matcher = grammar.matcher()
     matcher.advance_bytes(b'{"name":"Ann')
-    ids = drafts.draft(matcher, b"Ann", room=20)
-    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b" Lee-Smith"  # cut at the line break
-    ids = drafts.draft(matcher, b"Ann", room=20, in_string=True)  # ... where the string may close
-    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b' Lee-Smith","email":"'
-    ids = drafts.draft(matcher, b"Ann", room=3, in_string=True)
+    draft = drafts.draft(matcher, b"Ann", room=20)
+    assert b"".join(grammar.vocab.tokens[t] for t in draft.tokens) == b" Lee-Smith"  # cut at the line break
+    assert (draft.copied, draft.source, draft.source_bytes) == (True, SOURCE.index(" Lee"), len(" Lee-Smith"))
+    draft = drafts.draft(matcher, b"Ann", room=20, in_string=True)  # ... where the string may close
+    assert b"".join(grammar.vocab.tokens[t] for t in draft.tokens) == b' Lee-Smith","email":"'
+    assert draft.source_bytes == len(" Lee-Smith")  # the quote and what the grammar forces are not the source's
+    ids = drafts.draft(matcher, b"Ann", room=3, in_string=True).tokens
     assert len(ids) == 3
-    assert drafts.draft(matcher, b"An", room=20) == []  # shorter than min_match
-    assert drafts.draft(matcher, b"Ann", room=1) == ids[:1]
+    assert drafts.draft(matcher, b"An", room=20).tokens == []  # shorter than min_match
+    assert drafts.draft(matcher, b"Ann", room=1).tokens == ids[:1]
     matcher = grammar.matcher()
     matcher.advance_bytes(b'{"name":"ann@exa')
-    ids = drafts.draft(matcher, b"ann@exa", room=20)
-    assert b"".join(grammar.vocab.tokens[t] for t in ids) == b"mple.com, "  # cut at the quote
+    draft = drafts.draft(matcher, b"ann@exa", room=20)
+    assert b"".join(grammar.vocab.tokens[t] for t in draft.tokens) == b"mple.com, "  # cut at the quote
+    assert SOURCE.encode()[draft.source:draft.source + draft.source_bytes] == b"mple.com, "
 
 
 @pytest.fixture(scope="module")

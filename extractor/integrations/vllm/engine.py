@@ -18,7 +18,8 @@ from extractor.inputs import nonempty
 from extractor.integrations.vllm.backend import ENV, register
 from extractor.integrations.vllm.spec import with_options
 from extractor.options import ExtractOptions
-from extractor.outcome import Invalid, accepts, outcome, retrying, total
+from extractor.grounding import Grounding
+from extractor.outcome import Invalid, accepts, outcome, retrying, returned, total
 from extractor.schema import Refusal, json_schema
 
 
@@ -56,11 +57,12 @@ class VLLMExtractor:
 
     def extract_many(self, target: Any, texts: Sequence[str], options: ExtractOptions | None = None, *,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False,
-                     **overrides: Any) -> list[Any]:
+                     with_trace: bool = False, **overrides: Any) -> list[Any]:
         """One entry per text, as `Extractor.extract_many` returns them (errors in their slots), with the same
         `ExtractOptions` (`jump_forward` has no effect here; `guards` is True or False; no `messages`). With a
         refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it only the
-        refusal object may be written, at or above it only the target."""
+        refusal object may be written, at or above it only the target. `with_trace=True` makes each result a
+        `Traced` (vLLM does not draft from the text, so values are found, never reported as copied)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import StructuredOutputsParams
@@ -90,9 +92,11 @@ class VLLMExtractor:
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
             retry = []
             for i, out in zip(pending, outputs):
+                grounding = Grounding(target, texts[i], opts.grounding, keep=with_trace)
                 try:
-                    results[i] = outcome(target, refusal_model, _generation(out, seconds), attempts[i],
-                                         opts.max_tokens, every, self._is_target(schema, opts))
+                    result, found = outcome(target, refusal_model, _generation(out, seconds), attempts[i],
+                                            opts.max_tokens, every, self._is_target(schema, opts), grounding)
+                    results[i] = returned(result, found, attempts[i], with_trace, False)
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
                 except ExtractorError as exc:  # IncompleteOutputError (guards off): not retried

@@ -1,0 +1,101 @@
+"""What a trace says: for each leaf value of a result, where in the text it came from and how that was known."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, TypeVar
+
+T = TypeVar("T")
+
+Status = Literal["copied", "found", "not_found", "fixed", "absent"]
+"""copied: the decoder copied the value's bytes from the text (exact by construction; `Verbatim` values too);
+found: the text holds the value, as written or written another way (`how` says which); not_found: the text holds
+it nowhere, a value the model made up or changed; fixed: the schema spells the value (a boolean, an enum or
+const member) and the text does not hold it; absent: null or an empty string."""
+
+STATUSES: tuple[Status, ...] = ("copied", "found", "not_found", "fixed", "absent")
+
+
+@dataclass(frozen=True)
+class Span:
+    """Characters `start:end` of the text (Python string indices of the text as it was passed)."""
+
+    start: int
+    end: int
+
+    def of(self, text: str) -> str:
+        """The text this span covers."""
+        return text[self.start:self.end]
+
+
+@dataclass(frozen=True)
+class ValueTrace:
+    """Where one leaf value of a result came from."""
+
+    pointer: str
+    """The value's JSON pointer in the result's JSON form (keys as the schema names them): `/jobs/0/company`."""
+    value: Any
+    status: Status
+    spans: tuple[Span, ...] = ()
+    """Where the text holds the value: the occurrence the decoder copied, else every occurrence in order (the
+    first 100)."""
+    how: str = ""
+    """copied: "decoder" or "verbatim"; found: "exact", "folded" (case, spacing, Unicode forms), "words"
+    (accents and punctuation too), "number", "date", "month", "time" or "digits" (written another way)."""
+    occurrences: int = 0
+    """How many places hold the value the way `how` says (`spans` lists at most 100 of them)."""
+    marked: bool = False
+    """The value is under a member marked `FromText`: not found fails validation (`ExtractOptions.grounding`)."""
+
+    @property
+    def grounded(self) -> bool:
+        """The text holds the value (copied or found)."""
+        return self.status in ("copied", "found")
+
+
+@dataclass(frozen=True)
+class Trace:
+    """The leaf values of one result, in document order, each with its spans in the text."""
+
+    values: tuple[ValueTrace, ...] = ()
+
+    def __iter__(self) -> Iterator[ValueTrace]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    def __getitem__(self, pointer: str) -> ValueTrace:
+        """The trace of the value at a JSON pointer (`trace["/email"]`)."""
+        for value in self.values:
+            if value.pointer == pointer:
+                return value
+        raise KeyError(pointer)
+
+    @property
+    def not_found(self) -> list[ValueTrace]:
+        """The values the text holds nowhere: made up, or changed by the model."""
+        return [v for v in self.values if v.status == "not_found"]
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """The trace as JSON-able data (what the CLI writes and the review page reads)."""
+        return [{"pointer": v.pointer, "value": v.value, "status": v.status,
+                 "spans": [[s.start, s.end] for s in v.spans], "how": v.how, "occurrences": v.occurrences,
+                 "marked": v.marked} for v in self.values]
+
+    @classmethod
+    def from_json(cls, data: list[dict[str, Any]]) -> Trace:
+        """A trace back from `to_json`'s data."""
+        return cls(tuple(ValueTrace(d["pointer"], d["value"], d["status"], tuple(Span(a, b) for a, b in d["spans"]),
+                                    d.get("how", ""), d.get("occurrences", len(d["spans"])), d.get("marked", False))
+                         for d in data))
+
+
+@dataclass(frozen=True)
+class Traced(Generic[T]):
+    """A result with its trace: what `extract(..., with_trace=True)` returns."""
+
+    result: T
+    """The target instance, or a `Refusal` (whose trace is empty)."""
+    trace: Trace = field(default_factory=Trace)
