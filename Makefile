@@ -1,5 +1,6 @@
 # The two commands: `make demo` and `make test`. Each builds .venv on first use.
 # `make test-vllm` runs the vLLM integration's tests in a virtualenv of its own (.venv-vllm: vLLM is heavy).
+# `make test-browser` runs the review page's tests in headless Chromium (Debian's package, driven by Playwright).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -8,7 +9,7 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-vllm vllm-env clean
+.PHONY: demo test test-browser test-vllm vllm-env clean
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
@@ -25,6 +26,14 @@ $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_part
 	$(BIN)/pip install -q -e ".[test]"
 	rm -f $(VENV)/.installed-*
 	touch $@
+
+# Playwright drives the system's Chromium (its own browser download cannot be reached here); Chromium comes from
+# Debian's package where it is missing and apt can install it, else the tests skip and say so.
+test-browser: $(STAMP)
+	$(BIN)/pip install -q "playwright>=1.45"
+	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) >/dev/null 2>&1 \
+		|| echo "test-browser: Chromium could not be installed; the browser tests will skip"
+	$(BIN)/python -m pytest -q tests/browser
 
 vllm-env: $(VLLM_STAMP)
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import REPO, commit, write_results  # noqa: E402
 from benchmarks.quality_methods import Method, method, run  # noqa: E402
-from benchmarks.quality_score import Outcome, summarize  # noqa: E402
+from benchmarks.quality_score import Outcome, summarize, trace_figures  # noqa: E402
 
 DATA = REPO / "benchmarks" / "data" / "quality" / "documents.jsonl"
 CACHE = REPO / "benchmarks" / "results" / "quality_cache"
@@ -206,7 +206,7 @@ def report(methods: list[Method], docs: list[dict[str, Any]], outcomes: dict[tup
     per_method, per_target = {}, {}
     for m in methods:
         rows = [(d["gold"], outcomes[m.name, d["id"]]) for d in docs]
-        per_method[m.name] = summarize(rows)
+        per_method[m.name] = {**summarize(rows), **trace_figures([(d, outcomes[m.name, d["id"]]) for d in docs])}
         per_target[m.name] = {t: summarize([(d["gold"], outcomes[m.name, d["id"]]) for d in docs if d["target"] == t])
                               for t in sorted({d["target"] for d in docs})}
     return {
@@ -247,7 +247,7 @@ def checks(per: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 
 COLUMNS = ["valid_rate", "field_em", "field_f1", "refusal_precision", "refusal_recall", "loop_rate",
-           "tokens_per_doc", "seconds_per_doc"]
+           "not_found_rate", "tokens_per_doc", "seconds_per_doc"]
 
 
 def markdown(result: dict[str, Any]) -> str:

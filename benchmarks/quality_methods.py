@@ -91,12 +91,14 @@ def _extract(ex: Extractor, target: type[BaseModel], text: str, budget: int, opt
     saved = ex.template
     ex.template = PROMPTS[options.pop("prompt")] if "prompt" in options else saved
     try:
-        result = ex.extract(target, text, max_tokens=budget, on_attempt=attempts.append, **options)
+        traced = ex.extract(target, text, max_tokens=budget, on_attempt=attempts.append, with_trace=True, **options)
     except ExtractorError as exc:
         return _outcome(None, attempts, error=f"{type(exc).__name__}: {exc}"[:300])
     finally:
         ex.template = saved
-    return _outcome(result, attempts)
+    out = _outcome(traced.result, attempts)
+    out.trace = traced.trace.to_json()
+    return out
 
 
 def stripped(schema: Any) -> Any:

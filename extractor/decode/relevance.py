@@ -65,6 +65,13 @@ def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float |
     return combine([*first, *likelihoods(lm, said[3:], body)])
 
 
+def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
+    """The kind of document the text reads most like (of KINDS), from the likelihoods the screen kept."""
+    said, body = announcements(schema), opening(lm, text)
+    kinds = likelihoods(lm, said[3:], body)
+    return KINDS[max(range(len(KINDS)), key=kinds.__getitem__)]
+
+
 def combine(ll: list[float], margin: float = PART_MARGIN) -> float:
     """The score from the likelihoods of the text after each of `announcements` (in their order)."""
     about, titled, neutral, *kinds = ll

@@ -703,7 +703,22 @@ def _doc(schema: Any) -> ir.Doc:
         return ir.NO_DOC
     text, examples = schema.get("description"), schema.get("examples")
     return ir.Doc(text.strip() if isinstance(text, str) else "",
-                  tuple(examples) if isinstance(examples, list) else (), schema.get("x-from-text") is True)
+                  tuple(examples) if isinstance(examples, list) else (), _from_text(schema))
+
+
+def _from_text(schema: dict[str, Any]) -> bool:
+    """Marked `x-from-text`, itself or in what wraps its values: the options of an `anyOf`/`oneOf`/`allOf`
+    (`Optional[Annotated[str, FromText]]`), its `items` (`list[Annotated[str, FromText]]`)."""
+    stack, seen = [schema], 0
+    while stack and seen < 64:
+        sub, seen = stack.pop(), seen + 1
+        if not isinstance(sub, dict):
+            continue
+        if sub.get("x-from-text") is True:
+            return True
+        stack += [o for key in ("anyOf", "oneOf", "allOf") if isinstance(sub.get(key), list) for o in sub[key]]
+        stack.append(sub.get("items"))
+    return False
 
 
 def _kinds(node: ir.Node) -> set[str]:

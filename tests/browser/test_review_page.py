@@ -3,6 +3,8 @@ work, and document text is shown as text, never as markup."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from pydantic import BaseModel
 
@@ -143,3 +145,11 @@ def test_a_screenshot_is_written(page, shots):
     page.click('#tree .leaf[data-pointer="/emails/0"]')
     page.screenshot(path=shots / "review.png")
     assert (shots / "review.png").stat().st_size > 10_000
+
+
+def test_the_page_benchmark_runs_on_a_few_documents(browser, tmp_path):
+    from benchmarks.review_page import arguments, report
+
+    result = report(arguments(["--docs", "12", "--runs", "1", "--json", str(tmp_path / "r.json")]), browser, "test")
+    assert result["rows"] == 12 and result["first_paint_ms"]["median"] > 0
+    assert json.loads((tmp_path / "r.json").read_text())["documents"] == 12
