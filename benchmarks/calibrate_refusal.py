@@ -1,8 +1,8 @@
-"""Calibrate the relevance screen: the score of every document of a split, and the threshold that
-`extract`'s `min_relevance` should default to.
+"""Calibrate the refusal decision: the relevance screen's score of every document of a split, the threshold that
+`extract`'s `min_relevance` should default to, and with `--answers`, the check of answers by their trace.
 
 usage: python benchmarks/calibrate_refusal.py [--split dev] [--model ID] [--max-false 0.10]
-                                              [--json OUT] [--md OUT]
+                                              [--answers RESULT.json] [--json OUT] [--md OUT]
 
 For each document, `Extractor.relevance(target, text)`; then, over candidate thresholds (every score
 seen, and 0), the refusals the screen would make: a document is refused when its score is below the
@@ -10,6 +10,14 @@ threshold. The threshold chosen maximizes refusal F1 (no-answer documents refuse
 among those that refuse at most `--max-false` of the answerable documents (a false refusal loses every
 field of a document). Tune on `dev`; `--split test` reports the chosen threshold's figures on held-out
 documents without choosing.
+
+`--answers`: a benchmarks/quality.py result of the same split whose methods decoded every document under the
+target alone (`extract[min_relevance=-1000000000]`, and its `strip=true` variant: targets without descriptions),
+so there is an answer to judge for every document. Each answer is traced against its text; the decision is then
+refuse where score < min_relevance, or where score < doubtful and at least max_unfounded of the answer's
+identifying values (refusing.identifying) are found nowhere in the text. The three are chosen together over a
+grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
+answerable documents.
 """
 
 from __future__ import annotations
@@ -61,11 +69,20 @@ def main() -> None:
                         help="reuse the per-document scores of an earlier result JSON (same model and code)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
+    parser.add_argument("--answers", type=Path, default=None,
+                        help="a quality.py result of this split decoded under the target alone: choose the answer "
+                             "check too")
+    parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED",
+                        help="with --answers: report this rule instead of choosing one (for the test split)")
     args = parser.parse_args()
 
     docs = documents(args.split, None, None)
     earlier = json.loads(args.scores.read_text()) if args.scores else None
     rows = earlier["documents"] if earlier else score(docs, args.model, args.threads)
+    if args.answers:
+        result = answers(rows, docs, json.loads(args.answers.read_text()), args)
+        write_results(result, _answers_markdown(result), args.json, args.md)
+        return
     scored = [(r["score"], r["no_answer"]) for r in rows]
     chosen = rates(scored, args.threshold) if args.threshold is not None else choose(scored, args.max_false)
     curve = [rates(scored, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
@@ -73,6 +90,92 @@ def main() -> None:
               "max_false_refusal_rate": args.max_false, "chosen": chosen, "curve": curve,
               "auc": _auc(scored), "documents": rows}
     write_results(result, _markdown(result), args.json, args.md)
+
+
+GRID_DOUBTFUL = (-2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 1e9)
+GRID_UNFOUNDED = (0.25, 0.34, 0.5, 0.67, 0.75, 1.0)
+
+
+def unfounded_shares(outcomes: dict[str, Any], docs: list[dict[str, Any]]) -> dict[str, float | None]:
+    """Per document: the share of its answer's identifying values found nowhere in its text (None: no answer, or
+    no identifying value written)."""
+    import schemas
+    from extractor import trace
+    from extractor.grounding import key, schema_ir
+    from extractor.refusing import identifying
+
+    out: dict[str, float | None] = {}
+    for doc in docs:
+        outcome = outcomes.get(doc["id"])
+        if outcome is None or outcome["output"] is None or outcome["refused"]:
+            out[doc["id"]] = None
+            continue
+        target = getattr(schemas, doc["target"])
+        values = identifying(trace(outcome["output"], doc["text"], target), schema_ir(key(target)))
+        out[doc["id"]] = sum(v.status == "not_found" for v in values) / len(values) if values else None
+    return out
+
+
+def rule_rates(rows: list[tuple[float, float | None, bool]], rule: tuple[float, float, float]) -> dict[str, Any]:
+    """Refusal figures of a rule over (score, unfounded share, no answer) rows."""
+    low, doubtful, share = rule
+    refused = [(s < low or (s < doubtful and u is not None and u >= share), no) for s, u, no in rows]
+    right, made = sum(r and no for r, no in refused), sum(r for r, _ in refused)
+    wanted, answerable = sum(no for _, no in refused), sum(not no for _, no in refused)
+    return {"rule": {"min_relevance": low, "doubtful": doubtful, "max_unfounded": share},
+            "precision": right / made if made else None, "recall": right / wanted if wanted else None,
+            "f1": 2 * right / (made + wanted) if made + wanted else None,
+            "false_refusal_rate": (made - right) / answerable if answerable else None}
+
+
+def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[str, Any],
+            args: argparse.Namespace) -> dict[str, Any]:
+    """The screen and the answer check chosen together (or `--rule` reported), over every method's answers."""
+    scores = {r["id"]: (r["score"], r["no_answer"]) for r in rows}
+    per_method = {}
+    for name, outcomes in run["outcomes"].items():
+        shares = unfounded_shares(outcomes, docs)
+        per_method[name] = [(scores[d["id"]][0], shares[d["id"]], scores[d["id"]][1]) for d in docs]
+    everything = [row for method_rows in per_method.values() for row in method_rows]
+    if args.rule:
+        chosen = rule_rates(everything, tuple(float(x) for x in args.rule.split(",")))
+    else:
+        lows = sorted({round(s, 3) for s, _, _ in everything})
+        candidates = [(low, d, u) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
+                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED]
+        allowed = [r for r in map(lambda c: rule_rates(everything, c), candidates)
+                   if (r["false_refusal_rate"] or 0) <= args.max_false]
+        chosen = max(allowed, key=lambda r: (r["f1"] or 0, -abs(r["rule"]["min_relevance"] + 5),
+                                             -r["rule"]["doubtful"]))
+    rule = tuple(chosen["rule"].values())
+    screen_only = (rule[0], -1e9, 1.0)
+    return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
+            "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
+            "chosen": chosen, "given": bool(args.rule),
+            "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
+                           for name, r in per_method.items()},
+            "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "no_answer": no}
+                                 for d, (s, u, no) in zip(docs, r)] for name, r in per_method.items()}}
+
+
+def _answers_markdown(result: dict[str, Any]) -> str:
+    def cell(v: Any) -> str:
+        return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
+
+    c = result["chosen"]
+    rule = c["rule"]
+    lines = [f"# Refusal decision: the screen and the answers' traces ({result['split']} split)", "",
+             f"Model: {result['model']}; commit `{result['commit']}`; answers from `{result['answers']}` (run at "
+             f"`{result['answers_commit']}`).", "",
+             f"Rule {'given' if result['given'] else 'chosen (best F1, answerable refused at most ' + cell(result['max_false_refusal_rate']) + ')'}"
+             f": refuse below relevance **{rule['min_relevance']:.3f}**, or below **{rule['doubtful']:g}** where at "
+             f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text.", "",
+             "| answers | decision | precision | recall | F1 | answerable refused |", "|---|---|---:|---:|---:|---:|"]
+    for name, figures in result["per_method"].items():
+        for label, r in (("screen only", figures["screen_only"]), ("screen + trace", figures["rule"])):
+            lines.append(f"| {name} | {label} | {cell(r['precision'])} | {cell(r['recall'])} | {cell(r['f1'])} | "
+                         f"{cell(r['false_refusal_rate'])} |")
+    return "\n".join(lines) + "\n"
 
 
 def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[dict[str, Any]]:

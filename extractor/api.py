@@ -23,9 +23,11 @@ from extractor.masks import CompiledGrammar
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
 from extractor.grounding import Grounding
 from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned
+from extractor.refusing import DOUBTFUL, Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
+from extractor.tracing import Trace
 
 T = TypeVar("T")
 
@@ -115,9 +117,13 @@ class Extractor:
         refusal, sampling = opts.refusal_model, opts.sampling()
         first = self._prompt(target, text, [], opts)
         self._fits(first, opts.max_tokens)  # a text over the context is refused before anything is compiled
-        grammar = self._grammar(target, text, opts) if opts.constrained else None
+        screen = self._screen(target, text, opts) if opts.constrained else None
+        if screen is not None and screen.score < opts.min_relevance and refusal is Refusal:  # no answer: said so
+            declined = Refusal(error=screened_out(screen, opts.min_relevance))
+            return returned(declined, Trace() if with_trace else None, [], with_trace, with_usage)
+        grammar = self._grammar(target, text, opts, screen) if opts.constrained else None
         checks, attempts = [*model_checks(target), *opts.checks], []
-        grounding = Grounding(target, text, opts.grounding, keep=with_trace)
+        grounding = Grounding(target, text, opts.grounding, keep=with_trace or checks_answer(screen, opts))
         try:
             for attempt in retrying(opts.max_retries):
                 with attempt:
@@ -138,6 +144,7 @@ class Extractor:
                     finally:
                         if on_attempt is not None and attempts:
                             on_attempt(attempts[-1])
+                    result, found = judged(result, found, screen, target, opts)
                     return returned(result, found, attempts, with_trace, with_usage)
         except Invalid:
             raise ExtractionError(attempts) from None
@@ -192,12 +199,25 @@ class Extractor:
         schema = json_schema(target)
         return score(self.lm, schema if isinstance(schema, dict) else {}, text, enough=enough)
 
-    def _grammar(self, target: Any, text: str, opts: ExtractOptions) -> CompiledGrammar:
+    def _screen(self, target: Any, text: str, opts: ExtractOptions) -> Screened | None:
+        """The relevance screen's reading of a text, where a refusal branch is offered and the screen is on (read
+        as far as the decision needs: to `min_relevance`, or to DOUBTFUL where answers are checked)."""
+        if opts.refusal_model is None or opts.min_relevance is None:
+            return None
+        from extractor.decode.relevance import likeliest
+
+        schema = json_schema(target)
+        enough = max(opts.min_relevance, DOUBTFUL) if opts.max_unfounded is not None else opts.min_relevance
+        value = self.relevance(target, text, enough=enough)
+        kind = likeliest(self.lm, schema, text) if value < opts.min_relevance and isinstance(schema, dict) else None
+        return Screened(value, title(schema), kind)
+
+    def _grammar(self, target: Any, text: str, opts: ExtractOptions, screen: Screened | None) -> CompiledGrammar:
         """The grammar one text is decoded with: target and refusal, or after the relevance screen, one of them."""
         refusal, layout = opts.refusal_model, opts.layout
-        if refusal is None or opts.min_relevance is None:
+        if refusal is None or screen is None:
             return self.compile(target, refusal, source=text, layout=layout)
-        if self.relevance(target, text, enough=opts.min_relevance) >= opts.min_relevance:
+        if screen.score >= opts.min_relevance:
             try:
                 return self.compile(target, None, source=text, layout=layout)
             except UnsatisfiableSchemaError:

@@ -15,6 +15,9 @@ from extractor.masks import CompiledGrammar, Matcher
 from extractor.options import ExtractOptions
 from extractor.grounding import Grounding
 from extractor.outcome import Invalid, outcome, retrying, returned, total
+from extractor.refusing import Screened, checks_answer, judged, screened_out
+from extractor.schema import Refusal
+from extractor.tracing import Trace
 
 if TYPE_CHECKING:
     from extractor.api import Extractor
@@ -34,11 +37,17 @@ class Batch:
         self.attempts: list[list[Attempt]] = [[] for _ in texts]
         self.results: list[Any] = [None] * len(texts)
         self.grammars: dict[int, CompiledGrammar | None] = {}
+        self.screens: dict[int, Screened | None] = {}
         for i, text in enumerate(texts):
             try:
                 nonempty(text)
                 ex._fits(ex._prompt(target, text, [], options), options.max_tokens)
-                self.grammars[i] = ex._grammar(target, text, options) if options.constrained else None
+                screen = self.screens[i] = ex._screen(target, text, options) if options.constrained else None
+                if screen is not None and screen.score < options.min_relevance and options.refusal_model is Refusal:
+                    declined = Refusal(error=screened_out(screen, options.min_relevance))
+                    self.results[i] = returned(declined, Trace(), [], with_trace, False)  # no answer: said so
+                    continue
+                self.grammars[i] = ex._grammar(target, text, options, screen) if options.constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 self.results[i] = exc
 
@@ -96,11 +105,14 @@ class Batch:
 
     def settle(self, i: int, gen: Generation) -> bool:
         """Record document i's attempt; True when it is to be retried."""
-        grounding = Grounding(self.target, self.texts[i], self.options.grounding, keep=self.with_trace)
+        screen = self.screens.get(i)
+        grounding = Grounding(self.target, self.texts[i], self.options.grounding,
+                              keep=self.with_trace or checks_answer(screen, self.options))
         try:
             result, found = outcome(self.target, self.options.refusal_model, gen, self.attempts[i],
                                     self.options.max_tokens, self.checks,
                                     self.ex._is_target(self.target, self.texts[i], self.options), grounding)
+            result, found = judged(result, found, screen, self.target, self.options)
             self.results[i] = returned(result, found, self.attempts[i], self.with_trace, False)
         except Invalid:
             self.results[i] = ExtractionError(self.attempts[i])

@@ -29,7 +29,7 @@ class Grounding:
     @property
     def active(self) -> bool:
         """Whether results are traced at all: kept for the caller, or checked against the text."""
-        return self.keep or self.mode == "all" or (self.mode == "marked" and _marks(_key(self.target)))
+        return self.keep or self.mode == "all" or (self.mode == "marked" and _marks(key(self.target)))
 
     def check(self, result: Any, gen: Generation | None) -> tuple[Trace | None, list[dict[str, Any]]]:
         """The result's trace (None when nothing asks for it) and one error per value that must be found in the
@@ -47,24 +47,25 @@ def trace_result(result: Any, text: str, target: Any, gen: Generation | None = N
     """`extractor.trace` of one result (not a refusal), with the decoder's record of what it copied where `gen` is
     given."""
     value = result.model_dump(mode="json", by_alias=True) if isinstance(result, BaseModel) else result
-    return trace_value(value, text, schema_ir(_key(target)), output=gen.data if gen is not None else b"",
+    return trace_value(value, text, schema_ir(key(target)), output=gen.data if gen is not None else b"",
                        copies=gen.copies if gen is not None else ())
 
 
-def _key(target: Any) -> str:
+def key(target: Any) -> str:
+    """A target's JSON Schema as text: what its IR is kept under."""
     return json.dumps(json_schema(target), sort_keys=True)
 
 
 @functools.lru_cache(maxsize=64)
-def schema_ir(key: str) -> ir.Schema:
+def schema_ir(text: str) -> ir.Schema:
     """The target's IR (no refusal branch), read once per schema text."""
-    return target_ir(json.loads(key), None)
+    return target_ir(json.loads(text), None)
 
 
 @functools.lru_cache(maxsize=64)
-def _marks(key: str) -> bool:
+def _marks(text: str) -> bool:
     """Whether some member of the target is marked `FromText` (the check then runs on every result)."""
-    return marks_text(schema_ir(key))
+    return marks_text(schema_ir(text))
 
 
 def _unescape(token: str) -> str | int:

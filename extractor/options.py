@@ -30,6 +30,11 @@ MIN_RELEVANCE = -5.4
 value between -5.48 and -5.28 scores the same there)."""
 
 
+MAX_UNFOUNDED = 0.5
+"""The share of an answer's identifying values found nowhere in the text at which a doubtful answer is refused
+(`benchmarks/calibrate_refusal.py --split dev`)."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class ExtractOptions:
     """How one document is extracted: decoding, the prompt, the refusal screen and retries."""
@@ -77,8 +82,13 @@ class ExtractOptions:
     """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
     min_relevance: float | None = MIN_RELEVANCE
-    """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score only the
-    refusal is offered, at or above it only the target. None: both offered, the model chooses."""
+    """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
+    without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
+    at or above it only the target is offered. None: both offered, the model chooses."""
+    max_unfounded: float | None = MAX_UNFOUNDED
+    """With the screen on and the library's `Refusal`: an answer whose relevance is doubtful (below
+    `refusing.DOUBTFUL`) is refused where at least this share of its identifying values (those written under
+    the target's required top-level fields) is found nowhere in the text. None: answers are never refused so."""
 
     def __post_init__(self) -> None:
         at_least(1, max_tokens=self.max_tokens)
@@ -89,6 +99,8 @@ class ExtractOptions:
                                ("repetition_penalty", self.repetition_penalty > 0, "> 0")):
             if not ok:  # NaN compares false: refused too
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
+        if self.max_unfounded is not None and not 0 < self.max_unfounded <= 1:
+            raise InputError(f"max_unfounded must be in (0, 1] or None, got {self.max_unfounded!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
         if isinstance(self.layout, str):

@@ -192,6 +192,16 @@ def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(m
     assert isinstance(refused, Refusal) and refused.error
 
 
+def test_a_screened_out_text_is_refused_saying_why_without_decoding(model_extractor):
+    seen = []
+    refused, usage = model_extractor.extract(Contact, RECIPE, on_attempt=seen.append, with_usage=True)
+    assert isinstance(refused, Refusal) and seen == [] and usage.completion_tokens == 0
+    assert refused.error.startswith("no Contact in the text: it does not read as one (relevance -")
+    assert "it reads most like a recipe" in refused.error
+    [many] = model_extractor.extract_many(Contact, [RECIPE], progress=False, with_trace=True)
+    assert many.result == refused and len(many.trace) == 0
+
+
 def test_the_screen_reads_what_it_read_before_from_memory(model_extractor, monkeypatch):
     """Screening a text again reads nothing; screening it for another target reads only that target's own
     announcements (the kinds of document and "a text" are the same for every target)."""

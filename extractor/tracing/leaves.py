@@ -46,7 +46,7 @@ def leaves(value: Any, schema: ir.Schema) -> list[Leaf]:
             stack.extend(reversed([(sub, _item(node, i, schema.defs), f"{pointer}/{i}", marked, top)
                                    for i, sub in enumerate(item)]))
         else:
-            options = _options(node, schema.defs)
+            options = shapes(node, schema.defs)
             fixed = isinstance(item, bool) or any(isinstance(n, ir.Const) for n in options)
             verbatim = isinstance(item, str) and any(isinstance(n, ir.String) and n.verbatim for n in options)
             textual = not fixed and item is not None and (not isinstance(item, str) or bool(item.strip()))
@@ -59,7 +59,7 @@ def escape(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1")
 
 
-def _options(node: ir.Node | None, defs: dict[str, ir.Node]) -> list[ir.Node]:
+def shapes(node: ir.Node | None, defs: dict[str, ir.Node]) -> list[ir.Node]:
     """The shapes a node may stand for: references resolved, union options flattened, in order."""
     out, stack, seen = [], [node], set()
     while stack:
@@ -77,7 +77,7 @@ def _options(node: ir.Node | None, defs: dict[str, ir.Node]) -> list[ir.Node]:
 def _member(node: ir.Node | None, key: str, defs: dict[str, ir.Node]) -> tuple[ir.Node | None, bool]:
     """The schema of an object's member (a declared property, else its pattern group's or undeclared keys'), and
     whether the property is marked `FromText`."""
-    objects = [n for n in _options(node, defs) if isinstance(n, ir.Object)]
+    objects = [n for n in shapes(node, defs) if isinstance(n, ir.Object)]
     for obj in objects:
         for prop in obj.properties:
             if prop.name == key:
@@ -93,7 +93,7 @@ def _member(node: ir.Node | None, key: str, defs: dict[str, ir.Node]) -> tuple[i
 
 
 def _item(node: ir.Node | None, index: int, defs: dict[str, ir.Node]) -> ir.Node | None:
-    for arr in (n for n in _options(node, defs) if isinstance(n, ir.Array)):
+    for arr in (n for n in shapes(node, defs) if isinstance(n, ir.Array)):
         if index < len(arr.prefix):
             return arr.prefix[index]
         if arr.items is not None:

@@ -4,6 +4,7 @@ vLLM's shared int32 bitmask, tokens accepted, validated and rolled back for spec
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,12 +179,19 @@ def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> No
 
 def register() -> None:
     """The `vllm.general_plugins` entry point: where `EXTRACTOR_VLLM=1`, route structured requests to this
-    backend (front end: validation; engine: the manager's backend). Safe to call more than once."""
+    backend (front end: validation, and on the OpenAI server the refusal decision; engine: the manager's backend).
+    Safe to call more than once."""
     if os.environ.get(ENV, "").strip().lower() not in ("1", "true", "yes", "on"):
         return
     from vllm.sampling_params import SamplingParams
     from vllm.v1.structured_output import StructuredOutputManager
 
+    if {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.launchers.api_server.entry"} & set(sys.modules):
+        from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat
+
+        from extractor.integrations.vllm.server import patch
+
+        patch(OpenAIServingChat)  # the OpenAI server's front end: the refusal decision, as `extract` makes it
     if getattr(StructuredOutputManager.grammar_init, "_extractor", False):
         return
     validate, init = SamplingParams._validate_structured_outputs, StructuredOutputManager.grammar_init

@@ -20,7 +20,9 @@ from extractor.integrations.vllm.spec import with_options
 from extractor.options import ExtractOptions
 from extractor.grounding import Grounding
 from extractor.outcome import Invalid, accepts, outcome, retrying, returned, total
+from extractor.refusing import Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema
+from extractor.tracing import Trace
 
 
 class VLLMExtractor:
@@ -60,8 +62,9 @@ class VLLMExtractor:
                      with_trace: bool = False, **overrides: Any) -> list[Any]:
         """One entry per text, as `Extractor.extract_many` returns them (errors in their slots), with the same
         `ExtractOptions` (`jump_forward` has no effect here; `guards` is True or False; no `messages`). With a
-        refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it only the
-        refusal object may be written, at or above it only the target. `with_trace=True` makes each result a
+        refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it the text is
+        refused without decoding (the `Refusal` says why), at or above it only the target may be written, and an
+        answer of doubtful relevance whose identifying values the text holds nowhere is refused (`max_unfounded`). `with_trace=True` makes each result a
         `Traced` (vLLM does not draft from the text, so values are found, never reported as copied)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
@@ -77,7 +80,13 @@ class VLLMExtractor:
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
         pending = _usable(texts, results)
-        requests = self._requests(target, texts, pending, opts)
+        screens = self._screens(target, texts, pending, opts)
+        for i, screen in screens.items():
+            if screen.score < opts.min_relevance:  # no answer: said so, nothing decoded
+                declined = Refusal(error=screened_out(screen, opts.min_relevance))
+                results[i] = returned(declined, Trace(), [], with_trace, False)
+                pending.remove(i)
+        requests = self._requests(schema, pending, screens, opts)
 
         def round_(pending: list[int]) -> list[int]:
             """One attempt for every pending document in one generate call; the documents to retry."""
@@ -92,10 +101,12 @@ class VLLMExtractor:
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
             retry = []
             for i, out in zip(pending, outputs):
-                grounding = Grounding(target, texts[i], opts.grounding, keep=with_trace)
+                screen = screens.get(i)
+                grounding = Grounding(target, texts[i], opts.grounding, keep=with_trace or checks_answer(screen, opts))
                 try:
                     result, found = outcome(target, refusal_model, _generation(out, seconds), attempts[i],
                                             opts.max_tokens, every, self._is_target(schema, opts), grounding)
+                    result, found = judged(result, found, screen, target, opts)
                     results[i] = returned(result, found, attempts[i], with_trace, False)
                 except Invalid:
                     results[i], _ = ExtractionError(attempts[i]), retry.append(i)
@@ -117,27 +128,34 @@ class VLLMExtractor:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
 
-    def _requests(self, target: Any, texts: Sequence[str], pending: list[int],
+    def _screens(self, target: Any, texts: Sequence[str], pending: list[int],
+                 opts: ExtractOptions) -> dict[int, Screened]:
+        """The relevance screen's reading of each pending text, where a refusal branch is offered and the screen
+        is on (as `extract` screens)."""
+        if opts.refusal_model is None or opts.min_relevance is None or not pending:
+            return {}
+        schema = json_schema(target)
+        readings = self.relevance(target, [texts[i] for i in pending], kinds=True)
+        return {i: Screened(score, title(schema), kind if score < opts.min_relevance else None)
+                for i, (score, kind) in zip(pending, readings)}
+
+    def _requests(self, schema: Any, pending: list[int], screens: dict[int, Screened],
                   opts: ExtractOptions) -> dict[int, dict[str, Any]]:
         """The schema each document is decoded with: the target and the refusal object, or, after the relevance
-        screen, one of them."""
-        schema, refusal, layout, guards = json_schema(target), opts.refusal_model is not None, opts.layout, opts.guards
-        min_relevance = opts.min_relevance
+        screen, the target alone."""
+        refusal, layout, guards = opts.refusal_model is not None, opts.layout, opts.guards
         both = with_options(schema, refusal=refusal, layout=layout, guards=guards)
-        if not refusal or min_relevance is None or not pending:
-            return dict.fromkeys(pending, both)
-        declined = with_options(Refusal.model_json_schema(), layout=layout, guards=guards)
         target_only = with_options(schema, layout=layout, guards=guards)
-        scores = self.relevance(target, [texts[i] for i in pending])
-        return {i: target_only if score >= min_relevance else declined for i, score in zip(pending, scores)}
+        return {i: target_only if i in screens else both for i in pending}
 
-    def relevance(self, target: Any, texts: Sequence[str]) -> list[float]:
+    def relevance(self, target: Any, texts: Sequence[str], *, kinds: bool = False) -> list[Any]:
         """`Extractor.relevance` for each text: the announcements' likelihoods of the text's opening, read off
-        vLLM's prompt log-probabilities (every row of every text in one batch)."""
+        vLLM's prompt log-probabilities (every row of every text in one batch). With `kinds`, each score comes
+        with the kind of document the text reads most like."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
-        from extractor.decode.relevance import SCREEN_TOKENS, announcements, combine
+        from extractor.decode.relevance import KINDS, SCREEN_TOKENS, announcements, combine
 
         schema = json_schema(target)
         said = [self.tokenizer(p, add_special_tokens=False)["input_ids"] for p in
@@ -152,7 +170,8 @@ class VLLMExtractor:
             for p in said:
                 logprobs = next(outs).prompt_logprobs
                 rows.append(sum(logprobs[len(p) + k][token].logprob for k, token in enumerate(body)))
-            scores.append(combine(rows))
+            scores.append((combine(rows), KINDS[max(range(len(KINDS)), key=lambda k: rows[3 + k])]) if kinds
+                          else combine(rows))
         return scores
 
     def _is_target(self, schema: Any, opts: ExtractOptions) -> Callable[[bytes], bool] | None:

@@ -17,13 +17,14 @@ from extractor.tokens import Vocabulary
 
 OPTIONS_KEY = "x-extractor"
 """Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...,
-"guards": bool}."""
+"guards": bool}, and for the server's refusal decision (server.py) "min_relevance" and "max_unfounded" (numbers or
+null, as in `ExtractOptions`)."""
 
 SERVED_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
 to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
 
-_OPTION_NAMES = {"refusal", "layout", "guards"}
+_OPTION_NAMES = {"refusal", "layout", "guards", "min_relevance", "max_unfounded"}
 
 
 @dataclass(frozen=True)

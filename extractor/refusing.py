@@ -1,0 +1,94 @@
+"""Whether the text holds an answer at all, decided twice: before decoding by the relevance screen's score, and
+after it by what the answer's trace says (identifying values found nowhere in the text mean the model made the
+answer up). A refusal made here says why, in words a log reader can use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from extractor.grounding import key, schema_ir
+from extractor.schema import Refusal, ir
+from extractor.tracing import Trace, ValueTrace
+from extractor.tracing.leaves import shapes
+
+if TYPE_CHECKING:
+    from extractor.options import ExtractOptions
+
+DOUBTFUL = 2.0
+"""Relevance (nats) below which an answer is checked against the text: one above it reads as the target so
+plainly that its values' grounding decides nothing (`benchmarks/calibrate_refusal.py --split dev`)."""
+
+
+@dataclass(frozen=True)
+class Screened:
+    """The relevance screen's reading of one text for one target."""
+
+    score: float
+    """The relevance score (decode/relevance.py), or a lower bound of it at or above what was asked."""
+    title: str
+    kind: str | None = None
+    """What the text reads most like instead (set where the screen refuses)."""
+
+
+def identifying(trace: Trace, schema: ir.Schema) -> list[ValueTrace]:
+    """The values that say what the answer is about: those written (strings and numbers the schema does not
+    spell) under the target's required top-level members."""
+    required = {p.name for n in shapes(schema.root, schema.defs) if isinstance(n, ir.Object)
+                for p in n.properties if p.required}
+    return [v for v in trace if v.status in ("copied", "found", "not_found") and _top(v.pointer) in required]
+
+
+def unfounded(trace: Trace, schema: ir.Schema) -> list[ValueTrace]:
+    """The identifying values the text holds nowhere."""
+    return [v for v in identifying(trace, schema) if v.status == "not_found"]
+
+
+def declines(screen: Screened, trace: Trace, schema: ir.Schema, max_unfounded: float | None) -> str | None:
+    """Why an answer is refused after decoding (None: it stands): its relevance is doubtful and at least
+    `max_unfounded` of its identifying values are found nowhere in the text."""
+    if max_unfounded is None or screen.score >= DOUBTFUL:
+        return None
+    values = identifying(trace, schema)
+    missing = [v for v in values if v.status == "not_found"]
+    if not values or len(missing) < max_unfounded * len(values):
+        return None
+    shown = ", ".join(f"{v.pointer[1:]}={v.value!r:.40}" for v in missing[:4]) + (", ..." if len(missing) > 4 else "")
+    return (f"no {screen.title} in the text: {len(missing)} of its {len(values)} identifying values are found nowhere "
+            f"in it ({shown}); relevance {screen.score:.1f}")
+
+
+def checks_answer(screen: Screened | None, opts: ExtractOptions) -> bool:
+    """Whether an answer will be judged by its trace (so it must be traced): the library's own `Refusal` is
+    offered, the check is on and the relevance is doubtful."""
+    return screen is not None and opts.refusal_model is Refusal and opts.max_unfounded is not None \
+        and screen.score < DOUBTFUL
+
+
+def judged(result: Any, found: Trace | None, screen: Screened | None, target: Any,
+           opts: ExtractOptions) -> tuple[Any, Trace | None]:
+    """The result and its trace, or a `Refusal` saying why where the trace shows the answer made up."""
+    if not checks_answer(screen, opts) or isinstance(result, Refusal) or found is None:
+        return result, found
+    reason = declines(screen, found, schema_ir(key(target)), opts.max_unfounded)
+    return (Refusal(error=reason), Trace()) if reason else (result, found)
+
+
+def screened_out(screen: Screened, min_relevance: float) -> str:
+    """Why a text is refused before decoding."""
+    like = f"; it reads most like {_article(screen.kind)} {screen.kind}" if screen.kind else ""
+    return (f"no {screen.title} in the text: it does not read as one (relevance {screen.score:.1f}, below "
+            f"min_relevance {min_relevance:g}){like}")
+
+
+def title(schema: Any) -> str:
+    """A target's name as its JSON Schema gives it."""
+    return str(schema.get("title", "record")) if isinstance(schema, dict) else "record"
+
+
+def _top(pointer: str) -> str:
+    return pointer.split("/")[1].replace("~1", "/").replace("~0", "~") if pointer.count("/") else ""
+
+
+def _article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
