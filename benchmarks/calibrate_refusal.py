@@ -36,15 +36,15 @@ from benchmarks.quality import documents  # noqa: E402
 
 def rates(scored: list[tuple[float, bool]], threshold: float) -> dict[str, Any]:
     """Refusal precision, recall, F1 and the share of answerable documents refused, at one threshold."""
-    refused = [(s < threshold, no) for s, no in scored]
-    right = sum(r and no for r, no in refused)
-    made = sum(r for r, _ in refused)
-    wanted = sum(no for _, no in scored)
-    answerable = len(scored) - wanted
-    precision = right / made if made else None
-    recall = right / wanted if wanted else None
-    f1 = 2 * right / (made + wanted) if made + wanted else None
-    return {"threshold": round(threshold, 3), "precision": precision, "recall": recall, "f1": f1,
+    return {"threshold": round(threshold, 3), **figures([(s < threshold, no) for s, no in scored])}
+
+
+def figures(refused: list[tuple[bool, bool]]) -> dict[str, float | None]:
+    """Precision, recall, F1 and the share of answerable documents refused, from (refused, no answer) pairs."""
+    right, made = sum(r and no for r, no in refused), sum(r for r, _ in refused)
+    wanted, answerable = sum(no for _, no in refused), sum(not no for _, no in refused)
+    return {"precision": right / made if made else None, "recall": right / wanted if wanted else None,
+            "f1": 2 * right / (made + wanted) if made + wanted else None,
             "false_refusal_rate": (made - right) / answerable if answerable else None}
 
 
@@ -120,12 +120,7 @@ def rule_rates(rows: list[tuple[float, float | None, bool]], rule: tuple[float, 
     """Refusal figures of a rule over (score, unfounded share, no answer) rows."""
     low, doubtful, share = rule
     refused = [(s < low or (s < doubtful and u is not None and u >= share), no) for s, u, no in rows]
-    right, made = sum(r and no for r, no in refused), sum(r for r, _ in refused)
-    wanted, answerable = sum(no for _, no in refused), sum(not no for _, no in refused)
-    return {"rule": {"min_relevance": low, "doubtful": doubtful, "max_unfounded": share},
-            "precision": right / made if made else None, "recall": right / wanted if wanted else None,
-            "f1": 2 * right / (made + wanted) if made + wanted else None,
-            "false_refusal_rate": (made - right) / answerable if answerable else None}
+    return {"rule": {"min_relevance": low, "doubtful": doubtful, "max_unfounded": share}, **figures(refused)}
 
 
 def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[str, Any],

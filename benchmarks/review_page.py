@@ -2,11 +2,13 @@
 between them.
 
 usage: python benchmarks/review_page.py [--docs 1000] [--runs 3] [--json OUT] [--md OUT]
+       python benchmarks/review_page.py --screenshot OUT.png --page review.html [--field POINTER]
 
 Documents: the labeled quality set's texts (benchmarks/data/quality), each with its gold object as the result and
 that object's trace, repeated under new names up to `--docs`. Chromium is Debian's (`$CHROMIUM` or `chromium` on
 the PATH), driven by Playwright, started once; each run opens the page afresh. Figures: first contentful paint,
 the page's own script done (documents listed, the first shown), and the median time to show another document.
+With `--screenshot`, no figures: a picture of `--page` (its first document, `--field` selected) for the docs.
 """
 
 from __future__ import annotations
@@ -86,6 +88,9 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--chromium", default=None, help="the browser (default: $CHROMIUM or chromium on the PATH)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
+    parser.add_argument("--screenshot", type=Path, help="write a picture of --page instead of measuring")
+    parser.add_argument("--page", type=Path, help="with --screenshot: the page (e.g. from examples/review.py)")
+    parser.add_argument("--field", default=None, help="with --screenshot: the JSON pointer of a field to select")
     return parser.parse_args(argv)
 
 
@@ -101,8 +106,21 @@ def main() -> None:
         raise SystemExit("no Chromium found: install Debian's chromium package or pass --chromium")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
-        report(args, browser, _version(chromium))
+        if args.screenshot:
+            screenshot(args.page, args.screenshot, args.field, browser)
+        else:
+            report(args, browser, _version(chromium))
         browser.close()
+
+
+def screenshot(page_path: Path, out: Path, field: str | None, browser: Any) -> None:
+    """A picture of a review page: its first document, with a field selected."""
+    page = browser.new_page(viewport={"width": 1400, "height": 760})
+    page.goto(page_path.resolve().as_uri(), wait_until="load")
+    if field:
+        page.click(f'#tree .leaf[data-pointer="{field}"]')
+    page.screenshot(path=out)
+    page.close()
 
 
 def report(args: argparse.Namespace, browser: Any, version: str) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import json
 import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
 from pathlib import Path
-from typing import Any, TypeVar, overload
+from typing import Any, Literal, TypeVar, overload
 
 from pydantic import BaseModel
 
@@ -27,7 +27,7 @@ from extractor.refusing import DOUBTFUL, Screened, checks_answer, judged, screen
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
-from extractor.tracing import Trace
+from extractor.tracing import Trace, Traced
 
 T = TypeVar("T")
 
@@ -84,6 +84,9 @@ class Extractor:
                 return self.compile(target, refusal, None, layout)  # the schema itself needs deeper nesting
         return self._grammars[key]
 
+    @overload
+    def extract(self, target: type[T], text: str, options: ExtractOptions | None = None, *,
+                with_trace: Literal[True], **kw: Any) -> Traced[T | Refusal]: ...
     @overload
     def extract(self, target: type[T], text: str, options: ExtractOptions | None = None, **kw: Any) -> T | Refusal: ...
     @overload
@@ -243,6 +246,9 @@ _DEFAULTS: dict[tuple[str | None, str | None], Extractor] = {}
 _LOCK = threading.Lock()
 
 
+@overload
+def extract(target: type[T], text: str, *, with_trace: Literal[True], model: str | None = None,
+            **kw: Any) -> Traced[T | Refusal]: ...
 @overload
 def extract(target: type[T], text: str, *, model: str | None = None, **kw: Any) -> T | Refusal: ...
 @overload

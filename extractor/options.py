@@ -24,15 +24,15 @@ if TYPE_CHECKING:  # torch-backed: built where a model runs
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
 
-MIN_RELEVANCE = -5.4
-"""The relevance score below which `extract` offers only the refusal branch: `benchmarks/calibrate_refusal.py
---split dev` with the embedded model (best refusal F1 refusing at most 10% of answerable documents; any
-value between -5.48 and -5.28 scores the same there)."""
+MIN_RELEVANCE = -5.56
+"""The relevance score below which `extract` refuses a text without decoding: chosen together with the answer
+check below by `benchmarks/calibrate_refusal.py --split dev --answers ...` with the embedded model (best refusal
+F1 refusing at most 5% of answerable documents; any value between -5.63 and -5.49 scores the same there)."""
 
 
-MAX_UNFOUNDED = 0.5
-"""The share of an answer's identifying values found nowhere in the text at which a doubtful answer is refused
-(`benchmarks/calibrate_refusal.py --split dev`)."""
+MAX_UNFOUNDED = 1.0
+"""The share of an answer's identifying values found nowhere in the text at which a doubtful answer is refused:
+all of them (chosen with MIN_RELEVANCE and `refusing.DOUBTFUL`)."""
 
 
 @dataclass(frozen=True, kw_only=True)

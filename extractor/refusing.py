@@ -15,9 +15,10 @@ from extractor.tracing.leaves import shapes
 if TYPE_CHECKING:
     from extractor.options import ExtractOptions
 
-DOUBTFUL = 2.0
+DOUBTFUL = 0.0
 """Relevance (nats) below which an answer is checked against the text: one above it reads as the target so
-plainly that its values' grounding decides nothing (`benchmarks/calibrate_refusal.py --split dev`)."""
+plainly that its values' grounding decides nothing (chosen with `options.MIN_RELEVANCE` and `MAX_UNFOUNDED` by
+`benchmarks/calibrate_refusal.py --split dev --answers ...`)."""
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ def test_extract_writes_one_json_line_per_file(tmp_path):
     assert code == (1 if any("error" in line for line in lines) else 0)
     answered = [line for line in lines if "result" in line and not line["refused"]]
     assert all(isinstance(line["trace"], list) for line in answered)
+    assert main(["review", str(out), "--texts", str(tmp_path / "in"), "-o", str(tmp_path / "review.html")]) == 0
 
 
 @pytest.mark.model
@@ -104,3 +105,27 @@ def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, monk
     first, second = map(json.loads, out.read_text().splitlines())
     assert first["error"]["type"] == "UnicodeDecodeError" and "a.txt" in first["error"]["message"]
     assert second["result"]["name"] == "Ada Lovelace"
+
+
+def test_review_writes_one_page_from_the_jsonl_and_the_texts(tmp_path, capsys):
+    from extractor import trace
+
+    texts = tmp_path / "texts"
+    texts.mkdir()
+    (texts / "a.txt").write_text("Ada Lovelace <ada@example.org>")
+    found = trace({"name": "Ada Lovelace", "email": "ada@nowhere.org"}, "Ada Lovelace <ada@example.org>",
+                  {"type": "object"})
+    lines = [{"file": "in/a.txt", "refused": False, "result": {"name": "Ada Lovelace", "email": "ada@nowhere.org"},
+              "trace": found.to_json()},
+             {"file": "in/b.txt", "error": {"type": "InputError", "message": "the text is empty"}}]
+    (texts / "b.txt").write_text(" ")
+    results = tmp_path / "out.jsonl"
+    results.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    page = tmp_path / "review.html"
+    assert main(["review", str(results), "--texts", str(texts), "-o", str(page)]) == 0
+    html = page.read_text()
+    assert "in/a.txt" in html and "ada@nowhere.org" in html and "the text is empty" in html
+    assert "2 documents" in capsys.readouterr().err
+    (texts / "b.txt").unlink()
+    assert main(["review", str(results), "--texts", str(texts), "-o", str(page)]) == 2
+    assert "cannot read the text of in/b.txt" in capsys.readouterr().err

@@ -55,9 +55,13 @@ def server() -> Iterator[str]:
         proc.wait(timeout=60)
 
 
-def _chat(url: str, schema: dict) -> tuple[int, dict]:
+RECIPE = ("Fluffy pancakes. Whisk 2 eggs with 300 ml of milk, stir in 200 g of flour and a pinch of salt, rest "
+          "the batter for ten minutes, then fry ladlefuls in a hot buttered pan until golden on both sides.")
+
+
+def _chat(url: str, schema: dict, text: str = "Extract the person: Bob Smith is 42.") -> tuple[int, dict]:
     body = {"model": "smol", "max_tokens": 80, "temperature": 0,
-            "messages": [{"role": "user", "content": "Extract the person: Bob Smith is 42."}],
+            "messages": [{"role": "user", "content": text}],
             "response_format": {"type": "json_schema", "json_schema": {"name": "person", "schema": schema}}}
     request = urllib.request.Request(f"{url}/v1/chat/completions", json.dumps(body).encode(),
                                      {"Content-Type": "application/json"})
@@ -78,3 +82,21 @@ def test_a_response_format_schema_is_answered_under_our_grammar_and_layout(serve
 def test_a_schema_we_cannot_enforce_is_a_400_naming_the_keyword(server: str) -> None:
     status, reply = _chat(server, {"type": "string", "contentSchema": {"type": "object"}})
     assert status == 400 and "contentSchema" in reply["error"]["message"]
+
+
+def test_a_text_without_an_answer_is_refused_saying_why_as_extract_refuses_it(server: str) -> None:
+    """The refusal decision runs on the server route too: the recipe is screened out before anything is decoded,
+    and the refusal says why (not a made-up person, not the prompt's hint copied)."""
+    status, reply = _chat(server, with_options({**PERSON, "title": "Person"}, refusal=True), RECIPE)
+    content = json.loads(reply["choices"][0]["message"]["content"])
+    assert status == 200 and set(content) == {"error"}
+    assert content["error"].startswith("no Person in the text: it does not read as one (relevance -")
+    assert reply["usage"]["completion_tokens"] == 0
+
+
+def test_the_decision_can_be_turned_off_per_request(server: str) -> None:
+    schema = with_options({**PERSON, "title": "Person"}, refusal=True)
+    schema["x-extractor"]["min_relevance"] = None
+    status, reply = _chat(server, schema, RECIPE)
+    content = json.loads(reply["choices"][0]["message"]["content"])
+    assert status == 200 and not content.get("error", "").startswith("no Person in the text")

@@ -28,12 +28,12 @@ def patch(serving: Any) -> None:
     async def create_chat_completion(self: Any, request: Any, raw_request: Any = None) -> Any:
         plan = _plan(request)
         text = _user_text(request) if plan is not None else ""
-        if plan is None or not text.strip():
+        low = plan[2].get("min_relevance", MIN_RELEVANCE) if plan is not None else None
+        if plan is None or low is None or not text.strip():  # no screen: both branches, the model chooses
             return await original(self, request, raw_request)
         schema, spec, options = plan
         screen = await _screen(self, schema, text)
-        low = options.get("min_relevance", MIN_RELEVANCE)
-        refused = low is not None and screen.score < low
+        refused = screen.score < low
         if refused and not request.stream:
             return _reply(request, {"error": screened_out(screen, low)})
         chosen = _with_schema(request, _decline_schema(spec) if refused else with_options(
