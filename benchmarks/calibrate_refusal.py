@@ -145,6 +145,8 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
     rule = tuple(chosen["rule"].values())
     screen_only = (rule[0], -1e9, 1.0)
     return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
+            "scores": str(args.scores or "computed here"),
+            "scores_commit": json.loads(args.scores.read_text())["commit"] if args.scores else None,
             "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
             "chosen": chosen, "given": bool(args.rule),
             "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
@@ -161,7 +163,8 @@ def _answers_markdown(result: dict[str, Any]) -> str:
     rule = c["rule"]
     lines = [f"# Refusal decision: the screen and the answers' traces ({result['split']} split)", "",
              f"Model: {result['model']}; commit `{result['commit']}`; answers from `{result['answers']}` (run at "
-             f"`{result['answers_commit']}`).", "",
+             f"`{result['answers_commit']}`); relevance scores {result['scores']}"
+             + (f" (run at `{result['scores_commit']}`)" if result.get("scores_commit") else "") + ".", "",
              f"Rule {'given' if result['given'] else 'chosen (best F1, answerable refused at most ' + cell(result['max_false_refusal_rate']) + ')'}"
              f": refuse below relevance **{rule['min_relevance']:.3f}**, or below **{rule['doubtful']:g}** where at "
              f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text.", "",

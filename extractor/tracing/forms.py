@@ -35,12 +35,17 @@ _DAY_MONTH = re.compile(rf"(?<![\w.])(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s*(?:d
                         rf"{_YEAR}(?!\d)", re.IGNORECASE)
 _MONTH_DAY = re.compile(rf"(?<!\w)({_M})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\d)", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"(?<!\w)({_M})\.?,?\s+(?:de\s+)?{_YEAR}(?!\d)", re.IGNORECASE)
+_DAYS_MONTH = re.compile(rf"(?<![\w.])(?:del\s+)?(\d{{1,2}})\.?\s*(?:[–-]|al|to|bis|au)\s*\d{{1,2}}\.?\s*(?:de\s+)?({_M})\.?,?"
+                         rf"\s*(?:de\s+)?{_YEAR}(?!\d)", re.IGNORECASE)
+_MONTH_DAYS = re.compile(rf"(?<!\w)({_M})\.?\s+(\d{{1,2}})\s*[–-]\s*\d{{1,2}},?\s+{_YEAR}(?!\d)", re.IGNORECASE)
+_COMPACT = re.compile(r"(?<![\d])(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(?:\d{2})?Z?)?(?![\d])")
 _ISO_MONTH = re.compile(r"(?<![\d./-])(\d{4})[-/.](\d{1,2})(?![\d]|[-/.]\d)")
 _MONTH_SLASH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[/.-](\d{4})(?![\d]|[-/.]\d)")
 
 _AMPM = r"([ap])(?:\.\s?m\.|\s?m\b)"
 _CLOCK = re.compile(rf"(?<![\d:.,])([01]?\d|2[0-3])[:h](\d{{2}})(?::\d{{2}})?(?:\s*{_AMPM})?(?![\d])", re.IGNORECASE)
 _HOUR_AMPM = re.compile(rf"(?<![\d:.,])(1[0-2]|0?\d)\s*{_AMPM}", re.IGNORECASE)
+_DOTTED_H = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])\.(\d{2})\s*(?:h|uhr)(?![\w])", re.IGNORECASE)
 _HOUR_H = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])\s*(?:uhr|h)(?![\w])", re.IGNORECASE)
 
 _NUMBER = re.compile(r"(?<![\d])\d+(?:[.,'\u00a0\u202f ]\d+)*(?!\d)")
@@ -157,6 +162,18 @@ def _dates(text: str) -> Iterator[tuple[int, int, Meaning]]:
         meaning = _date(_year(m.group(3)), _MONTH_OF[m.group(1).lower()], int(m.group(2)))
         if meaning is not None:
             yield m.start(), m.end(), meaning
+    for m in _DAYS_MONTH.finditer(text):  # a range of days: its first
+        meaning = _date(_year(m.group(3)), _MONTH_OF[m.group(2).lower()], int(m.group(1)))
+        if meaning is not None:
+            yield m.start(), m.end(), meaning
+    for m in _MONTH_DAYS.finditer(text):
+        meaning = _date(_year(m.group(3)), _MONTH_OF[m.group(1).lower()], int(m.group(2)))
+        if meaning is not None:
+            yield m.start(), m.end(), meaning
+    for m in _COMPACT.finditer(text):  # 20250208, 20250208T193000 (iCalendar)
+        meaning = _date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if meaning is not None and 1900 <= meaning[1] <= 2100:
+            yield m.start(), m.end(), meaning
     for m in _MONTH_YEAR.finditer(text):
         yield m.start(), m.end(), ("month", _year(m.group(2)), _MONTH_OF[m.group(1).lower()])
     for pattern, y, mo in ((_ISO_MONTH, 1, 2), (_MONTH_SLASH_YEAR, 2, 1)):
@@ -174,6 +191,12 @@ def _times(text: str) -> Iterator[tuple[int, int, Meaning]]:
         hour = int(m.group(1))
         if 1 <= hour <= 12:
             yield m.start(), m.end(), ("time", _clock(hour, m.group(2).lower()) * 60)
+    for m in _COMPACT.finditer(text):
+        if m.group(4) is not None and int(m.group(4)) < 24 and int(m.group(5)) < 60:
+            yield m.start(), m.end(), ("time", int(m.group(4)) * 60 + int(m.group(5)))
+    for m in _DOTTED_H.finditer(text):
+        if int(m.group(2)) < 60:
+            yield m.start(), m.end(), ("time", int(m.group(1)) * 60 + int(m.group(2)))
     for m in _HOUR_H.finditer(text):
         yield m.start(), m.end(), ("time", int(m.group(1)) * 60)
 

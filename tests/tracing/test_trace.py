@@ -37,6 +37,11 @@ FINDS = [
     ("Dated 05/01/17.", "2017-05-01", "found", "date", ["05/01/17"]),  # day and month read either way
     ("Dated 05/01/17.", "2017-01-06", "not_found", "", []),
     ("From Mar 2019 to now", "2019-03", "found", "month", ["Mar 2019"]),
+    ("Cuándo: del 15 al 16 de junio de 2026", "2026-06-15", "found", "date", ["del 15 al 16 de junio de 2026"]),
+    ("We'll meet on October 5–7, 2026.", "2026-10-05", "found", "date", ["October 5–7, 2026"]),
+    ("DTSTART:20250208T193000", "2025-02-08", "found", "date", ["20250208T193000"]),
+    ("DTSTART:20250208T193000", "19:30", "found", "time", ["20250208T193000"]),
+    ("Hora: 8.30 h", "08:30", "found", "time", ["8.30 h"]),
     ("Doors open 2 pm sharp", "14:00", "found", "time", ["2 pm"]),
     ("Beginn 18h30", "18:30", "found", "time", ["18h30"]),
     ("Call +1 (415) 555-0192", "14155550192", "found", "digits", ["+1 (415) 555-0192"]),

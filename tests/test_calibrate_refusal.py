@@ -1,0 +1,62 @@
+"""The refusal calibration's joint choice (benchmarks/calibrate_refusal.py --answers), on a few labeled documents
+with hand-made answers: no model."""
+
+from __future__ import annotations
+
+import argparse
+
+import pytest
+
+from benchmarks.calibrate_refusal import answers, figures, rule_rates
+from benchmarks.quality import documents
+
+
+def test_figures_from_refusals():
+    assert figures([(True, True), (True, False), (False, True), (False, False)]) == {
+        "precision": 0.5, "recall": 0.5, "f1": 0.5, "false_refusal_rate": 0.5}
+
+
+def test_a_rule_refuses_below_the_screen_or_doubtful_and_unfounded():
+    rows = [(-9.0, None, True), (-1.0, 1.0, True), (-1.0, 0.2, False), (3.0, 1.0, False)]
+    assert rule_rates(rows, (-5.0, 0.0, 1.0))["recall"] == 1.0
+    assert rule_rates(rows, (-5.0, 0.0, 1.0))["false_refusal_rate"] == 0.0
+    assert rule_rates(rows, (-5.0, 4.0, 1.0))["false_refusal_rate"] == 0.5  # the plainly relevant answer refused
+
+
+def test_the_joint_choice_runs_on_a_few_documents():
+    docs = documents("dev", ["ContactCard"], 6)
+    made_up = {"name": "Nobody Here", "title": None, "organization": None, "emails": ["x@nowhere.invalid"],
+               "phones": [], "address": None}
+    outcomes = {d["id"]: {"output": d["gold"] or made_up, "refused": False} for d in docs}
+    rows = [{"id": d["id"], "score": 1.0 if d["gold"] else -1.0, "no_answer": d["gold"] is None} for d in docs]
+    args = argparse.Namespace(rule=None, max_false=0.0, answers="inline", split="dev", model=None, scores=None)
+    result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
+    chosen = result["per_method"]["m"]["rule"]
+    assert any(d["gold"] is None for d in docs), "the sample needs a no-answer document"
+    assert chosen["recall"] == 1.0 and chosen["false_refusal_rate"] == 0.0
+
+
+@pytest.mark.parametrize("rule", ["-5.56,0,1.0"])
+def test_a_given_rule_is_reported_not_chosen(rule):
+    docs = documents("dev", ["ContactCard"], 3)
+    outcomes = {d["id"]: {"output": d["gold"], "refused": False} for d in docs}
+    rows = [{"id": d["id"], "score": 5.0, "no_answer": d["gold"] is None} for d in docs]
+    args = argparse.Namespace(rule=rule, max_false=0.05, answers="inline", split="dev", model=None, scores=None)
+    result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
+    assert result["given"] and result["chosen"]["rule"] == {"min_relevance": -5.56, "doubtful": 0.0,
+                                                           "max_unfounded": 1.0}
+
+
+def test_the_quality_benchmark_counts_values_found_nowhere():
+    from benchmarks.quality_score import Outcome, trace_figures
+
+    [doc] = [d for d in documents("dev", ["ContactCard"], 6) if d["gold"]][:1]
+    made_up = {**doc["gold"], "name": "Nobody Here At All"}
+    rows = [(doc, Outcome(output=doc["gold"], refused=False, valid=True, cut=False, tokens=1, seconds=0.0)),
+            (doc, Outcome(output=made_up, refused=False, valid=True, cut=False, tokens=1, seconds=0.0))]
+    both, gold_only = trace_figures(rows), trace_figures(rows[:1])
+    assert gold_only["spans_not_agreeing"] == 0 and both["spans_not_agreeing"] == 0
+    assert both["values_written"] == 2 * gold_only["values_written"]
+    assert gold_only["not_found_rate"] == 0.0  # every gold value is in its text, as written or written another way
+    assert both["not_found_rate"] * both["values_written"] == pytest.approx(1, abs=0.01)  # the made-up name
+    assert gold_only["verbatim_traced_exact"] == 1.0
