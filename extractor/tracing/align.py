@@ -13,7 +13,7 @@ from extractor.schema import ir
 from extractor.tracing import forms
 from extractor.tracing.leaves import Leaf, leaves, output_ranges
 from extractor.tracing.record import Span, Trace, ValueTrace
-from extractor.tracing.views import MAX_SPANS, View, fold, folded_view, words, words_view
+from extractor.tracing.views import MAX_SPANS, View, fold, folded_view, occurrences, words, words_view
 
 
 SHORT = 3
@@ -50,16 +50,11 @@ class Finder:
 
     def exact(self, needle: str) -> tuple[list[tuple[int, int]], int]:
         """Occurrences of `needle` as written that cut no word in two."""
-        text, spans, count = self.text, [], 0
-        at = text.find(needle)
-        while at >= 0:
-            end = at + len(needle)
-            if not (needle[0].isalnum() and at > 0 and text[at - 1].isalnum()) and not (
-                    needle[-1].isalnum() and end < len(text) and text[end].isalnum()):
-                count += 1
-                if len(spans) < MAX_SPANS:
-                    spans.append((at, end))
-            at = text.find(needle, at + 1)
+        spans, count = [], 0
+        for at in occurrences(self.text, needle):
+            count += 1
+            if len(spans) < MAX_SPANS:
+                spans.append((at, at + len(needle)))
         return spans, count
 
     def folded(self) -> View:

@@ -25,25 +25,26 @@ class View:
     starts: array
     ends: array
 
-    def find(self, needle: str, *, whole_words: bool = True) -> tuple[list[tuple[int, int]], int]:
-        """Spans of the text where the view holds `needle` (at most MAX_SPANS, in order), and how many there are.
-        `whole_words`: a match may not start or end inside a word the needle does not start or end with."""
-        spans, count, at = [], 0, self.form.find(needle)
-        while at >= 0 and needle:
-            end = at + len(needle)
-            if not whole_words or _bounded(self.form, at, end, needle):
-                count += 1
-                if len(spans) < MAX_SPANS:
-                    spans.append((self.starts[at], self.ends[end - 1]))
-            at = self.form.find(needle, at + 1)
+    def find(self, needle: str) -> tuple[list[tuple[int, int]], int]:
+        """Spans of the text where the view holds `needle` cutting no word in two (at most MAX_SPANS, in order),
+        and how many there are."""
+        spans, count = [], 0
+        for at in occurrences(self.form, needle):
+            count += 1
+            if len(spans) < MAX_SPANS:
+                spans.append((self.starts[at], self.ends[at + len(needle) - 1]))
         return spans, count
 
 
-def _bounded(form: str, start: int, end: int, needle: str) -> bool:
-    """The match at `start:end` cuts no word of the text in two (where the needle's own edge is a word's)."""
-    if needle[0].isalnum() and start > 0 and form[start - 1].isalnum():
-        return False
-    return not (needle[-1].isalnum() and end < len(form) and form[end].isalnum())
+def occurrences(form: str, needle: str) -> Iterator[int]:
+    """Where `form` holds `needle` without cutting a word in two (where the needle's own edge is a word's)."""
+    at = form.find(needle) if needle else -1
+    while at >= 0:
+        end = at + len(needle)
+        if not (needle[0].isalnum() and at > 0 and form[at - 1].isalnum()) and not (
+                needle[-1].isalnum() and end < len(form) and form[end].isalnum()):
+            yield at
+        at = form.find(needle, at + 1)
 
 
 def clusters(text: str) -> Iterator[tuple[int, int]]:
