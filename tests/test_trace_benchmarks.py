@@ -1,5 +1,5 @@
-"""The refusal calibration's joint choice (benchmarks/calibrate_refusal.py --answers), on a few labeled documents
-with hand-made answers: no model."""
+"""The benchmarks of tracing and refusal (benchmarks/calibrate_refusal.py --answers, quality_score.trace_figures,
+trace_gold.py) on a few labeled documents with hand-made answers: no model."""
 
 from __future__ import annotations
 
@@ -60,3 +60,10 @@ def test_the_quality_benchmark_counts_values_found_nowhere():
     assert gold_only["not_found_rate"] == 0.0  # every gold value is in its text, as written or written another way
     assert both["not_found_rate"] * both["values_written"] == pytest.approx(1, abs=0.01)  # the made-up name
     assert gold_only["verbatim_traced_exact"] == 1.0
+
+
+def test_the_gold_tracing_benchmark_runs_on_a_few_documents(tmp_path):
+    from benchmarks.trace_gold import main
+
+    result = main(["--split", "dev", "--limit", "2", "--json", str(tmp_path / "g.json")])
+    assert result["documents"] > 0 and result["spans_not_agreeing"] == 0 and result["found_rate"] > 0.9
