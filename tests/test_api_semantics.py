@@ -11,7 +11,10 @@ import pytest
 from pydantic import BaseModel, Field
 from tenacity import Retrying, stop_after_attempt
 
-from extractor import ExtractionError, IncompleteOutputError, InputError, InvalidSchemaError, Refusal, UnsatisfiableSchemaError, Verbatim, check, trace
+from extractor import (
+    ExtractionError, ExtractOptions, FromText, IncompleteOutputError, InputError, InvalidSchemaError, Refusal,
+    UnsatisfiableSchemaError, Verbatim, check, trace,
+)
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
 RESUME = (Path(__file__).resolve().parents[1] / "examples" / "data" / "resume.txt").read_text()
@@ -132,6 +135,27 @@ def test_a_text_without_the_answer_is_refused_and_without_refusal_fabricated(mod
     invented = model_extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80)
     assert isinstance(invented, Contact) and invented.email not in RECIPE
     assert trace(invented, RECIPE)["/email"].status == "not_found"
+
+
+class Sourced(BaseModel):
+    name: str
+    email: Annotated[str, FromText]
+
+
+def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed_back(model_extractor):
+    """A recipe has no email: forced to answer, the model invents one, and each attempt fails saying so."""
+    with pytest.raises(ExtractionError) as caught:
+        model_extractor.extract(Sourced, RECIPE, refusal=False, max_tokens=80, max_retries=1)
+    attempts = caught.value.attempts
+    assert len(attempts) == 2
+    for attempt in attempts:
+        [error] = attempt.errors
+        assert error["loc"] == ("email",) and error["type"] == "not_found"
+        assert json.loads(attempt.text)["email"] in error["msg"]
+    prompt = model_extractor.prompt(Sourced, RECIPE)  # the first prompt; the retry's holds the error too
+    assert "occurs nowhere in the text" not in prompt
+    assert "occurs nowhere in the text" in model_extractor.lm.tokenizer.decode(
+        model_extractor._prompt(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False)))
 
 
 class Picky(BaseModel):
