@@ -188,7 +188,7 @@ def _reused(specs: list[str], docs: list[dict[str, Any]],
     them names their origin)."""
     out = {}
     for spec in specs:
-        name, _, file = spec.partition("=")
+        name, _, file = spec.rpartition("=")  # a method name may hold "=" (extract[key=value])
         earlier = json.loads(Path(file).read_text())
         found = earlier.get("outcomes", {}).get(name, {})
         missing = [d["id"] for d in docs if d["id"] not in found]
@@ -248,6 +248,7 @@ def checks(per: dict[str, dict[str, Any]]) -> dict[str, Any]:
 
 COLUMNS = ["valid_rate", "field_em", "field_f1", "refusal_precision", "refusal_recall", "loop_rate",
            "not_found_rate", "tokens_per_doc", "seconds_per_doc"]
+"""The main table's columns; the trace figures (quality_score.trace_figures) get a table of their own."""
 
 
 def markdown(result: dict[str, Any]) -> str:
@@ -263,6 +264,15 @@ def markdown(result: dict[str, Any]) -> str:
              "| method | " + " | ".join(COLUMNS) + " |", "|---|" + "---:|" * len(COLUMNS)]
     for name, metrics in result["methods"].items():
         lines.append(f"| {name} | " + " | ".join(cell(metrics[c]) for c in COLUMNS) + " |")
+    lines += ["", "Traces (values written: strings and numbers the schema does not spell; not found: held nowhere in the "
+              "text; copied: by the decoder from the text; verbatim: string values the text holds as written, and "
+              "the share of them traced to exact spans; spans whose text is not the value under the stated "
+              "normalization):", "",
+              "| method | values written | not found | copied | verbatim values | traced exactly | spans not agreeing |",
+              "|---|---:|---:|---:|---:|---:|---:|"]
+    for name, m in result["methods"].items():
+        lines.append(f"| {name} | {m['values_written']} | {cell(m['not_found_rate'])} | {cell(m['copied_rate'])} | "
+                     f"{m['verbatim_values']} | {cell(m['verbatim_traced_exact'])} | {m['spans_not_agreeing']} |")
     targets = sorted({t for per in result["per_target"].values() for t in per})
     lines += ["", "Field F1 per target:", "", "| method | " + " | ".join(targets) + " |",
               "|---|" + "---:|" * len(targets)]
