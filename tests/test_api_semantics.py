@@ -271,3 +271,20 @@ def test_examples_system_and_messages_shape_the_prompt(model_extractor):
     chat = [{"role": "system", "content": "Extract the person as JSON."}, {"role": "user", "content": CONTACT}]
     result = model_extractor.extract(Contact, CONTACT, messages=chat, max_tokens=60, min_relevance=None)
     assert isinstance(result, (Contact, Refusal))
+
+
+def test_every_entry_point_returns_the_trace_when_asked(model_extractor):
+    """extract, extract_many, extract_stream (its last item) and aextract give the same Traced result."""
+    import asyncio
+
+    from extractor import Traced, aextract
+
+    options = dict(max_tokens=60, min_relevance=None, refusal=False)
+    one = model_extractor.extract(Contact, CONTACT, with_trace=True, **options)
+    assert isinstance(one, Traced) and isinstance(one.result, Contact)
+    assert one.trace["/name"].status == "copied" and one.trace["/name"].spans[0].of(CONTACT) == one.result.name
+    [many] = model_extractor.extract_many(Contact, [CONTACT], progress=False, with_trace=True, **options)
+    *_, last = model_extractor.extract_stream(Contact, CONTACT, with_trace=True, **options)
+    awaited = asyncio.run(aextract(Contact, CONTACT, extractor=model_extractor, with_trace=True, **options))
+    assert many.result == last.result == awaited.result == one.result
+    assert [v.pointer for v in last.trace] == [v.pointer for v in one.trace]  # streamed: no drafts, found not copied
