@@ -108,7 +108,10 @@ def assert_complete_and_valid(ex: Extractor, target: type[BaseModel], out: Outco
     matcher = grammar_matcher(ex, target, raw)
     assert matcher.accepting(), f"the grammar does not accept the whole output as complete: {raw!r}"
     data = json.loads(raw)
-    if isinstance(out.result, Refusal):
+    if isinstance(out.result, Refusal) and set(data) != {"error"}:  # an answer refused for its made-up values
+        assert out.result.error.startswith(f"no {target.__name__} in the text: "), out.result.error
+        target.model_validate(data)
+    elif isinstance(out.result, Refusal):
         assert out.result == Refusal.model_validate(data)
     else:
         assert out.result == target.model_validate(data)
@@ -344,8 +347,9 @@ def test_refusal_is_a_public_model_with_a_required_error():
 
 
 def test_recursive_model_nests_no_deeper_than_the_text(model_extractor):
-    """The outline has three levels (title, sections, subsections): the output stops there."""
-    out = run(model_extractor, Section, OUTLINE, max_tokens=300)
+    """The outline has three levels (title, sections, subsections): the output stops there (whatever the model
+    writes in them: the answer check, which may refuse made-up titles, is off)."""
+    out = run(model_extractor, Section, OUTLINE, max_tokens=300, max_unfounded=None)
     print(f"\n[section] {out.summary()}")
     assert out.error is None, out.summary()
     assert_complete_and_valid(model_extractor, Section, out)
