@@ -57,7 +57,10 @@ def measure(page_path: Path, runs: int, browser: Any) -> dict[str, Any]:
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(page_path.as_uri(), wait_until="load")
-        page.wait_for_function("window.review && document.querySelectorAll('#docs li').length > 0")
+        # functions, not expression strings: the page's content security policy forbids eval
+        page.wait_for_function("() => window.review && document.querySelectorAll('#docs li').length > 0")
+        # the paint entry is recorded once the frame is presented, which may come after `load`
+        page.wait_for_function("() => performance.getEntriesByName('first-contentful-paint').length > 0")
         timing = page.evaluate("""() => ({
             paint: (performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime,
             ready: performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd,
