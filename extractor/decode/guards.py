@@ -17,6 +17,9 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
   saw with one invented title and the same years).
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
   three times, 1-5 bytes over 24 bytes or more, or 6-64 bytes four times once digits are ignored) must close.
+- `stutter`: a string or number whose end repeats a stretch of 2-4 bytes this many times back to back
+  (`MALANANANANA`, `000,000,000,000,`, `1000000000`) must end, at any length, unless the source text holds that
+  run (a real `ANANANAS`, a real `100000000`, digits compared without thousands separators).
 
 Where a string must close but the grammar cannot close it yet (a `pattern` or `format` still unmet),
 the guard steers the model along the shortest way to a closing quote instead of standing aside.
@@ -25,6 +28,7 @@ the guard steers the model along the shortest way to a closing quote instead of 
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -63,6 +67,9 @@ class Guards:
     string_loops: bool = True
     """A string that starts repeating itself (its last 16-128 bytes twice in a row, 6-15 bytes three
     times, 1-5 bytes over at least 24 bytes, or 6-64 bytes four times once digits are ignored) must close."""
+    stutter: int | None = 4
+    """A string or number whose end repeats a stretch of 2-4 bytes this many times back to back must end, unless
+    the source text holds the run (None: off)."""
     wrap_up: bool = False
     """When the shortest way to a complete output needs about every token left, only tokens along it are
     allowed (strings close, lists end, required members get their shortest values): the output is whole
@@ -82,11 +89,11 @@ class Guards:
     def active(self) -> bool:
         return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
                 or self.similar_items is not None or self.alike_objects is not None or self.string_loops
-                or self.wrap_up)
+                or self.stutter is not None or self.wrap_up)
 
 
 NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
-                   alike_objects=None, string_loops=False)
+                   alike_objects=None, string_loops=False, stutter=None)
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
@@ -222,6 +229,30 @@ def looping(data: bytearray, start: int) -> bool:
         _repeats_at_end(text.translate(_NO_DIGITS), 6, 64, lambda p: 4)
 
 
+def stuttering(data: bytearray, start: int, times: int, source: bytes = b"", digits: bytes = b"") -> bool:
+    """True when the value from `start` ends with a stretch of 2-4 bytes repeated `times` times back to back and
+    neither `source` holds that run nor `digits` (the source's digits, thousands separators dropped) its digits."""
+    text = bytes(data[start:])
+    for period in (2, 3, 4):
+        tail, count, size = text[-period:], 1, len(text)
+        if size < period * times:
+            continue
+        while count * period + period <= size and text[size - (count + 1) * period:size - count * period] == tail:
+            count += 1
+        if count < times:
+            continue
+        run = text[size - count * period:]
+        plain = bytes(b for b in run if 0x30 <= b <= 0x39)
+        if run not in source and not (plain == run and plain in digits):
+            return True
+    return False
+
+
+def source_digits(source: bytes) -> bytes:
+    """The source with the separators inside numbers dropped (`100,000,000` → `100000000`)."""
+    return re.sub(rb"(?<=\d)[,.' ](?=\d{3}(?!\d))", b"", source)
+
+
 def _repeats_at_end(text: bytes, shortest: int, longest: int, times: Callable[[int], int]) -> bool:
     """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times."""
     size = len(text)
@@ -259,9 +290,10 @@ class Route:
 class Guard:
     """The guards of one generation: `restrict(mask)` removes the tokens they forbid here."""
 
-    def __init__(self, guards: Guards, grammar: CompiledGrammar) -> None:
+    def __init__(self, guards: Guards, grammar: CompiledGrammar, source: bytes = b"") -> None:
         self.guards = guards
         self.grammar = grammar
+        self.source, self.digits = source, source_digits(source) if source and guards.stutter else b""
         self.trie: TokenTrie = grammar.trie
         self.classes = TokenClasses.of(grammar.vocab)
         self.json = JsonTracker()
@@ -283,11 +315,15 @@ class Guard:
         elif js.in_string:
             size = len(js.data) - js.string_start
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
-                    (g.string_loops and size >= 18 and looping(js.data, js.string_start)):
+                    (g.string_loops and size >= 18 and looping(js.data, js.string_start)) or \
+                    (g.stutter is not None and stuttering(js.data, js.string_start, g.stutter, self.source,
+                                                          self.digits)):
                 out = out & self.classes.has_quote
                 if not out.any() and config is not None:
                     out, steered = self._steer(mask, config, "string", self._to_quote, b'"'), True
-        elif g.max_number_digits is not None and js.digits >= g.max_number_digits:
+        elif (g.max_number_digits is not None and js.digits >= g.max_number_digits) or (
+                g.stutter is not None and js.number_start >= 0
+                and stuttering(js.data, js.number_start, g.stutter, self.source, self.digits)):
             out = out & ~self.classes.number_start
         if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
             banned = self._repeats()

@@ -180,11 +180,11 @@ def _rows(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matc
         if options.sampling.seed is not None:
             generator = torch.Generator(device=lm.device).manual_seed(options.sampling.seed)
         source = sources[n] if sources is not None else None
-        if span is not None and source and options.source_drafts > 0:
-            data = source.encode() if isinstance(source, str) else source
+        data = (source.encode() if isinstance(source, str) else source) or b""
+        if span is not None and data and options.source_drafts > 0:
             copy = SourceDrafts(data, span, max_tokens=options.source_drafts)
         rows.append(Row(list(prompt), matcher, vocab, options, span, generator,
-                        guards=guards[n] if guards is not None else options.guards, copy=copy,
+                        guards=guards[n] if guards is not None else options.guards, copy=copy, source=data,
                         # learned splits only steer greedy drafts: with sampling, drafts decide which random
                         # draws are made, and a seed must replay the same run
                         splits=lm.splits if options.verify and options.sampling.temperature == 0 else None))

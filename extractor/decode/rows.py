@@ -86,6 +86,8 @@ class Row:
     generator: torch.Generator | None = None
     guards: Guards = NO_GUARDS
     copy: SourceDrafts | None = None
+    source: bytes = b""
+    """The text extracted from, UTF-8 (the guards let through a repetition it holds)."""
     splits: dict[int, int] | None = None
     tokens: list[int] = field(default_factory=list)
     output: bytearray = field(default_factory=bytearray)
@@ -105,7 +107,7 @@ class Row:
 
     def __post_init__(self) -> None:
         if self.matcher is not None and self.guards.active:
-            self.guard = Guard(self.guards, self.matcher.grammar)
+            self.guard = Guard(self.guards, self.matcher.grammar, self.source)
         if self.copy is not None and self.matcher is not None and self.options.verify:
             self.json = JsonTracker()
         else:

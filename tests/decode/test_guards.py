@@ -9,7 +9,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards
-from extractor.decode.guards import Guard, JsonTracker, agree, looping
+from extractor.decode.guards import Guard, JsonTracker, agree, looping, source_digits, stuttering
 from extractor.grammar import CompileOptions
 from tests.decode.fakes import hf_tokenizer
 
@@ -264,6 +264,60 @@ def test_no_gold_value_of_the_quality_set_trips_a_guard():
         elif isinstance(value, dict):
             stack += value.values()
     assert not looped
+
+
+STUTTERS = [  # (the value so far, the source text, whether it stutters)
+    (b"MALANANANANANANANANANA", b"NO. 2, JALAN MALA, MELAKA", True),  # 2 bytes, nine times
+    (b"SELANANANANANANANANANA", b"", True),
+    (b"1000000,000,000,000,000,000,000,", b"TOTAL 1,000.00", True),  # 4 bytes (`000,`), six times
+    (b"MALANANA", b"", False),  # three times: not yet
+    (b"BANANANAN", b"BANANANANAS AND MORE", False),  # the text holds the run
+    (b"1000000000", b"Total: 1,000,000,000 EUR", False),  # its digits, separators dropped
+    (b"1000000000", b"Total: 1,000 EUR", True),
+    (b"1,000,000.00", b"", False),
+    (b"4111 1111 1111 1111", b"", False),
+    (b"+44 7700 900456", b"", False),
+]
+
+
+@pytest.mark.parametrize(("value", "source", "stutters"), STUTTERS)
+def test_a_short_stretch_repeated_four_times_stutters_unless_the_text_holds_it(value, source, stutters):
+    assert stuttering(bytearray(value), 0, 4, source, source_digits(source)) is stutters
+
+
+def test_a_stuttering_string_must_close_and_a_stuttering_number_must_end(gpt2):
+    schema = {"type": "object", "properties": {"s": {"type": "string"}, "n": {"type": "integer"}},
+              "required": ["s", "n"]}
+    vocab, mask, out, guard = _at(schema, gpt2, b'{"s":"MALANANANANA', Guards())
+    assert all(b'"' in t for t in _allowed(vocab, out)) and guard.fired == 1
+    vocab, mask, out, _ = _at(schema, gpt2, b'{"s":"MALANANANANA', Guards(stutter=None))
+    assert out is mask
+    vocab, mask, out, _ = _at(schema, gpt2, b'{"s":"x","n":12121212', Guards())
+    assert any(t[:1].isdigit() for t in _allowed(vocab, mask)) and not any(t[:1].isdigit()
+                                                                          for t in _allowed(vocab, out))
+
+
+def test_no_gold_value_stutters_at_any_prefix_given_its_text():
+    """Every gold string and number of the labeled set, written byte by byte with its own document as the
+    source, never stutters: the rule lets through what the text holds."""
+    import json
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "quality" / "documents.jsonl"
+    tripped = []
+    for doc in map(json.loads, data.read_text().splitlines()):
+        source = doc["text"].encode()
+        digits = source_digits(source)
+        stack = [doc["gold"]]
+        while stack:
+            value = stack.pop()
+            if isinstance(value, (dict, list)):
+                stack += value.values() if isinstance(value, dict) else value
+            elif isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                written = value.encode() if isinstance(value, str) else json.dumps(value).encode()
+                if any(stuttering(bytearray(written[:end]), 0, 4, source, digits) for end in range(1, len(written) + 1)):
+                    tripped.append((doc["id"], value))
+    assert not tripped
 
 
 def test_an_object_item_nested_past_what_json_parses_is_simply_not_compared():
