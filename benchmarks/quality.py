@@ -265,14 +265,16 @@ def markdown(result: dict[str, Any]) -> str:
     for name, metrics in result["methods"].items():
         lines.append(f"| {name} | " + " | ".join(cell(metrics[c]) for c in COLUMNS) + " |")
     lines += ["", "Traces (values written: strings and numbers the schema does not spell; not found: held nowhere in the "
-              "text; copied: by the decoder from the text; verbatim: string values the text holds as written, and "
+              "text; copied: by the decoder from the text; stuttering: ending in a 2-4 byte stretch repeated four times "
+              "that the text does not hold; verbatim: string values the text holds as written, and "
               "the share of them traced to exact spans; spans whose text is not the value under the stated "
               "normalization):", "",
-              "| method | values written | not found | copied | verbatim values | traced exactly | spans not agreeing |",
-              "|---|---:|---:|---:|---:|---:|---:|"]
+              "| method | values written | not found | copied | stuttering | verbatim values | traced exactly | "
+              "spans not agreeing |", "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for name, m in result["methods"].items():
         lines.append(f"| {name} | {m['values_written']} | {cell(m['not_found_rate'])} | {cell(m['copied_rate'])} | "
-                     f"{m['verbatim_values']} | {cell(m['verbatim_traced_exact'])} | {m['spans_not_agreeing']} |")
+                     f"{m['stuttering_values']} | {m['verbatim_values']} | {cell(m['verbatim_traced_exact'])} | "
+                     f"{m['spans_not_agreeing']} |")
     targets = sorted({t for per in result["per_target"].values() for t in per})
     lines += ["", "Field F1 per target:", "", "| method | " + " | ".join(targets) + " |",
               "|---|" + "---:|" * len(targets)]

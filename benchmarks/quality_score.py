@@ -10,6 +10,7 @@ scores 0 on every field of an answerable document.
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from dataclasses import dataclass
@@ -142,25 +143,32 @@ def traced(out: Outcome, text: str, target: Any) -> list[dict[str, Any]]:
 
 def trace_figures(rows: list[tuple[dict[str, Any], Outcome]]) -> dict[str, float | int | None]:
     """Over (document, outcome) pairs: the share of the values a method wrote (strings and numbers not fixed by
-    the schema) that the text holds nowhere, and that the decoder copied from it; of the string values the text
+    the schema) that the text holds nowhere, and that the decoder copied from it; how many of them stutter (end
+    in a 2-4 byte stretch repeated four times that the text does not hold); of the string values the text
     holds as written, the share traced to exact spans; and the spans whose text is not the value under the
     normalization the trace states."""
     import schemas
     from extractor.tracing import agrees
 
-    written = missing = copied = verbatim = exact = bad = 0
+    from extractor.decode.guards import source_digits, stuttering
+
+    written = missing = copied = verbatim = exact = bad = stutters = 0
     for doc, out in rows:
         text = doc["text"]
+        source = text.encode()
         for v in traced(out, text, getattr(schemas, doc["target"])):
             if v["status"] in ("copied", "found", "not_found"):
                 written += 1
                 missing += v["status"] == "not_found"
                 copied += v["status"] == "copied"
+                raw = v["value"].encode() if isinstance(v["value"], str) else json.dumps(v["value"]).encode()
+                stutters += stuttering(bytearray(raw), 0, 4, source, source_digits(source))
             if isinstance(v["value"], str) and v["value"].strip() and v["value"].strip() in text:
                 verbatim += 1
                 exact += v["how"] in ("decoder", "verbatim", "exact")
             bad += sum(not agrees(v["value"], text[a:b], v["how"]) for a, b in v["spans"])
     return {"values_written": written, "not_found_rate": _ratio(missing, written), "copied_rate": _ratio(copied, written),
+            "stuttering_values": stutters,
             "verbatim_values": verbatim, "verbatim_traced_exact": _ratio(exact, verbatim), "spans_not_agreeing": bad}
 
 
