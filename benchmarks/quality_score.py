@@ -174,13 +174,15 @@ def trace_figures(rows: list[tuple[dict[str, Any], Outcome]]) -> dict[str, float
 
 def summarize(rows: list[tuple[dict[str, Any] | None, Outcome]]) -> dict[str, float | int | None]:
     """The metrics of one method over (gold, outcome) pairs; gold None marks a no-answer document."""
-    em, f1 = [], []
+    em, f1, by_field = [], [], {}
     for gold, out in rows:
         if gold is None:
             continue
         scores = field_scores(None if out.refused else out.output, gold)
         em += [s[0] for s in scores.values()]
         f1 += [s[1] for s in scores.values()]
+        for path, (_, score) in scores.items():
+            by_field.setdefault(path, []).append(score)
     refused = [out.refused for _, out in rows]
     no_answer = [gold is None for gold, _ in rows]
     true_refusals = sum(r and n for r, n in zip(refused, no_answer))
@@ -199,6 +201,7 @@ def summarize(rows: list[tuple[dict[str, Any] | None, Outcome]]) -> dict[str, fl
         "tokens_per_doc": _ratio(sum(out.tokens for _, out in rows), n),
         "seconds_per_doc": _ratio(sum(out.seconds for _, out in rows), n),
         "attempts_per_doc": _ratio(sum(out.attempts for _, out in rows), n),
+        "field_f1_by_field": {path: _ratio(sum(v), len(v)) for path, v in sorted(by_field.items())},
     }
 
 

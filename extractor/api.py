@@ -20,11 +20,12 @@ from extractor.errors import (
 from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.inputs import at_least, guards_for, nonempty
 from extractor.masks import CompiledGrammar
-from extractor.options import DEFAULT_LAYOUT, ExtractOptions
+from extractor.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
 from extractor.grounding import Grounding
 from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned
 from extractor.refusing import DOUBTFUL, Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
+from extractor.schema.verbatim import verbatim_strings
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
 from extractor.tracing import Trace, Traced
@@ -55,12 +56,16 @@ class Extractor:
         self._quotes: dict[str, bool] = {}  # schema text -> has Verbatim fields (compiled per document)
 
     def compile(self, target: type[Any] | dict[str, Any], refusal: type[BaseModel] | None = Refusal,
-                source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT) -> CompiledGrammar:
+                source: str | None = None, layout: Layout | LayoutName = DEFAULT_LAYOUT,
+                verbatim: VerbatimMode = "marked") -> CompiledGrammar:
         """The grammar for a target (and refusal model), compiled once per Extractor and layout; a target
         with `Verbatim` fields is compiled per `source` document (only its verbatim rules are rebuilt: the
         others' automata are kept by structure); a recursive target nests
-        at most as deeply as `source` is structured (`nesting`), compiled once per depth."""
+        at most as deeply as `source` is structured (`nesting`), compiled once per depth. `verbatim="auto"`
+        makes the target's plain string fields `Verbatim` first (`verbatim_strings`)."""
         schema = json_schema(target)
+        if verbatim == "auto" and isinstance(schema, dict) and source is not None:
+            target = schema = verbatim_strings(schema)
         text = json.dumps(schema, sort_keys=True)
         depth = nesting(source) if source is not None and isinstance(schema, dict) and recursive(schema) else None
         if text not in self._quotes:
@@ -219,10 +224,10 @@ class Extractor:
         """The grammar one text is decoded with: target and refusal, or after the relevance screen, one of them."""
         refusal, layout = opts.refusal_model, opts.layout
         if refusal is None or screen is None:
-            return self.compile(target, refusal, source=text, layout=layout)
+            return self.compile(target, refusal, source=text, layout=layout, verbatim=opts.verbatim)
         if screen.score >= opts.min_relevance:
             try:
-                return self.compile(target, None, source=text, layout=layout)
+                return self.compile(target, None, source=text, layout=layout, verbatim=opts.verbatim)
             except UnsatisfiableSchemaError:
                 pass  # no substring of the text fits a required Verbatim field: the refusal is all there is
         return self.compile(refusal, None, layout=layout)
@@ -232,7 +237,8 @@ class Extractor:
         its grammar compiled only when an output looks like a refusal."""
         if not (opts.constrained and opts.refusal_model is not None and isinstance(target, dict)):
             return None
-        return lambda data: accepts(self.compile(target, None, source=text, layout=opts.layout), data)
+        return lambda data: accepts(self.compile(target, None, source=text, layout=opts.layout,
+                                                 verbatim=opts.verbatim), data)
 
     def prompt(self, target: Any, text: str, options: ExtractOptions | None = None, **overrides: Any) -> str:
         """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording."""

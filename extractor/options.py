@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 from tenacity import Retrying
@@ -20,6 +20,8 @@ from extractor.schema import Refusal
 
 if TYPE_CHECKING:  # torch-backed: built where a model runs
     from extractor.decode.sampling import SamplingOptions
+
+VerbatimMode = Literal["auto", "marked"]
 
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
@@ -81,6 +83,11 @@ class ExtractOptions:
     grounding: GroundingMode = "marked"
     """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
+    verbatim: VerbatimMode = "marked"
+    """Which string fields are written as copies of the text (the grammar admits only its substrings, on word
+    boundaries): "auto" (every string field that names something in the text: no format, pattern, length, enum
+    or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
+    `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`)."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
@@ -101,6 +108,8 @@ class ExtractOptions:
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
         if self.max_unfounded is not None and not 0 < self.max_unfounded <= 1:
             raise InputError(f"max_unfounded must be in (0, 1] or None, got {self.max_unfounded!r}")
+        if self.verbatim not in ("auto", "marked"):
+            raise InputError(f"verbatim must be 'auto' or 'marked', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
         if isinstance(self.layout, str):

@@ -14,14 +14,18 @@ Models:
     ContactCard  -- a business card / contact (nested: Address)
     Event        -- an event announcement (literal type: EventKind)
     JobPosting   -- a job advertisement (enums: EmploymentType, Currency)
+    NDA          -- a non-disclosure agreement (parties, effective date, governing law, term)
+    ScannedReceipt -- the company, date, address and total of a scanned receipt, as printed
 """
 
 from .contact import Address, ContactCard
 from .event import Event, EventKind
 from .invoice import Currency, Invoice, LineItem
 from .job import EmploymentType, JobPosting
+from .nda import NDA
 from .receipt import PaymentMethod, Receipt, ReceiptItem
 from .resume import Degree, Job, Resume
+from .scanned_receipt import ScannedReceipt
 
 __all__ = [
     "Resume",
@@ -39,4 +43,6 @@ __all__ = [
     "EventKind",
     "JobPosting",
     "EmploymentType",
+    "NDA",
+    "ScannedReceipt",
 ]

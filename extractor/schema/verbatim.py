@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import GetJsonSchemaHandler
@@ -49,3 +50,46 @@ class FromText:
     @classmethod
     def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
         return handler(source)
+
+
+_FREE_KEYS = ("format", "pattern", "minLength", "maxLength", "enum", "const", "contentEncoding", "x-verbatim")
+"""A string schema with any of these is not made a copy: it asks for a form, a set of values, a length, or it
+says itself whether it is verbatim (`"x-verbatim": false` keeps a string free)."""
+_ASKS_FORM = re.compile(r"\b(format|formatted|YYYY|MM|DD|HH|ISO|normali[sz]ed?|lower ?case|upper ?case|translat\w*|"
+                        r"own words|summari[sz]e\w*|describ\w*|rephras\w*|paraphras\w*)\b", re.IGNORECASE)
+"""A description asking for the value written some way (`as YYYY-MM-DD`, `in your own words`): the text may not
+hold it so."""
+_WALKED = ("properties", "patternProperties", "$defs", "definitions")
+_WALKED_ONE = ("items", "additionalProperties")
+_WALKED_LIST = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
+
+
+def verbatim_strings(schema: dict[str, Any]) -> dict[str, Any]:
+    """A copy of `schema` in which every string field that names something in the text is `Verbatim`: a string
+    schema with no format, pattern, length, enum or const, whose description (or its member's) does not ask for
+    the value written in some form. What `ExtractOptions(verbatim="auto")` compiles."""
+    return _copied(schema, "")
+
+
+def _copied(schema: Any, said: str) -> Any:
+    """`schema` with its plain strings made verbatim; `said`, the description of the member it is under."""
+    if not isinstance(schema, dict):
+        return schema
+    said = schema.get("description", said) if isinstance(schema.get("description"), str) else said
+    out = dict(schema)
+    kind = schema.get("type")
+    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and \
+            not any(k in schema for k in _FREE_KEYS) and not _ASKS_FORM.search(said):
+        out["x-verbatim"] = True
+    for key in _WALKED:
+        if isinstance(schema.get(key), dict):
+            inner = said if key == "patternProperties" else ""
+            out[key] = {name: _copied(sub, inner if key in ("$defs", "definitions") else "")
+                        for name, sub in schema[key].items()}
+    for key in _WALKED_ONE:
+        if isinstance(schema.get(key), dict):
+            out[key] = _copied(schema[key], said if key == "items" else "")
+    for key in _WALKED_LIST:
+        if isinstance(schema.get(key), list):
+            out[key] = [_copied(sub, said) for sub in schema[key]]
+    return out
