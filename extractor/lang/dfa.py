@@ -466,15 +466,16 @@ def _suffix_automaton(text: str) -> list[dict[str, int]]:
 
 def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
     """Character edges and accepting states of the substrings of `text` that cut no word in two (a word:
-    a run of alphanumeric characters or `_`) and neither start nor end with whitespace.
+    a run of alphanumeric characters or `_`) and neither start nor end with whitespace, each run of
+    whitespace in them written as one space (a value copied across a line break stays on one line).
 
     Built in linear size: the suffix automaton of `text` read as tokens (each word one token, every other
     character its own), each word edge then spelled out character by character through a trie per state.
     After a whole word only a non-word character can follow, so the trie node that ends a word takes the
     edges of the state the word leads to (all single non-word characters) beside the word characters that
     continue longer words: the result stays deterministic."""
-    tokens = ["".join(run) for is_word, group in groupby(text, key=lambda ch: ch.isalnum() or ch == "_")
-              for run in ([list(group)] if is_word else [[ch] for ch in group])]
+    tokens = [" " if kind == "space" else "".join(run) for kind, group in groupby(text, key=_kind)
+              for run in ([list(group)] if kind != "other" else [[ch] for ch in group])]
     sam = _suffix_automaton(tokens)  # type: ignore[arg-type]
     last = {t: token for edges in sam for token, t in edges.items()}  # every edge into a state has one label
     nxt: list[dict[str, int]] = [{} for _ in sam]
@@ -497,6 +498,10 @@ def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
             accept[at] = True  # a whole word read: it may end here, or go on as the state after it goes on
             nxt[at].update(sam[t])
     return _reachable(nxt, accept)
+
+
+def _kind(ch: str) -> str:
+    return "word" if ch.isalnum() or ch == "_" else "space" if ch.isspace() else "other"
 
 
 def _reachable(nxt: list[dict[str, int]], accept: list[bool]) -> tuple[list[dict[str, int]], list[bool]]:

@@ -31,7 +31,7 @@ _M = "|".join(sorted(map(re.escape, _MONTH_OF), key=len, reverse=True))
 _YEAR = r"(\d{4}|'\d{2})"
 
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[./-]\d)")
-_DAY_MONTH = re.compile(rf"(?<![\w.])(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s*(?:de\s+|of\s+)?({_M})\.?,?\s*(?:de\s+)?"
+_DAY_MONTH = re.compile(rf"(?<![\w.])(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s*(?:day\s+of\s+|de\s+|of\s+)?({_M})\.?,?\s*(?:de\s+)?"
                         rf"{_YEAR}(?!\d)", re.IGNORECASE)
 _MONTH_DAY = re.compile(rf"(?<!\w)({_M})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\d)", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"(?<!\w)({_M})\.?,?\s+(?:de\s+)?{_YEAR}(?!\d)", re.IGNORECASE)

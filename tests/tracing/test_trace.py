@@ -33,6 +33,7 @@ FINDS = [
     ("Room 12 15 guests", 1215, "not_found", "", []),  # two numbers, not one
     ("Dated 05/01/17.", "2017-01-05", "found", "date", ["05/01/17"]),
     ("le 14 octobre 2025 à Paris", "2025-10-14", "found", "date", ["14 octobre 2025"]),
+    ("made this 15th day of November, 2018 by", "2018-11-15", "found", "date", ["15th day of November, 2018"]),
     ("Starts October 14th, 2025", "2025-10-14", "found", "date", ["October 14th, 2025"]),
     ("Dated 05/01/17.", "2017-05-01", "found", "date", ["05/01/17"]),  # day and month read either way
     ("Dated 05/01/17.", "2017-01-06", "not_found", "", []),
