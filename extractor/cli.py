@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--grounding", default="marked", choices=["marked", "all", "off"],
                      help="values that must be found in the text or the attempt is retried: those marked FromText "
                           "(default), all, or none")
+    ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked"],
+                     help="string fields written as copies of the text: every one naming something in it (auto), or "
+                          "only those marked Verbatim")
     rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts")
     rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
     rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")
@@ -102,7 +105,7 @@ def _extract(args: argparse.Namespace) -> int:
     target = load_target(args.schema)
     files = _inputs(args.input)
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
-                             max_retries=args.max_retries, grounding=args.grounding)
+                             max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim)
     extractor = Extractor(args.model)
     out = args.jsonl.open("w") if args.jsonl else sys.stdout
     failed = 0

@@ -48,7 +48,10 @@ def test_refusal_model(refusal, model):
     ({"max_tokens": 0}, "max_tokens must be an int ≥ 1"),
     ({"max_retries": -1}, "max_retries must be an int ≥ 0"),
     ({"layout": "tabs"}, "layout must be a Layout or one of"),
-], ids=["unknown", "unknowns", "temperature", "nan", "top_p", "top_k", "penalty", "max_tokens", "retries", "layout"])
+    ({"verbatim": "all"}, "verbatim must be 'auto' or 'marked', got 'all'"),
+    ({"grounding": "some"}, "grounding must be 'marked', 'all' or 'off'"),
+], ids=["unknown", "unknowns", "temperature", "nan", "top_p", "top_k", "penalty", "max_tokens", "retries", "layout",
+        "verbatim", "grounding"])
 def test_bad_options_are_input_errors_that_name_them(overrides, message):
     with pytest.raises(InputError, match=message):
         ExtractOptions.of(None, overrides)

@@ -15,6 +15,8 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `alike_objects`: object items that each agree with an earlier item of their array on more than half of
   their members (two at least) end the array once there are that many (a model pairing every company it
   saw with one invented title and the same years).
+- `distinct_members`: a member's string value may not close equal to another string member of its object
+  (`"company": "Sonya", "title": "Sonya"`).
 - `string_loops`: a string whose end repeats a stretch back to back (16-128 bytes twice, 6-15 bytes
   three times, 1-5 bytes over 24 bytes or more, or 6-64 bytes four times once digits are ignored) must close.
 - `stutter`: a string or number whose end repeats a stretch of 2-4 bytes this many times back to back
@@ -64,6 +66,9 @@ class Guards:
     """Object items of one array, each agreeing with an earlier item on more than half of all their members
     (two at least), end the array once there are this many (None: off). No two items of a gold list in the
     quality benchmark's dev split agree on more than one member."""
+    distinct_members: bool = True
+    """A member's string value may not equal another string member of the same object (a model writing one name
+    as both company and title); no gold object of the labeled sets has two members alike."""
     string_loops: bool = True
     """A string that starts repeating itself (its last 16-128 bytes twice in a row, 6-15 bytes three
     times, 1-5 bytes over at least 24 bytes, or 6-64 bytes four times once digits are ignored) must close."""
@@ -89,11 +94,12 @@ class Guards:
     def active(self) -> bool:
         return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
                 or self.similar_items is not None or self.alike_objects is not None or self.string_loops
+                or self.distinct_members
                 or self.stutter is not None or self.wrap_up)
 
 
 NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
-                   alike_objects=None, string_loops=False, stutter=None)
+                   alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
 
 _NUMBER = frozenset(b"0123456789.eE+-")
 _DIGITS = frozenset(b"0123456789")
@@ -144,6 +150,14 @@ class _Array:
             self.objects.append(obj)
 
 
+@dataclass
+class _Object:
+    """An object being written: whether a key comes next, and the string values of its members so far."""
+
+    key: bool = True
+    strings: list[bytes] = field(default_factory=list)
+
+
 def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """Two object items agree on more than half of all the members either has, and on two at least."""
     same = sum(1 for k in a.keys() & b.keys() if a[k] == b[k])
@@ -171,7 +185,9 @@ class JsonTracker:
         self.string_start = 0
         self.digits = 0
         self.number_start = -1
-        self.stack: list[_Array | None] = []  # None for an object
+        self.stack: list[_Array | _Object] = []
+        self.member = False
+        """The string being written is an object member's value (not a key, not an array item)."""
 
     def value(self) -> bytes:
         """The string content or number written so far of the value being written (b"" between values)."""
@@ -192,6 +208,8 @@ class JsonTracker:
                 self.escape = True
             elif byte == 0x22:
                 self.in_string = False
+                if self.member:
+                    self.stack[-1].strings.append(bytes(self.data[self.string_start:]))  # type: ignore[union-attr]
             return
         pos = len(self.data)
         if byte in _NUMBER:
@@ -200,19 +218,22 @@ class JsonTracker:
             self.digits += byte in _DIGITS
             return
         self.digits, self.number_start = 0, -1
+        top = self.stack[-1] if self.stack else None
         if byte == 0x22:
             self.in_string, self.string_start = True, pos + 1
+            self.member = isinstance(top, _Object) and not top.key
         elif byte == 0x5B:  # [
             self.stack.append(_Array(pos + 1))
         elif byte == 0x7B:  # {
-            self.stack.append(None)
+            self.stack.append(_Object())
         elif byte in (0x5D, 0x7D):  # ] }
             if self.stack:
                 self.stack.pop()
-        elif byte == 0x2C and self.stack and self.stack[-1] is not None:  # , between array items
-            arr = self.stack[-1]
-            arr.add(bytes(self.data[arr.item_start:pos]).strip(_WS))
-            arr.item_start = pos + 1
+        elif isinstance(top, _Object) and byte in (0x3A, 0x2C):  # a value follows `:`, a key follows `,`
+            top.key = byte == 0x2C
+        elif byte == 0x2C and isinstance(top, _Array):  # , between array items
+            top.add(bytes(self.data[top.item_start:pos]).strip(_WS))
+            top.item_start = pos + 1
 
 
 SHORT_LOOP_BYTES = 24
@@ -325,8 +346,9 @@ class Guard:
                 g.stutter is not None and js.number_start >= 0
                 and stuttering(js.data, js.number_start, g.stutter, self.source, self.digits)):
             out = out & ~self.classes.number_start
-        if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
-            banned = self._repeats()
+        if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None
+                            or g.distinct_members):
+            banned = self._repeats() + (self._same_member() if g.distinct_members else [])
             if banned:
                 out = out.copy() if out is mask else out  # cached masks are shared: never written to
                 for ids in banned:
@@ -394,7 +416,7 @@ class Guard:
         (whitespace around the item and before the `,` aside)."""
         data, out = self.json.data, []
         for arr in self.json.stack:
-            if arr is None or not arr.items:
+            if not isinstance(arr, _Array) or not arr.items:
                 continue
             current = bytes(data[arr.item_start:]).lstrip(_WS)
             ended = arr is self.json.stack[-1] and not self.json.in_string and current.rstrip(_WS) != current
@@ -410,11 +432,20 @@ class Guard:
             out += self._alike_ending()
         return out
 
+    def _same_member(self) -> list[np.ndarray]:
+        """Tokens that would close a member's string value equal to another string member of its object."""
+        js = self.json
+        if not (js.in_string and js.member):
+            return []
+        current = js.value()
+        return [self._prefixed(sibling[len(current):] + b'"') for sibling in set(js.stack[-1].strings)  # type: ignore[union-attr]
+                if sibling and sibling.startswith(current)]
+
     def _alike_ending(self) -> list[np.ndarray]:
         """Tokens that would go on with `,` after an object item that makes `alike_objects` alike items
         (right after its `}`, or closing it and going on in one token)."""
         js, stack = self.json, self.json.stack
-        closing = bool(stack) and stack[-1] is None and len(stack) > 1 and isinstance(stack[-2], _Array)
+        closing = bool(stack) and isinstance(stack[-1], _Object) and len(stack) > 1 and isinstance(stack[-2], _Array)
         arr = stack[-2] if closing else stack[-1] if stack else None
         if js.in_string or not isinstance(arr, _Array) or not arr.objects or \
                 arr.near + 1 < (self.guards.alike_objects or 0):

@@ -9,7 +9,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards
-from extractor.decode.guards import Guard, JsonTracker, agree, looping, source_digits, stuttering
+from extractor.decode.guards import Guard, JsonTracker, _Object, agree, looping, source_digits, stuttering
 from extractor.grammar import CompileOptions
 from tests.decode.fakes import hf_tokenizer
 
@@ -37,7 +37,7 @@ def test_tracker_follows_strings_numbers_and_arrays():
     js = JsonTracker()
     js.feed(b'{"a":["x,]\\"y",12')
     assert not js.in_string and js.digits == 2
-    assert js.stack[0] is None and js.stack[1].items == [b'"x,]\\"y"']
+    assert isinstance(js.stack[0], _Object) and js.stack[1].items == [b'"x,]\\"y"']
     js.feed(b',"q')
     assert js.in_string and len(js.data) - js.string_start == 1
     js.feed(b'"]}')
@@ -55,6 +55,52 @@ def test_a_repeated_item_cannot_be_followed_by_a_comma(gpt2):
     vocab, mask, out, _ = _at(schema, gpt2, b'["Python","SQL","Python', Guards())
     assert b'",' in _allowed(vocab, mask) and b'",' not in _allowed(vocab, out)
     assert {b'"', b'"]', b"s"} <= _allowed(vocab, out)
+
+
+def test_the_tracker_keeps_each_objects_string_members():
+    js = JsonTracker()
+    js.feed(b'{"company":"Sonya","n":3,"tags":["x"],"t":"a\\"b","inner":{"k":"v"},"title":"')
+    assert js.in_string and js.member and js.stack[-1].strings == [b"Sonya", b'a\\"b']
+    js.feed(b'x","l":["item"')
+    assert not js.member and js.stack[-1].items == []
+
+
+@pytest.mark.parametrize(("written", "closes"), [
+    (b'{"company":"Sonya","title":"Sonya', False),  # equal to a sibling: may not close
+    (b'{"company":"Sonya","title":"Son', True),  # `ya"` would make it equal: gone; other tokens stay
+    (b'{"company":"Sonya","title":"Stripe', True),
+    (b'{"company":"Stripe Inc","title":"Stripe', True),
+    (b'{"company":"","title":"', True),  # empty siblings are not compared
+])
+def test_a_member_may_not_close_equal_to_another_member_of_its_object(gpt2, written, closes):
+    schema = {"type": "object", "properties": {"company": {"type": "string"}, "title": {"type": "string"}}}
+    vocab, mask, out, _ = _at(schema, gpt2, written, Guards())
+    assert (b'"' in _allowed(vocab, out)) is closes
+    if written.endswith(b"Son"):
+        assert b'ya"' not in _allowed(vocab, out) and b"ya" in _allowed(vocab, out)
+    _, mask_off, out_off, _ = _at(schema, gpt2, written, Guards(distinct_members=False))
+    assert b'"' in _allowed(vocab, out_off)
+
+
+def test_no_gold_object_has_two_members_alike():
+    """`distinct_members` cuts no correct value: no object of any labeled set's gold holds one string twice."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "benchmarks" / "data"
+    stack = [json.loads(line)["gold"] for path in [root / "quality" / "documents.jsonl",
+                                                   *sorted(root.glob("real/*/documents.jsonl"))]
+             for line in path.read_text().splitlines() if line.strip()]
+    objects = 0
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            strings = [v for v in value.values() if isinstance(v, str) and v]
+            assert len(strings) == len(set(strings)), value
+            objects += 1
+        if isinstance(value, (dict, list)):
+            stack += value.values() if isinstance(value, dict) else value
+    assert objects > 700
 
 
 def test_a_new_item_is_untouched(gpt2):

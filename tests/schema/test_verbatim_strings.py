@@ -1,0 +1,86 @@
+"""`verbatim_strings`: which string fields `verbatim="auto"` makes copies of the text, and what that stops."""
+
+from __future__ import annotations
+
+import pytest
+
+import schemas
+from extractor.automata import build_automaton
+from extractor.grammar import CompileOptions, compile_grammar
+from extractor.schema import target_ir
+from extractor.schema.verbatim import verbatim_strings
+from tests.automata.helpers import runs
+
+
+def copied(schema: dict) -> set[str]:
+    """JSON pointers of the subschemas marked `x-verbatim` in `schema`."""
+    out, work = set(), [("", schema)]
+    while work:
+        ptr, node = work.pop()
+        if isinstance(node, dict):
+            if node.get("x-verbatim") is True:
+                out.add(ptr)
+            work += [(f"{ptr}/{k}", v) for k, v in node.items()]
+        elif isinstance(node, list):
+            work += [(f"{ptr}/{i}", v) for i, v in enumerate(node)]
+    return out
+
+
+def prop(schema: dict, description: str | None = None) -> dict:
+    return {"type": "object", "properties": {"x": {**schema, **({"description": description} if description else {})}}}
+
+
+@pytest.mark.parametrize("schema,marked", [
+    (prop({"type": "string"}), {"/properties/x"}),
+    (prop({"type": ["string", "null"]}), {"/properties/x"}),
+    (prop({"anyOf": [{"type": "string"}, {"type": "null"}]}, "Name of the shop"), {"/properties/x/anyOf/0"}),
+    (prop({"type": "array", "items": {"type": "string"}}, "Skills"), {"/properties/x/items"}),
+    (prop({"type": "string", "format": "email"}), set()),
+    (prop({"type": "string", "pattern": "^[A-Z]{3}$"}), set()),
+    (prop({"type": "string", "maxLength": 20}), set()),
+    (prop({"type": "string", "enum": ["a", "b"]}), set()),
+    (prop({"type": "string", "x-verbatim": False}), set()),  # a field kept free on purpose
+    (prop({"type": "string"}, "Time in 24-hour HH:MM format"), set()),
+    (prop({"type": "string"}, "Date as YYYY-MM-DD"), set()),
+    (prop({"type": "string"}, "The gist, in your own words"), set()),
+    (prop({"type": "string"}, "Summarize the complaint"), set()),
+    (prop({"type": "integer"}), set()),
+    ({"$defs": {"Job": {"type": "object", "properties": {"company": {"type": "string"}}}},
+      "type": "object", "properties": {"jobs": {"type": "array", "items": {"$ref": "#/$defs/Job"}}}},
+     {"/$defs/Job/properties/company"}),
+])
+def test_plain_strings_are_made_verbatim(schema, marked):
+    assert copied(verbatim_strings(schema)) == marked
+
+
+def test_the_schema_given_is_not_changed():
+    schema = prop({"type": "string"})
+    verbatim_strings(schema)
+    assert copied(schema) == set()
+
+
+def test_ready_made_targets():
+    assert copied(verbatim_strings(schemas.Receipt.model_json_schema())) == {
+        "/properties/merchant", "/$defs/ReceiptItem/properties/name"}  # `time` asks for HH:MM: written freely
+    assert len(copied(verbatim_strings(schemas.Resume.model_json_schema()))) == 10
+
+
+RECEIPT = "SYARIKAT PERNIAGAAN GIN KEE\nNO 290, JALAN AIR PANAS,\nSETAPAK\n05/01/17\nTOTAL 132.50\nCASH 12.50\nCHANGE 1.50\n"
+
+
+def grammar():
+    return build_automaton(compile_grammar(target_ir(verbatim_strings(schemas.ScannedReceipt.model_json_schema()),
+                                                     None), CompileOptions(source=RECEIPT)))
+
+
+@pytest.mark.parametrize("total,ok", [
+    ("132.50", True),
+    ("132.50, 12.50, 1.50", False),  # a list in a scalar: not a span of the text
+    ("2022-01-01", False),  # a date the text does not print
+    ("10.00", False),
+    ("MALANANANANANANA", False),
+])
+def test_a_copied_scalar_is_one_span_of_the_text(total, ok):
+    body = ('{"company":"SYARIKAT PERNIAGAAN GIN KEE","date":"05/01/17",'
+            '"address":"NO 290, JALAN AIR PANAS, SETAPAK","total":"%s"}' % total)
+    assert runs(grammar(), body) is ok

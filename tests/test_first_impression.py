@@ -1,0 +1,40 @@
+"""What a new user sees first, `make demo` and the quick start's examples, holds no value its text does not: every
+value printed is found in the text it came from (the embedded model, the default options)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+import schemas
+from extractor import Refusal
+from extractor.tracing import Traced
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+
+
+class Contact(BaseModel):
+    """A person and how to reach them."""
+
+    name: str = Field(description="Full name")
+    email: str | None = Field(default=None, description="E-mail address; null if not given")
+    phones: list[str] = Field(description="Phone numbers as written; empty list if none")
+
+
+QUICKSTART = "Call Dana Reyes on +1 415 555 0192 or mail dana@reyes.io"
+
+
+@pytest.mark.parametrize("target,text", [
+    (schemas.Resume, (DATA / "resume.txt").read_text()),  # make demo
+    (Contact, QUICKSTART),  # docs/quickstart.md
+    (schemas.ContactCard, (DATA / "contact.txt").read_text()),
+    (schemas.Event, (DATA / "event.txt").read_text()),
+    (schemas.Invoice, (DATA / "invoice.txt").read_text()),
+], ids=["demo-resume", "quickstart-contact", "contact", "event", "invoice"])
+def test_every_value_printed_is_in_the_text(model_extractor, target, text):
+    traced = model_extractor.extract(target, text, with_trace=True)
+    assert isinstance(traced, Traced) and not isinstance(traced.result, Refusal)
+    missing = [(v.pointer, v.value) for v in traced.trace if v.status == "not_found"]
+    assert missing == []
