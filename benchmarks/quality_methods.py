@@ -4,7 +4,7 @@
 - `prompt_retry`: free generation; the first JSON object in the reply is parsed and validated, and up to 3
   retries see the errors (what users do without constrained decoding);
 - `constrained`: the grammar alone: compact layout, no jump-forward, no guards, no relevance screen (the
-  model chooses between the target and the refusal branch);
+  model chooses between the target and the refusal branch), strings written freely (`verbatim="marked"`);
 - `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options, and
   `extract[strip=true]` extracts the target's JSON Schema with every description (docstrings, field
   descriptions) taken out: a bare target, as a user who wrote none gives it;
@@ -48,7 +48,7 @@ def method(spec: str) -> Method:
         return Method(spec, "peer" if spec in ("llguidance", "xgrammar") else spec)
     if spec == "constrained":
         return Method(spec, "extract", {"layout": "compact", "jump_forward": False, "guards": False,
-                                        "min_relevance": None})
+                                        "min_relevance": None, "verbatim": "marked"})
     if spec.startswith("extract[") and spec.endswith("]"):
         options = {}
         for pair in filter(None, spec[8:-1].split(",")):

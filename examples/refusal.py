@@ -36,8 +36,9 @@ def main() -> None:
     show("contact card, grounded", extractor.extract(GroundedContact, CONTACT, max_tokens=80), CONTACT)
     # no substring of a recipe is an email: the refusal branch is the only thing left to write
     show("recipe, grounded", extractor.extract(GroundedContact, RECIPE, max_tokens=80), RECIPE)
-    # a plain schema without the refusal branch forces an answer: its trace points at the invention
-    show("recipe, plain, refusal=False", extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80), RECIPE)
+    # without the refusal branch an answer is forced; written freely (not copied), its trace points at the invention
+    show("recipe, plain, refusal=False", extractor.extract(Contact, RECIPE, refusal=False, verbatim="marked",
+                                                            max_tokens=80), RECIPE)
     try:
         extractor.extract(GroundedContact, RECIPE, refusal=False)
     except UnsatisfiableSchemaError as err:

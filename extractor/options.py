@@ -83,8 +83,8 @@ class ExtractOptions:
     grounding: GroundingMode = "marked"
     """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
-    verbatim: VerbatimMode = "marked"
-    """Which string fields are written as copies of the text (the grammar admits only its substrings, on word
+    verbatim: VerbatimMode = "auto"
+    """Which string fields are written as copies of the text (chosen on benchmarks/quality.py's dev splits) (the grammar admits only its substrings, on word
     boundaries): "auto" (every string field that names something in the text: no format, pattern, length, enum
     or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
     `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`)."""
