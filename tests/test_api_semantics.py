@@ -127,12 +127,16 @@ class Contact(BaseModel):
 
 def test_a_text_without_the_answer_is_refused_and_without_refusal_fabricated(model_extractor):
     """A pancake recipe has no email: with a grounded email field the model can only decline; with a
-    plain one and no refusal branch, the grammar forces it to invent one (and its trace says so)."""
+    plain one and no refusal branch, the grammar forces an answer: by default a span of the recipe (plain strings
+    are copies), written freely an invented one (and its trace says so)."""
     refused = model_extractor.extract(Reachable, RECIPE, max_tokens=60)
     assert isinstance(refused, Refusal) and refused.error
     with pytest.raises(UnsatisfiableSchemaError, match="Verbatim"):
         model_extractor.extract(Reachable, RECIPE, refusal=False)
-    invented = model_extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80)
+    copied = model_extractor.extract(Contact, RECIPE, refusal=False, max_tokens=80)
+    assert isinstance(copied, Contact) and " ".join(copied.email.split()) in " ".join(RECIPE.split())
+    assert trace(copied, RECIPE)["/email"].status in ("copied", "found")
+    invented = model_extractor.extract(Contact, RECIPE, refusal=False, verbatim="marked", max_tokens=80)
     assert isinstance(invented, Contact) and invented.email not in RECIPE
     assert trace(invented, RECIPE)["/email"].status == "not_found"
 
@@ -143,9 +147,10 @@ class Sourced(BaseModel):
 
 
 def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed_back(model_extractor):
-    """A recipe has no email: forced to answer, the model invents one, and each attempt fails saying so."""
+    """A recipe has no email: forced to answer and writing freely (not copying), the model invents one, and each
+    attempt fails saying so."""
     with pytest.raises(ExtractionError) as caught:
-        model_extractor.extract(Sourced, RECIPE, refusal=False, max_tokens=80, max_retries=1)
+        model_extractor.extract(Sourced, RECIPE, refusal=False, max_tokens=80, max_retries=1, verbatim="marked")
     attempts = caught.value.attempts
     assert len(attempts) == 2
     for attempt in attempts:
@@ -155,7 +160,7 @@ def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed
     prompt = model_extractor.prompt(Sourced, RECIPE)  # the first prompt; the retry's holds the error too
     assert "occurs nowhere in the text" not in prompt
     assert "occurs nowhere in the text" in model_extractor.lm.tokenizer.decode(
-        model_extractor._prompt(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False)))
+        model_extractor._prompt(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False, verbatim="marked")))
 
 
 class Picky(BaseModel):
