@@ -28,8 +28,10 @@ def shots() -> Path:
     return OUTPUT
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser():
+    """One Chromium for this folder's tests, closed when they end: Playwright's sync API runs an event loop on this
+    thread while it is open, and later tests call `asyncio.run`."""
     playwright = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (make test-browser "
                                                                      "installs it)")
     path = chromium_path()
