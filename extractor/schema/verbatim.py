@@ -71,14 +71,16 @@ def verbatim_strings(schema: dict[str, Any]) -> dict[str, Any]:
     return _copied(schema, "")
 
 
-def _copied(schema: Any, said: str) -> Any:
-    """`schema` with its plain strings made verbatim; `said`, the description of the member it is under."""
+def _copied(schema: Any, said: str, free: bool = False) -> Any:
+    """`schema` with its plain strings made verbatim; `said`, the description of the member it is under; `free`,
+    under a member marked `"x-verbatim": false` (`Optional[str]` puts the mark beside its `anyOf`)."""
     if not isinstance(schema, dict):
         return schema
     said = schema.get("description", said) if isinstance(schema.get("description"), str) else said
+    free = free or schema.get("x-verbatim") is False
     out = dict(schema)
     kind = schema.get("type")
-    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and \
+    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and not free and \
             not any(k in schema for k in _FREE_KEYS) and not _ASKS_FORM.search(said):
         out["x-verbatim"] = True
     for key in _WALKED:
@@ -88,8 +90,8 @@ def _copied(schema: Any, said: str) -> Any:
                         for name, sub in schema[key].items()}
     for key in _WALKED_ONE:
         if isinstance(schema.get(key), dict):
-            out[key] = _copied(schema[key], said if key == "items" else "")
+            out[key] = _copied(schema[key], said if key == "items" else "", free and key == "items")
     for key in _WALKED_LIST:
         if isinstance(schema.get(key), list):
-            out[key] = [_copied(sub, said) for sub in schema[key]]
+            out[key] = [_copied(sub, said, free) for sub in schema[key]]
     return out

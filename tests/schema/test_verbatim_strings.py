@@ -40,6 +40,7 @@ def prop(schema: dict, description: str | None = None) -> dict:
     (prop({"type": "string", "maxLength": 20}), set()),
     (prop({"type": "string", "enum": ["a", "b"]}), set()),
     (prop({"type": "string", "x-verbatim": False}), set()),  # a field kept free on purpose
+    (prop({"anyOf": [{"type": "string"}, {"type": "null"}], "x-verbatim": False}), set()),  # Optional, kept free
     (prop({"type": "string"}, "Time in 24-hour HH:MM format"), set()),
     (prop({"type": "string"}, "Date as YYYY-MM-DD"), set()),
     (prop({"type": "string"}, "The gist, in your own words"), set()),
