@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from extractor.checks import model_checks
 from extractor.errors import Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError
@@ -20,14 +20,26 @@ from extractor.schema import Refusal
 from extractor.tracing import Trace
 
 if TYPE_CHECKING:
-    from extractor.api import Extractor
     from extractor.decode.loop import Generation
+
+
+class Engine(Protocol):
+    """What a batch uses of the `Extractor` running it (named here so this layer imports nothing above it)."""
+
+    lm: Any
+    vocab: Any
+
+    def _fits(self, *args: Any, **kw: Any) -> Any: ...
+    def _prompt(self, *args: Any, **kw: Any) -> Any: ...
+    def _screen(self, *args: Any, **kw: Any) -> Any: ...
+    def _grammar(self, *args: Any, **kw: Any) -> Any: ...
+    def _is_target(self, *args: Any, **kw: Any) -> Any: ...
 
 
 class Batch:
     """One `extract_many` call: its documents' prompts, grammars, attempts and results."""
 
-    def __init__(self, ex: Extractor, target: Any, texts: Sequence[str], options: ExtractOptions, batch_size: int,
+    def __init__(self, ex: Engine, target: Any, texts: Sequence[str], options: ExtractOptions, batch_size: int,
                  on_attempt: Callable[[int, Attempt], None] | None,
                  matcher: Callable[[CompiledGrammar], Matcher] = CompiledGrammar.matcher,
                  with_trace: bool = False) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 from pydantic_core import from_json
@@ -15,8 +15,12 @@ from pydantic_core import from_json
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.options import ExtractOptions
 
-if TYPE_CHECKING:
-    from extractor.api import Extractor
+
+
+class Engine(Protocol):
+    """What streaming uses of the `Extractor` running it (named here so this layer imports nothing above it)."""
+
+    def _extracting(self, *args: Any, **kw: Any) -> Any: ...
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 _OPEN, _CLOSE, _ENDS = frozenset(b"{["), frozenset(b"}]"), frozenset(b",}]")
@@ -96,7 +100,7 @@ class Partial:
         return self.target.model_construct(**value) if self.model else value
 
 
-def stream(extractor: Extractor, target: Any, text: str, options: ExtractOptions,
+def stream(extractor: Engine, target: Any, text: str, options: ExtractOptions,
            halt: threading.Event | None = None, with_trace: bool = False) -> Iterator[Any]:
     """The partial results of an extraction (jump-forward off, so values arrive token by token), then its
     result. Closing the generator, or setting `halt`, stops the decoding at its next step."""

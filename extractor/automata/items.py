@@ -7,28 +7,15 @@ from __future__ import annotations
 
 import json
 import re
-import weakref
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from extractor.automata.pda import Automaton, Config
 
-if TYPE_CHECKING:
-    from extractor.automata.distinct import Distinct
 
 WS = b" \t\r\n"
 _OPEN, _CLOSE, _COMMA, _QUOTE = frozenset(b"[{"), frozenset(b"]}"), 0x2C, 0x22
-
-SEARCH_NODES = 2048
-"""Bytes `fresh` may try before it answers yes: a search that long has not ruled out a new value, and
-items with more ways out than that are not about to run out of them."""
-_FIRST = b'"}],123456789-0.' + bytes(range(0x61, 0x7B)) + bytes(range(0x41, 0x5B))
-_LAST = b"\\ \t\r\n"
-ORDER = _FIRST + bytes(b for b in range(256) if b not in _FIRST + _LAST) + _LAST
-"""The order `fresh` tries bytes in: whatever ends a string, item or array first; digits 1-9 before 0 (a
-trailing zero spells the same number again); escapes and whitespace, which respell values, last."""
-
 
 @dataclass(frozen=True)
 class Record:
@@ -152,48 +139,6 @@ def _key(value: Any, strings: set[bytes]) -> Any:
     for k in value:
         strings.add(k.encode("utf-8", "surrogatepass"))
     return ("o", frozenset((k, _key(v, strings)) for k, v in value.items()))
-
-
-def fresh(distinct: Distinct, config: Config) -> bool:
-    """Whether the item under way of the outermost array being kept apart (and so every item inside it) can
-    still end as a value not written before: a depth-first search over bytes, ways out first. Exact within
-    `SEARCH_NODES` bytes tried; past them it answers yes."""
-    items = distinct.items
-    if items is None or items.settled:
-        return True
-    target = items.records[0]
-    work = [(config, distinct, _ordered(distinct.automaton, config), 0)]  # where, state, bytes to try, next
-    tried = 0
-    while work:
-        cfg, state, options, at = work.pop()
-        if at == len(options):
-            continue
-        work.append((cfg, state, options, at + 1))  # its next byte, once this one's search is over
-        tried += 1
-        if tried > SEARCH_NODES:
-            return True
-        nxt, fork = state.after(cfg, options[at:at + 1])
-        if not nxt:
-            continue
-        records = fork.items.records  # type: ignore[union-attr]
-        if not records or records[0].level != target.level or records[0].done > target.done or fork.items.settled:
-            return True  # the item ended as a new value (or its array closed after it), or can only end as one
-        work.append((nxt, fork, _ordered(distinct.automaton, nxt), 0))
-    return False
-
-
-_ORDERED: weakref.WeakKeyDictionary[Automaton, dict[frozenset[tuple[int, int]], bytes]] = weakref.WeakKeyDictionary()
-
-
-def _ordered(automaton: Automaton, config: Config) -> bytes:
-    """The bytes some stack of `config` allows, in `ORDER` (kept per automaton by the stacks' top frames)."""
-    tops = frozenset(st[-1] for st in config)
-    known = _ORDERED.setdefault(automaton, {})
-    hit = known.get(tops)
-    if hit is None:
-        rows = automaton.rows
-        hit = known[tops] = bytes(b for b in ORDER if any(rows[r][s][b] >= 0 for r, s in tops))
-    return hit
 
 
 def escape_at(raw: bytes) -> int:

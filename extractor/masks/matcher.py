@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.distinct import Distinct, Present, Quoted
-from extractor.automata.items import fresh
+from extractor.automata.distinct import Distinct, Present, Quoted, fresh
 from extractor.masks.lru import ByteLRU
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie

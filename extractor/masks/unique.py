@@ -4,18 +4,22 @@ head toward a repeat are tried (the others give the item a string no earlier ite
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import numpy as np
 
 from extractor.automata import Config, Distinct
-from extractor.automata.distinct import closing_quote
-from extractor.automata.items import WS, escape_at, fresh, unescape
-from extractor.masks.trie import along
+from extractor.automata.distinct import Quoted, closing_quote, fresh
+from extractor.automata.items import WS, escape_at, unescape
+from extractor.masks.trie import TokenTrie, along
 from extractor.tokens import Vocabulary
 
-if TYPE_CHECKING:
-    from extractor.masks.matcher import CompiledGrammar
+class Grammar(Protocol):
+    """What narrowing reads of a compiled grammar (`masks.matcher.CompiledGrammar` is one)."""
+
+    vocab: Vocabulary
+    trie: TokenTrie
+    quoted: Quoted | None
 
 TRY_ALL = 512
 """Outside strings, masks allowing at most this many tokens have each tried."""
@@ -66,7 +70,7 @@ class TokenKinds:
         return cls._cache[vocab.fingerprint]
 
 
-def narrow_items(mask: np.ndarray, config: Config, distinct: Distinct, grammar: CompiledGrammar) -> np.ndarray:
+def narrow_items(mask: np.ndarray, config: Config, distinct: Distinct, grammar: Grammar) -> np.ndarray:
     """`mask` less the tokens after which the item under way can only repeat an earlier one (a copy where
     any is removed)."""
     items = distinct.items
@@ -101,7 +105,7 @@ def _among(mask: np.ndarray, found: list[np.ndarray] | None) -> np.ndarray:
     return np.flatnonzero(chosen & mask)
 
 
-def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: int, grammar: CompiledGrammar
+def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: int, grammar: Grammar
                ) -> list[np.ndarray]:
     """The allowed tokens that may make the open string equal some string of an earlier item (or respell
     it): those that add a prefix of what such a string still lacks, close it equal to one, hold an escape,
@@ -136,7 +140,7 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
     return found
 
 
-def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: CompiledGrammar) -> list[np.ndarray]:
+def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: Grammar) -> list[np.ndarray]:
     """The allowed tokens that do not just open a string, and those that open one with a prefix of some
     string of an earlier item."""
     kinds = TokenKinds.of(grammar.vocab)
