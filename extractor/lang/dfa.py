@@ -404,7 +404,7 @@ def _multiple(m: int, places: int = 0) -> RuleDFA:
 
 def _substrings(text: str, words: bool = False) -> RuleDFA:
     """A quoted JSON string whose characters, in canonical spelling, form a substring of `text` (with
-    `words`, one that cuts no word of `text` in two and has no whitespace at either end), each character
+    `words`, one that starts and ends where a group of `text` does: `_word_positions`), each character
     edge spelled out as its bytes through a per-state byte trie."""
     nxt, accept = _word_positions(text) if words else (_suffix_automaton(text), None)
     n = len(nxt)
@@ -436,9 +436,15 @@ def _substrings(text: str, words: bool = False) -> RuleDFA:
 
 def _suffix_automaton(text: str) -> list[dict[str, int]]:
     """Character edges of the suffix automaton of `text` (every substring; at most 2n states, minimal)."""
+    return _suffix_links(text)[0]
+
+
+def _suffix_links(text: str) -> tuple[list[dict[str, int]], list[int]]:
+    """The suffix automaton's edges and, per state, whether it ends a suffix of `text` (the classic online
+    construction; the states on the suffix links from the last one are those)."""
     nxt: list[dict[str, int]] = [{}]
     link, length, last = [-1], [0], 0
-    for ch in text:  # the classic online construction
+    for ch in text:
         cur = len(nxt)
         nxt.append({})
         link.append(0)
@@ -461,32 +467,46 @@ def _suffix_automaton(text: str) -> list[dict[str, int]]:
                     p = link[p]
                 link[q] = link[cur] = clone
         last = cur
-    return nxt
+    ends = [False] * len(nxt)
+    while last != -1:
+        ends[last] = True
+        last = link[last]
+    return nxt, ends
 
 
 def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
     """Character edges and accepting states of the substrings of `text` that cut no word in two (a word:
-    a run of alphanumeric characters or `_`) and neither start nor end with whitespace, each run of
-    whitespace in them written as one space (a value copied across a line break stays on one line).
+    a run of alphanumeric characters or `_`), whose first token begins a group of the text and which end
+    where a group of the text ends, each run of whitespace in them written as one space (a value copied
+    across a line break stays on one line). A group starts after whitespace or a `SEPARATORS` mark and
+    ends before one, or before the other punctuation that closes it: a copy of `02/01/2018` cannot be
+    `2018` or `02`, one of `Stripe,` can be `Stripe`, one of `FN:Luca` can be `Luca`.
 
-    Built in linear size: the suffix automaton of `text` read as tokens (each word one token, every other
-    character its own), each word edge then spelled out character by character through a trie per state.
-    After a whole word only a non-word character can follow, so the trie node that ends a word takes the
-    edges of the state the word leads to (all single non-word characters) beside the word characters that
-    continue longer words: the result stays deterministic."""
-    tokens = [" " if kind == "space" else "".join(run) for kind, group in groupby(text, key=_kind)
+    Where the first token begins a group is checked by its spelling: the copy starts with a token that
+    begins a group somewhere in the text (the automaton keeps no start positions, which keeps it linear).
+    Where it ends is exact: some occurrence of the copy ends a group.
+
+    Built in linear size: the suffix automaton of `text` read as tokens (each word one token, each run
+    of whitespace one, every other character its own), each word edge then spelled out character by
+    character through a trie per state. After a whole word only a non-word character can follow, so the
+    trie node that ends a word takes the edges of the state the word leads to (all single non-word
+    characters) beside the word characters that continue longer words: the result stays deterministic."""
+    tokens = [" " if kind == "space" else "".join(run) for kind, group in groupby(text.strip(), key=_kind)
               for run in ([list(group)] if kind != "other" else [[ch] for ch in group])]
-    sam = _suffix_automaton(tokens)  # type: ignore[arg-type]
-    last = {t: token for edges in sam for token, t in edges.items()}  # every edge into a state has one label
+    sam, ends = _suffix_links(tokens)  # type: ignore[arg-type]
+    firsts = {token for i, token in enumerate(tokens) if i == 0 or tokens[i - 1] == " "
+              or tokens[i - 1] in SEPARATORS} - {" "}
+    closes = _group_ends(sam, ends)
     nxt: list[dict[str, int]] = [{} for _ in sam]
-    accept = [s == 0 or (len(last[s]) == 1 and not _is_word(last[s]) and not last[s].isspace())
-              for s in range(len(sam))]
+    accept = [False] * len(sam)
+    accept[0] = True  # the empty string
     for s, edges in enumerate(sam):
         for token, t in edges.items():
-            if s == 0 and token.isspace():
-                continue  # no substring starts with whitespace
+            if s == 0 and token not in firsts:
+                continue
             if not _is_word(token):
                 nxt[s][token] = t
+                accept[t] = closes[t] and not token.isspace()
                 continue
             at = s
             for ch in token:
@@ -495,9 +515,35 @@ def _word_positions(text: str) -> tuple[list[dict[str, int]], list[bool]]:
                     nxt.append({})
                     accept.append(False)  # inside a word
                 at = nxt[at][ch]
-            accept[at] = True  # a whole word read: it may end here, or go on as the state after it goes on
+            accept[at] = closes[t]  # a whole word read: it may end here if a group of the text does
             nxt[at].update(sam[t])
     return _reachable(nxt, accept)
+
+
+SEPARATORS = frozenset('()[]{}<>"“”«»:;|=*!?`~^')
+"""Marks that open, close or separate a group of text: a copied value may start after one or end before
+one. Marks that join the parts of one value (`.`, `,`, `/`, `-`, `'`, `@`, `&`, `+`, `$`, `%`, `#`) do not."""
+
+
+def _group_ends(sam: list[dict[str, int]], ends: list[bool]) -> list[bool]:
+    """Per state of a token suffix automaton: whether its strings end a group somewhere in the text (the
+    text ends there, or whitespace or a separator follows, or other punctuation that leads to one)."""
+    order, seen, stack = [], [False] * len(sam), [(0, iter(sam[0].values()))]
+    seen[0] = True
+    while stack:  # depth-first post-order: every state after the states it leads to
+        s, rest = stack[-1]
+        t = next(rest, None)
+        if t is None:
+            order.append(s)
+            stack.pop()
+        elif not seen[t]:
+            seen[t] = True
+            stack.append((t, iter(sam[t].values())))
+    closes = list(ends)
+    for s in order:
+        closes[s] = closes[s] or any(token.isspace() or token in SEPARATORS or (not _is_word(token) and closes[t])
+                                     for token, t in sam[s].items())
+    return closes
 
 
 def _kind(ch: str) -> str:

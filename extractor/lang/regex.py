@@ -86,7 +86,7 @@ class Multiple:
 class Substrings:
     """A JSON string (quotes included) whose content is a substring of `text`, each character in
     its canonical spelling; only as a whole rule body or inside its `Both`. With `words`, only
-    substrings that cut no word in two and neither start nor end with whitespace."""
+    substrings that start and end where a group of the text does (see `dfa._word_positions`)."""
 
     text: str
     words: bool = False

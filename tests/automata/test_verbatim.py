@@ -1,5 +1,5 @@
 """Verbatim fields: only substrings of the source text, in canonical JSON spelling, can be written (where they
-cut no word, with each run of whitespace written as one space)."""
+start and end as a group of its text does, with each run of whitespace written as one space)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from extractor import UnsupportedSchemaError
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, compile_grammar
 from extractor.schema import target_ir
+from extractor.lang.dfa import SEPARATORS
 from extractor.schema.verbatim import Verbatim
 from tests.automata.helpers import runs
 
@@ -39,13 +40,23 @@ def test_pydantic_marker_becomes_x_verbatim():
 
 
 def word_substrings(text: str) -> set[str]:
-    """Every substring of `text` that cuts no word in two and has no whitespace at either end, each run of
-    whitespace in it written as one space, and ""."""
-    text = re.sub(r"\s+", " ", text)
+    """Every substring of `text` that cuts no word in two and has no whitespace at either end, whose first
+    token begins a group somewhere in the text (after whitespace or a separator) and one of whose
+    occurrences ends a group, each run of whitespace in it written as one space; and ""."""
+    text = re.sub(r"\s+", " ", text).strip()
     word = [ch.isalnum() or ch == "_" for ch in text]
     cuts = [i for i in range(len(text) + 1) if i in (0, len(text)) or not (word[i - 1] and word[i])]
-    return {""} | {text[i:j] for i in cuts for j in cuts if i < j and not text[i].isspace()
-                   and not text[j - 1].isspace()}
+    closes = [False] * (len(text) + 1)
+    for j in range(len(text), -1, -1):
+        closes[j] = j == len(text) or text[j] == " " or text[j] in SEPARATORS or (not word[j] and closes[j + 1])
+
+    def first(i: int) -> str:
+        return text[i:min(k for k in cuts if k > i)]
+
+    firsts = {first(i) for i in cuts[:-1] if i == 0 or text[i - 1] == " " or text[i - 1] in SEPARATORS} - {" "}
+    pieces = [(i, j) for i in cuts for j in cuts if i < j and text[i] != " " and text[j - 1] != " "]
+    ending = {text[i:j] for i, j in pieces if closes[j]}
+    return {""} | {text[i:j] for i, j in pieces if first(i) in firsts and text[i:j] in ending}
 
 
 @pytest.mark.parametrize("text,ok", [
@@ -57,7 +68,13 @@ def word_substrings(text: str) -> set[str]:
     ('{"name":"555-0100. Caf"}', False),  # in the source, but cut mid-word
     ('{"name":"ane"}', False),
     ('{"name":"e@example.com"}', False),
-    ('{"name":"example.com"}', True),  # `@` ends a word
+    ('{"name":"example.com"}', False),  # `@` joins: a copy starts where a group does
+    ('{"name":"jane@example"}', False),  # nor ends inside one
+    ('{"name":"Doe"}', True),  # `<` separates
+    ('{"name":"JD"}', True),  # `"` separates
+    ('{"name":"Phone"}', True),  # `:` closes a group
+    ('{"name":"555-0100"}', True),  # and so does the `.` before a space
+    ('{"name":"0100"}', False),  # `-` joins
     ('{"name":" Jane"}', False),  # whitespace at an end
     ('{"name":"Phone: +1"}', True),
     ('{"name":"Doe>\\nPhone"}', False),  # not in the source
@@ -75,6 +92,28 @@ def test_a_substring_is_accepted_exactly_when_it_cuts_no_word(start, size):
     piece = re.sub(r"\s+", " ", SOURCE[start:start + size])
     text = json.dumps({"name": piece}, ensure_ascii=False, separators=(",", ":"))
     assert runs(build(Contact), text) is (piece in word_substrings(SOURCE))
+
+
+RECEIPT = "MR. D.I.Y. (KUCHAI) SDN BHD\nDATE: 12-03-18 TOTAL:45.00\nFN:Luca Bianchi, **Diploma in Nursing**,"
+
+
+@pytest.mark.parametrize("piece,ok", [
+    ("12-03-18", True),
+    ("18", False),  # `-` joins: not where a group starts
+    ("12", False),  # nor where one ends
+    ("45.00", True),  # `:` separates
+    ("45", False),
+    ("KUCHAI", True),  # inside `(...)`
+    ("MR. D.I.Y.", True),
+    ("D.I.Y", True),  # the `.` before the space may be left out
+    ("I.Y.", False),
+    ("Luca Bianchi", True),  # the `,` that closes the group may be left out
+    ("Luca Bianchi,", True),
+    ("Diploma in Nursing", True),  # `*` separates
+    ("03-18", False),  # `03` begins no group of the text
+])
+def test_copies_start_and_end_where_groups_of_the_text_do(piece, ok):
+    assert runs(build(Contact, RECEIPT), json.dumps({"name": piece}, separators=(",", ":"))) is ok
 
 
 @settings(max_examples=30, deadline=None)
