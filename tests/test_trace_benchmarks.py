@@ -67,3 +67,4 @@ def test_the_gold_tracing_benchmark_runs_on_a_few_documents(tmp_path):
 
     result = main(["--split", "dev", "--limit", "2", "--json", str(tmp_path / "g.json")])
     assert result["documents"] > 0 and result["spans_not_agreeing"] == 0 and result["found_rate"] > 0.9
+    assert result["exact_strings"] > 0 and result["copyable"] > 0.9  # a copy can write the gold strings
