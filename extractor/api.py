@@ -25,6 +25,7 @@ from extractor.grounding import Grounding
 from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned
 from extractor.refusing import DOUBTFUL, Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
+from extractor.schema.numbers import numbers_from_text
 from extractor.schema.verbatim import verbatim_strings
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
@@ -62,15 +63,21 @@ class Extractor:
         with `Verbatim` fields is compiled per `source` document (only its verbatim rules are rebuilt: the
         others' automata are kept by structure); a recursive target nests
         at most as deeply as `source` is structured (`nesting`), compiled once per depth. `verbatim="auto"`
-        makes the target's plain string fields `Verbatim` first (`verbatim_strings`)."""
+        makes the target's plain string fields `Verbatim` first (`verbatim_strings`); `"all"` also lets its plain
+        number fields take only the numbers `source` writes (`numbers_from_text`), compiled per document."""
         schema = json_schema(target)
-        if verbatim == "auto" and isinstance(schema, dict) and source is not None:
+        if verbatim != "marked" and isinstance(schema, dict) and source is not None:
             target = schema = verbatim_strings(schema)
         text = json.dumps(schema, sort_keys=True)
         depth = nesting(source) if source is not None and isinstance(schema, dict) and recursive(schema) else None
         if text not in self._quotes:
             self._quotes[text] = quotes_source(target_ir(schema, None))
-        if self._quotes[text]:
+        per_document = self._quotes[text]
+        if verbatim == "all" and isinstance(schema, dict) and source is not None:
+            narrowed = numbers_from_text(schema, source)
+            per_document = per_document or narrowed != schema  # the values offered are the document's
+            target = schema = narrowed
+        if per_document:
             try:
                 return compile_schema(target, self.vocab, refusal=refusal,
                                       options=CompileOptions(source=source, layout=layout, max_nesting=depth))

@@ -35,9 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--grounding", default="marked", choices=["marked", "all", "off"],
                      help="values that must be found in the text or the attempt is retried: those marked FromText "
                           "(default), all, or none")
-    ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked"],
-                     help="string fields written as copies of the text: every one naming something in it (auto), or "
-                          "only those marked Verbatim")
+    ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked", "all"],
+                     help="string fields written as copies of the text: every one naming something in it (auto), "
+                          "only those marked Verbatim (marked), or auto with number fields taking only numbers the "
+                          "text writes (all)")
     rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts")
     rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
     rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")

@@ -21,7 +21,7 @@ from extractor.schema import Refusal
 if TYPE_CHECKING:  # torch-backed: built where a model runs
     from extractor.decode.sampling import SamplingOptions
 
-VerbatimMode = Literal["auto", "marked"]
+VerbatimMode = Literal["auto", "marked", "all"]
 
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
@@ -84,10 +84,11 @@ class ExtractOptions:
     """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
     verbatim: VerbatimMode = "auto"
-    """Which string fields are written as copies of the text (chosen on benchmarks/quality.py's dev splits) (the grammar admits only its substrings, on word
-    boundaries): "auto" (every string field that names something in the text: no format, pattern, length, enum
+    """Which fields are written from the text (chosen on benchmarks/quality.py's dev splits; a copy starts and ends
+    where a group of the text does): "auto" (every string field that names something in the text: no format, pattern, length, enum
     or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
-    `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`)."""
+    `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`), "all" ("auto", and every plain
+    integer or number field takes only values the text writes: `schema.numbers.numbers_from_text`)."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
@@ -108,8 +109,8 @@ class ExtractOptions:
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
         if self.max_unfounded is not None and not 0 < self.max_unfounded <= 1:
             raise InputError(f"max_unfounded must be in (0, 1] or None, got {self.max_unfounded!r}")
-        if self.verbatim not in ("auto", "marked"):
-            raise InputError(f"verbatim must be 'auto' or 'marked', got {self.verbatim!r}")
+        if self.verbatim not in ("auto", "marked", "all"):
+            raise InputError(f"verbatim must be 'auto', 'marked' or 'all', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
         if isinstance(self.layout, str):

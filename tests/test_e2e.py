@@ -385,7 +385,7 @@ def test_partial_is_a_prefix_of_the_full_output_with_multibyte_text(model_extrac
 # jump-forward, batching, guards
 
 
-@pytest.mark.parametrize("verbatim", ["auto", "marked"])
+@pytest.mark.parametrize("verbatim", ["auto", "marked", "all"])
 def test_verified_jump_forward_gives_the_token_by_token_output(model_extractor, verbatim):
     on = cached_run(model_extractor, Person, sample("contact"), max_tokens=60, verbatim=verbatim)
     off = run(model_extractor, Person, sample("contact"), max_tokens=60, jump_forward=False, verbatim=verbatim)

@@ -48,7 +48,7 @@ def test_refusal_model(refusal, model):
     ({"max_tokens": 0}, "max_tokens must be an int ≥ 1"),
     ({"max_retries": -1}, "max_retries must be an int ≥ 0"),
     ({"layout": "tabs"}, "layout must be a Layout or one of"),
-    ({"verbatim": "all"}, "verbatim must be 'auto' or 'marked', got 'all'"),
+    ({"verbatim": "every"}, "verbatim must be 'auto', 'marked' or 'all', got 'every'"),
     ({"grounding": "some"}, "grounding must be 'marked', 'all' or 'off'"),
 ], ids=["unknown", "unknowns", "temperature", "nan", "top_p", "top_k", "penalty", "max_tokens", "retries", "layout",
         "verbatim", "grounding"])

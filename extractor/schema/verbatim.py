@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Callable
 
 from pydantic import GetJsonSchemaHandler
 from pydantic.json_schema import JsonSchemaValue
@@ -55,7 +55,7 @@ class FromText:
 _FREE_KEYS = ("format", "pattern", "minLength", "maxLength", "enum", "const", "contentEncoding", "x-verbatim")
 """A string schema with any of these is not made a copy: it asks for a form, a set of values, a length, or it
 says itself whether it is verbatim (`"x-verbatim": false` keeps a string free)."""
-_ASKS_FORM = re.compile(r"\b(format|formatted|YYYY|MM|DD|HH|ISO|normali[sz]ed?|lower ?case|upper ?case|translat\w*|"
+ASKS_FORM = re.compile(r"\b(format|formatted|YYYY|MM|DD|HH|ISO|normali[sz]ed?|lower ?case|upper ?case|translat\w*|"
                         r"own words|summari[sz]e\w*|describ\w*|rephras\w*|paraphras\w*)\b", re.IGNORECASE)
 """A description asking for the value written some way (`as YYYY-MM-DD`, `in your own words`): the text may not
 hold it so."""
@@ -68,30 +68,34 @@ def verbatim_strings(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of `schema` in which every string field that names something in the text is `Verbatim`: a string
     schema with no format, pattern, length, enum or const, whose description (or its member's) does not ask for
     the value written in some form. What `ExtractOptions(verbatim="auto")` compiles."""
-    return _copied(schema, "")
+    return rewritten(schema, _copied)
 
 
-def _copied(schema: Any, said: str, free: bool = False) -> Any:
-    """`schema` with its plain strings made verbatim; `said`, the description of the member it is under; `free`,
-    under a member marked `"x-verbatim": false` (`Optional[str]` puts the mark beside its `anyOf`)."""
+def _copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
+    kind = node.get("type")
+    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and not free and \
+            not any(k in node for k in _FREE_KEYS) and not ASKS_FORM.search(said):
+        node["x-verbatim"] = True
+    return node
+
+
+def rewritten(schema: Any, mark: Callable[[dict[str, Any], str, bool], dict[str, Any]], said: str = "",
+              free: bool = False) -> Any:
+    """A copy of `schema` with `mark(node, said, free)` applied to each subschema (a copy it may change): `said`,
+    the description of the member it is under; `free`, under a member marked `"x-verbatim": false`
+    (`Optional[str]` puts the mark beside its `anyOf`)."""
     if not isinstance(schema, dict):
         return schema
     said = schema.get("description", said) if isinstance(schema.get("description"), str) else said
     free = free or schema.get("x-verbatim") is False
-    out = dict(schema)
-    kind = schema.get("type")
-    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and not free and \
-            not any(k in schema for k in _FREE_KEYS) and not _ASKS_FORM.search(said):
-        out["x-verbatim"] = True
+    out = mark(dict(schema), said, free)
     for key in _WALKED:
         if isinstance(schema.get(key), dict):
-            inner = said if key == "patternProperties" else ""
-            out[key] = {name: _copied(sub, inner if key in ("$defs", "definitions") else "")
-                        for name, sub in schema[key].items()}
+            out[key] = {name: rewritten(sub, mark) for name, sub in schema[key].items()}
     for key in _WALKED_ONE:
         if isinstance(schema.get(key), dict):
-            out[key] = _copied(schema[key], said if key == "items" else "", free and key == "items")
+            out[key] = rewritten(schema[key], mark, said if key == "items" else "", free and key == "items")
     for key in _WALKED_LIST:
         if isinstance(schema.get(key), list):
-            out[key] = [_copied(sub, said, free) for sub in schema[key]]
+            out[key] = [rewritten(sub, mark, said, free) for sub in schema[key]]
     return out

@@ -1,0 +1,67 @@
+"""Numbers the text writes: the values a plain number field may take when it is filled from the text
+(`ExtractOptions(verbatim="all")`), so a year or an amount is one the text holds, never one counted up."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from extractor.schema.verbatim import ASKS_FORM, rewritten
+
+_RUN = re.compile(r"(?<![\d.,])(-?)(\d+(?:[.,' ]\d+)*)")
+"""A run of digits with the marks a number is written with inside it (`1,234.56`, `1.500,00`, `12.03.2018`), and
+the minus before it where one is."""
+_BOUNDS = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "x-verbatim")
+"""A number schema with any of these is left as it is: it names its values or bounds them itself."""
+_COMPUTED = re.compile(r"\b(how many|number of|count\w*|comput\w*|calculat\w*|sum|average|estimat\w*)\b",
+                       re.IGNORECASE)
+"""A description asking for a value worked out from the text, which it need not write."""
+MAX_VALUES = 4096
+"""The most distinct values offered per kind; a text writing more leaves its number fields free."""
+
+
+def text_numbers(text: str) -> tuple[list[int], list[int | float]]:
+    """The integers and the numbers `text` writes, each read every way its marks allow: `1,234.56` as 1234.56,
+    `1.500` as 1500 and 1.5, `12.03.2018` also as 12, 3 and 2018 (each part is an integer the text writes)."""
+    ints: set[int] = set()
+    numbers: set[int | float] = set()
+    for match in _RUN.finditer(text):
+        sign = -1 if match.group(1) and not _after_word(text, match.start()) else 1
+        run = match.group(2)
+        parts = re.split(r"[.,' ]", run)
+        marks = re.findall(r"[.,' ]", run)
+        ints.update(int(p) for p in parts)  # each part alone
+        if not marks:
+            ints.add(sign * int(run))
+        elif len(set(marks)) == 1 and all(len(p) == 3 for p in parts[1:]):
+            ints.add(sign * int("".join(parts)))  # every mark groups thousands
+        if marks and marks[-1] in ".," and len(set(marks[:-1])) <= 1 and marks[-1] not in marks[:-1] and \
+                all(len(p) == 3 for p in parts[1:-1]):
+            value = sign * float("".join(parts[:-1]) + "." + parts[-1])  # the last mark is the decimal point
+            numbers.add(int(value) if value.is_integer() else value)
+    numbers.update(ints)
+    return sorted(ints), sorted(numbers)
+
+
+def _after_word(text: str, at: int) -> bool:
+    """Whether the `-` at `at` joins a word or number before it (`2017-2019`, `A-4`): then it is no minus."""
+    return at > 0 and text[at - 1].isalnum()
+
+
+def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """A copy of `schema` in which every plain integer or number field (no enum, const or bounds, no description
+    asking for a computed value) may take only values `text` writes; the schema itself where the text writes no
+    number or more than `MAX_VALUES`."""
+    ints, numbers = text_numbers(text)
+    if not numbers or len(numbers) > MAX_VALUES:
+        return schema
+    values: dict[str, list[Any]] = {"integer": ints, "number": numbers}
+
+    def narrowed(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
+        kind = node.get("type")
+        if kind in values and values[kind] and not free and not any(k in node for k in _BOUNDS) and \
+                not ASKS_FORM.search(said) and not _COMPUTED.search(said):
+            node["enum"] = values[kind]
+        return node
+
+    return rewritten(schema, narrowed)

@@ -1,0 +1,72 @@
+"""`numbers_from_text`: which number fields `verbatim="all"` narrows to the numbers the text writes, and what
+that stops (a year counted up, an amount the text does not print)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from extractor.automata import build_automaton
+from extractor.grammar import compile_grammar
+from extractor.schema import target_ir
+from extractor.schema.numbers import MAX_VALUES, numbers_from_text, text_numbers
+from tests.automata.helpers import runs
+
+
+@pytest.mark.parametrize("text,ints,numbers", [
+    ("2017-2019", {2017, 2019}, set()),  # a range, not minus 2019
+    ("qty -5", {-5, 5}, set()),
+    ("RM 1,234.56", {1, 234, 56}, {1234.56}),
+    ("1.500,00", {1, 500, 0}, {1500}),  # the decimal comma
+    ("1.500", {1, 500, 1500}, {1.5}),  # thousands or a decimal point: both offered
+    ("12.03.2018", {12, 3, 2018}, set()),  # a dotted date: its parts
+    ("1 000 000", {1, 0, 1000000}, set()),
+    ("+1 415 555 0192", {1, 415, 555, 192}, set()),
+    ("no digits", set(), set()),
+])
+def test_numbers_are_read_every_way_their_marks_allow(text, ints, numbers):
+    got_ints, got_numbers = text_numbers(text)
+    assert set(got_ints) == ints
+    assert set(got_numbers) == ints | numbers
+
+
+def member(schema: dict, description: str | None = None) -> dict:
+    return {"type": "object", "properties": {"x": {**schema, **({"description": description} if description else {})}},
+            "required": ["x"]}
+
+
+RESUME = "Acme 2017-2019, Globex 2019 - present. BSc 2016."
+
+
+@pytest.mark.parametrize("schema,narrowed", [
+    (member({"type": "integer"}), True),
+    (member({"anyOf": [{"type": "integer"}, {"type": "null"}]}), True),
+    (member({"type": "array", "items": {"type": "integer"}}), True),
+    (member({"type": "number"}), True),
+    (member({"type": "integer", "minimum": 1900}), False),  # bounded by the schema itself
+    (member({"type": "integer", "enum": [1, 2]}), False),
+    (member({"type": "integer"}, "How many jobs are listed"), False),  # a value worked out, not written
+    (member({"type": "integer", "x-verbatim": False}), False),
+    (member({"type": "string"}), False),
+])
+def test_which_number_fields_are_narrowed(schema, narrowed):
+    assert (numbers_from_text(schema, RESUME) != schema) is narrowed
+
+
+@pytest.mark.parametrize("value,ok", [
+    (2019, True),
+    (2016, True),
+    (2018, False),  # between two years the text writes: counted, not read
+    (2020, False),
+])
+def test_a_narrowed_year_is_one_the_text_writes(value, ok):
+    schema = numbers_from_text(member({"type": "integer"}), RESUME)
+    auto = build_automaton(compile_grammar(target_ir(schema, None)))
+    assert runs(auto, json.dumps({"x": value}, separators=(",", ":"))) is ok
+
+
+def test_a_text_without_numbers_or_with_too_many_leaves_the_schema_free():
+    schema = member({"type": "integer"})
+    assert numbers_from_text(schema, "no digits here") == schema
+    assert numbers_from_text(schema, " ".join(str(i) for i in range(MAX_VALUES + 1))) == schema
