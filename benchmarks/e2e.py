@@ -51,7 +51,7 @@ def documents(which: str) -> list[tuple[Any, str]]:
     return [(model, text) for model, _ in SAMPLES for text in TEXTS]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/e2e.json"))
     parser.add_argument("--md", type=Path, default=None)
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--device", default=None)
     parser.add_argument("--threads", type=int, default=0,
                         help="torch CPU threads (0: torch's default); 1 keeps timings steady on a shared machine")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
 
@@ -73,7 +73,7 @@ def main() -> None:
         texts.append(text)
         prompts.append(encode(ex.lm.tokenizer, messages(model.model_json_schema(), text, ex.template)))
         grammars.append(ex.compile(model))
-    no_eos = replace(ex.vocab, eos_ids=frozenset())
+    no_eos = replace(ex.vocab, eos_ids=frozenset(), fingerprint="")  # the content hash is made anew
     budget = args.max_tokens
 
     rows = []

@@ -86,7 +86,7 @@ def _unconstrained(ex: Extractor, prompt: list[int], n: int):
     """Greedy generation of exactly n tokens with no mask (EOS suppressed by an empty eos set)."""
     from dataclasses import replace
 
-    no_eos = replace(ex.vocab, eos_ids=frozenset())
+    no_eos = replace(ex.vocab, eos_ids=frozenset(), fingerprint="")  # the content hash is made anew
     return generate(ex.lm, no_eos, prompt, None, max_tokens=n)
 
 
