@@ -11,8 +11,8 @@ from extractor.schema.verbatim import ASKS_FORM, rewritten
 _RUN = re.compile(r"(?<![\d.,])(-?)(\d+(?:[.,' ]\d+)*)")
 """A run of digits with the marks a number is written with inside it (`1,234.56`, `1.500,00`, `12.03.2018`), and
 the minus before it where one is."""
-_BOUNDS = ("enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "x-verbatim")
-"""A number schema with any of these is left as it is: it names its values or bounds them itself."""
+_NAMED = ("enum", "const", "x-verbatim")
+"""A number schema with any of these is left as it is: it names its values itself, or says it is free."""
 _COMPUTED = re.compile(r"\b(how many|number of|count\w*|comput\w*|calculat\w*|sum|average|estimat\w*)\b",
                        re.IGNORECASE)
 """A description asking for a value worked out from the text, which it need not write."""
@@ -43,15 +43,23 @@ def text_numbers(text: str) -> tuple[list[int], list[int | float]]:
     return sorted(ints), sorted(numbers)
 
 
+def _within(node: dict[str, Any], value: float) -> bool:
+    """Whether `value` meets the schema's own bounds and `multipleOf`."""
+    checks = (("minimum", lambda b: value >= b), ("maximum", lambda b: value <= b),
+              ("exclusiveMinimum", lambda b: value > b), ("exclusiveMaximum", lambda b: value < b),
+              ("multipleOf", lambda b: b > 0 and (value / b).is_integer()))
+    return all(check(node[key]) for key, check in checks if isinstance(node.get(key), (int, float)))
+
+
 def _after_word(text: str, at: int) -> bool:
     """Whether the `-` at `at` joins a word or number before it (`2017-2019`, `A-4`): then it is no minus."""
     return at > 0 and text[at - 1].isalnum()
 
 
 def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
-    """A copy of `schema` in which every plain integer or number field (no enum, const or bounds, no description
-    asking for a computed value) may take only values `text` writes; the schema itself where the text writes no
-    number or more than `MAX_VALUES`."""
+    """A copy of `schema` in which every plain integer or number field (no enum or const, no description asking
+    for a computed value) may take only values `text` writes that meet its bounds; the schema itself where the
+    text writes no number or more than `MAX_VALUES`, a field left free where it writes none within bounds."""
     ints, numbers = text_numbers(text)
     if not numbers or len(numbers) > MAX_VALUES:
         return schema
@@ -59,9 +67,11 @@ def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
 
     def narrowed(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
         kind = node.get("type")
-        if kind in values and values[kind] and not free and not any(k in node for k in _BOUNDS) and \
+        if kind in values and not free and not any(k in node for k in _NAMED) and \
                 not ASKS_FORM.search(said) and not _COMPUTED.search(said):
-            node["enum"] = values[kind]
+            allowed = [v for v in values[kind] if _within(node, v)]
+            if allowed:  # a text writing no number the bounds admit leaves the field free
+                node["enum"] = allowed
         return node
 
     return rewritten(schema, narrowed)

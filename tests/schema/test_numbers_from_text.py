@@ -44,7 +44,8 @@ RESUME = "Acme 2017-2019, Globex 2019 - present. BSc 2016."
     (member({"anyOf": [{"type": "integer"}, {"type": "null"}]}), True),
     (member({"type": "array", "items": {"type": "integer"}}), True),
     (member({"type": "number"}), True),
-    (member({"type": "integer", "minimum": 1900}), False),  # bounded by the schema itself
+    (member({"type": "integer", "minimum": 1900}), True),  # the text's numbers within the bounds
+    (member({"type": "integer", "minimum": 3000}), False),  # none within them: left free
     (member({"type": "integer", "enum": [1, 2]}), False),
     (member({"type": "integer"}, "How many jobs are listed"), False),  # a value worked out, not written
     (member({"type": "integer", "x-verbatim": False}), False),
@@ -64,6 +65,11 @@ def test_a_narrowed_year_is_one_the_text_writes(value, ok):
     schema = numbers_from_text(member({"type": "integer"}), RESUME)
     auto = build_automaton(compile_grammar(target_ir(schema, None)))
     assert runs(auto, json.dumps({"x": value}, separators=(",", ":"))) is ok
+
+
+def test_the_bounds_filter_the_numbers_offered():
+    schema = numbers_from_text(member({"type": "integer", "minimum": 1950, "maximum": 2100}), "from 12.03.2018 to 2019")
+    assert schema["properties"]["x"]["enum"] == [2018, 2019]
 
 
 def test_a_text_without_numbers_or_with_too_many_leaves_the_schema_free():
