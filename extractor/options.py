@@ -85,8 +85,8 @@ class ExtractOptions:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
     verbatim: VerbatimMode = "auto"
     """Which fields are written from the text (chosen on benchmarks/quality.py's dev splits; a copy starts and ends
-    where a group of the text does): "auto" (every string field that names something in the text: no format, pattern, length, enum
-    or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
+    where a group of the text does): "auto" (every string field that names something in the text: no format,
+    pattern, length, enum or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
     `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`), "all" ("auto", and every plain
     integer or number field takes only values the text writes: `schema.numbers.numbers_from_text`)."""
     min_relevance: float | None = MIN_RELEVANCE

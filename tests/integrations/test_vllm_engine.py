@@ -91,7 +91,7 @@ def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
     options = ExtractOptions(max_tokens=80, examples=[("Ann is 30.", Person(name="Ann", age=30))])
     assert engine.extract(Person, "Bob Smith is 42 years old.", options, min_relevance=None) == Person(
         name="Bob Smith", age=42)
-    for bad in ({"guards": Guards()}, {"messages": []}, {"refusal": Adult}, {"max_token": 5}):
+    for bad in ({"guards": Guards()}, {"messages": []}, {"refusal": Adult}, {"max_token": 5}, {"verbatim": "all"}):
         with pytest.raises(InputError):
             engine.extract_many(Person, ["Bob is 42."], options, **bad)
 

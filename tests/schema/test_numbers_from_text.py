@@ -22,7 +22,10 @@ from tests.automata.helpers import runs
     ("1.500", {1, 500, 1500}, {1.5}),  # thousands or a decimal point: both offered
     ("12.03.2018", {12, 3, 2018}, set()),  # a dotted date: its parts
     ("1 000 000", {1, 0, 1000000}, set()),
-    ("+1 415 555 0192", {1, 415, 555, 192}, set()),
+    ("+1 415 555 0192", {1, 415, 555, 192, 1415555}, set()),  # `1 415 555` may group thousands with spaces
+    ("12.50 150.00", {12, 50, 150, 0}, {12.5}),  # a space joins groups of three only, and each side is read
+    ("2015 2016 2017", {2015, 2016, 2017}, set()),
+    ("9" * 5000, set(), set()),  # past MAX_DIGITS: no value, and no error
     ("no digits", set(), set()),
 ])
 def test_numbers_are_read_every_way_their_marks_allow(text, ints, numbers):
@@ -67,6 +70,21 @@ def test_a_narrowed_year_is_one_the_text_writes(value, ok):
     assert runs(auto, json.dumps({"x": value}, separators=(",", ":"))) is ok
 
 
+@pytest.mark.parametrize("bounds,offered", [
+    ({"minimum": 0, "exclusiveMinimum": True}, [1, 2]),  # draft 4: the flag qualifies `minimum`
+    ({"exclusiveMaximum": 2}, [0, 1]),
+    ({"multipleOf": 0.5}, [0, 1, 2]),
+])
+def test_bounds_are_read_as_the_normalizer_reads_them(bounds, offered):
+    schema = numbers_from_text(member({"type": "integer", **bounds}), "0 1 2")
+    assert schema["properties"]["x"]["enum"] == offered
+
+
+def test_a_decimal_step_admits_the_decimals_it_divides():
+    schema = numbers_from_text(member({"type": "number", "multipleOf": 0.01}), "12.5 and 1.234")
+    assert 12.5 in schema["properties"]["x"]["enum"] and 1.234 not in schema["properties"]["x"]["enum"]
+
+
 def test_the_bounds_filter_the_numbers_offered():
     schema = numbers_from_text(member({"type": "integer", "minimum": 1950, "maximum": 2100}), "from 12.03.2018 to 2019")
     assert schema["properties"]["x"]["enum"] == [2018, 2019]
@@ -76,3 +94,4 @@ def test_a_text_without_numbers_or_with_too_many_leaves_the_schema_free():
     schema = member({"type": "integer"})
     assert numbers_from_text(schema, "no digits here") == schema
     assert numbers_from_text(schema, " ".join(str(i) for i in range(MAX_VALUES + 1))) == schema
+    assert numbers_from_text(schema, "order 12, card 4111111111111111111111111111111") == schema  # an id: left free

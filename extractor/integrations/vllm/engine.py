@@ -76,6 +76,9 @@ class VLLMExtractor:
             raise InputError("VLLMExtractor offers the library's own Refusal model or none (refusal=True or False)")
         if isinstance(opts.guards, Guards) or opts.messages is not None:
             raise InputError("VLLMExtractor takes guards=True or False (the defaults or none) and no messages")
+        if opts.verbatim == "all":  # the backend compiles a schema without its document: nothing to narrow to
+            raise InputError("VLLMExtractor writes fields freely (its grammars have no document): verbatim='all' "
+                             "needs Extractor")
         schema, every = json_schema(target), [*model_checks(target), *opts.checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
