@@ -83,12 +83,13 @@ class ExtractOptions:
     grounding: GroundingMode = "marked"
     """Which values must be found in the text, or the attempt fails and is retried with the error fed back:
     "marked" (those under members marked `FromText`), "all" (every string and number the model wrote), "off"."""
-    verbatim: VerbatimMode = "auto"
+    verbatim: VerbatimMode = "all"
     """Which fields are written from the text (chosen on benchmarks/quality.py's dev splits; a copy starts and ends
-    where a group of the text does): "auto" (every string field that names something in the text: no format,
-    pattern, length, enum or const, and no description asking for a form such as `HH:MM` or "in your own words"; see
-    `schema.verbatim.verbatim_strings`), "marked" (only those marked `Verbatim`), "all" ("auto", and every plain
-    integer or number field takes only values the text writes: `schema.numbers.numbers_from_text`)."""
+    where a group of the text does): "all" (every string field that names something in the text: no format,
+    pattern, length, enum or const, and no description asking for a form such as `HH:MM` or "in your own words",
+    see `schema.verbatim.verbatim_strings`; and every plain integer or number field takes only values the text
+    writes, within its bounds: `schema.numbers.numbers_from_text`), "auto" (those string fields only), "marked"
+    (only fields marked `Verbatim`)."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),

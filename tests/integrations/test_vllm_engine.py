@@ -91,9 +91,19 @@ def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
     options = ExtractOptions(max_tokens=80, examples=[("Ann is 30.", Person(name="Ann", age=30))])
     assert engine.extract(Person, "Bob Smith is 42 years old.", options, min_relevance=None) == Person(
         name="Bob Smith", age=42)
-    for bad in ({"guards": Guards()}, {"messages": []}, {"refusal": Adult}, {"max_token": 5}, {"verbatim": "all"}):
+    for bad in ({"guards": Guards()}, {"messages": []}, {"refusal": Adult}, {"max_token": 5}):
         with pytest.raises(InputError):
             engine.extract_many(Person, ["Bob is 42."], options, **bad)
+
+
+@pytest.mark.parametrize("verbatim, ages", [("all", [7, 42]), ("auto", None), ("marked", None)])
+def test_number_fields_take_the_documents_numbers_under_verbatim_all(engine: VLLMExtractor, verbatim, ages) -> None:
+    from extractor.schema import json_schema
+
+    text = "Bob Smith is 42 years old; his son is 7 and their house is 1905 years old."
+    [request] = engine._requests(json_schema(Person), [text], [0], {}, ExtractOptions(verbatim=verbatim)).values()
+    assert request["properties"]["age"].get("enum") == ages  # 1905 is past the field's maximum of 150
+    assert engine.extract(Person, text, verbatim=verbatim, min_relevance=None).age in ([7, 42] if ages else range(151))
 
 
 def test_the_relevance_screen_reads_the_same_scores_and_refuses_an_unrelated_text(engine: VLLMExtractor) -> None:

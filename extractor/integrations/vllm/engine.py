@@ -22,6 +22,7 @@ from extractor.grounding import Grounding
 from extractor.outcome import Invalid, accepts, outcome, retrying, returned, total
 from extractor.refusing import Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema
+from extractor.schema.numbers import numbers_from_text
 from extractor.tracing import Trace
 
 
@@ -76,9 +77,6 @@ class VLLMExtractor:
             raise InputError("VLLMExtractor offers the library's own Refusal model or none (refusal=True or False)")
         if isinstance(opts.guards, Guards) or opts.messages is not None:
             raise InputError("VLLMExtractor takes guards=True or False (the defaults or none) and no messages")
-        if opts.verbatim == "all":  # the backend compiles a schema without its document: nothing to narrow to
-            raise InputError("VLLMExtractor writes fields freely (its grammars have no document): verbatim='all' "
-                             "needs Extractor")
         schema, every = json_schema(target), [*model_checks(target), *opts.checks]
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
@@ -89,7 +87,7 @@ class VLLMExtractor:
                 declined = Refusal(error=screened_out(screen, opts.min_relevance))
                 results[i] = returned(declined, Trace(), [], with_trace, False)
                 pending.remove(i)
-        requests = self._requests(schema, pending, screens, opts)
+        requests = self._requests(schema, texts, pending, screens, opts)
 
         def round_(pending: list[int]) -> list[int]:
             """One attempt for every pending document in one generate call; the documents to retry."""
@@ -142,14 +140,18 @@ class VLLMExtractor:
         return {i: Screened(score, title(schema), kind if score < opts.min_relevance else None)
                 for i, (score, kind) in zip(pending, readings)}
 
-    def _requests(self, schema: Any, pending: list[int], screens: dict[int, Screened],
+    def _requests(self, schema: Any, texts: Sequence[str], pending: list[int], screens: dict[int, Screened],
                   opts: ExtractOptions) -> dict[int, dict[str, Any]]:
         """The schema each document is decoded with: the target and the refusal object, or, after the relevance
-        screen, the target alone."""
+        screen, the target alone; with `verbatim="all"`, its number fields narrowed to the document's numbers (a
+        plain `enum`, which the backend compiles without the document)."""
         refusal, layout, guards = opts.refusal_model is not None, opts.layout, opts.guards
-        both = with_options(schema, refusal=refusal, layout=layout, guards=guards)
-        target_only = with_options(schema, layout=layout, guards=guards)
-        return {i: target_only if i in screens else both for i in pending}
+
+        def request(i: int) -> dict[str, Any]:
+            own = numbers_from_text(schema, texts[i]) if opts.verbatim == "all" and isinstance(schema, dict) \
+                else schema
+            return with_options(own, refusal=refusal and i not in screens, layout=layout, guards=guards)
+        return {i: request(i) for i in pending}
 
     def relevance(self, target: Any, texts: Sequence[str], *, kinds: bool = False) -> list[Any]:
         """`Extractor.relevance` for each text: the announcements' likelihoods of the text's opening, read off
