@@ -10,8 +10,8 @@ from extractor.checks import check
 from extractor.decode.guards import Guards
 from extractor.decode.prompt import PromptTemplate
 from extractor.errors import (
-    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, ModelLoadError,
-    SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
+    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, MissingFieldsError,
+    ModelLoadError, SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
 from extractor.options import ExtractOptions
 from extractor.schema import Refusal
@@ -20,7 +20,7 @@ from extractor.tracing import Span, Trace, Traced, ValueTrace, trace
 
 __all__ = [
     "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "FromText", "Guards",
-    "IncompleteOutputError", "InputError", "InvalidSchemaError", "ModelLoadError", "PromptTemplate", "Refusal",
+    "IncompleteOutputError", "InputError", "InvalidSchemaError", "MissingFieldsError", "ModelLoadError", "PromptTemplate", "Refusal",
     "SchemaTooComplexError", "Span", "Trace", "Traced", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage",
     "ValueTrace", "Verbatim", "aextract", "aextract_many", "aextract_stream", "check", "compile_schema", "extract",
     "extract_many", "extract_stream", "trace",

@@ -15,14 +15,15 @@ from extractor.checks import model_checks
 from extractor.compiler import compile_schema
 from extractor.decode.prompt import PromptTemplate, chat_prompt
 from extractor.errors import (
-    Attempt, ExtractionError, IncompleteOutputError, InputError, ModelLoadError, UnsatisfiableSchemaError,
+    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, ModelLoadError,
+    UnsatisfiableSchemaError,
 )
 from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.inputs import at_least, guards_for, nonempty
 from extractor.masks import CompiledGrammar
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
 from extractor.grounding import Grounding
-from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned
+from extractor.outcome import Cut, Invalid, accepts, outcome, retrying, returned, total
 from extractor.refusing import DOUBTFUL, Screened, checks_answer, judged, screened_out, title
 from extractor.schema import Refusal, json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.schema.numbers import numbers_from_text
@@ -30,6 +31,7 @@ from extractor.schema.verbatim import verbatim_strings
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
 from extractor.tracing import Trace, Traced
+from extractor.windowed import read_in_windows, window_size
 
 T = TypeVar("T")
 
@@ -113,10 +115,12 @@ class Extractor:
         `options`: an `ExtractOptions`; any of its fields may also be given as a keyword (`max_tokens=256`),
         overriding it. `on_attempt(attempt)` is called after every attempt (text, errors, usage);
         `with_trace=True` returns a `Traced` (the result and where each of its values is in the text);
-        `with_usage=True` returns `(result, usage)`, the usage summed over the attempts. Raises `InputError`
-        before generating (empty text, a prompt over the model's context), `IncompleteOutputError` when
-        `max_tokens` cuts the last attempt (a cut attempt is retried first, with `Guards.tightened()`), and
-        `ExtractionError` when every attempt fails validation (each kept on it with its usage).
+        `with_usage=True` returns `(result, usage)`, the usage summed over the attempts. A text longer than the
+        model's context (or than `window` tokens) is read in windows and their objects merged by the schema
+        (`windowed.py`; the trace says which windows disagreed). Raises `InputError` before generating (an empty
+        text), `IncompleteOutputError` when `max_tokens` cuts the last attempt (a cut attempt is retried first,
+        with `Guards.tightened()`), `ExtractionError` when every attempt fails validation (each kept on it with
+        its usage), and `MissingFieldsError` when no window of a long text holds a required field.
         """
         from extractor.decode.loop import drain
         return drain(self._extracting(target, text, ExtractOptions.of(options, overrides), on_attempt=on_attempt,
@@ -131,7 +135,11 @@ class Extractor:
         nonempty(text)
         refusal, sampling = opts.refusal_model, opts.sampling()
         first = self._prompt(target, text, [], opts)
-        self._fits(first, opts.max_tokens)  # a text over the context is refused before anything is compiled
+        size = window_size(self, target, text, opts, first) if opts.constrained else None
+        if size is not None:  # longer than a window: read in windows, merged
+            return read_in_windows(self, target, text, opts, size, on_attempt=on_attempt, with_usage=with_usage,
+                                   with_trace=with_trace)
+        self._fits(first, opts.max_tokens)  # unconstrained, a text over the context is refused before decoding
         screen = self._screen(target, text, opts) if opts.constrained else None
         if screen is not None and screen.score < opts.min_relevance and refusal is Refusal:  # no answer: said so
             declined = Refusal(error=screened_out(screen, opts.min_relevance))
@@ -196,6 +204,7 @@ class Extractor:
         its stop and wait apply to rounds). `progress` shows a tqdm bar (None: only on a terminal).
         `on_attempt(index, attempt)` is called after every attempt; `with_trace=True` makes each result a `Traced`;
         `with_usage=True` makes each entry a `(result, Usage)` pair. Options as in `extract` (`messages` excepted: it is one chat, not one per text).
+        A text longer than a window is read in windows as `extract` reads it, its windows a batch of their own.
         """
         if isinstance(texts, (str, bytes)):
             raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
@@ -203,7 +212,32 @@ class Extractor:
         opts = ExtractOptions.of(options, overrides)
         if opts.messages is not None:
             raise InputError("extract_many builds one chat per text: pass examples or system, not messages")
-        return Batch(self, target, texts, opts, batch_size, on_attempt, _matcher, with_trace).run(progress, with_usage)
+        long = self._long(target, texts, opts)
+        short = [i for i in range(len(texts)) if i not in long]
+        calls = None if on_attempt is None else (lambda j, a: on_attempt(short[j], a))
+        results = dict(zip(short, Batch(self, target, [texts[i] for i in short], opts, batch_size, calls, _matcher,
+                                        with_trace).run(progress, with_usage)))
+        for i, size in long.items():  # each long text's windows in a batch of their own
+            try:
+                results[i] = read_in_windows(self, target, texts[i], opts, size, with_usage=with_usage,
+                                             with_trace=with_trace, on_attempt=None if on_attempt is None else
+                                             (lambda a, i=i: on_attempt(i, a)))
+            except ExtractorError as exc:
+                results[i] = (exc, total(getattr(exc, "attempts", []))) if with_usage else exc
+        return [results[i] for i in range(len(texts))]
+
+    def _long(self, target: Any, texts: Sequence[str], opts: ExtractOptions) -> dict[int, int]:
+        """The texts longer than a window, with their window size (a text that errs is left to the batch)."""
+        long = {}
+        for i, text in enumerate(texts):
+            try:
+                size = window_size(self, target, text, opts, self._prompt(target, text, [], opts)) \
+                    if opts.constrained and isinstance(text, str) and text.strip() else None
+            except ExtractorError:
+                size = None
+            if size is not None:
+                long[i] = size
+        return long
 
     def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
         """How much likelier the model finds `text` announced as the target than as another kind of document

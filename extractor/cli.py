@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from extractor.errors import ExtractorError
+from extractor.errors import ExtractorError, MissingFieldsError
 from extractor.grammar.layout import LAYOUTS
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
 
@@ -35,6 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--grounding", default="marked", choices=["marked", "all", "off"],
                      help="values that must be found in the text or the attempt is retried: those marked FromText "
                           "(default), all, or none")
+    ext.add_argument("--window", type=int, default=None,
+                     help="most tokens of text per window (default: what fits the model's context); a longer text "
+                          "is read in windows and their objects merged")
+    ext.add_argument("--overlap", type=int, default=ExtractOptions.overlap, help="tokens each window repeats")
     ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked", "all"],
                      help="string fields written as copies of the text: every one naming something in it (auto), "
                           "only those marked Verbatim (marked), or auto with number fields taking only numbers the "
@@ -106,7 +110,8 @@ def _extract(args: argparse.Namespace) -> int:
     target = load_target(args.schema)
     files = _inputs(args.input)
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
-                             max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim)
+                             max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim,
+                             window=args.window, overlap=args.overlap)
     extractor = Extractor(args.model)
     out = args.jsonl.open("w") if args.jsonl else sys.stdout
     failed = 0
@@ -123,10 +128,16 @@ def _extract(args: argparse.Namespace) -> int:
                     else result
                 if args.trace:
                     record["trace"] = traced.trace.to_json()
+                if traced.trace.conflicts:  # a long text's windows that disagreed: what was kept, what was not
+                    record["conflicts"] = [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
+                                            "others": [{"value": v, "window": w} for v, w in c.others]}
+                                           for c in traced.trace.conflicts]
             except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
                 failed += 1
                 message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
                 record["error"] = {"type": type(exc).__name__, "message": message}
+                if isinstance(exc, MissingFieldsError):
+                    record["error"].update(missing=exc.missing, partial=exc.partial)
             record["seconds"] = round(time.perf_counter() - started, 3)
             out.write(json.dumps(record, ensure_ascii=False) + "\n")
             out.flush()

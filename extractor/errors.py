@@ -105,3 +105,15 @@ class ExtractionError(ExtractorError):
             f"validation failed after {len(attempts)} attempt(s); last errors: {last.errors}; "
             f"last output: {last.text[:200]!r}"
         )
+
+
+class MissingFieldsError(ExtractionError):
+    """A long document read in windows: after the merge and a follow-up over the likeliest windows, required
+    members are still missing. `missing` names them (JSON pointers); `partial` is the merged object without them."""
+
+    def __init__(self, missing: list[str], partial: Any, attempts: list[Attempt]) -> None:
+        self.missing = missing
+        self.partial = partial
+        super().__init__(attempts or [Attempt("", Usage(), [f"no window holds {', '.join(missing)}"])])
+        self.args = (f"no window of the text holds the required {', '.join(missing)} (after a follow-up over the "
+                     f"likeliest windows); the rest is on .partial",)

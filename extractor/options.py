@@ -90,6 +90,12 @@ class ExtractOptions:
     see `schema.verbatim.verbatim_strings`; and every plain integer or number field takes only values the text
     writes, within its bounds: `schema.numbers.numbers_from_text`), "auto" (those string fields only), "marked"
     (only fields marked `Verbatim`)."""
+    window: int | None = None
+    """Most tokens of the text one window holds. None: as many as fit the model's context beside the prompt and
+    `max_tokens`. A text longer than a window is read in windows cut on its structure, each extracted under a form
+    of the target whose every field may be null, and the windows' objects are merged by the schema."""
+    overlap: int = 64
+    """Tokens each window repeats of the one before it, so a value cut by a window's end is whole in the next."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
@@ -110,6 +116,9 @@ class ExtractOptions:
                 raise InputError(f"{name} must be {rule}, got {getattr(self, name)!r}")
         if self.max_unfounded is not None and not 0 < self.max_unfounded <= 1:
             raise InputError(f"max_unfounded must be in (0, 1] or None, got {self.max_unfounded!r}")
+        if self.window is not None:
+            at_least(16, window=self.window)
+        at_least(0, overlap=self.overlap)
         if self.verbatim not in ("auto", "marked", "all"):
             raise InputError(f"verbatim must be 'auto', 'marked' or 'all', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):

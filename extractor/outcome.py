@@ -44,7 +44,7 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attem
     try:
         result = parse(target, refusal, gen.text, is_target)
     except (ValueError, ValidationError) as exc:
-        attempts[-1].errors = _errors(exc)
+        attempts[-1].errors = errors_of(exc)
         raise Invalid() from exc
     refused = refusal is not None and isinstance(result, refusal)
     failed = [] if refused else run_checks(result, checks)
@@ -91,7 +91,8 @@ def accepts(grammar: CompiledGrammar, data: bytes) -> bool:
     return matcher.accepting()
 
 
-def _errors(exc: Exception) -> list[Any]:
+def errors_of(exc: Exception) -> list[Any]:
+    """A failed parse or validation as the errors an `Attempt` keeps."""
     if isinstance(exc, ValidationError):
         return [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
     return [str(exc)]

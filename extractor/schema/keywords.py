@@ -3,7 +3,7 @@
 ANNOTATIONS = frozenset({
     "title", "description", "examples", "default", "$comment", "$schema", "$id", "$anchor",
     "deprecated", "readOnly", "writeOnly", "discriminator", "contentMediaType",
-    "contentEncoding", "$defs", "definitions", "$vocabulary", "x-from-text",
+    "contentEncoding", "$defs", "definitions", "$vocabulary", "x-from-text", "x-window",
 })
 """Keywords that never constrain a value: ignored, as the specification says."""
 

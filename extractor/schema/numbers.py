@@ -87,10 +87,12 @@ def _after_word(text: str, at: int) -> bool:
 def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     """A copy of `schema` in which every plain integer or number field (no enum or const, no description asking
     for a computed value) may take only values `text` writes that meet its bounds; the schema itself where the
-    text writes no number, more than `MAX_VALUES` or one longer than `MAX_DIGITS`, and a field left free where it
-    writes none within the field's bounds."""
+    text writes more than `MAX_VALUES` numbers or one longer than `MAX_DIGITS`, and a field left free where it
+    writes none within the field's bounds — except in a window form (`"x-window": true`), where every field may
+    be null: there such a field takes no value, so it is null."""
     ints, numbers = text_numbers(text)
-    if not numbers or len(numbers) > MAX_VALUES or _LONG.search(text):
+    window = schema.get("x-window") is True
+    if not (numbers or window) or len(numbers) > MAX_VALUES or _LONG.search(text):
         return schema
     values: dict[str, list[Any]] = {"integer": ints, "number": numbers}
 
@@ -99,7 +101,7 @@ def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
         if kind in values and not free and not any(k in node for k in _NAMED) and \
                 not ASKS_FORM.search(said) and not _COMPUTED.search(said):
             allowed = _admitted(node, values[kind])
-            if allowed:  # a text writing no number the bounds admit leaves the field free
+            if allowed or window:  # elsewhere, a text writing no number the bounds admit leaves the field free
                 node["enum"] = allowed
         return node
 

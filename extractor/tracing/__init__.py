@@ -10,9 +10,9 @@ from pydantic import BaseModel
 
 from extractor.schema import ir, target_ir
 from extractor.tracing.align import agrees, trace_value
-from extractor.tracing.record import STATUSES, Span, Status, Trace, Traced, ValueTrace
+from extractor.tracing.record import STATUSES, Conflict, Incomplete, Span, Status, Trace, Traced, ValueTrace
 
-__all__ = ["STATUSES", "agrees", "Span", "Status", "Trace", "Traced", "ValueTrace", "trace", "trace_value"]
+__all__ = ["STATUSES", "agrees", "Conflict", "Incomplete", "Span", "Status", "Trace", "Traced", "ValueTrace", "trace", "trace_value"]
 
 
 def trace(result: Any, text: str, target: Any = None, *, output: bytes = b"",

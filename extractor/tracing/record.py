@@ -55,10 +55,39 @@ class ValueTrace:
 
 
 @dataclass(frozen=True)
+class Conflict:
+    """Windows that wrote different values for one member: the value kept (from the first window whose text
+    holds it, else the first to write one) and the others, each with the window that wrote it."""
+
+    pointer: str
+    kept: Any
+    window: int
+    others: tuple[tuple[Any, int], ...]
+
+
+@dataclass(frozen=True)
+class Incomplete:
+    """A list item some required member of which no window wrote: left out of the result, kept here."""
+
+    pointer: str
+    item: Any
+    windows: tuple[int, ...]
+    missing: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Trace:
     """The leaf values of one result, in document order, each with its spans in the text."""
 
     values: tuple[ValueTrace, ...] = ()
+    conflicts: tuple[Conflict, ...] = ()
+    """Members the windows of a long document wrote differently: the value kept and the others (none for a text
+    read whole)."""
+    left_out: tuple[Incomplete, ...] = ()
+    """List items of a long document left out of the result: no window wrote some required member of theirs."""
+    windows: tuple[Span, ...] = ()
+    """The stretches of a long document its windows read, in order (`Conflict.window` indexes them); none for a
+    text read whole."""
 
     def __iter__(self) -> Iterator[ValueTrace]:
         return iter(self.values)

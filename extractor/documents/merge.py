@@ -1,0 +1,203 @@
+"""One object from the windows' objects, by the target's schema: members field by field, lists joined in text
+order with items seen in more than one window collapsed, scalars taken from the window whose text holds them,
+and every disagreement kept."""
+
+from __future__ import annotations
+
+import json
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from extractor.schema.window import admits_null
+from extractor.tracing.record import Conflict, Incomplete
+
+Grounded = Callable[[int, str], bool]
+"""Whether window `i`'s text holds the value at a JSON pointer of that window's own object."""
+
+
+@dataclass
+class Merged:
+    """The merged value, where each of its leaves came from, and what the merge could not settle."""
+
+    value: Any
+    origin: dict[str, tuple[int, str]] = field(default_factory=dict)
+    """Each leaf's pointer in the merged value → (the window it was taken from, its pointer in that window's own
+    object)."""
+    conflicts: list[Conflict] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    """Pointers of required members (outside list items) no window wrote."""
+    incomplete: list[Incomplete] = field(default_factory=list)
+
+
+Part = tuple[int, Any, str]
+"""One window's value at some place: (window index, value, its pointer in the window's own object)."""
+
+
+def merge(schema: dict[str, Any], values: Sequence[tuple[int, Any]], grounded: Grounded) -> Merged:
+    """Merge the windows' values (window index, the object it wrote under the window form; None where it wrote
+    none) into one value of `schema` (the target's JSON Schema, `$defs` and all)."""
+    merger = _Merger(schema, grounded)
+    merged = merger.merge(schema, [(w, v, "") for w, v in values if v is not None], "")
+    merger.out.value = merged
+    return merger.out
+
+
+class _Merger:
+    def __init__(self, root: dict[str, Any], grounded: Grounded) -> None:
+        self.root, self.grounded, self.out = root, grounded, Merged(None)
+
+    def merge(self, schema: Any, parts: list[Part], pointer: str) -> Any:
+        schema = self.resolve(schema)
+        parts = [p for p in parts if p[1] is not None]
+        if not parts:
+            return None
+        if all(isinstance(p[1], dict) for p in parts) and isinstance(self.object_shape(schema), dict):
+            return self.merge_object(self.object_shape(schema), parts, pointer)
+        if all(isinstance(p[1], list) for p in parts):
+            return self.merge_list(self.list_items(schema), parts, pointer)
+        return self.merge_scalar(parts, pointer)
+
+    def merge_object(self, schema: dict[str, Any], parts: list[Part], pointer: str) -> dict[str, Any]:
+        members: dict[str, Any] = schema.get("properties") or {}
+        required = set(schema.get("required") or ())
+        keys = [*members, *dict.fromkeys(k for _, v, _ in parts for k in v if k not in members)]
+        out: dict[str, Any] = {}
+        for key in keys:
+            sub = [(w, v[key], f"{at}/{_escape(key)}") for w, v, at in parts if key in v]
+            if not sub:
+                continue
+            value = self.merge(members.get(key, True), sub, f"{pointer}/{_escape(key)}")
+            if value is None and not admits_null(self.resolve(members.get(key, True))):
+                if key in required:
+                    out[key] = None
+                    self.out.missing.append(f"{pointer}/{_escape(key)}")
+                continue
+            out[key] = value
+        return out
+
+    def merge_list(self, items: Any, parts: list[Part], pointer: str) -> list[Any]:
+        """Items in window order; an item written again (by the overlapping next window, or repeated) is merged
+        into the first: the same after normalization, or an object agreeing on every identifying member both
+        wrote."""
+        groups: list[list[Part]] = []
+        index: dict[str, list[int]] = {}
+        for w, value, at in parts:
+            for i, item in enumerate(value):
+                part, keys = (w, item, f"{at}/{i}"), self.identity(items, item)
+                same = next((g for k in keys for g in index.get(k, ()) if self.agree(items, groups[g][0][1], item)),
+                            None)
+                if same is None:
+                    index_of = len(groups)
+                    groups.append([part])
+                    for k in keys:
+                        index.setdefault(k, []).append(index_of)
+                else:
+                    groups[same].append(part)
+        out = []
+        for group in groups:
+            mark = len(self.out.missing)
+            value = self.merge(items, group, f"{pointer}/{len(out)}")
+            lacking = self.out.missing[mark:]
+            if lacking:  # an item without a required member is kept aside, not returned half-made
+                del self.out.missing[mark:]
+                self.out.incomplete.append(Incomplete(f"{pointer}/{len(out)}", value,
+                                                      tuple(p[0] for p in group), tuple(lacking)))
+                continue
+            out.append(value)
+        return out
+
+    def merge_scalar(self, parts: list[Part], pointer: str) -> Any:
+        """The first value whose window's text holds it, else the first; the others kept as a conflict."""
+        kept = next((p for p in parts if self.grounded(p[0], p[2])), parts[0])
+        self.out.origin[pointer] = (kept[0], kept[2])
+        others = tuple((v, w) for w, v, _ in parts if _norm(v) != _norm(kept[1]))
+        if others:
+            self.out.conflicts.append(Conflict(pointer, kept[1], kept[0], others))
+        return kept[1]
+
+    def identity(self, items: Any, item: Any) -> list[str]:
+        """The keys an item is looked up by: its normalized value, or for an object each identifying member's."""
+        shape = self.object_shape(self.resolve(items))
+        if isinstance(item, dict) and isinstance(shape, dict):
+            return [f"{k}={_norm(item[k])}" for k in self.identifying(shape) if item.get(k) is not None]
+        return [_norm(item)]
+
+    def agree(self, items: Any, a: Any, b: Any) -> bool:
+        """Whether two items are one: equal after normalization, or objects whose identifying members agree
+        wherever both wrote one (and both wrote at least one)."""
+        shape = self.object_shape(self.resolve(items))
+        if not (isinstance(a, dict) and isinstance(b, dict) and isinstance(shape, dict)):
+            return _norm(a) == _norm(b)
+        both = [k for k in self.identifying(shape) if a.get(k) is not None and b.get(k) is not None]
+        return bool(both) and all(_norm(a[k]) == _norm(b[k]) for k in both)
+
+    def identifying(self, shape: dict[str, Any]) -> list[str]:
+        """An object's identifying members: its required scalar members, or every scalar member if none is."""
+        members = shape.get("properties") or {}
+        scalar = [k for k, s in members.items() if self.scalar(s)]
+        required = [k for k in scalar if k in (shape.get("required") or ())]
+        return required or scalar
+
+    def scalar(self, schema: Any) -> bool:
+        schema = self.resolve(schema)
+        if not isinstance(schema, dict):
+            return False
+        kinds = schema.get("type")
+        kinds = [kinds] if isinstance(kinds, str) else kinds or []
+        if any(k in ("object", "array") for k in kinds) or "properties" in schema or "items" in schema:
+            return False
+        branches = [b for key in ("anyOf", "oneOf") for b in schema.get(key) or ()]
+        return all(self.scalar(b) for b in branches) if branches else bool(kinds) or "enum" in schema or \
+            "const" in schema or "format" in schema
+
+    def object_shape(self, schema: Any) -> dict[str, Any] | None:
+        """The object schema a member's value takes: itself, or its one non-null branch (`Optional[Model]`)."""
+        schema = self.resolve(schema)
+        if not isinstance(schema, dict):
+            return None
+        if "properties" in schema or schema.get("type") == "object":
+            return schema
+        branches = [self.resolve(b) for key in ("anyOf", "oneOf") for b in schema.get(key) or ()]
+        shaped = [b for b in branches if isinstance(b, dict) and ("properties" in b or b.get("type") == "object")]
+        return shaped[0] if len(shaped) == 1 else None
+
+    def list_items(self, schema: Any) -> Any:
+        schema = self.resolve(schema)
+        if isinstance(schema, dict) and "items" in schema:
+            return schema["items"]
+        branches = [self.resolve(b) for key in ("anyOf", "oneOf") for b in (schema or {}).get(key) or ()] \
+            if isinstance(schema, dict) else []
+        return next((b["items"] for b in branches if isinstance(b, dict) and "items" in b), True)
+
+    def resolve(self, schema: Any) -> Any:
+        """A schema with its local `$ref`s followed (the target's `$defs`)."""
+        for _ in range(64):
+            if not (isinstance(schema, dict) and isinstance(schema.get("$ref"), str)):
+                return schema
+            node: Any = self.root
+            for step in schema["$ref"].lstrip("#").split("/")[1:]:
+                node = node.get(step.replace("~1", "/").replace("~0", "~"), {}) if isinstance(node, dict) else {}
+            schema = node
+        return schema
+
+
+_SPACE = re.compile(r"\s+")
+_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
+
+
+def _norm(value: Any) -> str:
+    """What two values written a little differently share: strings case-folded, spacing collapsed, punctuation
+    at the ends dropped; numbers by value; anything else as canonical JSON."""
+    if isinstance(value, str):
+        text = _SPACE.sub(" ", unicodedata.normalize("NFKC", value).casefold()).strip()
+        return "s:" + (_EDGE.sub("", text) or text)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"n:{float(value)!r}"
+    return "j:" + json.dumps(value, sort_keys=True)
+
+
+def _escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")

@@ -1,0 +1,201 @@
+"""A text longer than the model's context, read in windows: each window extracted under the target's window form
+(every field may be null) as one batch, the windows' objects merged by the schema, the whole validated as one
+object, required members still missing looked for once more in the likeliest windows."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any, Protocol
+
+from pydantic import ValidationError
+
+from extractor.checks import model_checks, run_checks
+from extractor.documents.merge import Merged, merge
+from extractor.documents.windows import Window, windows
+from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, MissingFieldsError, Usage
+from extractor.outcome import errors_of, parse, returned
+from extractor.options import ExtractOptions
+from extractor.refusing import title
+from extractor.schema import Refusal, json_schema
+from extractor.schema.window import window_form
+from extractor.tracing import Span, Trace, ValueTrace
+
+MARGIN = 64
+"""Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
+FOLLOW_UP = 2
+"""Windows a required member still missing after the merge is looked for in again (the likeliest by the
+relevance screen)."""
+
+
+class Engine(Protocol):
+    """What reading in windows needs of an `Extractor`."""
+
+    lm: Any
+
+    def extract_many(self, *args: Any, **kw: Any) -> list[Any]: ...
+    def relevance(self, *args: Any, **kw: Any) -> float: ...
+    def _prompt(self, *args: Any, **kw: Any) -> list[int]: ...
+
+
+def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt: list[int]) -> int | None:
+    """Tokens of text one window holds where `text` (whose first prompt is `prompt`) must be read in windows;
+    None where it is read whole, as it always was."""
+    limit = context_length(ex)
+    fits = limit is None or len(prompt) + opts.max_tokens <= limit
+    if fits and opts.window is None:
+        return None
+    whole = len(prompt) - len(ex._prompt(target, " ", [], opts)) + 1
+    if fits and whole <= opts.window:
+        return None
+    schema = json_schema(target)
+    if not isinstance(schema, dict):
+        raise InputError(f"the text ({whole} tokens) is longer than a window and {target!r} has no JSON Schema "
+                         f"object to read it in windows with")
+    overhead = len(ex._prompt(window_form(schema), "", [], _window_options(opts)))
+    room = limit - overhead - opts.max_tokens - MARGIN if limit is not None else 1 << 62
+    if room < min(64, opts.window or 64):
+        raise InputError(f"the model's context ({limit} tokens) leaves {room} tokens for the text beside the prompt "
+                         f"({overhead}) and max_tokens={opts.max_tokens}: lower max_tokens")
+    return min(room, opts.window or room)
+
+
+def context_length(ex: Engine) -> int | None:
+    limit = getattr(getattr(ex.lm.model, "config", None), "max_position_embeddings", None)
+    return limit if isinstance(limit, int) else None
+
+
+def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, size: int, *,
+                    on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
+                    with_trace: bool = False, progress: bool | None = None) -> Any:
+    """`extract` of a text longer than a window: what `extract` returns for it (see the module's docstring)."""
+    schema = json_schema(target)
+    parts = windows(text, token_ends(ex.lm.tokenizer, text), size, min(opts.overlap, size // 4))
+    texts = [w.text(text) for w in parts]
+    attempts: list[Attempt] = []
+
+    def kept(i: int, attempt: Attempt) -> None:
+        attempts.append(attempt)
+        if on_attempt is not None:
+            on_attempt(attempt)
+
+    wopts = _window_options(opts)
+    found = _values(ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept,
+                                    progress=None if progress is None and len(parts) > 4 else progress or False),
+                    range(len(parts)))
+    merged = merge(schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
+    if not _written(merged.value):
+        if opts.refusal_model is Refusal:
+            declined = Refusal(error=f"no {title(schema)} in the text: none of its {len(parts)} windows holds "
+                                     f"any of its fields")
+            return returned(declined, Trace(windows=_spans(parts)), attempts, with_trace, with_usage)
+        raise MissingFieldsError(sorted(schema.get("required") or ["/"]), merged.value, attempts)
+    if merged.missing:
+        _follow_up(ex, target, schema, texts, merged, wopts, kept, found)
+    if merged.missing:
+        raise MissingFieldsError(merged.missing, merged.value, attempts)
+    data = json.dumps(merged.value, ensure_ascii=False)
+    try:
+        result = parse(target, None, data)
+    except (ValueError, ValidationError) as exc:
+        raise ExtractionError([*attempts, Attempt(data, Usage(), errors_of(exc))]) from exc
+    failed = run_checks(result, [*model_checks(target), *opts.checks])
+    if failed:
+        raise ExtractionError([*attempts, Attempt(data, Usage(), failed)])
+    return returned(result, _trace(merged, found, parts, text), attempts, with_trace, with_usage)
+
+
+def token_ends(tokenizer: Any, text: str) -> list[int]:
+    """Where each of the text's tokens ends (string indices, ascending): from the tokenizer's offsets, or every
+    four characters where it gives none (a slow tokenizer)."""
+    try:
+        offsets = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)["offset_mapping"]
+        ends = [int(end) for _, end in offsets]
+    except (NotImplementedError, ValueError, TypeError, KeyError):
+        ends = list(range(4, len(text), 4))
+    out, last = [], 0
+    for end in ends:
+        last = max(last, min(end, len(text)))
+        out.append(last)
+    if not out or out[-1] < len(text):
+        out.append(len(text))
+    return out
+
+
+def _window_options(opts: ExtractOptions) -> ExtractOptions:
+    """A window's options: no refusal branch (the window form says "not here" with nulls), no screen, no checks
+    (they are the whole object's)."""
+    return replace(opts, refusal=False, min_relevance=None, max_unfounded=None, checks=(), grounding="off",
+                   window=None)
+
+
+def _values(results: Sequence[Any], windows_of: Sequence[int], first: int = 0) -> dict[int, tuple[Any, Trace, int]]:
+    """Each answer's object, trace and window, keyed from `first` on, where its window wrote one (a window whose
+    attempts failed is left out: its attempts are kept with the others)."""
+    return {first + j: (r.result, r.trace, windows_of[j]) for j, r in enumerate(results)
+            if not isinstance(r, ExtractorError)}
+
+
+def _grounded(trace: Trace, pointer: str) -> bool:
+    try:
+        return trace[pointer].grounded
+    except KeyError:
+        return False
+
+
+def _written(value: Any) -> bool:
+    """Whether a merged value holds anything: a leaf that is not null, an empty string or an empty list."""
+    if isinstance(value, dict):
+        return any(_written(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_written(v) for v in value)
+    return value not in (None, "")
+
+
+def _follow_up(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str], merged: Merged,
+               wopts: ExtractOptions, kept: Callable[[int, Attempt], None],
+               found: dict[int, tuple[Any, Trace, int]]) -> None:
+    """Look for the top-level members still missing once more, alone, in the windows the relevance screen
+    finds likeliest to be the target; fill what is found (its answers kept in `found` after the first pass's)."""
+    keys = list(dict.fromkeys(_unescape(p.split("/")[1]) for p in merged.missing))
+    members = schema.get("properties") or {}
+    wanted = {"type": "object", "properties": {k: members.get(k, True) for k in keys}, "required": keys,
+              "additionalProperties": False, **{k: schema[k] for k in ("$defs", "definitions", "title") if k in schema}}
+    ranked = sorted(range(len(texts)), key=lambda i: -ex.relevance(target, texts[i]))[:FOLLOW_UP]
+    results = ex.extract_many(window_form(wanted), [texts[i] for i in ranked], wopts, with_trace=True,
+                              on_attempt=lambda j, a: kept(ranked[j], a), progress=False)
+    again = _values(results, ranked, first=len(texts))
+    filled = merge(wanted, [(i, v) for i, (v, _, _) in again.items()], lambda i, p: _grounded(again[i][1], p))
+    found.update(again)
+    for key in keys:
+        value = (filled.value or {}).get(key)
+        if value is not None:
+            top = "/" + key.replace("~", "~0").replace("/", "~1")
+            merged.value[key] = value
+            merged.missing = [p for p in merged.missing if p != top and not p.startswith(top + "/")]
+            merged.origin.update({p: o for p, o in filled.origin.items() if p == top or p.startswith(top + "/")})
+            merged.conflicts += [c for c in filled.conflicts if c.pointer == top or c.pointer.startswith(top + "/")]
+
+
+def _unescape(key: str) -> str:
+    return key.replace("~1", "/").replace("~0", "~")
+
+
+def _trace(merged: Merged, found: dict[int, tuple[Any, Trace, int]], parts: list[Window], text: str) -> Trace:
+    """The merged object's trace: each leaf's trace in the window it was taken from, its spans placed in the
+    document."""
+    values = []
+    for pointer, (source, at) in merged.origin.items():
+        try:
+            own = found[source][1][at]
+        except KeyError:
+            continue
+        w = parts[found[source][2]]
+        spans = tuple(Span(w.offset(text, s.start), w.offset(text, s.end)) for s in own.spans)
+        values.append(replace(own, pointer=pointer, spans=spans))
+    return Trace(tuple(values), tuple(merged.conflicts), tuple(merged.incomplete), _spans(parts))
+
+
+def _spans(parts: list[Window]) -> tuple[Span, ...]:
+    return tuple(Span(w.start, w.end) for w in parts)

@@ -1,0 +1,95 @@
+"""Reading a long text in windows, with a stand-in model: what each window answers is scripted, so the routing,
+the merge, the refusal of a document no window answers, the follow-up and the trace's spans are checked exactly."""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from extractor import ExtractOptions, MissingFieldsError, Refusal
+from extractor.tracing import Span, Trace, Traced, ValueTrace
+from extractor.windowed import read_in_windows, token_ends, window_size
+
+
+class Deal(BaseModel):
+    buyer: str
+    seller: str
+    items: list[str] = []
+
+
+def tokenizer(text: str, **_: Any) -> dict[str, Any]:
+    return {"offset_mapping": [(m.start(), m.end()) for m in re.finditer(r"\S+\s*", text)]}
+
+
+class Stub:
+    """An Extractor whose windows answer from a script: `answers(text)` gives a window's object."""
+
+    def __init__(self, answers, relevance=lambda text: 0.0, context: int = 10_000) -> None:
+        self.lm = SimpleNamespace(tokenizer=tokenizer, model=SimpleNamespace(config=SimpleNamespace(
+            max_position_embeddings=context)))
+        self.answers, self.scores, self.calls = answers, relevance, []
+
+    def _prompt(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
+        return [0] * (20 + len(tokenizer(text)["offset_mapping"]))
+
+    def relevance(self, target: Any, text: str) -> float:
+        return self.scores(text)
+
+    def extract_many(self, target: dict, texts: list[str], options: ExtractOptions, **kw: Any) -> list[Any]:
+        self.calls.append((sorted(target["properties"]), texts))
+        out = []
+        for text in texts:
+            value = {k: v for k, v in self.answers(text).items() if k in target["properties"]}
+            spans = [ValueTrace(f"/{k}", v, "copied", tuple(Span(m.start(), m.end()) for m in re.finditer(
+                re.escape(v), text))) for k, v in value.items() if isinstance(v, str) and v in text]
+            out.append(Traced(value, Trace(tuple(spans))))
+        return out
+
+
+DOC = " ".join(f"filler{i}" for i in range(200)) + " Buyer: Ann Lee. " + " ".join(f"more{i}" for i in range(200)) \
+    + " Seller: Bob Roe."
+
+
+def names(text: str) -> dict[str, Any]:
+    return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "seller": "Bob Roe" if "Bob Roe" in text else None,
+            "items": []}
+
+
+def test_a_text_that_fits_is_read_whole() -> None:
+    stub = Stub(names)
+    assert window_size(stub, Deal, "Buyer: Ann Lee", ExtractOptions(), stub._prompt(None, "Buyer: Ann Lee", [], None)) is None
+    assert window_size(stub, Deal, DOC, ExtractOptions(window=100), stub._prompt(None, DOC, [], None)) == 100
+
+
+def test_windows_merge_into_one_object_traced_into_the_document() -> None:
+    stub = Stub(names)
+    traced = read_in_windows(stub, Deal, DOC, ExtractOptions(overlap=8), 100, with_trace=True)
+    assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe")
+    assert len(traced.trace.windows) >= 4
+    for value in traced.trace:
+        assert [s.of(DOC) for s in value.spans] == [value.value]
+
+
+def test_a_document_no_window_answers_is_refused_and_says_why() -> None:
+    result = read_in_windows(Stub(lambda text: {"buyer": None, "seller": None, "items": []}), Deal, DOC,
+                             ExtractOptions(), 100)
+    assert isinstance(result, Refusal) and "none of its" in result.error
+
+
+def test_a_missing_member_is_looked_for_again_in_the_likeliest_windows_then_named() -> None:
+    stub = Stub(lambda text: {"buyer": "Ann Lee" if "Ann Lee" in text else None, "seller": None},
+                relevance=lambda text: 1.0 if "Seller" in text else 0.0)
+    with pytest.raises(MissingFieldsError) as caught:
+        read_in_windows(stub, Deal, DOC, ExtractOptions(), 100)
+    assert caught.value.missing == ["/seller"] and caught.value.partial["buyer"] == "Ann Lee"
+    members, texts = stub.calls[-1]
+    assert members == ["seller"] and "Seller" in texts[0] and len(texts) == 2  # the likeliest window first
+
+
+def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() -> None:
+    assert token_ends(tokenizer, "ab cd") == [3, 5]
+    assert token_ends(lambda text, **_: {}, "abcdefghij") == [4, 8, 10]

@@ -1,0 +1,61 @@
+"""A text longer than a window, on the embedded model: read in windows, merged, every value traced into the whole
+text; texts that fit never take that path; `extract_many` mixes both in order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import BaseModel, Field
+
+import extractor.api
+import schemas
+from extractor import ExtractorError, MissingFieldsError, Refusal
+from extractor.tracing import Traced, agrees
+
+DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+
+
+class Contact(BaseModel):
+    """A person and how to reach them."""
+
+    name: str = Field(description="Full name")
+    phones: list[str] = Field(description="Phone numbers as written; empty list if none")
+
+
+FILLER = "\n\n".join(f"Paragraph {i}: the office moved its archive to the second floor and the lift was serviced."
+                     for i in range(12))
+LONG = f"Contact sheet\n\nName: Dana Reyes\n\n{FILLER}\n\nDana's mobile: +1 415 555 0192\n\n{FILLER}"
+
+
+def test_a_long_text_is_read_in_windows_and_traced_into_the_whole_text(model_extractor) -> None:
+    try:
+        traced = model_extractor.extract(Contact, LONG, window=120, overlap=16, max_tokens=60, with_trace=True)
+    except MissingFieldsError as exc:  # what the 135M model missed is named, the rest kept
+        assert exc.missing and isinstance(exc.partial, dict)
+        return
+    assert isinstance(traced, Traced) and len(traced.trace.windows) >= 3
+    assert traced.trace.windows[0].start == 0 and traced.trace.windows[-1].end == len(LONG.rstrip())
+    if isinstance(traced.result, Refusal):
+        return
+    for value in traced.trace:
+        for span in value.spans:
+            assert agrees(value.value, span.of(LONG), value.how), (value, span.of(LONG))
+
+
+def test_texts_that_fit_never_take_the_window_path(model_extractor, monkeypatch) -> None:
+    def refuse(*args, **kw):
+        raise AssertionError("a text that fits was read in windows")
+
+    monkeypatch.setattr(extractor.api, "read_in_windows", refuse)
+    for target, name in ((schemas.ContactCard, "contact.txt"), (schemas.Event, "event.txt")):
+        text = (DATA / name).read_text()
+        assert model_extractor.extract(target, text, max_tokens=200) == \
+            model_extractor.extract(target, text, max_tokens=200, window=100_000)
+
+
+def test_extract_many_reads_long_and_short_texts_in_order(model_extractor) -> None:
+    short = "Call Dana Reyes on +1 415 555 0192."
+    results = model_extractor.extract_many(Contact, [short, LONG], window=120, overlap=16, max_tokens=60)
+    assert results[0] == model_extractor.extract(Contact, short, window=120, max_tokens=60)
+    assert isinstance(results[1], (Contact, Refusal, ExtractorError))
