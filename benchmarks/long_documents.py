@@ -59,12 +59,12 @@ def _real_nda_build() -> Any:
 clean = _real_nda_build().clean
 
 
-def load(split: str, limit: int | None) -> list[dict[str, Any]]:
+def load(split: str, limit: int | None, chars: int | None = None) -> list[dict[str, Any]]:
     """The split's contracts in file order: id (file name), text (the pdf2djvu text layer, cleaned as the real NDA
-    set cleans it) and gold pairs."""
+    set cleans it; its first `chars` characters where given, for a smoke run) and gold pairs."""
     rows = [r for r in lzma.decompress((DATA / split / "in.tsv.xz").read_bytes()).decode().split("\n") if r]
     gold = (DATA / split / "expected.tsv").read_text().split("\n")
-    docs = [{"id": r.split("\t")[0], "text": clean(r.split("\t")[2]), "gold": sorted(set(g.upper().split()))}
+    docs = [{"id": r.split("\t")[0], "text": clean(r.split("\t")[2])[:chars], "gold": sorted(set(g.upper().split()))}
             for r, g in zip(rows, gold)]
     return docs[:limit] if limit else docs
 
@@ -224,7 +224,7 @@ def markdown(result: dict[str, Any]) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--split", default="dev-0", choices=["train", "dev-0"])
     parser.add_argument("--limit", type=int, default=None, help="the first N contracts in file order")
@@ -233,14 +233,15 @@ def main() -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
     parser.add_argument("--overlap", type=int, default=64)
+    parser.add_argument("--chars", type=int, default=None, help="each contract cut to its first N characters (smoke)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         parser.error(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
-    docs = load(args.split, args.limit)
+    docs = load(args.split, args.limit, args.chars)
     runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap)
     outcomes: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     from tqdm.auto import tqdm
@@ -250,7 +251,7 @@ def main() -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap,
+              "window": args.window, "overlap": args.overlap, "chars": args.chars,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)
 
