@@ -1,7 +1,6 @@
 """What a new user sees first, `make demo` and the quick start's examples, holds no value its text does not: every
-value printed is found in the text it came from (the embedded model, the default options). Numbers are written
-freely, not copied: on `examples/data/invoice.txt` the model writes a unit price of 90.0 for `900.00` (the
-README says so), so the invoice is not among these."""
+value printed is found in the text it came from (the embedded model, the default options: strings copied, numbers
+among the text's own)."""
 
 from __future__ import annotations
 
@@ -33,7 +32,8 @@ QUICKSTART = "Call Dana Reyes on +1 415 555 0192 or mail dana@reyes.io"
     (Contact, QUICKSTART),  # docs/quickstart.md
     (schemas.ContactCard, (DATA / "contact.txt").read_text()),
     (schemas.Event, (DATA / "event.txt").read_text()),
-], ids=["demo-resume", "quickstart-contact", "contact", "event"])
+    (schemas.Invoice, (DATA / "invoice.txt").read_text()),
+], ids=["demo-resume", "quickstart-contact", "contact", "event", "invoice"])
 def test_every_value_printed_is_in_the_text(model_extractor, target, text):
     traced = model_extractor.extract(target, text, with_trace=True)
     assert isinstance(traced, Traced) and not isinstance(traced.result, Refusal)
