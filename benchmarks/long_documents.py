@@ -129,7 +129,7 @@ class Runner:
         size = window_size(self.ex, NDA, text, options, self.ex._prompt(NDA, text, [], options))
         if size is None:
             return [text]
-        return [w.text(text) for w in windows(text, token_ends(self.ex.lm.tokenizer, text), size,
+        return [w.text(text) for w in windows(text, token_ends(self.ex._tokenizer(), text), size,
                                               min(self.overlap, size // 4))]
 
     def run(self, method: str, doc: dict[str, Any]) -> dict[str, Any]:

@@ -183,10 +183,21 @@ class Extractor:
         Jump-forward is off."""
         return stream(self, target, text, ExtractOptions.of(options, overrides), with_trace=with_trace)
 
+    def _context(self) -> int | None:
+        """The model's context in tokens, where its config says."""
+        limit = getattr(getattr(self.lm.model, "config", None), "max_position_embeddings", None)
+        return limit if isinstance(limit, int) else None
+
+    def _tokenizer(self) -> Any:
+        return self.lm.tokenizer
+
+    def _relevance(self, target: Any, texts: list[str]) -> list[float]:
+        return [self.relevance(target, text) for text in texts]
+
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""
-        limit = getattr(getattr(self.lm.model, "config", None), "max_position_embeddings", None)
-        if isinstance(limit, int) and len(prompt) >= limit:
+        limit = self._context()
+        if limit is not None and len(prompt) >= limit:
             raise InputError(f"the prompt is {len(prompt)} tokens but the model's context is {limit} tokens; "
                              f"shorten the text (the answer needs up to max_tokens={max_tokens} more)")
 

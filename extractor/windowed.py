@@ -30,19 +30,19 @@ relevance screen)."""
 
 
 class Engine(Protocol):
-    """What reading in windows needs of an `Extractor`."""
-
-    lm: Any
+    """What reading in windows needs of an engine (`Extractor`, `VLLMExtractor`)."""
 
     def extract_many(self, *args: Any, **kw: Any) -> list[Any]: ...
-    def relevance(self, *args: Any, **kw: Any) -> float: ...
-    def _prompt(self, *args: Any, **kw: Any) -> list[int]: ...
+    def _prompt(self, target: Any, text: str, attempts: list[Attempt], opts: ExtractOptions) -> list[int]: ...
+    def _context(self) -> int | None: ...
+    def _tokenizer(self) -> Any: ...
+    def _relevance(self, target: Any, texts: list[str]) -> list[float]: ...
 
 
 def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt: list[int]) -> int | None:
     """Tokens of text one window holds where `text` (whose first prompt is `prompt`) must be read in windows;
     None where it is read whole, as it always was."""
-    limit = context_length(ex)
+    limit = ex._context()
     fits = limit is None or len(prompt) + opts.max_tokens <= limit
     if fits and opts.window is None:
         return None
@@ -61,17 +61,12 @@ def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt
     return min(room, opts.window or room)
 
 
-def context_length(ex: Engine) -> int | None:
-    limit = getattr(getattr(ex.lm.model, "config", None), "max_position_embeddings", None)
-    return limit if isinstance(limit, int) else None
-
-
 def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, size: int, *,
                     on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
                     with_trace: bool = False, progress: bool | None = None) -> Any:
     """`extract` of a text longer than a window: what `extract` returns for it (see the module's docstring)."""
     schema = json_schema(target)
-    parts = windows(text, token_ends(ex.lm.tokenizer, text), size, min(opts.overlap, size // 4))
+    parts = windows(text, token_ends(ex._tokenizer(), text), size, min(opts.overlap, size // 4))
     texts = [w.text(text) for w in parts]
     attempts: list[Attempt] = []
 
@@ -162,7 +157,8 @@ def _follow_up(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str]
     members = schema.get("properties") or {}
     wanted = {"type": "object", "properties": {k: members.get(k, True) for k in keys}, "required": keys,
               "additionalProperties": False, **{k: schema[k] for k in ("$defs", "definitions", "title") if k in schema}}
-    ranked = sorted(range(len(texts)), key=lambda i: -ex.relevance(target, texts[i]))[:FOLLOW_UP]
+    scores = ex._relevance(target, texts)
+    ranked = sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
     results = ex.extract_many(window_form(wanted), [texts[i] for i in ranked], wopts, with_trace=True,
                               on_attempt=lambda j, a: kept(ranked[j], a), progress=False)
     again = _values(results, ranked, first=len(texts))

@@ -4,7 +4,6 @@ the merge, the refusal of a document no window answers, the follow-up and the tr
 from __future__ import annotations
 
 import re
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -29,15 +28,19 @@ class Stub:
     """An Extractor whose windows answer from a script: `answers(text)` gives a window's object."""
 
     def __init__(self, answers, relevance=lambda text: 0.0, context: int = 10_000) -> None:
-        self.lm = SimpleNamespace(tokenizer=tokenizer, model=SimpleNamespace(config=SimpleNamespace(
-            max_position_embeddings=context)))
-        self.answers, self.scores, self.calls = answers, relevance, []
+        self.answers, self.scores, self.context, self.calls = answers, relevance, context, []
+
+    def _context(self) -> int:
+        return self.context
+
+    def _tokenizer(self) -> Any:
+        return tokenizer
 
     def _prompt(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
         return [0] * (20 + len(tokenizer(text)["offset_mapping"]))
 
-    def relevance(self, target: Any, text: str) -> float:
-        return self.scores(text)
+    def _relevance(self, target: Any, texts: list[str]) -> list[float]:
+        return [self.scores(text) for text in texts]
 
     def extract_many(self, target: dict, texts: list[str], options: ExtractOptions, **kw: Any) -> list[Any]:
         self.calls.append((sorted(target["properties"]), texts))

@@ -24,6 +24,7 @@ from extractor.refusing import Screened, checks_answer, judged, screened_out, ti
 from extractor.schema import Refusal, json_schema
 from extractor.schema.numbers import numbers_from_text
 from extractor.tracing import Trace
+from extractor.windowed import read_in_windows, window_size
 
 
 class VLLMExtractor:
@@ -66,7 +67,8 @@ class VLLMExtractor:
         refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it the text is
         refused without decoding (the `Refusal` says why), at or above it only the target may be written, and an
         answer of doubtful relevance whose identifying values the text holds nowhere is refused (`max_unfounded`). `with_trace=True` makes each result a
-        `Traced` (vLLM does not draft from the text, so values are found, never reported as copied)."""
+        `Traced` (vLLM does not draft from the text, so values are found, never reported as copied). A text longer
+        than the engine's `max_model_len` (or `window`) is read in windows and merged, as `Extractor` reads it."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import StructuredOutputsParams
@@ -81,6 +83,14 @@ class VLLMExtractor:
         attempts: list[list[Attempt]] = [[] for _ in texts]
         results: list[Any] = [None] * len(texts)
         pending = _usable(texts, results)
+        for i, size in self._long(target, texts, pending, opts).items():  # longer than a window: read in windows
+            pending.remove(i)
+            kept = (lambda a, i=i: (attempts[i].append(a), on_attempt and on_attempt(i, a)))
+            try:
+                results[i] = read_in_windows(self, target, texts[i], opts, size, with_trace=with_trace,
+                                             on_attempt=kept)
+            except ExtractorError as exc:
+                results[i] = exc
         screens = self._screens(target, texts, pending, opts)
         for i, screen in screens.items():
             if screen.score < opts.min_relevance:  # no answer: said so, nothing decoded
@@ -91,8 +101,8 @@ class VLLMExtractor:
 
         def round_(pending: list[int]) -> list[int]:
             """One attempt for every pending document in one generate call; the documents to retry."""
-            prompts = [TokensPrompt(prompt_token_ids=chat_prompt(self.tokenizer, self.template, target, texts[i],
-                                                                 attempts[i], opts)) for i in pending]
+            prompts = [TokensPrompt(prompt_token_ids=self._prompt(target, texts[i], attempts[i], opts))
+                       for i in pending]
             params = [SamplingParams(max_tokens=opts.max_tokens, temperature=opts.temperature, top_p=opts.top_p,
                                      top_k=opts.top_k, seed=opts.seed, repetition_penalty=opts.repetition_penalty,
                                      structured_outputs=StructuredOutputsParams(json=requests[i])
@@ -128,6 +138,29 @@ class VLLMExtractor:
         if with_usage:
             return [(r, total(a)) for r, a in zip(results, attempts)]
         return results
+
+    def _long(self, target: Any, texts: Sequence[str], pending: list[int], opts: ExtractOptions) -> dict[int, int]:
+        """The texts longer than a window, with their window size."""
+        if not opts.constrained:
+            return {}
+        sizes = {i: window_size(self, target, texts[i], opts, self._prompt(target, texts[i], [], opts))
+                 for i in pending}
+        return {i: size for i, size in sizes.items() if size is not None}
+
+    def _prompt(self, target: Any, text: str, attempts: list[Attempt], opts: ExtractOptions) -> list[int]:
+        return chat_prompt(self.tokenizer, self.template, target, text, attempts, opts)
+
+    def _context(self) -> int | None:
+        """The engine's `max_model_len`."""
+        engine = self.llm.llm_engine
+        config = getattr(engine, "model_config", None) or engine.vllm_config.model_config
+        return int(config.max_model_len)
+
+    def _tokenizer(self) -> Any:
+        return self.tokenizer
+
+    def _relevance(self, target: Any, texts: list[str]) -> list[float]:
+        return self.relevance(target, texts)
 
     def _screens(self, target: Any, texts: Sequence[str], pending: list[int],
                  opts: ExtractOptions) -> dict[int, Screened]:
