@@ -5,6 +5,7 @@ KV cache, parallelism), masked by the extractor backend."""
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -61,14 +62,15 @@ class VLLMExtractor:
 
     def extract_many(self, target: Any, texts: Sequence[str], options: ExtractOptions | None = None, *,
                      on_attempt: Callable[[int, Attempt], None] | None = None, with_usage: bool = False,
-                     with_trace: bool = False, **overrides: Any) -> list[Any]:
+                     with_trace: bool = False, progress: bool | None = None, **overrides: Any) -> list[Any]:
         """One entry per text, as `Extractor.extract_many` returns them (errors in their slots), with the same
         `ExtractOptions` (`jump_forward` has no effect here; `guards` is True or False; no `messages`). With a
         refusal branch and `min_relevance`, each text is screened first, as by `extract`: below it the text is
         refused without decoding (the `Refusal` says why), at or above it only the target may be written, and an
-        answer of doubtful relevance whose identifying values the text holds nowhere is refused (`max_unfounded`). `with_trace=True` makes each result a
-        `Traced` (vLLM does not draft from the text, so values are found, never reported as copied). A text longer
-        than the engine's `max_model_len` (or `window`) is read in windows and merged, as `Extractor` reads it."""
+        answer of doubtful relevance whose identifying values the text holds nowhere is refused (`max_unfounded`).
+        `with_trace=True` makes each result a `Traced` (vLLM does not draft from the text, so values are found, never reported as copied). A text longer
+        than the engine's `max_model_len` (or `window`) is read in windows and merged, as `Extractor` reads it.
+        `progress` shows vLLM's own bar for each generate call (None: only on a terminal)."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
         from vllm.sampling_params import StructuredOutputsParams
@@ -108,7 +110,7 @@ class VLLMExtractor:
                                      structured_outputs=StructuredOutputsParams(json=requests[i])
                                      if opts.constrained else None) for i in pending]
             start = time.perf_counter()
-            outputs = self.llm.generate(prompts, params, use_tqdm=False)
+            outputs = self.llm.generate(prompts, params, use_tqdm=sys.stderr.isatty() if progress is None else progress)
             seconds = (time.perf_counter() - start) / len(pending)  # the batch's time shared out
             retry = []
             for i, out in zip(pending, outputs):
