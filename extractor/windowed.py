@@ -1,10 +1,12 @@
 """A text longer than the model's context, read in windows: each window extracted under the target's window form
-(every field may be null) as one batch, the windows' objects merged by the schema, the whole validated as one
-object, required members still missing looked for once more in the likeliest windows."""
+(every field may be null) as one batch, a window whose answer `max_tokens` cut read again in halves, the windows'
+objects merged by the schema, the whole validated as one object, required members still missing looked for once
+more in the likeliest windows."""
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any, Protocol
@@ -14,7 +16,9 @@ from pydantic import ValidationError
 from extractor.checks import model_checks, run_checks
 from extractor.documents.merge import Merged, merge
 from extractor.documents.windows import Window, windows
-from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, MissingFieldsError, Usage
+from extractor.errors import (
+    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, MissingFieldsError, Usage,
+)
 from extractor.outcome import errors_of, parse, returned
 from extractor.options import ExtractOptions
 from extractor.refusing import title
@@ -24,6 +28,8 @@ from extractor.tracing import Span, Trace, ValueTrace
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
+SPLITS = 3
+"""Times a window whose answer `max_tokens` cut (a list longer than the budget) is halved and read again."""
 FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
@@ -66,7 +72,8 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
                     with_trace: bool = False, progress: bool | None = None) -> Any:
     """`extract` of a text longer than a window: what `extract` returns for it (see the module's docstring)."""
     schema = json_schema(target)
-    parts = windows(text, token_ends(ex._tokenizer(), text), size, min(opts.overlap, size // 4))
+    ends = token_ends(ex._tokenizer(), text)
+    parts = windows(text, ends, size, min(opts.overlap, size // 4))
     texts = [w.text(text) for w in parts]
     attempts: list[Attempt] = []
 
@@ -76,9 +83,21 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
             on_attempt(attempt)
 
     wopts = _window_options(opts)
-    found = _values(ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept,
-                                    progress=None if progress is None and len(parts) > 4 else progress or False),
-                    range(len(parts)))
+    shown = None if progress is None and len(parts) > 4 else progress or False
+    results = ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept, progress=shown)
+    for _ in range(SPLITS):  # a window whose answer max_tokens cut is read again in halves
+        cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError)}
+        halves = {i: _halves(text, ends, parts[i], opts.overlap) for i in cut}
+        halves = {i: h for i, h in halves.items() if len(h) > 1}
+        if not halves:
+            break
+        more = [w.text(text) for i in sorted(halves) for w in halves[i]]
+        answers = iter(ex.extract_many(window_form(schema), more, wopts, with_trace=True, on_attempt=kept,
+                                       progress=shown))
+        parts = [w for i, old in enumerate(parts) for w in halves.get(i, [old])]
+        results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
+        parts, texts = [replace(w, index=j) for j, w in enumerate(parts)], [w.text(text) for w in parts]
+    found = _values(results, range(len(parts)))
     merged = merge(schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
     if not _written(merged.value):
         if opts.refusal_model is Refusal:
@@ -99,6 +118,19 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
     if failed:
         raise ExtractionError([*attempts, Attempt(data, Usage(), failed)])
     return returned(result, _trace(merged, found, parts, text), attempts, with_trace, with_usage)
+
+
+def _halves(text: str, ends: list[int], w: Window, overlap: int) -> list[Window]:
+    """Window `w` cut in two on the text's structure (its table header kept on both); itself alone where it is
+    too short to cut."""
+    inner = [e - w.start for e in ends[bisect_right(ends, w.start):bisect_right(ends, w.end)]]
+    size = (len(inner) + 1) // 2
+    if size < 8:
+        return [w]
+    if not inner or inner[-1] < w.end - w.start:
+        inner.append(w.end - w.start)
+    cut = windows(text[w.start:w.end], inner, size, min(overlap, size // 4))
+    return [Window(w.index, w.start + c.start, w.start + c.end, w.header) for c in cut]
 
 
 def token_ends(tokenizer: Any, text: str) -> list[int]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from extractor import ExtractOptions, MissingFieldsError, Refusal
+from extractor import ExtractOptions, IncompleteOutputError, MissingFieldsError, Refusal
 from extractor.tracing import Span, Trace, Traced, ValueTrace
 from extractor.windowed import read_in_windows, token_ends, window_size
 
@@ -46,7 +46,11 @@ class Stub:
         self.calls.append((sorted(target["properties"]), texts))
         out = []
         for text in texts:
-            value = {k: v for k, v in self.answers(text).items() if k in target["properties"]}
+            answer = self.answers(text)
+            if isinstance(answer, Exception):
+                out.append(answer)
+                continue
+            value = {k: v for k, v in answer.items() if k in target["properties"]}
             spans = [ValueTrace(f"/{k}", v, "copied", tuple(Span(m.start(), m.end()) for m in re.finditer(
                 re.escape(v), text))) for k, v in value.items() if isinstance(v, str) and v in text]
             out.append(Traced(value, Trace(tuple(spans))))
@@ -91,6 +95,24 @@ def test_a_missing_member_is_looked_for_again_in_the_likeliest_windows_then_name
     assert caught.value.missing == ["/seller"] and caught.value.partial["buyer"] == "Ann Lee"
     members, texts = stub.calls[-1]
     assert members == ["seller"] and "Seller" in texts[0] and len(texts) == 2  # the likeliest window first
+
+
+def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
+    items = [f"item{i}" for i in range(60)]
+    doc = "Buyer: Ann Lee. Seller: Bob Roe. " + " ".join(f"{item}." for item in items)
+
+    def listed(text: str) -> Any:
+        found = [w for w in re.findall(r"item\d+", text)]
+        if len(found) > 20:  # the answer would run past max_tokens
+            return IncompleteOutputError('{"items": ["item', 40)
+        return {**names(text), "items": found}
+
+    stub = Stub(listed)
+    traced = read_in_windows(stub, Deal, doc, ExtractOptions(overlap=4), 60, with_trace=True)
+    assert traced.result.items == items  # every item once, in text order, the overlaps collapsed
+    assert len(stub.calls) > 1 and len(traced.trace.windows) > 2
+    ends = [w.end for w in traced.trace.windows]
+    assert ends == sorted(ends) and traced.trace.windows[-1].end == len(doc)
 
 
 def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() -> None:
