@@ -96,8 +96,8 @@ UNIQUE_WALK = """
 import json
 import numpy as np
 from extractor import compile_schema
-from tests.masks.test_distinct import vocabulary
-vocab = vocabulary("llama3")
+from tests.vocabs import shared_vocab
+vocab = shared_vocab("llama3")
 schema = {"type": "array", "uniqueItems": True, "minItems": 3, "items": {"type": "object", "properties": {
     "on": {"type": "boolean"}, "k": {"enum": [1, 1.0, "x"]}}, "required": ["on", "k"], "additionalProperties": False}}
 rng = np.random.default_rng(0)
@@ -240,13 +240,13 @@ print("rss", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
     return {"outcome": kind, "seconds": elapsed, "detail": detail, "peak_mb": int(lines[-1].split()[1]) // 1024}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--only", default=None, help="one category")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     rows = []
     for category, name, snippet in ROWS:
         if args.only and category != args.only:

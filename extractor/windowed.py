@@ -98,7 +98,13 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
         results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
         parts, texts = [replace(w, index=j) for j, w in enumerate(parts)], [w.text(text) for w in parts]
     found = _values(results, range(len(parts)))
+    failed = [r for r in results if isinstance(r, ExtractorError)]
     merged = merge(schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
+    if not _written(merged.value) and failed:  # not "nothing here": the windows that might hold it were not read
+        last = failed[-1]
+        if isinstance(last, IncompleteOutputError):
+            raise IncompleteOutputError(last.partial, last.max_tokens, last.usage, data=last.data, attempts=attempts)
+        raise ExtractionError(attempts)
     if not _written(merged.value):
         if opts.refusal_model is Refusal:
             declined = Refusal(error=f"no {title(schema)} in the text: none of its {len(parts)} windows holds "
@@ -117,7 +123,9 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
     failed = run_checks(result, [*model_checks(target), *opts.checks])
     if failed:
         raise ExtractionError([*attempts, Attempt(data, Usage(), failed)])
-    return returned(result, _trace(merged, found, parts, text), attempts, with_trace, with_usage)
+    unread = tuple(i for i, r in enumerate(results) if isinstance(r, ExtractorError))
+    return returned(result, replace(_trace(merged, found, parts, text), unread=unread), attempts, with_trace,
+                    with_usage)
 
 
 def _halves(text: str, ends: list[int], w: Window, overlap: int) -> list[Window]:
@@ -152,9 +160,10 @@ def token_ends(tokenizer: Any, text: str) -> list[int]:
 
 def _window_options(opts: ExtractOptions) -> ExtractOptions:
     """A window's options: no refusal branch (the window form says "not here" with nulls), no screen, no checks
-    (they are the whole object's)."""
+    (they are the whole object's), no retry (what a window's dict schema can fail is being cut, and a cut window
+    is read again in halves instead)."""
     return replace(opts, refusal=False, min_relevance=None, max_unfounded=None, checks=(), grounding="off",
-                   window=None)
+                   window=None, max_retries=0)
 
 
 def _values(results: Sequence[Any], windows_of: Sequence[int], first: int = 0) -> dict[int, tuple[Any, Trace, int]]:

@@ -88,6 +88,9 @@ class Trace:
     windows: tuple[Span, ...] = ()
     """The stretches of a long document its windows read, in order (`Conflict.window` indexes them); none for a
     text read whole."""
+    unread: tuple[int, ...] = ()
+    """The windows (indices into `windows`) whose answer could not be read: cut by max_tokens even when halved.
+    What they hold is missing from the result."""
 
     def __iter__(self) -> Iterator[ValueTrace]:
         return iter(self.values)

@@ -115,6 +115,18 @@ def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
     assert ends == sorted(ends) and traced.trace.windows[-1].end == len(doc)
 
 
+def test_windows_that_stay_cut_are_named_on_the_trace_or_raised_never_refused() -> None:
+    cut = IncompleteOutputError('{"buyer": "', 40)
+    every = Stub(lambda text: cut)
+    with pytest.raises(IncompleteOutputError):
+        read_in_windows(every, Deal, DOC, ExtractOptions(), 100)
+    some = Stub(lambda text: cut if "more100 " in text else names(text))
+    traced = read_in_windows(some, Deal, DOC, ExtractOptions(), 100, with_trace=True)
+    assert traced.result.buyer == "Ann Lee" and len(traced.trace.unread) == 1
+    last = traced.trace.windows[traced.trace.unread[0]]
+    assert "more100 " in DOC[last.start:last.end]
+
+
 def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() -> None:
     assert token_ends(tokenizer, "ab cd") == [3, 5]
     assert token_ends(lambda text, **_: {}, "abcdefghij") == [4, 8, 10]
