@@ -1,8 +1,8 @@
 """Whole contracts, longer than the model's context: Kleister-NDA (benchmarks/data/kleister_nda), scored with the
 task's own metric, for four ways of reading a long text on the same model and budget.
 
-usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--methods M,...] [--window N]
-           [--overlap N] [--max-tokens N] [--json OUT] [--md OUT]
+usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--min-windows N] [--methods M,...]
+           [--window N] [--overlap N] [--max-tokens N] [--json OUT] [--md OUT]
 
 - `extract`: `Extractor.extract` as a user calls it: windows on the text's structure, each under the target's
   window form (every field may be null; strings copied from that window, numbers among its numbers), merged by
@@ -209,7 +209,8 @@ def _lenient(value: dict[str, Any]) -> NDA | None:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts, "
+    chosen = f", those read in {result['min_windows']} windows or more" if result.get("min_windows", 1) > 1 else ""
+    head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts{chosen}, "
             f"{result['characters_median']:,} characters at the median)\n\nModel: {result['model']}; greedy; "
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
             f"{result['overlap']}; commit `{result['commit']}`.\n\n")
@@ -234,6 +235,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
     parser.add_argument("--overlap", type=int, default=64)
     parser.add_argument("--chars", type=int, default=None, help="each contract cut to its first N characters (smoke)")
+    parser.add_argument("--min-windows", type=int, default=1,
+                        help="only the contracts `extract` reads in at least N windows (2: those longer than one)")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
@@ -241,8 +244,8 @@ def main(argv: list[str] | None = None) -> None:
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         parser.error(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
-    docs = load(args.split, args.limit, args.chars)
     runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap)
+    docs = [d for d in load(args.split, args.limit, args.chars) if len(runner.windows(d["text"])) >= args.min_windows]
     outcomes: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     from tqdm.auto import tqdm
     for doc in tqdm(docs, desc="contracts", unit="doc"):
@@ -251,7 +254,7 @@ def main(argv: list[str] | None = None) -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap, "chars": args.chars,
+              "window": args.window, "overlap": args.overlap, "chars": args.chars, "min_windows": args.min_windows,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)
 

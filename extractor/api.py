@@ -31,7 +31,7 @@ from extractor.schema.verbatim import verbatim_strings
 from extractor.stream import stream
 from extractor.tokens import Vocabulary
 from extractor.tracing import Trace, Traced
-from extractor.windowed import read_in_windows, window_size
+from extractor.windowed import WINDOW_BATCH_TOKENS, read_in_windows, window_size
 
 T = TypeVar("T")
 
@@ -193,6 +193,11 @@ class Extractor:
 
     def _relevance(self, target: Any, texts: list[str]) -> list[float]:
         return [self.relevance(target, text) for text in texts]
+
+    def _window_batch(self, tokens: int) -> dict[str, Any]:
+        """How many windows of `tokens` tokens decode together: as many as hold `WINDOW_BATCH_TOKENS` of text, so
+        the key-value cache stays bounded whatever the window size."""
+        return {"batch_size": max(1, min(8, WINDOW_BATCH_TOKENS // max(1, tokens)))}
 
     def _fits(self, prompt: list[int], max_tokens: int) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""

@@ -28,6 +28,9 @@ from extractor.tracing import Span, Trace, ValueTrace
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
+WINDOW_BATCH_TOKENS = 16_384
+"""Tokens of window text an engine that batches windows itself decodes together: its key-value cache stays
+bounded whatever the window size (8 windows of 2,048 tokens, 2 of 8,192)."""
 SPLITS = 3
 """Times a window whose answer `max_tokens` cut (a list longer than the budget) is halved and read again."""
 FOLLOW_UP = 2
@@ -43,6 +46,7 @@ class Engine(Protocol):
     def _context(self) -> int | None: ...
     def _tokenizer(self) -> Any: ...
     def _relevance(self, target: Any, texts: list[str]) -> list[float]: ...
+    def _window_batch(self, tokens: int) -> dict[str, Any]: ...
 
 
 def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt: list[int]) -> int | None:
@@ -84,7 +88,9 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
 
     wopts = _window_options(opts)
     shown = None if progress is None and len(parts) > 4 else progress or False
-    results = ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept, progress=shown)
+    batch = ex._window_batch(size)
+    results = ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept, progress=shown,
+                              **batch)
     for _ in range(SPLITS):  # a window whose answer max_tokens cut is read again in halves
         cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError)}
         halves = {i: _halves(text, ends, parts[i], opts.overlap) for i in cut}
@@ -93,7 +99,7 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
             break
         more = [w.text(text) for i in sorted(halves) for w in halves[i]]
         answers = iter(ex.extract_many(window_form(schema), more, wopts, with_trace=True, on_attempt=kept,
-                                       progress=shown))
+                                       progress=shown, **batch))
         parts = [w for i, old in enumerate(parts) for w in halves.get(i, [old])]
         results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
         parts, texts = [replace(w, index=j) for j, w in enumerate(parts)], [w.text(text) for w in parts]

@@ -39,6 +39,9 @@ class Stub:
     def _prompt(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
         return [0] * (20 + len(tokenizer(text)["offset_mapping"]))
 
+    def _window_batch(self, tokens: int) -> dict[str, Any]:
+        return {}
+
     def _relevance(self, target: Any, texts: list[str]) -> list[float]:
         return [self.scores(text) for text in texts]
 
@@ -130,3 +133,10 @@ def test_windows_that_stay_cut_are_named_on_the_trace_or_raised_never_refused() 
 def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() -> None:
     assert token_ends(tokenizer, "ab cd") == [3, 5]
     assert token_ends(lambda text, **_: {}, "abcdefghij") == [4, 8, 10]
+
+
+@pytest.mark.parametrize("tokens, batch", [(100, 8), (2_048, 8), (4_096, 4), (8_000, 2), (40_000, 1)])
+def test_windows_decode_together_only_as_many_as_bound_the_cache(tokens: int, batch: int) -> None:
+    from extractor.api import Extractor
+
+    assert Extractor._window_batch(None, tokens) == {"batch_size": batch}  # type: ignore[arg-type]

@@ -164,6 +164,10 @@ class VLLMExtractor:
     def _relevance(self, target: Any, texts: list[str]) -> list[float]:
         return self.relevance(target, texts)
 
+    def _window_batch(self, tokens: int) -> dict[str, Any]:
+        """vLLM schedules the windows itself, within its own key-value cache."""
+        return {}
+
     def _screens(self, target: Any, texts: Sequence[str], pending: list[int],
                  opts: ExtractOptions) -> dict[int, Screened]:
         """The relevance screen's reading of each pending text, where a refusal branch is offered and the screen
