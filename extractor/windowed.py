@@ -28,9 +28,9 @@ from extractor.tracing import Span, Trace, ValueTrace
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
-WINDOW_BATCH_TOKENS = 16_384
+WINDOW_BATCH_TOKENS = 8_192
 """Tokens of window text an engine that batches windows itself decodes together: its key-value cache stays
-bounded whatever the window size (8 windows of 2,048 tokens, 2 of 8,192)."""
+bounded whatever the window size (8 windows of 1,024 tokens, 1 of 8,192)."""
 SPLITS = 3
 """Times a window whose answer `max_tokens` cut (a list longer than the budget) is halved and read again."""
 FOLLOW_UP = 2

@@ -29,6 +29,11 @@ from extractor.tokens import Vocabulary
 
 T = TypeVar("T")
 
+PREFILL_CHUNK = 2048
+"""Most prompt tokens one forward pass takes: a longer prompt (a window of a long document) is fed in parts, so
+a pass's activations and attention mask stay bounded however long the context (8,192 tokens in one pass of the
+embedded model take 1 GB beyond the cache; in parts of 2,048, 0.1 GB). Shorter prompts are one pass, as ever."""
+
 
 @dataclass
 class Generation:
@@ -130,6 +135,12 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
         if on_done is not None:
             on_done(i)
     active = [i for i in active if not rows[i].done]
+    while active and max(len(inputs[i]) for i in active) > PREFILL_CHUNK:  # a long prompt fed in parts
+        parts = [min(PREFILL_CHUNK, len(inputs[i]) - 1) for i in active]  # every row's last token is left for
+        batch.forward([inputs[i][:n] for i, n in zip(active, parts)])  # the first real pass: its logits
+        for i, n in zip(active, parts):
+            inputs[i], rows[i].passes = inputs[i][n:], rows[i].passes + 1
+        yield
     first = True
     while active:
         logits = batch.forward([inputs[i] for i in active], max(rows[i].positions for i in active))

@@ -84,8 +84,8 @@ class FakeLM(torch.nn.Module):
                 if is_real and position_ids is not None:
                     assert int(position_ids[r, j]) == seen, "positions must count the row's real tokens only"
                 seen += is_real
-                if j >= width - keep:
-                    out[r, j - (width - keep)] = self.scores(real[:seen])
+                if j >= width - keep:  # a pad's logits are noise, as a real model's are: reading them shows
+                    out[r, j - (width - keep)] = self.scores(real[:seen] if is_real else [-1, *real[:seen]])
         return SimpleNamespace(logits=out, cache=cache)
 
     def get_output_embeddings(self) -> torch.nn.Module:

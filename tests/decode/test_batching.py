@@ -67,3 +67,20 @@ def test_unconstrained_and_constrained_rows_share_a_batch(fake):
     alone = generate(lm, vocab, PROMPTS[1], None, max_tokens=25)
     assert gens[1].token_ids == alone.token_ids
     assert gens[0].forced_tokens > 0 and gens[1].forced_tokens == 0
+
+
+def test_long_prompts_fed_in_parts_decode_as_in_one_pass(fake, monkeypatch):
+    """Prompts over `PREFILL_CHUNK` are fed in parts before the first real pass: same tokens, one pass more per
+    part (here prompts of 3, 7, 1 and 4 tokens in parts of 2: three parts, each row keeping its last token)."""
+    import extractor.decode.loop as loop
+
+    lm, vocab = fake
+    grammar = compile_schema(Event, vocab, refusal=Refusal)
+    options = replace(jump_forward_options("canonical"), max_tokens=30)
+    sources = [SOURCE, None, SOURCE, SOURCE]
+    whole = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, sources=sources)
+    monkeypatch.setattr(loop, "PREFILL_CHUNK", 2)
+    parts = generate_many(lm, vocab, PROMPTS, [grammar.matcher() for _ in PROMPTS], options, sources=sources)
+    for w, p in zip(whole, parts):
+        assert (p.token_ids, p.complete, p.text) == (w.token_ids, w.complete, w.text)
+        assert p.usage.forward_passes == w.usage.forward_passes + 3

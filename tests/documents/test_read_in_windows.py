@@ -135,7 +135,7 @@ def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() 
     assert token_ends(lambda text, **_: {}, "abcdefghij") == [4, 8, 10]
 
 
-@pytest.mark.parametrize("tokens, batch", [(100, 8), (2_048, 8), (4_096, 4), (8_000, 2), (40_000, 1)])
+@pytest.mark.parametrize("tokens, batch", [(100, 8), (1_024, 8), (2_048, 4), (4_000, 2), (8_000, 1), (40_000, 1)])
 def test_windows_decode_together_only_as_many_as_bound_the_cache(tokens: int, batch: int) -> None:
     from extractor.api import Extractor
 
