@@ -43,3 +43,15 @@ def test_the_long_list_benchmark_runs_on_a_tiny_input(tmp_path):
     summary = json.loads(out.read_text())["sets"]["schedule"]
     assert summary["documents"] == 1 and summary["windows_per_doc"] >= 2 and summary["recall_alone"] is not None
     assert "| schedule | 1 | 2 |" in (tmp_path / "ll.md").read_text()
+
+
+@pytest.mark.parametrize("got, hits", [
+    ([{"t": "09:00", "r": "101"}], 1),
+    ([{"t": "09:00", "r": "101"}, {"t": "09:00", "r": "Hall A"}], 1),
+    ([{"t": "10:00", "r": "101"}], 0),
+    ([{"t": "09:25", "r": "x"}, {"t": "09:00", "r": "y"}], 2),
+], ids=["one_field_off", "each_gold_once", "two_off", "both"])
+def test_loose_matching_allows_one_field_off(got, hits):
+    from benchmarks.long_lists import loose
+
+    assert loose([{"t": "09:00", "r": "Hall A"}, {"t": "09:25", "r": "Hall B"}], got) == hits
