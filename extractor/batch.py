@@ -49,6 +49,8 @@ class Batch:
         self.attempts: list[list[Attempt]] = [[] for _ in texts]
         self.results: list[Any] = [None] * len(texts)
         self.grammars: dict[int, CompiledGrammar | None] = {}
+        """Each document's grammar while it is decoded: compiled as its batch comes up, dropped once it is settled
+        (a grammar compiled per document, with copies of its text, can take tens of MB)."""
         self.screens: dict[int, Screened | None] = {}
         for i, text in enumerate(texts):
             try:
@@ -58,8 +60,6 @@ class Batch:
                 if screen is not None and screen.score < options.min_relevance and options.refusal_model is Refusal:
                     declined = Refusal(error=screened_out(screen, options.min_relevance))
                     self.results[i] = returned(declined, Trace(), [], with_trace, False)  # no answer: said so
-                    continue
-                self.grammars[i] = ex._grammar(target, text, options, screen) if options.constrained else None
             except ExtractorError as exc:  # this document only: the others still run
                 self.results[i] = exc
 
@@ -95,12 +95,28 @@ class Batch:
         pending.sort(key=lambda i: len(prompts[i]))  # similar lengths together: less padding
         retry = []
         for chunk in (pending[k:k + self.batch_size] for k in range(0, len(pending), self.batch_size)):
+            failed = [i for i in chunk if not self.compiled(i)]
+            bar.update(len(failed))
+            chunk = [i for i in chunk if i not in failed]
             for i, gen in zip(chunk, self.decode(chunk, prompts)):
                 if self.settle(i, gen):
                     retry.append(i)
                 else:
+                    self.grammars.pop(i, None)
                     bar.update(1)
         return retry
+
+    def compiled(self, i: int) -> bool:
+        """Document i's grammar ready (compiled where it is not yet); False, its error recorded, where it cannot
+        be compiled (this document only: the others still run)."""
+        if i not in self.grammars:
+            try:
+                self.grammars[i] = self.ex._grammar(self.target, self.texts[i], self.options, self.screens.get(i)) \
+                    if self.options.constrained else None
+            except ExtractorError as exc:
+                self.results[i] = exc
+                return False
+        return True
 
     def decode(self, chunk: list[int], prompts: dict[int, list[int]]) -> list[Generation]:
         """One batch of documents, each with its own matcher and guards (strings bounded by its text, tightened
@@ -131,7 +147,7 @@ class Batch:
             return True
         except IncompleteOutputError as exc:
             self.results[i] = exc
-            return self.grammars[i] is not None  # retried with tightened guards
+            return self.options.constrained  # retried with tightened guards
         except ExtractorError as exc:
             self.results[i] = exc
         finally:
