@@ -32,7 +32,7 @@ WINDOW_BATCH_TOKENS = 8_192
 """Tokens of window text an engine that batches windows itself decodes together: its key-value cache stays
 bounded whatever the window size (8 windows of 1,024 tokens, 1 of 8,192)."""
 SPLITS = 3
-"""Times a window whose answer `max_tokens` cut (a list longer than the budget) is halved and read again."""
+"""Times a window whose answer `max_tokens` cut inside a list (longer than the budget) is halved and read again."""
 FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
@@ -92,7 +92,7 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
     results = ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept, progress=shown,
                               **batch)
     for _ in range(SPLITS):  # a window whose answer max_tokens cut is read again in halves
-        cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError)}
+        cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)}
         halves = {i: _halves(text, ends, parts[i], opts.overlap) for i in cut}
         halves = {i: h for i, h in halves.items() if len(h) > 1}
         if not halves:
@@ -132,6 +132,22 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
     unread = tuple(i for i, r in enumerate(results) if isinstance(r, ExtractorError))
     return returned(result, replace(_trace(merged, found, parts, text), unread=unread), attempts, with_trace,
                     with_usage)
+
+
+def in_list(partial: str) -> bool:
+    """Whether a cut JSON answer was cut inside a list (a list longer than the budget, which a shorter window
+    shortens); a cut elsewhere, such as a string running on, is not helped by reading less text."""
+    stack, quoted, escaped = [], False, False
+    for ch in partial:
+        if quoted:
+            quoted, escaped = (ch != '"' or escaped), (ch == "\\" and not escaped)
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            stack.append(ch)
+        elif ch in "]}" and stack:
+            stack.pop()
+    return "[" in stack
 
 
 def _halves(text: str, ends: list[int], w: Window, overlap: int) -> list[Window]:

@@ -140,3 +140,18 @@ def test_windows_decode_together_only_as_many_as_bound_the_cache(tokens: int, ba
     from extractor.api import Extractor
 
     assert Extractor._window_batch(None, tokens) == {"batch_size": batch}  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("partial, inside", [
+    ('{"items": ["a", "b', True),
+    ('{"items": [{"name": "x"}, {"name": "y', True),
+    ('{"name": "Ann [Lee', False),
+    ('{"items": ["a"], "name": "Ann', False),
+    ('{"name": "say \\"[\\" here', False),
+    ('[', True),
+    ('', False),
+], ids=["strings", "objects", "bracket_in_string", "closed_list", "escaped_quote", "bare", "empty"])
+def test_only_an_answer_cut_inside_a_list_is_read_again_in_halves(partial: str, inside: bool) -> None:
+    from extractor.windowed import in_list
+
+    assert in_list(partial) is inside
