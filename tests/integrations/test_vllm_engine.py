@@ -126,6 +126,24 @@ def test_a_dict_target_comes_back_as_data_even_where_it_looks_like_a_refusal(eng
     assert not isinstance(answer, Refusal) and set(answer) == {"error"}  # the target's own grammar accepts it
 
 
+def test_a_text_longer_than_a_window_is_read_in_windows(engine: VLLMExtractor) -> None:
+    from extractor import MissingFieldsError
+    from extractor.tracing import Traced
+
+    filler = " ".join(f"Line {i} of the minutes says nothing about anyone." for i in range(40))
+    text = f"Bob Smith joined the club. {filler} Bob Smith is 42 years old. {filler}"
+    try:
+        traced = engine.extract(Person, text, window=160, overlap=16, max_tokens=40, with_trace=True)
+    except MissingFieldsError as exc:  # what the 135M model missed is named, the rest kept
+        assert exc.missing and isinstance(exc.partial, dict)
+        return
+    assert isinstance(traced, Traced) and len(traced.trace.windows) >= 3
+    if isinstance(traced.result, Person):
+        assert traced.result.age in {*range(40), 42}  # a number the text writes: 42, or a line's number
+
+
+# Last in the module: the engine this test makes ends vLLM's process groups when it goes, and the module's
+# engine needs them.
 def test_speculative_ngram_drafts_are_validated_and_rolled_back(monkeypatch: pytest.MonkeyPatch) -> None:
     from vllm import LLM
 
@@ -149,19 +167,3 @@ def test_speculative_ngram_drafts_are_validated_and_rolled_back(monkeypatch: pyt
     for out, schema in zip(outs, schemas):
         jsonschema.validate(json.loads(out.outputs[0].text), schema)
     assert calls["validate_tokens"] > 0 and calls["rollback"] > 0, calls
-
-
-def test_a_text_longer_than_a_window_is_read_in_windows(engine: VLLMExtractor) -> None:
-    from extractor import MissingFieldsError
-    from extractor.tracing import Traced
-
-    filler = " ".join(f"Line {i} of the minutes says nothing about anyone." for i in range(40))
-    text = f"Bob Smith joined the club. {filler} Bob Smith is 42 years old. {filler}"
-    try:
-        traced = engine.extract(Person, text, window=160, overlap=16, max_tokens=40, with_trace=True)
-    except MissingFieldsError as exc:  # what the 135M model missed is named, the rest kept
-        assert exc.missing and isinstance(exc.partial, dict)
-        return
-    assert isinstance(traced, Traced) and len(traced.trace.windows) >= 3
-    if isinstance(traced.result, Person):
-        assert traced.result.age in {*range(40), 42}  # a number the text writes: 42, or a line's number
