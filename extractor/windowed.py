@@ -1,7 +1,7 @@
 """A text longer than the model's context, read in windows: each window extracted under the target's window form
 (every field may be null) as one batch, a window whose answer `max_tokens` cut read again in halves, the windows'
-objects merged by the schema, the whole validated as one object, required members still missing looked for once
-more in the likeliest windows."""
+objects merged by the schema, required members still missing looked for once more in the likeliest windows, the
+whole validated as one object (a rejected one's members read again, the errors fed back, as `extract` retries)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from extractor.documents.windows import Window, windows
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, MissingFieldsError, Usage,
 )
-from extractor.outcome import errors_of, parse, returned
+from extractor.outcome import Invalid, errors_of, parse, retrying, returned
 from extractor.options import ExtractOptions
 from extractor.refusing import title
 from extractor.schema import Refusal, json_schema
@@ -121,14 +121,18 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
         _follow_up(ex, target, schema, texts, merged, wopts, kept, found)
     if merged.missing:
         raise MissingFieldsError(merged.missing, merged.value, attempts)
-    data = json.dumps(merged.value, ensure_ascii=False)
+    rejected: Attempt | None = None
     try:
-        result = parse(target, None, data)
-    except (ValueError, ValidationError) as exc:
-        raise ExtractionError([*attempts, Attempt(data, Usage(), errors_of(exc))]) from exc
-    failed = run_checks(result, [*model_checks(target), *opts.checks])
-    if failed:
-        raise ExtractionError([*attempts, Attempt(data, Usage(), failed)])
+        for attempt in retrying(opts.max_retries):  # the merged object's attempts, as `extract`'s
+            with attempt:
+                if rejected is not None:
+                    _reread(ex, target, schema, texts, merged, wopts, kept, found, rejected)
+                result, rejected = _checked(target, merged.value, opts)
+                if rejected is not None:
+                    kept(-1, rejected)
+                    raise Invalid()
+    except Invalid:
+        raise ExtractionError(attempts) from None
     unread = tuple(i for i, r in enumerate(results) if isinstance(r, ExtractorError))
     return returned(result, replace(_trace(merged, found, parts, text), unread=unread), attempts, with_trace,
                     with_usage)
@@ -217,24 +221,80 @@ def _follow_up(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str]
     """Look for the top-level members still missing once more, alone, in the windows the relevance screen
     finds likeliest to be the target; fill what is found (its answers kept in `found` after the first pass's)."""
     keys = list(dict.fromkeys(_unescape(p.split("/")[1]) for p in merged.missing))
-    members = schema.get("properties") or {}
-    wanted = {"type": "object", "properties": {k: members.get(k, True) for k in keys}, "required": keys,
-              "additionalProperties": False, **{k: schema[k] for k in ("$defs", "definitions", "title") if k in schema}}
+    wanted = _members(schema, keys)
     scores = ex._relevance(target, texts)
     ranked = sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
     results = ex.extract_many(window_form(wanted), [texts[i] for i in ranked], wopts, with_trace=True,
                               on_attempt=lambda j, a: kept(ranked[j], a), progress=False)
-    again = _values(results, ranked, first=len(texts))
+    _fill(merged, keys, wanted, _values(results, ranked, first=max(found, default=-1) + 1), found)
+
+
+def _checked(target: Any, value: Any, opts: ExtractOptions) -> tuple[Any, Attempt | None]:
+    """The merged object as the target, validated and checked; else None and the attempt that names why."""
+    data = json.dumps(value, ensure_ascii=False)
+    try:
+        result = parse(target, None, data)
+    except (ValueError, ValidationError) as exc:
+        return None, Attempt(data, Usage(), errors_of(exc))
+    failed = run_checks(result, [*model_checks(target), *opts.checks])
+    return (None, Attempt(data, Usage(), failed)) if failed else (result, None)
+
+
+def _reread(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str], merged: Merged, wopts: ExtractOptions,
+            kept: Callable[[int, Attempt], None], found: dict[int, tuple[Any, Trace, int]], rejected: Attempt) -> None:
+    """Read again the top-level members a rejected merged object's errors name (every member where an error names
+    none, as a failed check), the errors fed back in the target's description: in the windows they were taken
+    from and the likeliest by the relevance screen, or every window where every member is read again."""
+    members = list(schema.get("properties") or {})
+    named = [e["loc"][0] for e in rejected.errors if isinstance(e, dict) and e.get("loc") and e["loc"][0] in members]
+    keys = list(dict.fromkeys(named)) if len(named) == len(rejected.errors) else members
+    if not keys:
+        return
+    told = "; ".join(str(e["msg"]) if isinstance(e, dict) else str(e) for e in rejected.errors)
+    wanted = _members(schema, keys, f"An earlier reading of the whole document was rejected ({told}); its values "
+                                    f"were {json.dumps({k: merged.value.get(k) for k in keys}, ensure_ascii=False)}.")
+    if keys == members:
+        chosen = list(range(len(texts)))
+    else:
+        tops = ["/" + k.replace("~", "~0").replace("/", "~1") for k in keys]
+        taken = [found[source][2] for p, (source, _) in merged.origin.items() if any(_inside(p, t) for t in tops)]
+        scores = ex._relevance(target, texts)
+        chosen = sorted({*taken, *sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]})
+    results = ex.extract_many(window_form(wanted), [texts[i] for i in chosen], wopts, with_trace=True,
+                              on_attempt=lambda j, a: kept(chosen[j], a), progress=False)
+    _fill(merged, keys, wanted, _values(results, chosen, first=max(found, default=-1) + 1), found, empty=False)
+
+
+def _members(schema: dict[str, Any], keys: list[str], told: str = "") -> dict[str, Any]:
+    """The target's schema cut to the top-level members `keys` (all required), `told` added to its description."""
+    members = schema.get("properties") or {}
+    doc = " ".join(d for d in (str(schema.get("description") or ""), told) if d)
+    return {"type": "object", "properties": {k: members.get(k, True) for k in keys}, "required": keys,
+            "additionalProperties": False, **({"description": doc} if doc else {}),
+            **{k: schema[k] for k in ("$defs", "definitions", "title") if k in schema}}
+
+
+def _fill(merged: Merged, keys: list[str], wanted: dict[str, Any], again: dict[int, tuple[Any, Trace, int]],
+          found: dict[int, tuple[Any, Trace, int]], *, empty: bool = True) -> None:
+    """Each of `keys` the answers `again` wrote (merged by `wanted`; an empty list or string too where `empty`) put
+    in place of the merged object's, with its origin and conflicts; the answers kept in `found` beside the earlier
+    ones."""
     filled = merge(wanted, [(i, v) for i, (v, _, _) in again.items()], lambda i, p: _grounded(again[i][1], p))
     found.update(again)
     for key in keys:
         value = (filled.value or {}).get(key)
-        if value is not None:
+        if value is not None and (empty or _written(value)):
             top = "/" + key.replace("~", "~0").replace("/", "~1")
             merged.value[key] = value
-            merged.missing = [p for p in merged.missing if p != top and not p.startswith(top + "/")]
-            merged.origin.update({p: o for p, o in filled.origin.items() if p == top or p.startswith(top + "/")})
-            merged.conflicts += [c for c in filled.conflicts if c.pointer == top or c.pointer.startswith(top + "/")]
+            merged.missing = [p for p in merged.missing if not _inside(p, top)]
+            merged.origin = {p: o for p, o in merged.origin.items() if not _inside(p, top)}
+            merged.origin.update({p: o for p, o in filled.origin.items() if _inside(p, top)})
+            merged.conflicts = [c for c in merged.conflicts if not _inside(c.pointer, top)]
+            merged.conflicts += [c for c in filled.conflicts if _inside(c.pointer, top)]
+
+
+def _inside(pointer: str, top: str) -> bool:
+    return pointer == top or pointer.startswith(top + "/")
 
 
 def _unescape(key: str) -> str:

@@ -445,3 +445,21 @@ def test_guards_are_switchable(model_extractor):
     if tight.error is None and isinstance(tight.result, Person):
         # every string closed within about one token of 4 bytes
         assert all(len(v.encode()) <= 4 + 16 for v in tight.result.model_dump().values() if isinstance(v, str))
+
+
+def test_a_batch_feeds_its_shared_prompt_prefix_once_and_writes_what_each_text_gets_alone(model_extractor,
+                                                                                       monkeypatch):
+    """The instruction and schema every prompt of one target begins with are fed once for the batch, their cache
+    copied to each row: each answer is what that text gets alone (greedy)."""
+    texts = ["Ann Lee, head of sales at Nordwind AG, ann@nordwind.example.", sample("contact")]
+    passes: list[tuple[int, int]] = []
+    forward = loop._Batch.forward
+
+    def counted(self, ids, keep=1):
+        passes.append((len(ids), max(map(len, ids))))
+        return forward(self, ids, keep)
+
+    monkeypatch.setattr(loop._Batch, "forward", counted)
+    many = model_extractor.extract_many(ContactCard, texts, max_tokens=60, progress=False)
+    assert passes[0][0] == 1 and passes[0][1] >= loop.SHARED_PREFIX  # the prefix: one row
+    assert many == [model_extractor.extract(ContactCard, t, max_tokens=60) for t in texts]

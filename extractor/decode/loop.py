@@ -1,5 +1,8 @@
 """The generation loop: the prompt once, then one forward pass per free token on a kept KV cache.
 
+A prefix every prompt of a batch begins with (the instruction and schema of one target) is fed once and its
+cache copied to every row.
+
 Each pass feeds a row's chosen token together with the span the grammar forces after it (jump-forward),
 so forced tokens cost no pass of their own. Many rows decode as one batch: prompts left-padded, a
 step's tokens left-padded per row (pads are masked out of attention and skipped by position ids), rows
@@ -8,9 +11,11 @@ leaving the batch (and the KV cache) as they finish.
 
 from __future__ import annotations
 
+import ctypes
 import time
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import TypeVar
 
 import torch
@@ -33,6 +38,9 @@ PREFILL_CHUNK = 2048
 """Most prompt tokens one forward pass takes: a longer prompt (a window of a long document) is fed in parts, so
 a pass's activations and attention mask stay bounded however long the context (8,192 tokens in one pass of the
 embedded model take 1 GB beyond the cache; in parts of 2,048, 0.1 GB). Shorter prompts are one pass, as ever."""
+SHARED_PREFIX = 64
+"""Fewest prompt tokens every row of a batch begins with (the instruction and the schema, for one target) that are
+fed once, for one row, and their key-value cache copied to the others: the rows' prefill skips them."""
 
 
 @dataclass
@@ -135,6 +143,18 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
         if on_done is not None:
             on_done(i)
     active = [i for i in active if not rows[i].done]
+    shared = _shared([inputs[i] for i in active])
+    if shared:  # the prefix every row begins with, fed once
+        prefix, passes = inputs[active[0]][:shared], 0
+        for at in range(0, shared, PREFILL_CHUNK):
+            batch.forward([prefix[at:at + PREFILL_CHUNK]])
+            passes += 1
+            yield
+        if batch.repeat(len(active)):
+            for i in active:
+                inputs[i], rows[i].passes = inputs[i][shared:], rows[i].passes + passes
+        else:  # a cache that cannot be copied between rows: every row fed whole, as without a shared prefix
+            batch = _Batch(lm, device, pad=batch.pad)
     while active and max(len(inputs[i]) for i in active) > PREFILL_CHUNK:  # a long prompt fed in parts
         parts = [min(PREFILL_CHUNK, len(inputs[i]) - 1) for i in active]  # every row's last token is left for
         batch.forward([inputs[i][:n] for i, n in zip(active, parts)])  # the first real pass: its logits
@@ -164,6 +184,9 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
             batch.select(keep)
             active = [active[slot] for slot in keep]
         yield
+    if any(len(p) > PREFILL_CHUNK for p in prompts):
+        batch.cache = None
+        release_memory()
     out = []
     for i, row in enumerate(rows):
         usage = Usage(prompt_tokens=len(row.prompt), completion_tokens=len(row.tokens), forward_passes=row.passes,
@@ -173,6 +196,34 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
                               usage=usage, forced_tokens=row.forced, copied_tokens=row.copied, copies=tuple(row.copies),
                               guard_steps=row.guard.fired if row.guard is not None else 0))
     return out
+
+
+@lru_cache(maxsize=1)
+def _trim() -> Callable[[int], int] | None:
+    try:
+        return ctypes.CDLL(None).malloc_trim  # glibc
+    except (OSError, AttributeError):
+        return None
+
+
+def release_memory() -> None:
+    """Hand the pages freed after a long prompt back to the system: glibc keeps them otherwise, and a long
+    document's windows, one after another, would each leave its largest pass's memory held (0.4 GB a window of
+    the embedded model)."""
+    trim = _trim()
+    if trim is not None:
+        trim(0)
+
+
+def _shared(prompts: list[list[int]]) -> int:
+    """Tokens every prompt begins with, where there are two prompts or more and at least `SHARED_PREFIX` of them
+    (each row keeps one token or more of its own, for the first real pass's logits); else 0."""
+    if len(prompts) < 2:
+        return 0
+    first, n = prompts[0], min(len(p) for p in prompts) - 1
+    for p in prompts[1:]:
+        n = next((k for k in range(n) if p[k] != first[k]), n)
+    return n if n >= SHARED_PREFIX else 0
 
 
 def _rows(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], matchers: Sequence[Matcher | None],
@@ -238,6 +289,16 @@ class _Batch:
         self.lengths = [n + len(x) for x, n in zip(ids, self.lengths)]
         states = out.last_hidden_state if head is not None else out.logits
         return [PassLogits(row, head) for row in states[:, -keep:]]
+
+    def repeat(self, n: int) -> bool:
+        """The one row fed so far (a prefix every row shares) copied to `n` rows; False where the model's cache
+        cannot be copied (nothing changed: the caller starts again without it)."""
+        copy = getattr(self.cache, "batch_repeat_interleave", None)
+        if copy is None or len(self.lengths) != 1 or self.attention is not None:
+            return False
+        copy(n)
+        self.lengths = self.lengths * n
+        return True
 
     def discard(self, slot: int, n: int) -> None:
         """Drop the last `n` tokens of one row: cropped alone, masked out of attention in a batch."""

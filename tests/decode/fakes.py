@@ -43,6 +43,9 @@ class FakeCache:
     def batch_select_indices(self, index: torch.Tensor) -> None:
         self.rows = [self.rows[i] for i in index.tolist()]
 
+    def batch_repeat_interleave(self, n: int) -> None:
+        self.rows = [list(row) for row in self.rows for _ in range(n)]
+
     def crop(self, n: int) -> None:
         assert n < 0, "crop(-n) removes n tokens"
         for row in self.rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import platform
 from dataclasses import replace
 
 import pytest
@@ -84,3 +85,63 @@ def test_long_prompts_fed_in_parts_decode_as_in_one_pass(fake, monkeypatch):
     for w, p in zip(whole, parts):
         assert (p.token_ids, p.complete, p.text) == (w.token_ids, w.complete, w.text)
         assert p.usage.forward_passes == w.usage.forward_passes + 3
+
+
+PREFIX = list(range(100, 170))
+SHARING = [  # (prompts, shared tokens fed once)
+    ([PREFIX + [5, 6], PREFIX + [7], PREFIX + [8, 9, 10]], 70),
+    ([PREFIX + [5], PREFIX[:40] + [7, 8]], 0),  # 40 tokens in common: under SHARED_PREFIX, fed per row
+    ([PREFIX, PREFIX + [9]], 70),  # one prompt is all prefix: the answer's forced opening is its own
+    ([PREFIX + [5]], 0),  # one row: nothing to share
+]
+
+
+@pytest.mark.parametrize(("prompts", "shared"), SHARING)
+@pytest.mark.parametrize("chunk", [2048, 16])
+def test_a_shared_prefix_is_fed_once_and_decodes_as_fed_per_row(fake, monkeypatch, prompts, shared, chunk):
+    """The prefix every prompt begins with is one row's pass, its cache copied to every row: same tokens as
+    each prompt fed whole (here, alone), in parts too."""
+    import extractor.decode.loop as loop
+
+    lm, vocab = fake
+    monkeypatch.setattr(loop, "PREFILL_CHUNK", chunk)
+    grammar = compile_schema(Event, vocab, refusal=Refusal)
+    options = replace(jump_forward_options("canonical"), max_tokens=30)
+    lm.model.calls.clear()
+    batch = generate_many(lm, vocab, prompts, [grammar.matcher() for _ in prompts], options)
+    first = lm.model.calls[0]
+    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=30, jump_forward="canonical") for p in prompts]
+    for b, a in zip(batch, alone):
+        assert (b.token_ids, b.complete, b.text) == (a.token_ids, a.complete, a.text)
+    assert first[0] == (1 if shared else len(prompts))
+    if shared:
+        assert first[1] == min(shared, chunk)
+
+
+def test_a_cache_that_cannot_be_copied_feeds_every_row_whole(fake, monkeypatch):
+    from tests.decode.fakes import FakeCache
+
+    lm, vocab = fake
+    prompts = SHARING[0][0]
+    grammar = compile_schema(Event, vocab, refusal=Refusal)
+    options = replace(jump_forward_options("canonical"), max_tokens=30)
+    shared = generate_many(lm, vocab, prompts, [grammar.matcher() for _ in prompts], options)
+    monkeypatch.delattr(FakeCache, "batch_repeat_interleave")
+    whole = generate_many(lm, vocab, prompts, [grammar.matcher() for _ in prompts], options)
+    for s, w in zip(shared, whole):
+        assert (s.token_ids, s.complete) == (w.token_ids, w.complete)
+
+
+@pytest.mark.parametrize(("chunk", "released"), [(2048, 0), (2, 1)], ids=["short", "long"])
+def test_memory_is_handed_back_after_a_batch_with_a_long_prompt_only(fake, monkeypatch, chunk, released):
+    import extractor.decode.loop as loop
+
+    lm, vocab = fake
+    calls: list[int] = []
+    monkeypatch.setattr(loop, "PREFILL_CHUNK", chunk)
+    monkeypatch.setattr(loop, "release_memory", lambda: calls.append(1))
+    generate_many(lm, vocab, PROMPTS[:2], [None, None], DecodeOptions(max_tokens=3))
+    assert len(calls) == released
+    if platform.libc_ver()[0] == "glibc":  # where the trim exists, it is found
+        loop._trim.cache_clear()
+        assert loop._trim() is not None

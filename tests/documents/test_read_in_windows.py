@@ -7,9 +7,9 @@ import re
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, field_validator
 
-from extractor import ExtractOptions, IncompleteOutputError, MissingFieldsError, Refusal
+from extractor import ExtractionError, ExtractOptions, IncompleteOutputError, MissingFieldsError, Refusal
 from extractor.tracing import Span, Trace, Traced, ValueTrace
 from extractor.windowed import read_in_windows, token_ends, window_size
 
@@ -25,10 +25,11 @@ def tokenizer(text: str, **_: Any) -> dict[str, Any]:
 
 
 class Stub:
-    """An Extractor whose windows answer from a script: `answers(text)` gives a window's object."""
+    """An Extractor whose windows answer from a script: `answers(text)` (or `answers(told, text)`, `told` the
+    target's description) gives a window's object."""
 
     def __init__(self, answers, relevance=lambda text: 0.0, context: int = 10_000) -> None:
-        self.answers, self.scores, self.context, self.calls = answers, relevance, context, []
+        self.answers, self.scores, self.context, self.calls, self.told = answers, relevance, context, [], []
 
     def _context(self) -> int:
         return self.context
@@ -47,9 +48,11 @@ class Stub:
 
     def extract_many(self, target: dict, texts: list[str], options: ExtractOptions, **kw: Any) -> list[Any]:
         self.calls.append((sorted(target["properties"]), texts))
+        self.told.append(str(target.get("description", "")))
         out = []
         for text in texts:
-            answer = self.answers(text)
+            answer = self.answers(self.told[-1], text) if self.answers.__code__.co_argcount == 2 else \
+                self.answers(text)
             if isinstance(answer, Exception):
                 out.append(answer)
                 continue
@@ -155,3 +158,60 @@ def test_only_an_answer_cut_inside_a_list_is_read_again_in_halves(partial: str, 
     from extractor.windowed import in_list
 
     assert in_list(partial) is inside
+
+
+def differ(deal: Deal) -> None:
+    if deal.buyer == deal.seller:
+        raise ValueError("the buyer and the seller must differ")
+
+
+class Priced(BaseModel):
+    buyer: str
+    total: float
+
+    @field_validator("total")
+    @classmethod
+    def positive(cls, value: float) -> float:
+        if value <= 0:
+            raise ValueError("a total is positive")
+        return value
+
+
+def test_a_merged_object_a_check_rejects_is_read_again_whole_with_the_error_fed_back() -> None:
+    def answers(told: str, text: str) -> dict[str, Any]:
+        if "must differ" in told:
+            return names(text)
+        return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "seller": "Ann Lee" if "Ann Lee" in text else None}
+
+    stub = Stub(answers)
+    traced = read_in_windows(stub, Deal, DOC, ExtractOptions(checks=[differ]), 100, with_trace=True)
+    assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe")
+    (first, texts), (again, every) = stub.calls
+    assert first == again == ["buyer", "items", "seller"] and every == texts  # every member, every window
+    assert "must differ" in stub.told[-1] and '"seller": "Ann Lee"' in stub.told[-1]
+
+
+def test_a_merged_member_validation_rejects_is_read_again_alone_where_it_came_from() -> None:
+    doc = DOC.replace("Seller: Bob Roe.", "Total: 12.50.")
+
+    def answers(told: str, text: str) -> dict[str, Any]:
+        total = (12.5 if "rejected" in told else -12.5) if "12.50" in text else None
+        return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "total": total}
+
+    stub = Stub(answers, relevance=lambda text: 1.0 if "filler0 " in text else 0.0)
+    traced = read_in_windows(stub, Priced, doc, ExtractOptions(), 100, with_trace=True)
+    assert traced.result == Priced(buyer="Ann Lee", total=12.5)
+    members, texts = stub.calls[-1]
+    assert members == ["total"] and len(texts) == 3  # where it came from, and the two likeliest windows
+    assert any("12.50" in t for t in texts) and any("filler0 " in t for t in texts)
+    assert "a total is positive" in stub.told[-1]
+
+
+@pytest.mark.parametrize("retries, readings", [(0, 1), (2, 3)])
+def test_a_merged_object_still_rejected_when_retries_are_spent_raises_with_every_attempt(retries, readings) -> None:
+    stub = Stub(lambda told, text: {"buyer": "Ann Lee", "seller": "Ann Lee"})
+    with pytest.raises(ExtractionError) as caught:
+        read_in_windows(stub, Deal, DOC, ExtractOptions(checks=[differ], max_retries=retries), 100)
+    assert len(stub.calls) == readings
+    rejected = [a for a in caught.value.attempts if any("must differ" in str(e) for e in a.errors)]
+    assert len(rejected) == readings
