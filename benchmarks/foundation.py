@@ -40,11 +40,11 @@ class _Timed(CompiledGrammar):
             _Timed.seconds += time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", default="benchmarks/results/foundation.json")
     parser.add_argument("--max-tokens", type=int, default=300)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
     ex = Extractor()

@@ -63,7 +63,7 @@ def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[d
     return rows
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--layouts", default="compact,spaced,pretty,free")
@@ -71,7 +71,7 @@ def main() -> None:
     parser.add_argument("--model", default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import schemas
     from tqdm import tqdm

@@ -35,7 +35,7 @@ from extractor.decode.head import PassLogits  # noqa: E402
 MODES = ("model", "loop, all logits", "loop, sparse")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/passes.json"))
     parser.add_argument("--md", type=Path, default=None)
@@ -43,7 +43,7 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=450)
     parser.add_argument("--repeats", type=int, default=8)
     parser.add_argument("--threads", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     lm = load_model(device="cpu")
     if lm.head is None or lm.model.config._attn_implementation != NAME:

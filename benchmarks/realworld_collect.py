@@ -313,14 +313,14 @@ def tests_for(schema: Any, rng: random.Random) -> tuple[list[dict[str, Any]], st
     return tests, problem + ("" if valid else "; no candidate was valid under jsonschema")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, default=Path("benchmarks/data/realworld"))
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--wheels", type=Path, default=None, help="where wheels are downloaded (a temp dir)")
     parser.add_argument("--recheck", action="store_true",
                         help="only recheck the labels of the schemas already collected (no download)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.recheck:
         manifest_path = args.out.parent / f"{args.out.name}_manifest.json"
         manifest = json.loads(manifest_path.read_text())

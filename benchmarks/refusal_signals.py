@@ -51,7 +51,7 @@ def _branch(ex: Any, target: Any, text: str) -> float:
     return ref - tgt
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--limit", type=int, default=None, help="documents per target at most")
@@ -60,7 +60,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     import torch
 

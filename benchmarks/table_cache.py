@@ -53,13 +53,13 @@ def timed(cache: Any, name: str, sink: list[float]) -> None:
     setattr(cache, name, wrapper)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=500)
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     warnings.simplefilter("ignore")
     from extractor.masks import TableCache
     from extractor.masks.tables import SAVE_AFTER

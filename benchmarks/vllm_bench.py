@@ -169,7 +169,7 @@ def score(reqs: list[dict[str, Any]], run: dict[str, Any]) -> dict[str, Any]:
             "refused_ids": run["refused"], "wrong_ids": wrong, "cut_ids": cut, "valid_ids": valid}
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--maskbench", type=int, default=40)
     parser.add_argument("--documents", type=int, default=12)
@@ -182,15 +182,15 @@ def main() -> None:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--requests-file", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.worker:
         args.out.write_text(json.dumps(worker(args.worker, args.model, args.max_tokens, args.requests_file)))
         return
     import vllm
 
-    from extractor.decode.model import _embedded
+    from extractor.decode.model import embedded_path
 
-    model = args.model or _embedded()
+    model = args.model or embedded_path()
     reqs = requests(args.maskbench, args.documents, args.seed)
     import torch
 

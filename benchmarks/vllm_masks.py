@@ -107,7 +107,7 @@ def forward_ms(model: Any, batch: int, repeats: int = 5) -> float:
     return sorted(times)[len(times) // 2]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--batches", default="16,64")
     parser.add_argument("--steps", type=int, default=48)
@@ -116,14 +116,14 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from extractor.decode.model import _embedded
+    from extractor.decode.model import embedded_path
     from extractor.integrations.vllm import ExtractorBackend
 
-    path = _embedded()
+    path = embedded_path()
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModelForCausalLM.from_pretrained(path, torch_dtype=torch.float32).eval()
     torch.set_num_threads(args.threads)

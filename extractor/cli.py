@@ -51,9 +51,11 @@ def main(argv: list[str] | None = None) -> int:
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
     info.add_argument("target", help="module:Model or a JSON Schema file")
     info.add_argument("--no-refusal", action="store_true")
+    sub.add_parser("model", help="print the folder of the embedded model (SmolLM2-135M-Instruct as safetensors, "
+                                 "converted once), for engines that load a model by path, such as `vllm serve`")
     args = parser.parse_args(argv)
     try:
-        return {"extract": _extract, "review": _review, "schema": _schema}[args.command](args)
+        return {"extract": _extract, "review": _review, "schema": _schema, "model": _model}[args.command](args)
     except (ExtractorError, ValueError, OSError) as exc:
         print(f"extractor: error: {exc}", file=sys.stderr)
         return 2
@@ -178,6 +180,13 @@ def _schema(args: argparse.Namespace) -> int:
         "compile_ms": round(elapsed * 1e3, 1),
     }
     print(json.dumps({"schema": shown, "grammar": stats}, indent=2, ensure_ascii=False))
+    return 0
+
+
+def _model(args: argparse.Namespace) -> int:
+    from extractor.decode.model import embedded_path
+
+    print(embedded_path())
     return 0
 
 

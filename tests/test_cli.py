@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -129,3 +130,10 @@ def test_review_writes_one_page_from_the_jsonl_and_the_texts(tmp_path, capsys):
     (texts / "b.txt").unlink()
     assert main(["review", str(results), "--texts", str(texts), "-o", str(page)]) == 2
     assert "cannot read the text of in/b.txt" in capsys.readouterr().err
+
+
+def test_model_prints_the_embedded_models_folder_for_engines_that_load_by_path(capsys):
+    pytest.importorskip("transformers", reason="the embedded model is converted with transformers")
+    assert main(["model"]) == 0
+    folder = Path(capsys.readouterr().out.strip())
+    assert (folder / "config.json").exists() and any(folder.glob("*.safetensors"))

@@ -27,10 +27,10 @@ def _smollm2() -> Vocabulary:
     pytest.importorskip("transformers")
     from transformers import AutoTokenizer
 
-    from extractor.decode.model import ModelLoadError, _embedded
+    from extractor.decode.model import ModelLoadError, embedded_path
 
     try:
-        folder = _embedded()
+        folder = embedded_path()
     except ModelLoadError as exc:
         pytest.skip(f"embedded model not installed: {exc}")
     return Vocabulary.from_hf(AutoTokenizer.from_pretrained(folder))

@@ -38,6 +38,9 @@ PREFILL_CHUNK = 2048
 """Most prompt tokens one forward pass takes: a longer prompt (a window of a long document) is fed in parts, so
 a pass's activations and attention mask stay bounded however long the context (8,192 tokens in one pass of the
 embedded model take 1 GB beyond the cache; in parts of 2,048, 0.1 GB). Shorter prompts are one pass, as ever."""
+RELEASE_AFTER = 1024
+"""Prompt tokens of a batch after which the memory its passes freed is handed back to the system (see
+`release_memory`); smaller batches leave too little to be worth the call."""
 SHARED_PREFIX = 64
 """Fewest prompt tokens every row of a batch begins with (the instruction and the schema, for one target) that are
 fed once, for one row, and their key-value cache copied to the others: the rows' prefill skips them."""
@@ -184,7 +187,7 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
             batch.select(keep)
             active = [active[slot] for slot in keep]
         yield
-    if any(len(p) > PREFILL_CHUNK for p in prompts):
+    if sum(map(len, prompts)) >= RELEASE_AFTER:
         batch.cache = None
         release_memory()
     out = []
@@ -207,9 +210,9 @@ def _trim() -> Callable[[int], int] | None:
 
 
 def release_memory() -> None:
-    """Hand the pages freed after a long prompt back to the system: glibc keeps them otherwise, and a long
-    document's windows, one after another, would each leave its largest pass's memory held (0.4 GB a window of
-    the embedded model)."""
+    """Hand the pages a batch's passes freed back to the system: glibc keeps them otherwise, and a long document's
+    windows, one after another, would each leave their largest passes' memory held (0.4 GB a window of the
+    embedded model)."""
     trim = _trim()
     if trim is not None:
         trim(0)

@@ -91,7 +91,7 @@ def load_model(name: str | None = None, *, device: str | None = None, tokenizer:
     name = name or DEFAULT_MODEL
     try:
         if name == DEFAULT_MODEL:
-            folder, kwargs = _embedded(), {}
+            folder, kwargs = embedded_path(), {}
         elif name.endswith(".gguf") and Path(name).is_file():
             folder, kwargs = str(Path(name).parent), {"gguf_file": Path(name).name}
         else:
@@ -137,8 +137,9 @@ def _reachable(timeout: float = 3.0) -> bool:
     return True
 
 
-def _embedded() -> str:
-    """The embedded GGUF, converted once to safetensors in the cache (GGUF de-quantizing is slow)."""
+def embedded_path() -> str:
+    """The embedded model's folder: its GGUF converted once to safetensors in the cache (GGUF de-quantizing is
+    slow), loadable by path by any engine (`extractor model` prints it)."""
     spec = importlib.util.find_spec(_EMBEDDED_PACKAGE)  # never imported: its __init__ needs an unrelated CLI
     if spec is None or spec.origin is None:
         raise ModelLoadError(

@@ -132,13 +132,13 @@ def test_a_cache_that_cannot_be_copied_feeds_every_row_whole(fake, monkeypatch):
         assert (s.token_ids, s.complete) == (w.token_ids, w.complete)
 
 
-@pytest.mark.parametrize(("chunk", "released"), [(2048, 0), (2, 1)], ids=["short", "long"])
-def test_memory_is_handed_back_after_a_batch_with_a_long_prompt_only(fake, monkeypatch, chunk, released):
+@pytest.mark.parametrize(("after", "released"), [(1024, 0), (10, 1)], ids=["short", "long"])
+def test_memory_is_handed_back_after_a_batch_of_long_prompts_only(fake, monkeypatch, after, released):
     import extractor.decode.loop as loop
 
     lm, vocab = fake
     calls: list[int] = []
-    monkeypatch.setattr(loop, "PREFILL_CHUNK", chunk)
+    monkeypatch.setattr(loop, "RELEASE_AFTER", after)  # the two prompts hold 10 tokens
     monkeypatch.setattr(loop, "release_memory", lambda: calls.append(1))
     generate_many(lm, vocab, PROMPTS[:2], [None, None], DecodeOptions(max_tokens=3))
     assert len(calls) == released

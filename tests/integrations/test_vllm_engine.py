@@ -147,7 +147,7 @@ def test_a_text_longer_than_a_window_is_read_in_windows(engine: VLLMExtractor) -
 def test_speculative_ngram_drafts_are_validated_and_rolled_back(monkeypatch: pytest.MonkeyPatch) -> None:
     from vllm import LLM
 
-    from extractor.decode.model import _embedded
+    from extractor.decode.model import embedded_path
 
     calls = {"validate_tokens": 0, "rollback": 0}
     for name in calls:
@@ -157,7 +157,7 @@ def test_speculative_ngram_drafts_are_validated_and_rolled_back(monkeypatch: pyt
             calls[_name] += 1
             return _original(self, *args)  # type: ignore[operator]
         monkeypatch.setattr(ExtractorGrammar, name, counted)
-    llm = LLM(model=_embedded(), speculative_config={"method": "ngram", "num_speculative_tokens": 4,
+    llm = LLM(model=embedded_path(), speculative_config={"method": "ngram", "num_speculative_tokens": 4,
                                                      "prompt_lookup_max": 4, "prompt_lookup_min": 2}, **ENGINE)
     text = "Name: Bob Smith. Age: 42.\n" * 4 + 'As JSON: {"name": "Bob Smith", "age": 42}\nAgain as JSON: '
     many = {"type": "array", "items": PERSON, "maxItems": 3}

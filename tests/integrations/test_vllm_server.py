@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
@@ -13,6 +15,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,18 +29,26 @@ PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"
 STARTUP_S = 300
 
 
+def documented_command() -> str:
+    """The server command docs/vllm.md gives for the embedded model on a CPU machine, as written there."""
+    text = (Path(__file__).resolve().parents[2] / "docs" / "vllm.md").read_text()
+    block = re.search(r"```bash\n# serve the embedded model on a CPU machine\n(.*?)```", text, re.S)
+    assert block, "docs/vllm.md no longer shows the CPU server command"
+    return block.group(1).strip()
+
+
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    from extractor.decode.model import _embedded
-
+    """The server, started by docs/vllm.md's own command (its `python` and `extractor` this environment's)."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {**os.environ, "EXTRACTOR_VLLM": "1", "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
-    env.pop("VLLM_ENABLE_V1_MULTIPROCESSING", None)
-    proc = subprocess.Popen([sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", _embedded(),
-                             "--served-model-name", "smol", "--max-model-len", "2048", "--enforce-eager",
-                             "--port", str(port)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    for name in ("EXTRACTOR_VLLM", "VLLM_CPU_KVCACHE_SPACE", "VLLM_CPU_OMP_THREADS_BIND",
+                 "VLLM_ENABLE_V1_MULTIPROCESSING"):
+        env.pop(name, None)  # the command sets what it needs
+    proc = subprocess.Popen(["bash", "-c", f"{documented_command()} --port {port}"], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + STARTUP_S
@@ -47,11 +58,11 @@ def server() -> Iterator[str]:
                 break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"the vLLM server did not start (exit code {proc.poll()})")
+                    pytest.fail(f"the vLLM server did not start from docs/vllm.md's command (exit code {proc.poll()})")
                 time.sleep(2)
         yield url
     finally:
-        proc.terminate()
+        os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=60)
 
 

@@ -44,9 +44,9 @@ class VLLMExtractor:
         from vllm import LLM
 
         if model is None:  # the embedded model, in float32 as the relevance threshold was calibrated
-            from extractor.decode.model import _embedded
+            from extractor.decode.model import embedded_path
 
-            model = _embedded()
+            model = embedded_path()
             engine.setdefault("dtype", "float32")
         self.llm = LLM(model=model, **engine)
         self.tokenizer = self.llm.get_tokenizer()

@@ -1,0 +1,34 @@
+"""The vLLM benchmark scripts on a tiny input (their figures come from full runs): each runs and writes what it
+says, so a change that breaks one fails `make test-vllm`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("vllm", reason="vLLM is not installed here: `make test-vllm` installs it in .venv-vllm")
+
+
+def test_the_mask_fill_benchmark_runs_on_two_schemas(tmp_path, monkeypatch):
+    import torch
+
+    from benchmarks.vllm_masks import main
+
+    threads = torch.get_num_threads()
+    try:
+        main(["--batches", "2", "--steps", "2", "--schemas", "2", "--threads", "1", "--json", str(tmp_path / "m.json"),
+              "--md", str(tmp_path / "m.md")])
+    finally:
+        torch.set_num_threads(threads)
+    result = json.loads((tmp_path / "m.json").read_text())
+    assert set(result["batches"]) == {"2"}
+
+
+def test_the_backend_benchmark_runs_one_request_of_each_kind_through_our_backend(tmp_path):
+    from benchmarks.vllm_bench import main
+
+    main(["--maskbench", "1", "--documents", "1", "--max-tokens", "8", "--backends", "extractor",
+          "--json", str(tmp_path / "b.json"), "--md", str(tmp_path / "b.md")])
+    ours = json.loads((tmp_path / "b.json").read_text())["backends"]["extractor"]
+    assert ours["requests"] == 2 and ours["wrong_accept"] == 0

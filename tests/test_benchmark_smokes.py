@@ -1,0 +1,41 @@
+"""Every benchmark script without a test of its own runs here on a tiny input, so a change that breaks one fails
+the suite (its figures come from full runs; here only that it runs and writes what it says)."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[2] / "shared"
+
+SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
+    ("foundation", ["--max-tokens", "4"], ["rows", "model_load_s"]),
+    ("layout_probe", ["--split", "dev", "--limit", "1", "--layouts", "compact"], ["layouts", "documents"]),
+    ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
+    ("refusal_signals", ["--limit", "1", "--tokens", "16", "--threads", "1"], ["auc", "documents"]),
+    ("table_cache", ["--sample", "2"], ["tables", "build_ms"]),
+]
+
+
+@pytest.fixture
+def torch_threads():
+    """Scripts set torch's thread count for their own process; the suite's is put back."""
+    torch = pytest.importorskip("torch", reason="the benchmarks decode with the embedded model")
+    threads = torch.get_num_threads()
+    yield
+    torch.set_num_threads(threads)
+
+
+@pytest.mark.parametrize(("script", "argv", "keys"), SMOKES, ids=[s[0] for s in SMOKES])
+def test_a_benchmark_runs_on_a_tiny_input(script, argv, keys, tmp_path, torch_threads):
+    if script == "table_cache" and not (SHARED / "corpora").is_dir():
+        pytest.skip(f"{SHARED / 'corpora'} is absent (../shared is not beside this checkout): MaskBench is read there")
+    module = importlib.import_module(f"benchmarks.{script}")
+    out = tmp_path / f"{script}.json"
+    extra = ["--md", str(tmp_path / f"{script}.md")] if script != "foundation" else []
+    module.main([*argv, "--json", str(out), *extra])
+    result = json.loads(out.read_text())
+    assert all(key in result for key in keys), sorted(result)
