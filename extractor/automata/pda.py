@@ -8,7 +8,8 @@ import weakref
 from array import array
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from typing import Any
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -49,6 +50,13 @@ class Automaton:
 
     unique: frozenset[int] = frozenset()
     """Rules that read the `[` of a `uniqueItems` array the matcher keeps apart by value (`Grammar.unique`)."""
+
+    private: frozenset[int] = frozenset()
+    """Rules that copy from a source text, and every rule calling one: their tables serve this automaton only
+    (another text makes other rules), so they are kept in `own`, which goes with it, not in a shared cache."""
+
+    own: dict[Any, Any] = field(default_factory=dict, repr=False)
+    """Tables of `private` rules, built as masks need them (bounded by the states the output visits)."""
 
     def start(self) -> frozenset[Stack]:
         """The configurations before any byte."""
@@ -117,7 +125,19 @@ def _build_automaton(grammar: Grammar) -> Automaton:
         leaves=frozenset(index[n] for n in names if not _shape(dfas[n]).sites),
         fingerprints=Fingerprints(names, {n: dfas[n] for n in names}), root=index[grammar.root],
         distinct=_distinct(grammar, index, dfas),
-        unique=frozenset(index[n] for n in grammar.unique if n in index))
+        unique=frozenset(index[n] for n in grammar.unique if n in index),
+        private=frozenset(index[n] for n in _private(grammar, names, dfas)))
+
+
+def _private(grammar: Grammar, names: tuple[str, ...], dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
+    """The rules that copy from a source text and those that call one, directly or not."""
+    private = {n for n in names if _quotes_text(grammar.rules[n])}
+    grown = True
+    while grown:
+        more = {n for n in names if n not in private and _shape(dfas[n]).called & private}
+        private |= more
+        grown = bool(more)
+    return private
 
 
 class Calls:

@@ -60,6 +60,12 @@ class TableCache:
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.width)
+        if rule in automaton.private:  # a rule copying from one text: no other automaton has it
+            key = (trie.vocab.fingerprint, rule, state)
+            table = automaton.own.get(key)
+            if table is None:
+                table = automaton.own[key] = self.build(automaton, trie, rule, state)
+            return table
         return self.cached((trie.vocab.fingerprint, automaton.fingerprints[rule], state),
                            lambda: self.build(automaton, trie, rule, state))
 
@@ -77,7 +83,8 @@ class TableCache:
                 paths = unit_paths(dfa, trie, base)
                 self.unit_paths.put(key, paths, paths.nbytes)
             return counted_table(dfa, paths, state // dfa.n)
-        pair = None if isinstance(dfa, CountedDFA) or _kernel is None else pairing(automaton.fingerprints[rule], dfa)
+        pair = None if isinstance(dfa, CountedDFA) or _kernel is None else \
+            pairing(automaton.fingerprints[rule], dfa, keep=rule not in automaton.private)
         partner = -1 if pair is None else int(pair.partner[state])
         if partner < 0:
             return leaf_table(dfa, trie, state)

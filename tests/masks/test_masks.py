@@ -333,3 +333,27 @@ def test_tokens_longer_than_the_walks_first_room_are_walked_whole(schema: dict) 
         matcher.advance_bytes(data)
         fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
         assert (fast == slow).all() and fast[list(ids)].any()
+
+
+VERBATIM = {"type": "object", "properties": {"name": {"type": "string", "x-verbatim": True},
+                                             "age": {"type": "integer"}}, "required": ["name", "age"]}
+
+
+@pytest.mark.parametrize("tokenizer", ["gpt2", "mistral"])
+def test_tables_of_rules_copying_a_text_stay_with_their_grammar_and_masks_are_unchanged(tokenizer: str) -> None:
+    """A rule copying from one text (and every rule calling one) is no other grammar's: its tables are kept on the
+    automaton, not in the shared cache, and masks are brute force's all the same."""
+    from extractor.masks.reference import _PAIRINGS
+
+    source = "Ann Lee, 42, lives at 12 Elm Street, Springfield. Her colleague is Bob Roe."
+    grammar = compile_schema(VERBATIM, small_vocab(tokenizer), refusal=None,
+                             options=CompileOptions(source=source))
+    auto = grammar.automaton
+    assert auto.private and auto.root in auto.private  # the copy rule, and up to the root that calls it
+    assert any(n for i, n in enumerate(auto.names) if i not in auto.private)  # numbers, keys: shared
+    grammar.tables = TableCache()
+    pairings = set(_PAIRINGS)
+    assert masks_match_brute_force(grammar, rounds=3, limit=40, seed=3)
+    private = {auto.fingerprints[r] for r in auto.private}
+    assert auto.own and not {key[1] for key in grammar.tables.entries} & private
+    assert not (set(_PAIRINGS) - pairings) & private
