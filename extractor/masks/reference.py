@@ -44,15 +44,12 @@ _PAIRINGS: OrderedDict[str, Pairing | None] = OrderedDict()
 PAIRING_CACHE_SIZE = 1024
 
 
-def pairing(fingerprint: str, dfa: RuleDFA, keep: bool = True) -> Pairing | None:
-    """The rule's pairing with the reference, None where they share no state; cached per rule where `keep` (a
-    rule copying from one text is not: no other grammar has it)."""
+def pairing(fingerprint: str, dfa: RuleDFA) -> Pairing | None:
+    """The rule's pairing with the reference, None where they share no state; cached per rule."""
     if fingerprint in _PAIRINGS:
         _PAIRINGS.move_to_end(fingerprint)
         return _PAIRINGS[fingerprint]
     found = pair(dfa, reference()[0])
-    if not keep:
-        return found if (found.partner >= 0).any() else None
     _PAIRINGS[fingerprint] = found if (found.partner >= 0).any() else None
     if len(_PAIRINGS) > PAIRING_CACHE_SIZE:
         _PAIRINGS.popitem(last=False)

@@ -83,8 +83,10 @@ class TableCache:
                 paths = unit_paths(dfa, trie, base)
                 self.unit_paths.put(key, paths, paths.nbytes)
             return counted_table(dfa, paths, state // dfa.n)
-        pair = None if isinstance(dfa, CountedDFA) or _kernel is None else \
-            pairing(automaton.fingerprints[rule], dfa, keep=rule not in automaton.private)
+        # a rule copying from a text is walked, not paired with the reference: few of its states read the
+        # reference's language, and pairing costs its states times the reference's (0.3 GB for a window's copy rule)
+        pair = None if isinstance(dfa, CountedDFA) or _kernel is None or rule in automaton.private else \
+            pairing(automaton.fingerprints[rule], dfa)
         partner = -1 if pair is None else int(pair.partner[state])
         if partner < 0:
             return leaf_table(dfa, trie, state)
