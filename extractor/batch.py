@@ -49,8 +49,9 @@ class Batch:
         self.attempts: list[list[Attempt]] = [[] for _ in texts]
         self.results: list[Any] = [None] * len(texts)
         self.grammars: dict[int, CompiledGrammar | None] = {}
-        """Each document's grammar while it is decoded: compiled as its batch comes up, dropped once it is settled
-        (a grammar compiled per document, with copies of its text, can take tens of MB)."""
+        """Each document's grammar while it is decoded: compiled as its batch comes up, dropped once its attempt is
+        decoded, compiled again for a retry (a grammar compiled per document, with copies of its text, can take tens
+        of MB: a long text's cut windows, kept for retries that never came, held them all)."""
         self.screens: dict[int, Screened | None] = {}
         for i, text in enumerate(texts):
             try:
@@ -99,10 +100,10 @@ class Batch:
             bar.update(len(failed))
             chunk = [i for i in chunk if i not in failed]
             for i, gen in zip(chunk, self.decode(chunk, prompts)):
+                self.grammars.pop(i, None)  # a retry compiles it again: kept, it would stay through every round
                 if self.settle(i, gen):
                     retry.append(i)
                 else:
-                    self.grammars.pop(i, None)
                     bar.update(1)
         return retry
 

@@ -60,3 +60,25 @@ def test_grammars_live_for_their_batch_only_and_a_failing_one_stays_in_its_slot(
     assert isinstance(results[2], UnsatisfiableSchemaError)
     assert [r for i, r in enumerate(results) if i != 2] == [{"a": 1}] * 6
     assert engine.most <= 3 and batch.grammars == {}  # a batch of two (and one left from the last), none after
+
+
+def test_a_document_to_retry_does_not_keep_its_grammar_between_rounds(monkeypatch) -> None:
+    engine = Engine()
+    texts = ["t0", "t1", "t3", "t4"]
+    compiled: list[str] = []
+    grammar = engine._grammar
+    engine._grammar = lambda target, text, *a: (compiled.append(text), grammar(target, text, *a))[1]
+
+    def generate_many(lm, vocab, prompts, matchers, options, **kw) -> list[Generation]:
+        return [Generation(text='{"a": ', data=b'{"a": ', complete=False) for _ in prompts]  # every answer cut
+
+    monkeypatch.setattr("extractor.decode.loop.generate_many", generate_many)
+    batch = Batch(engine, TARGET, texts, ExtractOptions(refusal=False, min_relevance=None, max_retries=1), 2, None,
+                  matcher=lambda grammar: None)
+    held: list[int] = []
+    original = batch.decode
+    monkeypatch.setattr(batch, "decode", lambda chunk, prompts: (held.append(len(batch.grammars)),
+                                                                 original(chunk, prompts))[1])
+    batch.run(progress=False, with_usage=False)
+    assert sorted(compiled) == sorted(texts * 2)  # compiled again for the retry
+    assert max(held) <= 2 and batch.grammars == {}  # one batch's grammars at a time, in every round
