@@ -147,7 +147,7 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
         if on_done is not None:
             on_done(i)
     active = [i for i in active if not rows[i].done]
-    shared = _shared([inputs[i] for i in active])
+    shared = _shared([inputs[i] for i in active], [rows[i].positions for i in active])
     if shared:  # the prefix every row begins with, fed once
         prefix, passes = inputs[active[0]][:shared], 0
         for at in range(0, shared, PREFILL_CHUNK):
@@ -159,9 +159,11 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
                 inputs[i], rows[i].passes = inputs[i][shared:], rows[i].passes + passes
         else:  # a cache that cannot be copied between rows: every row fed whole, as without a shared prefix
             batch = _Batch(lm, device, pad=batch.pad)
-    while active and max(len(inputs[i]) for i in active) > PREFILL_CHUNK:  # a long prompt fed in parts
-        parts = [min(PREFILL_CHUNK, len(inputs[i]) - 1) for i in active]  # every row's last token is left for
-        batch.forward([inputs[i][:n] for i, n in zip(active, parts)])  # the first real pass: its logits
+    while active and max(len(inputs[i]) - rows[i].positions for i in active) > PREFILL_CHUNK:  # fed in parts
+        # every row's last tokens whose logits the first real pass reads (its prompt's last, drafts behind it)
+        # are left for that pass
+        parts = [max(0, min(PREFILL_CHUNK, len(inputs[i]) - rows[i].positions)) for i in active]
+        batch.forward([inputs[i][:n] for i, n in zip(active, parts)])
         for i, n in zip(active, parts):
             inputs[i], rows[i].passes = inputs[i][n:], rows[i].passes + 1
         yield
@@ -219,12 +221,14 @@ def release_memory() -> None:
         trim(0)
 
 
-def _shared(prompts: list[list[int]]) -> int:
-    """Tokens every prompt begins with, where there are two prompts or more and at least `SHARED_PREFIX` of them
-    (each row keeps one token or more of its own, for the first real pass's logits); else 0."""
+def _shared(prompts: list[list[int]], keep: list[int] | None = None) -> int:
+    """Tokens every prompt begins with, where there are two prompts or more and at least `SHARED_PREFIX` of them;
+    else 0. Each row keeps its last `keep` tokens (1 by default) of its own: the first real pass reads their
+    logits (the prompt's last token, and the drafts fed behind it)."""
     if len(prompts) < 2:
         return 0
-    first, n = prompts[0], min(len(p) for p in prompts) - 1
+    first = prompts[0]
+    n = min(len(p) - k for p, k in zip(prompts, keep or [1] * len(prompts)))
     for p in prompts[1:]:
         n = next((k for k in range(n) if p[k] != first[k]), n)
     return n if n >= SHARED_PREFIX else 0

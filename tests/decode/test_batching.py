@@ -93,28 +93,31 @@ SHARING = [  # (prompts, shared tokens fed once)
     ([PREFIX + [5], PREFIX[:40] + [7, 8]], 0),  # 40 tokens in common: under SHARED_PREFIX, fed per row
     ([PREFIX, PREFIX + [9]], 70),  # one prompt is all prefix: the answer's forced opening is its own
     ([PREFIX + [5]], 0),  # one row: nothing to share
+    ([PREFIX + [5], PREFIX + [5]], -1),  # the same prompt twice: the drafts behind it stay each row's own
 ]
 
 
 @pytest.mark.parametrize(("prompts", "shared"), SHARING)
 @pytest.mark.parametrize("chunk", [2048, 16])
-def test_a_shared_prefix_is_fed_once_and_decodes_as_fed_per_row(fake, monkeypatch, prompts, shared, chunk):
+@pytest.mark.parametrize("mode", ["canonical", "verified"])
+def test_a_shared_prefix_is_fed_once_and_decodes_as_fed_per_row(fake, monkeypatch, prompts, shared, chunk, mode):
     """The prefix every prompt begins with is one row's pass, its cache copied to every row: same tokens as
-    each prompt fed whole (here, alone), in parts too."""
+    each prompt fed whole (here, alone), in parts too; a row keeps of its own every token whose logits the first
+    real pass reads (verified drafts behind its prompt: a prompt that is all prefix leaves them all)."""
     import extractor.decode.loop as loop
 
     lm, vocab = fake
     monkeypatch.setattr(loop, "PREFILL_CHUNK", chunk)
-    grammar = compile_schema(Event, vocab, refusal=Refusal)
-    options = replace(jump_forward_options("canonical"), max_tokens=30)
+    grammar = compile_schema(Event, vocab, refusal=None)  # no refusal branch: the opening key is forced
+    options = replace(jump_forward_options(mode), max_tokens=30)
     lm.model.calls.clear()
     batch = generate_many(lm, vocab, prompts, [grammar.matcher() for _ in prompts], options)
     first = lm.model.calls[0]
-    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=30, jump_forward="canonical") for p in prompts]
+    alone = [generate(lm, vocab, p, grammar.matcher(), max_tokens=30, jump_forward=mode) for p in prompts]
     for b, a in zip(batch, alone):
         assert (b.token_ids, b.complete, b.text) == (a.token_ids, a.complete, a.text)
     assert first[0] == (1 if shared else len(prompts))
-    if shared:
+    if shared > 0 and mode == "canonical":
         assert first[1] == min(shared, chunk)
 
 
