@@ -1,6 +1,7 @@
 """Signals for refusing a text: which separates the no-answer documents from the answerable ones best?
 
-usage: python benchmarks/refusal_signals.py [--split dev] [--limit N] [--tokens 128] [--json OUT] [--md OUT]
+usage: python benchmarks/refusal_signals.py [--split dev] [--limit N] [--targets A,B] [--tokens 128]
+                                           [--json OUT] [--md OUT]
 
 Per document of a split (benchmarks/data/quality), with the embedded model, the log-likelihood of the text's
 first `--tokens` tokens after each announcement, and from them:
@@ -55,6 +56,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
     parser.add_argument("--limit", type=int, default=None, help="documents per target at most")
+    parser.add_argument("--targets", default=None, help="comma-separated target names (default: all)")
     parser.add_argument("--tokens", type=int, default=None, help="tokens of the text read (default: the screen's)")
     parser.add_argument("--margin", type=float, default=None, help="PART_MARGIN for `screen`")
     parser.add_argument("--threads", type=int, default=2)
@@ -74,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     margin = PART_MARGIN if args.margin is None else args.margin
     ex = Extractor()
     rows = []
-    for i, doc in enumerate(documents(args.split, None, args.limit)):
+    for i, doc in enumerate(documents(args.split, args.targets.split(",") if args.targets else None, args.limit)):
         target = getattr(schemas, doc["target"])
         ll = likelihoods(ex.lm, [*announcements(json_schema(target)), *CHANNELS], opening(ex.lm, doc["text"], tokens))
         own, other, channels = max(ll[:2]), max(ll[3:-2]), max(ll[-2:])

@@ -15,7 +15,8 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("foundation", ["--max-tokens", "4"], ["rows", "model_load_s"]),
     ("layout_probe", ["--split", "dev", "--limit", "1", "--layouts", "compact"], ["layouts", "documents"]),
     ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
-    ("refusal_signals", ["--limit", "1", "--tokens", "16", "--threads", "1"], ["auc", "documents"]),
+    ("refusal_signals", ["--limit", "1", "--targets", "Event", "--tokens", "16", "--threads", "1"],
+     ["auc", "documents"]),
     ("table_cache", ["--sample", "2"], ["tables", "build_ms"]),
     ("threads", ["--settings", "1", "--competitors", "0", "--repeats", "1", "--max-tokens", "4"], ["seconds"]),
 ]
