@@ -14,7 +14,7 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from extractor.checks import model_checks, run_checks
-from extractor.documents.merge import Merged, merge
+from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, MissingFieldsError, Usage,
@@ -256,7 +256,7 @@ def _reread(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str], m
     if keys == members:
         chosen = list(range(len(texts)))
     else:
-        tops = ["/" + k.replace("~", "~0").replace("/", "~1") for k in keys]
+        tops = ["/" + escape(k) for k in keys]
         taken = [found[source][2] for p, (source, _) in merged.origin.items() if any(_inside(p, t) for t in tops)]
         scores = ex._relevance(target, texts)
         chosen = sorted({*taken, *sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]})
@@ -284,7 +284,7 @@ def _fill(merged: Merged, keys: list[str], wanted: dict[str, Any], again: dict[i
     for key in keys:
         value = (filled.value or {}).get(key)
         if value is not None and (empty or _written(value)):
-            top = "/" + key.replace("~", "~0").replace("/", "~1")
+            top = "/" + escape(key)
             merged.value[key] = value
             merged.missing = [p for p in merged.missing if not _inside(p, top)]
             merged.origin = {p: o for p, o in merged.origin.items() if not _inside(p, top)}

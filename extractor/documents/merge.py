@@ -66,14 +66,14 @@ class _Merger:
         keys = [*members, *dict.fromkeys(k for _, v, _ in parts for k in v if k not in members)]
         out: dict[str, Any] = {}
         for key in keys:
-            sub = [(w, v[key], f"{at}/{_escape(key)}") for w, v, at in parts if key in v]
+            sub = [(w, v[key], f"{at}/{escape(key)}") for w, v, at in parts if key in v]
             if not sub:
                 continue
-            value = self.merge(members.get(key, True), sub, f"{pointer}/{_escape(key)}")
+            value = self.merge(members.get(key, True), sub, f"{pointer}/{escape(key)}")
             if value is None and not admits_null(self.resolve(members.get(key, True))):
                 if key in required:
                     out[key] = None
-                    self.out.missing.append(f"{pointer}/{_escape(key)}")
+                    self.out.missing.append(f"{pointer}/{escape(key)}")
                 continue
             out[key] = value
         return out
@@ -199,5 +199,6 @@ def _norm(value: Any) -> str:
     return "j:" + json.dumps(value, sort_keys=True)
 
 
-def _escape(key: str) -> str:
+def escape(key: str) -> str:
+    """A member name as one JSON pointer token (RFC 6901)."""
     return key.replace("~", "~0").replace("/", "~1")
