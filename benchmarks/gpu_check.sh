@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The end-to-end decode benchmark (benchmarks/e2e.py) on CUDA, when a GPU is present.
+# The decode benchmarks on CUDA, when a GPU is present: one step of the model against the grammar's work for as
+# many rows (benchmarks/gpu_step.py), then end to end (benchmarks/e2e.py).
 #
 # usage: [VLLM=1] benchmarks/gpu_check.sh [extra e2e.py options, e.g. --docs matched]
-# Writes benchmarks/results/e2e_cuda.json and .md (or under $OUT when set). Exits 0 with a message
+# Writes benchmarks/results/gpu_step_cuda.* and e2e_cuda.* (.json and .md; under $OUT when set). Exits 0 with a message
 # when torch sees no CUDA device, so it is safe to call anywhere. PYTHON picks the interpreter
 # (default: .venv/bin/python, else python3); the torch there must be a CUDA build.
 set -euo pipefail
@@ -23,6 +24,7 @@ fi
 "$PY" -c 'import torch; print(f"gpu_check: {torch.cuda.get_device_name(0)}, torch {torch.__version__}, CUDA {torch.version.cuda}")'
 OUT="${OUT:-benchmarks/results}"
 mkdir -p "$OUT"
+"$PY" benchmarks/gpu_step.py --device cuda --json "$OUT/gpu_step_cuda.json" --md "$OUT/gpu_step_cuda.md"
 "$PY" benchmarks/e2e.py --device cuda --json "$OUT/e2e_cuda.json" --md "$OUT/e2e_cuda.md" "$@"
 
 # vLLM on the GPU (VLLM=1): vllm 0.33 (torch 2.14) in a virtualenv of its own, then the same requests through

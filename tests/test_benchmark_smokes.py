@@ -13,6 +13,7 @@ SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("foundation", ["--max-tokens", "4"], ["rows", "model_load_s"]),
+    ("gpu_step", ["--batches", "1,2", "--context", "8", "--steps", "2", "--stream-tokens", "8"], ["runs", "device"]),
     ("layout_probe", ["--split", "dev", "--limit", "1", "--layouts", "compact"], ["layouts", "documents"]),
     ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
     ("refusal_signals", ["--limit", "1", "--targets", "Event", "--tokens", "16", "--threads", "1"],
