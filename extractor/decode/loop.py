@@ -343,8 +343,12 @@ def _device_masks(device: torch.device) -> MaskTensors:
 
 
 def _pad_id(lm: LoadedModel, vocab: Vocabulary) -> int:
+    """Left padding's token (masked out of attention, so any id will do): the tokenizer's pad, else an end of
+    sequence, else 0 — a vocabulary with EOS taken out (free generation to a set length) has none of its own."""
     pad = getattr(lm.tokenizer, "pad_token_id", None)
-    return int(pad) if pad is not None else min(vocab.eos_ids)
+    if pad is None:
+        pad = getattr(lm.tokenizer, "eos_token_id", None)
+    return int(pad) if pad is not None else min(vocab.eos_ids, default=0)
 
 
 def _text(data: bytes) -> str:
