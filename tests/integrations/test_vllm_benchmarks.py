@@ -32,3 +32,15 @@ def test_the_backend_benchmark_runs_one_request_of_each_kind_through_our_backend
           "--json", str(tmp_path / "b.json"), "--md", str(tmp_path / "b.md")])
     ours = json.loads((tmp_path / "b.json").read_text())["backends"]["extractor"]
     assert ours["requests"] == 2 and ours["wrong_accept"] == 0
+
+
+def test_the_replay_benchmark_runs_two_streams_through_every_backend(tmp_path):
+    from benchmarks.backend_replay import main
+
+    main(["--streams", "2", "--batches", "2", "--drafts", "2", "--json", str(tmp_path / "r.json"),
+          "--md", str(tmp_path / "r.md")])
+    runs = json.loads((tmp_path / "r.json").read_text())["runs"]
+    assert set(runs) == {"batch 2, drafts 0", "batch 2, drafts 2"}
+    for run in runs.values():
+        assert run["streams_common"] == 2, run  # both instances are valid JSON every backend accepts
+        assert all(run[name]["warm"]["request_steps"] > 0 for name in ("extractor", "xgrammar", "guidance"))

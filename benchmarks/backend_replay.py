@@ -1,0 +1,253 @@
+"""Each structured-output backend's work per decoding step inside vLLM, without a model: the same token streams
+replayed through the grammar objects vLLM drives (ours, XGrammar's and llguidance's), step by step as vLLM's
+scheduler and structured-output manager call them.
+
+usage: python benchmarks/backend_replay.py [--streams 300] [--batches 1,16,64,256] [--drafts 3]
+                                           [--backends extractor,xgrammar,guidance] [--seed 7] [--json OUT] [--md OUT]
+
+Runs where vLLM is installed (`.venv-vllm`). Streams: valid instances of a seeded MaskBench sample, written as
+compact JSON (the layout our backend serves), split by the embedded model's tokenizer, then its end-of-sequence
+token. Each backend is built as vLLM builds it (a stand-in config: any whitespace allowed, no drafts or
+`--drafts` of them) and given `batches` requests at a time, in lock step. One step of one request:
+
+- without drafts: `fill_bitmask` into vLLM's shared bitmask, then `accept_tokens` with the stream's next token;
+- with drafts (the stream's next `--drafts` tokens, the last of them wrong on every other step): the
+  scheduler's `validate_tokens`, the manager's fill loop (`fill_bitmask` + `accept_tokens` per draft, the bonus
+  row, `rollback`), then `accept_tokens` with what verification kept (the right drafts and the next token).
+
+Each batch size and draft count runs in a fresh process, every backend from cold (a new backend; our mask
+tables forgotten), and replays the streams twice: `cold` (first
+sight of each schema: compile and first visits) and `warm` (the same schemas compiled again). Reported per
+backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (all its rows' `fill_bitmask`
+work, which vLLM runs before each forward pass), compile ms; over the streams every backend accepted whole.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.common import MASKBENCH_DATA, commit, percentiles, write_results  # noqa: E402
+from benchmarks.vllm_masks import fresh  # noqa: E402
+
+MAX_TOKENS = 512
+"""Streams longer than this (in the embedded model's tokens) are left out, as a request's budget would cut them."""
+BACKENDS = ("extractor", "xgrammar", "guidance")
+
+
+def streams(tokenizer: Any, n: int, seed: int) -> list[dict[str, Any]]:
+    """Up to `n` (schema, tokens) pairs: one valid instance of each sampled MaskBench schema."""
+    files = sorted(MASKBENCH_DATA.glob("*.json"))
+    out = []
+    for path in random.Random(seed).sample(files, len(files)):
+        if len(out) == n:
+            break
+        doc = json.loads(path.read_text())
+        valid = [t["data"] for t in doc.get("tests", []) if t.get("valid")]
+        if not valid:
+            continue
+        text = json.dumps(valid[0], ensure_ascii=False, separators=(",", ":"))
+        ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+        if len(ids) <= MAX_TOKENS:
+            out.append({"name": path.stem, "schema": json.dumps(doc["schema"]), "tokens": ids})
+    return out
+
+
+def backend(name: str, tokenizer: Any, vocab_size: int, drafts: int) -> Any:
+    """A backend as vLLM makes it, from a stand-in config holding only what backends read."""
+    config = SimpleNamespace(
+        structured_outputs_config=SimpleNamespace(disable_any_whitespace=False, disable_additional_properties=False),
+        model_config=SimpleNamespace(hf_config=SimpleNamespace(model_type="llama")),
+        speculative_config=SimpleNamespace(num_speculative_tokens=drafts) if drafts else None)
+    if name == "extractor":
+        from extractor.integrations.vllm import ExtractorBackend as cls
+        fresh()
+    elif name == "xgrammar":
+        from vllm.v1.structured_output.backend_xgrammar import XgrammarBackend as cls
+    elif name == "guidance":
+        from vllm.v1.structured_output.backend_guidance import GuidanceBackend as cls
+    else:
+        raise ValueError(f"unknown backend {name!r}: one of {', '.join(BACKENDS)}")
+    return cls(config, tokenizer=tokenizer, vocab_size=vocab_size)
+
+
+def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_size: int) -> dict[str, Any]:
+    """One pass over the streams, `batch` at a time: per stream its request-step µs and whether it was accepted
+    whole; per full step the batch's fill ms; per stream its compile ms."""
+    from vllm.v1.structured_output.backend_types import StructuredOutputOptions
+
+    bitmask = be.allocate_token_bitmask(batch * (1 + drafts))
+    steps: dict[int, list[float]] = {}
+    accepted: dict[int, bool] = {}
+    compile_ms: list[float] = []
+    fills: list[float] = []
+    for first in range(0, len(items), batch):
+        group = list(range(first, min(first + batch, len(items))))
+        grammars = {}
+        for i in group:
+            start = time.perf_counter()
+            try:
+                grammars[i] = be.compile_grammar(StructuredOutputOptions.JSON, items[i]["schema"])
+            except Exception:  # noqa: BLE001 - a refused schema: its stream is left out for every backend
+                accepted[i] = False
+                continue
+            compile_ms.append((time.perf_counter() - start) * 1e3)
+            steps[i], accepted[i] = [], True
+        at = {i: 0 for i in grammars}
+        step = 0
+        while at:
+            filled = 0.0
+            for row, i in enumerate(list(at)):
+                tokens, g = items[i]["tokens"], grammars[i]
+                start = time.perf_counter()
+                if drafts:
+                    ok, fill, taken = _with_drafts(g, bitmask, row * (1 + drafts), tokens, at[i], drafts, step,
+                                                   vocab_size)
+                else:
+                    t0 = time.perf_counter()
+                    if not g.is_terminated():
+                        g.fill_bitmask(bitmask, row)
+                    fill = time.perf_counter() - t0
+                    ok, taken = g.accept_tokens(str(i), [tokens[at[i]]]), 1
+                steps[i].append((time.perf_counter() - start) * 1e6)
+                filled += fill
+                at[i] += taken
+                if not ok or at[i] >= len(tokens):
+                    accepted[i] = accepted[i] and ok and g.is_terminated()
+                    del at[i]
+            if len(at) == len(group):  # every row still running: a full batch's fill
+                fills.append(filled * 1e3)
+            step += 1
+    return {"steps": steps, "accepted": accepted, "compile_ms": compile_ms, "fill_ms": fills}
+
+
+def _with_drafts(g: Any, bitmask: Any, index: int, tokens: list[int], at: int, k: int, step: int,
+                 vocab_size: int) -> tuple[bool, float, int]:
+    """One request's step with `k` drafts as vLLM runs it: (accepted, seconds filling, tokens kept)."""
+    proposed = tokens[at:at + k]  # the drafts this step verifies (right ones: the stream's next tokens)
+    if step % 2 and len(proposed) == k:
+        proposed = proposed[:-1] + [(proposed[-1] + 1) % vocab_size]
+    start = time.perf_counter()
+    valid = g.validate_tokens(proposed) if proposed else []
+    advanced = 0
+    for j, token in enumerate(valid):  # the manager's fill loop: one row per draft, then the bonus row
+        if not g.is_terminated():
+            g.fill_bitmask(bitmask, index + j)
+        if g.is_terminated() or not g.accept_tokens("r", [token]):
+            break
+        advanced += 1
+    if not g.is_terminated():
+        g.fill_bitmask(bitmask, index + len(valid))
+    if advanced:
+        g.rollback(advanced)
+    fill = time.perf_counter() - start
+    right = 0
+    while right < len(proposed) and proposed[right] == tokens[at + right]:
+        right += 1
+    kept = tokens[at:at + right + 1]  # the right drafts, then the token sampled after them
+    return g.accept_tokens("r", kept), fill, len(kept)
+
+
+def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Per backend and pass, over the streams every backend accepted whole."""
+    common = set.intersection(*({i for i, ok in run["cold"]["accepted"].items() if ok}
+                                & {i for i, ok in run["warm"]["accepted"].items() if ok} for run in runs.values()))
+    out: dict[str, Any] = {"streams_common": len(common)}
+    keys = {"p50": 50, "p99": 99, "max": 100}
+    for name, run in runs.items():
+        out[name] = {"rejected": sorted(i for i, ok in run["cold"]["accepted"].items() if not ok)}
+        for phase in ("cold", "warm"):
+            r = run[phase]
+            us = [t for i in common for t in r["steps"][i]]
+            out[name][phase] = {
+                "request_step_us": {**percentiles(us, keys), "mean": round(statistics.fmean(us), 2) if us else None},
+                "request_steps": len(us),
+                "batch_fill_ms": percentiles(r["fill_ms"], {"p50": 50, "p99": 99}),
+                "compile_ms": percentiles(r["compile_ms"], {"p50": 50, "p99": 99, "max": 100}),
+            }
+    return out
+
+
+def one(names: list[str], n: int, seed: int, batch: int, drafts: int) -> dict[str, Any]:
+    """Every backend at one batch size and draft count, in this process."""
+    from transformers import AutoTokenizer
+
+    from extractor.decode.model import embedded_path
+
+    path = embedded_path()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    vocab_size = json.loads((Path(path) / "config.json").read_text())["vocab_size"]
+    items = streams(tokenizer, n, seed)
+    runs = {}
+    for name in names:
+        be = backend(name, tokenizer, vocab_size, drafts)
+        runs[name] = {phase: replay(be, items, batch, drafts, vocab_size) for phase in ("cold", "warm")}
+    return {"streams": len(items), "stream_tokens": sum(len(s["tokens"]) for s in items), **summarize(runs)}
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--streams", type=int, default=300)
+    parser.add_argument("--batches", default="1,16,64,256")
+    parser.add_argument("--drafts", type=int, default=3, help="draft tokens per step in the speculative runs")
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/backend_replay.json"))
+    parser.add_argument("--md", type=Path, default=None)
+    args = parser.parse_args(argv)
+    names = [n for n in args.backends.split(",") if n]
+    if args.one:  # a child: one batch size and draft count, its summary on stdout
+        batch, drafts = map(int, args.one.split(","))
+        print(json.dumps(one(names, args.streams, args.seed, batch, drafts)))
+        return
+    result: dict[str, Any] = {"commit": commit(), "drafts": args.drafts, "seed": args.seed, "runs": {}}
+    for drafts in (0, args.drafts):
+        for batch in (int(b) for b in args.batches.split(",")):
+            # a fresh process each: no backend sees a schema first in a run after another's (process-wide caches)
+            command = [sys.executable, __file__, "--one", f"{batch},{drafts}", "--streams", str(args.streams),
+                       "--seed", str(args.seed), "--backends", args.backends]
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode:
+                raise RuntimeError(f"batch {batch}, drafts {drafts} failed:\n{done.stderr[-3000:]}")
+            run = json.loads(done.stdout.strip().splitlines()[-1])
+            result["streams"], result["stream_tokens"] = run.pop("streams"), run.pop("stream_tokens")
+            key = f"batch {batch}, drafts {drafts}"
+            result["runs"][key] = run
+            print(f"{key}: " + "; ".join(f"{n} warm p50 {run[n]['warm']['request_step_us']['p50']} µs" for n in names),
+                  file=sys.stderr, flush=True)
+    write_results(result, markdown(result, names), args.json, args.md or args.json.with_suffix(".md"))
+
+
+def markdown(result: dict[str, Any], names: list[str]) -> str:
+    lines = [f"# Backends replayed without a model\n\n{result['streams']} MaskBench instances ({result['stream_tokens']} "
+             f"tokens of the embedded model's tokenizer, seed {result['seed']}) replayed through each backend's "
+             f"grammar objects as vLLM calls them; speculative runs draft {result['drafts']} tokens a step. "
+             f"µs per request-step over the streams every backend accepted; batch fill: every row's "
+             f"`fill_bitmask` work in one step. Commit `{result['commit']}`.\n",
+             "| batch, drafts | backend | streams | warm µs p50 / p99 / mean | cold µs p50 / p99 / mean "
+             "| warm batch fill ms p50 / p99 | compile ms cold p50 / p99 / max | rejected |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for key, run in result["runs"].items():
+        for name in names:
+            r = run[name]
+            w, c = r["warm"]["request_step_us"], r["cold"]["request_step_us"]
+            f, k = r["warm"]["batch_fill_ms"], r["cold"]["compile_ms"]
+            lines.append(f"| {key} | {name} | {run['streams_common']} | {w['p50']} / {w['p99']} / {w['mean']} | "
+                         f"{c['p50']} / {c['p99']} / {c['mean']} | {f['p50']} / {f['p99']} | "
+                         f"{k['p50']} / {k['p99']} / {k['max']} | {len(r['rejected'])} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    main()
