@@ -142,6 +142,10 @@ class _Array:
     near: int = 0
     """How many of them agree with an earlier one on more than half their members (`agree`)."""
 
+    def clone(self) -> _Array:
+        """A copy that later items do not change (the parsed objects are never changed in place)."""
+        return _Array(self.item_start, list(self.items), self.alike.copy(), list(self.objects), self.near)
+
     def add(self, item: bytes) -> None:
         """Record a completed item (whitespace around it stripped)."""
         self.items.append(item)
@@ -158,6 +162,9 @@ class _Object:
 
     key: bool = True
     strings: list[bytes] = field(default_factory=list)
+
+    def clone(self) -> _Object:
+        return _Object(self.key, list(self.strings))
 
 
 def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -190,6 +197,13 @@ class JsonTracker:
         self.stack: list[_Array | _Object] = []
         self.member = False
         """The string being written is an object member's value (not a key, not an array item)."""
+
+    def clone(self) -> JsonTracker:
+        """A copy that bytes fed to either leave the other as it was."""
+        out = JsonTracker.__new__(JsonTracker)
+        out.__dict__.update(self.__dict__)
+        out.data, out.stack = bytearray(self.data), [frame.clone() for frame in self.stack]
+        return out
 
     def value(self) -> bytes:
         """The string content or number written so far of the value being written (b"" between values)."""
@@ -326,6 +340,13 @@ class Guard:
 
     def feed(self, data: bytes) -> None:
         self.json.feed(data)
+
+    def clone(self) -> Guard:
+        """A copy to come back to: a speculative decoder's drafts are fed, then taken back, every step."""
+        out = Guard.__new__(Guard)
+        out.__dict__.update(self.__dict__)
+        out.json, out.routes = self.json.clone(), dict(self.routes)
+        return out
 
     def restrict(self, mask: np.ndarray, config: Config | None = None, left: int | None = None) -> np.ndarray:
         """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).

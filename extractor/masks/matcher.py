@@ -29,6 +29,12 @@ def _quoted(vocab: Vocabulary) -> Quoted:
     return hit[1]
 
 
+WALK_MEMO_BYTES = 64
+"""Walks of up to this many bytes (a token, a short forced span) are remembered per configuration."""
+STACK_BYTES = 120
+"""What one stack of a configuration costs in memory, roughly (a tuple of frames and the set's slot)."""
+
+
 class CompiledGrammar:
     """An automaton paired with a vocabulary; masks are computed lazily and cached here."""
 
@@ -42,6 +48,9 @@ class CompiledGrammar:
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.present: ByteLRU[Config, Present] = ByteLRU(mask_cache_bytes // 16)
+        self.walks: ByteLRU[tuple[Config, bytes], Config] = ByteLRU(mask_cache_bytes // 8)
+        """Configurations after a token's bytes: a request advancing where another went before (a serving engine's
+        requests of one schema, rollbacks, drafts validated then accepted) looks its step up instead of walking."""
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
@@ -125,10 +134,18 @@ class CompiledGrammar:
 
     def walk(self, config: Config, data: bytes) -> Config:
         """Configurations after `data`; empty when some byte is not allowed."""
+        short = len(data) <= WALK_MEMO_BYTES
+        if short:
+            hit = self.walks.get((config, data))
+            if hit is not None:
+                return hit
+        start = config
         for byte in data:
             config = self.automaton.step(config, byte)
             if not config:
                 break
+        if short:
+            self.walks.put((start, data), config, STACK_BYTES * (len(start) + len(config)) + len(data))
         return config
 
     def allowed_bytes(self, config: Config) -> set[int]:

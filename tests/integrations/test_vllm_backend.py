@@ -108,6 +108,62 @@ def test_guards_stop_a_repeated_item_and_survive_a_rollback() -> None:
     assert comma in _allowed(g, vocab.size)
 
 
+GUARDED = [  # schemas where the guards decide: repeated items, looping strings, wrap-up within a budget
+    {"type": "array", "items": {"type": "string"}},
+    {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}}}}, "required": ["rows"]},
+]
+
+
+@pytest.mark.parametrize("schema", GUARDED, ids=range(len(GUARDED)))
+@pytest.mark.parametrize("drafts", [1, 3])
+def test_drafts_fed_then_taken_back_leave_the_same_masks_as_never_seeing_them(schema: dict, drafts: int) -> None:
+    """A speculative step as vLLM runs it (validate the drafts, accept each to fill its row, roll back, accept
+    what verification kept) restores the guard from its copy: each draft row is the row of a grammar walked
+    there (`scout`), and after every step the masks are those of a grammar fed only the kept tokens (`plain`,
+    never rolled back)."""
+    guards = Guards(wrap_up=True, similar_items=2)
+    fast, plain, scout = (_grammar(schema, guards=guards) for _ in range(3))
+    fast.drafts = drafts
+    for g in (fast, plain, scout):
+        g.budget = 120
+    rng, vocab = np.random.default_rng(11), fast.grammar.vocab
+    eos, width = set(vocab.eos_ids), (vocab.size + 31) // 32
+    for walk in range(6):
+        for g in (fast, plain, scout):
+            g.reset()
+        while not plain.is_terminated():
+            proposed, rows_wanted = [], []
+            for _ in range(drafts):  # drafts walked ahead by the scout, the last one wrong on every other walk
+                allowed = _allowed(scout, vocab.size)
+                rows_wanted.append(set(allowed))
+                going = [t for t in allowed if t not in eos] or list(allowed)
+                proposed.append(int(rng.choice(going)))
+                assert scout.accept_tokens("r", proposed[-1:])
+                if scout.is_terminated():
+                    break
+            if walk % 2 and len(proposed) == drafts:
+                proposed[-1] = int(rng.integers(vocab.size))
+            valid = fast.validate_tokens(proposed)
+            rows = torch.zeros((drafts + 1, width + 1), dtype=torch.int32)
+            advanced = 0
+            for j, token in enumerate(valid):
+                fast.fill_bitmask(rows, j)
+                got = rows[j].numpy().view(np.uint32)
+                bits = (got[np.arange(vocab.size) // 32] >> (np.arange(vocab.size) % 32).astype(np.uint32)) & 1
+                assert set(np.flatnonzero(bits)) == rows_wanted[j]
+                if not fast.accept_tokens("r", [token]):
+                    break
+                advanced += 1
+            fast.rollback(advanced)
+            kept = valid[:max(1, len(valid) - 1)] if valid else [int(_allowed(plain, vocab.size)[0])]
+            scout.rollback(scout.generated - plain.generated)
+            for g in (fast, plain, scout):
+                assert g.accept_tokens("r", kept)
+            assert set(_allowed(fast, vocab.size)) == set(_allowed(plain, vocab.size))
+        assert fast.is_terminated() and bytes(fast.matcher.output) == bytes(plain.matcher.output)
+
+
 @pytest.mark.parametrize("budget", [12, 30, 64])
 def test_with_a_budget_the_output_ends_complete_within_it(budget: int) -> None:
     """A walk that never chooses to stop (EOS only where nothing else is allowed) still ends complete within

@@ -41,18 +41,29 @@ class ExtractorGrammar(StructuredOutputGrammar):
     guards: Guards | None = None
     budget: int | None = None
     """Output tokens the request may have (None: unknown, nothing wraps up)."""
+    drafts: int = 0
+    """Speculative tokens per step (vLLM's `num_speculative_tokens`): with drafts, the guard is copied before each
+    accept, so that the rollback after the drafts' masks restores it instead of feeding the whole output again."""
     matcher: Matcher = field(init=False)
     text_stops: list[int] = field(init=False)
     guard: Guard | None = field(default=None, init=False)
+    marks: dict[int, Guard] = field(default_factory=dict, init=False)
+    """The guard as it was at these output lengths (bytes), before the last accepts."""
+    stop_set: frozenset[int] = field(init=False)
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
 
     def __post_init__(self) -> None:
         self.text_stops = [int(t) for t in self.stops if self.grammar.vocab.tokens[t]]
         """Stop tokens that are also text the grammar may allow mid-output: cleared there."""
+        self.stop_set = frozenset(int(t) for t in self.stops)
         self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
+        if self.drafts and self.guard is not None and tokens:
+            self.marks[len(self.matcher.output)] = self.guard.clone()
+            while len(self.marks) > self.drafts + 2:
+                del self.marks[min(self.marks)]
         for token in tokens:
             if not self._take(token):
                 return False
@@ -72,9 +83,16 @@ class ExtractorGrammar(StructuredOutputGrammar):
     def rollback(self, num_tokens: int) -> None:
         if num_tokens > 0:
             self._undo(num_tokens)
-            if self.guards is not None:  # the guard's view of the JSON is rebuilt from what is left
-                self.guard = Guard(self.guards, self.grammar)
-                self.guard.feed(bytes(self.matcher.output))
+            if self.guards is not None:
+                size = len(self.matcher.output)
+                for at in [at for at in self.marks if at > size]:
+                    del self.marks[at]
+                mark = self.marks.get(size)
+                if mark is not None and mark.json.data == self.matcher.output:  # back to where a copy was made
+                    self.guard = mark.clone()
+                else:  # the guard's view of the JSON is rebuilt from what is left
+                    self.guard = Guard(self.guards, self.grammar)
+                    self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
         narrowed = None
@@ -111,12 +129,13 @@ class ExtractorGrammar(StructuredOutputGrammar):
     def reset(self) -> None:
         self.matcher, self.stopped = self.grammar.matcher(), False
         self.guard = None if self.guards is None else Guard(self.guards, self.grammar)
+        self.marks = {}
 
     def _take(self, token: int) -> bool:
         """Advance the matcher by one token (a stop token where the output may end); False where not allowed."""
         if self.is_terminated():
             return False
-        if token in self.stops:
+        if token in self.stop_set:
             if not self.matcher.accepting():
                 return False
             self.stopped = True
@@ -146,7 +165,9 @@ class ExtractorBackend(StructuredOutputBackend):
         grammar, spec = self.grammars.get(request_type.name, grammar_spec)
         extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
         guards = Guards(wrap_up=True) if spec.guards else None  # wraps up once the plugin sets the budget
-        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), guards)
+        spec_config = getattr(self.vllm_config, "speculative_config", None)
+        drafts = getattr(spec_config, "num_speculative_tokens", None) or 0
+        return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), guards, drafts=drafts)
 
     def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
         return torch.full((max_num_seqs, (self.vocab_size + 31) // 32), -1, dtype=torch.int32)

@@ -1,0 +1,51 @@
+"""The step memo: a walk looked up where one went before is the walk the automaton makes byte by byte, and the
+memo stays within its byte bound."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extractor import compile_schema
+from extractor.masks.matcher import WALK_MEMO_BYTES
+from tests.masks.test_masks import small_vocab
+
+SCHEMAS = [
+    {"type": "object", "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {
+        "enum": ["a", "bc", 7]}}}, "required": ["name"]},
+    {"type": "array", "items": {"type": "number"}, "maxItems": 6},
+]
+
+
+def _plain(grammar, config, data: bytes):
+    for byte in data:
+        config = grammar.automaton.step(config, byte)
+        if not config:
+            break
+    return config
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_memoized_walks_equal_byte_by_byte_walks(schema: dict) -> None:
+    grammar = compile_schema(schema, small_vocab("llama3"))
+    rng, tokens = np.random.default_rng(2), grammar.vocab.tokens
+    for _ in range(3):  # the same kind of walks again: later ones are answered by the memo
+        m = grammar.matcher()
+        for _ in range(40):
+            allowed = [t for t in np.flatnonzero(m.mask()) if tokens[t]]
+            if not allowed:
+                break
+            token = int(rng.choice(allowed))
+            refused = int(rng.integers(grammar.vocab.size))  # most random tokens are not allowed here
+            for tid in (token, refused):
+                assert grammar.walk(m.config, tokens[tid]) == _plain(grammar, m.config, tokens[tid])
+            m.advance(token)
+    assert len(grammar.walks) > 0
+    assert grammar.walks.bytes <= grammar.walks.max_bytes
+
+
+def test_long_spans_are_walked_without_the_memo() -> None:
+    grammar = compile_schema({"type": "string"}, small_vocab("llama3"))
+    span = b'"' + b"x" * WALK_MEMO_BYTES
+    assert grammar.walk(grammar.start, span) == _plain(grammar, grammar.start, span)
+    assert all(len(data) <= WALK_MEMO_BYTES for _, data in grammar.walks.items)
