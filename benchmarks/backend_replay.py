@@ -125,7 +125,7 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
                 if not ok or at[i] >= len(tokens):
                     accepted[i] = accepted[i] and ok and g.is_terminated()
                     del at[i]
-            if len(at) == len(group):  # every row still running: a full batch's fill
+            if len(at) == len(grammars):  # every row still running: a full batch's fill
                 fills.append(filled * 1e3)
             step += 1
     return {"steps": steps, "accepted": accepted, "compile_ms": compile_ms, "fill_ms": fills}
