@@ -106,7 +106,7 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
         at = {i: 0 for i in grammars}
         step = 0
         while at:
-            filled = 0.0
+            filled, full = 0.0, len(at) == len(grammars)  # every row still running: a full batch's fill
             for row, i in enumerate(list(at)):
                 tokens, g = items[i]["tokens"], grammars[i]
                 start = time.perf_counter()
@@ -125,7 +125,7 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
                 if not ok or at[i] >= len(tokens):
                     accepted[i] = accepted[i] and ok and g.is_terminated()
                     del at[i]
-            if len(at) == len(grammars):  # every row still running: a full batch's fill
+            if full:
                 fills.append(filled * 1e3)
             step += 1
     return {"steps": steps, "accepted": accepted, "compile_ms": compile_ms, "fill_ms": fills}

@@ -69,6 +69,18 @@ def test_a_mixed_batch_gives_valid_json_where_constrained(engine: VLLMExtractor)
     assert again[0].outputs[0].text == outputs[1].outputs[0].text  # a seed makes sampling repeatable
 
 
+def test_a_choice_request_answers_one_of_its_strings_and_a_regex_request_is_refused_by_name(
+        engine: VLLMExtractor) -> None:
+    choices = ["positive", "negative", "neutral"]
+    params = SamplingParams(max_tokens=16, structured_outputs=StructuredOutputsParams(choice=choices))
+    outputs = engine.llm.generate(["The film was wonderful. Sentiment:", "Awful service. Sentiment:"], params,
+                                  use_tqdm=False)
+    assert all(out.outputs[0].text in choices and out.outputs[0].finish_reason == "stop" for out in outputs)
+    regex = SamplingParams(max_tokens=8, structured_outputs=StructuredOutputsParams(regex="[0-9]+"))
+    with pytest.raises(Exception, match="regex requests need one of vLLM's own backends"):
+        engine.llm.generate(["A number:"], regex, use_tqdm=False)
+
+
 def test_the_logits_processor_route_constrains_without_the_backend(engine: VLLMExtractor) -> None:
     params = SamplingParams(max_tokens=96, extra_args={"extractor": {"schema": PERSON}})
     [out] = engine.llm.generate(["Carla is 28 years old."], params, use_tqdm=False)

@@ -25,6 +25,8 @@ PARSED = [
     ("JSON", json.dumps(with_options(PERSON, guards=False)), Spec(PERSON, guards=False)),
     ("JSON", "true", Spec(True)),
     ("JSON_OBJECT", None, Spec({"type": "object"})),
+    ("CHOICE", '["yes", "no", "ça dépend"]', Spec(True, guards=False, choices=("yes", "no", "ça dépend"))),
+    ("CHOICE", ["a"], Spec(True, guards=False, choices=("a",))),
 ]
 
 
@@ -35,7 +37,10 @@ def test_a_request_is_parsed_with_its_options(kind: str, text: str | None, expec
 
 REFUSED = [
     ("REGEX", "a+", "JSON Schemas"),
-    ("CHOICE", '["a","b"]', "JSON Schemas"),
+    ("GRAMMAR", "root ::= 'a'", "choice lists"),
+    ("CHOICE", "[]", "non-empty list of strings"),
+    ("CHOICE", '["a", 1]', "non-empty list of strings"),
+    ("CHOICE", '"a"', "non-empty list of strings"),
     ("JSON", "[1, 2]", "object or a boolean"),
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"refusal": True, "colour": 1}}), OPTIONS_KEY),
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"layout": "wavy"}}), "layout"),
@@ -52,6 +57,28 @@ def test_what_the_backend_cannot_take_is_refused_by_name(kind: str, text: str, m
 def test_an_unsupported_keyword_is_refused_before_compiling() -> None:
     with pytest.raises(UnsupportedSchemaError):
         Spec.parse("JSON", json.dumps({"type": "string", "contentSchema": {"type": "object"}})).check()
+
+
+def test_a_choice_request_writes_exactly_one_of_its_strings() -> None:
+    choices = ["yes", "no", "not sure", "ça dépend"]
+    grammar = Spec.parse("CHOICE", json.dumps(choices)).compile(small_vocab("llama3"))
+    rng = np.random.default_rng(4)
+    seen = set()
+    for _ in range(40):  # random walks under the mask end in one of the strings, whole
+        m = grammar.matcher()
+        while not m.finished:
+            allowed = np.flatnonzero(m.mask())
+            m.advance(int(rng.choice(allowed)))
+        seen.add(bytes(m.output).decode())
+    assert seen <= set(choices) and len(seen) > 1
+    for text, whole in (("no", True), ("not", False), ("maybe", None)):
+        m = grammar.matcher()
+        try:
+            m.advance_bytes(text.encode())
+        except ValueError:
+            assert whole is None, text
+            continue
+        assert m.accepting() is whole
 
 
 def test_key_order_is_kept() -> None:

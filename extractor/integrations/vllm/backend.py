@@ -184,15 +184,17 @@ def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> No
     so = params.structured_outputs
     if so is None:
         return
+    spec: Any = so.json
     if so.json is not None:
         kind = "JSON"
     elif so.json_object:
         kind = "JSON_OBJECT"
-    else:  # named as vLLM names its request types: REGEX, GRAMMAR, CHOICE, STRUCTURAL_TAG
-        kind = next((k.upper() for k in ("regex", "grammar", "choice", "structural_tag") if getattr(so, k, None)),
-                    "UNKNOWN")
+    elif so.choice is not None:
+        kind, spec = "CHOICE", so.choice
+    else:  # named as vLLM names its request types: REGEX, GRAMMAR, STRUCTURAL_TAG
+        kind = next((k.upper() for k in ("regex", "grammar", "structural_tag") if getattr(so, k, None)), "UNKNOWN")
     try:
-        Spec.parse(kind, so.json).check()
+        Spec.parse(kind, spec).check()
     except (ExtractorError, ValueError) as exc:
         raise VLLMValidationError(f"extractor: {exc}") from None
     so._backend = NAME

@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.compiler import compile_schema
+from extractor.compiler import compile_choices, compile_schema
 from extractor.grammar import CompileOptions, Layout
 from extractor.masks import CompiledGrammar
 from extractor.schema import Refusal, target_ir
@@ -36,15 +36,24 @@ class Spec:
     refusal: bool = False
     layout: str = SERVED_LAYOUT
     guards: bool = True
+    choices: tuple[str, ...] | None = None
+    """A `choice` request: the output is one of these strings, as written (no schema, no guards)."""
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
-        """From vLLM's request type name ("JSON", "JSON_OBJECT") and its spec; ValueError says what is wrong."""
+        """From vLLM's request type name ("JSON", "JSON_OBJECT", "CHOICE") and its spec; ValueError says what is
+        wrong."""
         if kind == "JSON_OBJECT":
             return cls({"type": "object"})
+        if kind == "CHOICE":
+            choices = json.loads(text) if isinstance(text, str) else text
+            if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
+                raise ValueError(f"a choice request is a non-empty list of strings, not {choices!r}")
+            return cls(True, guards=False, choices=tuple(choices))
         if kind != "JSON":
             raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
-                             f"json_object); {kind.lower()} requests need one of vLLM's own backends")
+                             f"json_object) and choice lists; {kind.lower()} requests need one of vLLM's own "
+                             "backends")
         try:
             schema = json.loads(text) if isinstance(text, str) else text
         except RecursionError:  # json's parser recurses per nesting level
@@ -62,9 +71,13 @@ class Spec:
 
     def check(self) -> None:
         """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
+        if self.choices is not None:
+            return
         target_ir(self.schema, Refusal if self.refusal else None)
 
     def compile(self, vocab: Vocabulary) -> CompiledGrammar:
+        if self.choices is not None:
+            return compile_choices(self.choices, vocab)
         return compile_schema(self.schema, vocab, refusal=Refusal if self.refusal else None,
                               options=CompileOptions(layout=self.layout))
 
