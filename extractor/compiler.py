@@ -10,9 +10,11 @@ from pydantic import BaseModel
 
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, Grammar, compile_grammar
+from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.budget import Budget, metered
 from extractor.lang.collector import collector_paused
-from extractor.lang.regex import alt, lit
+from extractor.lang.pattern import compile_whole
+from extractor.lang.regex import Node, alt, lit
 from extractor.masks import CompiledGrammar, TokenTrie
 from extractor.schema import NormalizeOptions, target_ir
 from extractor.tokens import Vocabulary
@@ -29,12 +31,36 @@ def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusa
     return CompiledGrammar(automaton, vocab, _trie(vocab))
 
 
-def compile_choices(choices: Sequence[str], tokenizer: Any) -> CompiledGrammar:
+def compile_choices(choices: Sequence[str], tokenizer: Any,
+                    options: CompileOptions = CompileOptions()) -> CompiledGrammar:
     """A grammar whose only outputs are the given strings, written as they are (a serving engine's `choice`)."""
     if isinstance(choices, str) or not choices or not all(isinstance(c, str) for c in choices):
         raise ValueError(f"choices are a non-empty list of strings, not {choices!r}")
+    return _text_grammar(alt(*map(lit, choices)), tokenizer, options)
+
+
+def compile_regex(pattern: str, tokenizer: Any, options: CompileOptions = CompileOptions()) -> CompiledGrammar:
+    """A grammar whose outputs are the texts `pattern` (ECMA-262, the subset JSON Schema patterns take here)
+    matches whole (a serving engine's `regex`); `PatternError` names what is refused."""
+    return _text_grammar(compile_whole(pattern), tokenizer, options)
+
+
+def compile_ebnf(text: str, tokenizer: Any, options: CompileOptions = CompileOptions()) -> CompiledGrammar:
+    """A grammar written in GBNF (llama.cpp's and XGrammar's EBNF; a serving engine's `grammar`);
+    `GrammarSyntaxError` says what cannot be read and where."""
+    return _built(parse_ebnf(text), tokenizer, options)
+
+
+def _text_grammar(body: Node, tokenizer: Any, options: CompileOptions) -> CompiledGrammar:
+    return _built(Grammar(rules={"root": body}), tokenizer, options)
+
+
+@collector_paused
+def _built(grammar: Grammar, tokenizer: Any, options: CompileOptions) -> CompiledGrammar:
     vocab = _vocabulary(tokenizer)
-    return CompiledGrammar(build_automaton(Grammar(rules={"root": alt(*map(lit, choices))})), vocab, _trie(vocab))
+    with metered(Budget(options.max_states, options.timeout)):
+        automaton = build_automaton(grammar)
+    return CompiledGrammar(automaton, vocab, _trie(vocab))
 
 
 _TRIES: dict[str, TokenTrie] = {}

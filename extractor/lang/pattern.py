@@ -1,4 +1,5 @@
-"""ECMA-262 `pattern` subset -> a byte regex over JSON string content (code points, JSON-escaped)."""
+"""ECMA-262 `pattern` subset -> a byte regex over JSON string content (code points, JSON-escaped), or over raw
+UTF-8 text matched whole (a serving engine's `regex` request)."""
 
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ _CLASS_ESCAPES = {"d": DIGITS, "D": negate(DIGITS), "w": WORD, "W": negate(WORD)
                   "s": SPACE, "S": negate(SPACE)}
 _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D, "0": 0x00}
 _JSON_SHORT = {0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+
+
+def raw_chars(ranges: Ranges) -> Node:
+    """One code point from `ranges` as raw UTF-8 (surrogates have none)."""
+    parts = [_utf8(max(lo, a), min(hi, b)) for lo, hi in ranges for a, b in ((0, 0xD7FF), (0xE000, MAX_CP))
+             if max(lo, a) <= min(hi, b)]
+    return alt(*parts) if parts else NOTHING
 
 
 def chars(ranges: Ranges) -> Node:
@@ -183,16 +191,23 @@ def compile_pattern(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
     return _Parser(pattern, max_repeat).top()
 
 
+def compile_whole(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
+    """Raw UTF-8 text the pattern matches whole (`^` and `$` at its ends change nothing), as a serving engine's
+    `regex` request means it."""
+    return _Parser(pattern, max_repeat, whole=True).top()
+
+
 class _Parser:
-    def __init__(self, text: str, max_repeat: int) -> None:
-        self.text, self.i, self.max_repeat = text, 0, max_repeat
+    def __init__(self, text: str, max_repeat: int, whole: bool = False) -> None:
+        self.text, self.i, self.max_repeat, self.whole = text, 0, max_repeat, whole
+        self.chars = raw_chars if whole else chars
 
     def top(self) -> Node:
         branches = []
         while True:
-            anchored_start = self.eat("^")
+            anchored_start = self.eat("^") or self.whole
             items = self.items(top=True)
-            anchored_end = self.eat("$")
+            anchored_end = self.eat("$") or self.whole
             if items and not anchored_start:  # any text X{lo,hi} is any text X{lo}: the rest is absorbed
                 items[0] = (items[0][0], items[0][1], items[0][1])
             if items and not anchored_end:  # likewise X{lo,hi} before any text
@@ -278,16 +293,16 @@ class _Parser:
         if c == "(":
             return self.group()
         if c == "[":
-            return chars(self.char_class())
+            return self.chars(self.char_class())
         if c == ".":
             self.i += 1
-            return chars(negate(LINE_TERMINATORS))
+            return self.chars(negate(LINE_TERMINATORS))
         if c == "\\":
             return self.escape_atom()
         if c in "*+?":
             self.fail("nothing to repeat")
         self.i += 1
-        return chars(((ord(c), ord(c)),))
+        return self.chars(((ord(c), ord(c)),))
 
     def group(self) -> Node:
         self.i += 1
@@ -313,7 +328,7 @@ class _Parser:
             self.fail("word-boundary assertions are not supported")
         if c.isdigit() and c != "0" or c == "k":
             self.fail("backreferences are not supported")
-        return chars(self.escape(in_class=False))
+        return self.chars(self.escape(in_class=False))
 
     def escape(self, in_class: bool) -> Ranges:
         """After a backslash: a class escape or one code point."""

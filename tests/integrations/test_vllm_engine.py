@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -69,16 +70,24 @@ def test_a_mixed_batch_gives_valid_json_where_constrained(engine: VLLMExtractor)
     assert again[0].outputs[0].text == outputs[1].outputs[0].text  # a seed makes sampling repeatable
 
 
-def test_a_choice_request_answers_one_of_its_strings_and_a_regex_request_is_refused_by_name(
+def test_choice_regex_and_grammar_requests_are_answered_within_them_and_lark_is_refused_by_name(
         engine: VLLMExtractor) -> None:
     choices = ["positive", "negative", "neutral"]
     params = SamplingParams(max_tokens=16, structured_outputs=StructuredOutputsParams(choice=choices))
     outputs = engine.llm.generate(["The film was wonderful. Sentiment:", "Awful service. Sentiment:"], params,
                                   use_tqdm=False)
     assert all(out.outputs[0].text in choices and out.outputs[0].finish_reason == "stop" for out in outputs)
-    regex = SamplingParams(max_tokens=8, structured_outputs=StructuredOutputsParams(regex="[0-9]+"))
-    with pytest.raises(Exception, match="regex requests need one of vLLM's own backends"):
-        engine.llm.generate(["A number:"], regex, use_tqdm=False)
+    pattern = r"[0-9]{3}-[0-9]{4}"
+    regex = SamplingParams(max_tokens=16, structured_outputs=StructuredOutputsParams(regex=pattern))
+    [out] = engine.llm.generate(["Call me on 555-0199. The number:"], regex, use_tqdm=False)
+    assert re.fullmatch(pattern, out.outputs[0].text) and out.outputs[0].finish_reason == "stop"
+    gbnf = 'root ::= "(" digits ("," digits){0,3} ")"\ndigits ::= [0-9]{1,3}'
+    grammar = SamplingParams(max_tokens=24, structured_outputs=StructuredOutputsParams(grammar=gbnf))
+    [out] = engine.llm.generate(["A tuple of small numbers:"], grammar, use_tqdm=False)
+    assert re.fullmatch(r"\([0-9]{1,3}(,[0-9]{1,3}){0,3}\)", out.outputs[0].text), out.outputs[0].text
+    lark = SamplingParams(max_tokens=8, structured_outputs=StructuredOutputsParams(grammar='start: "a"'))
+    with pytest.raises(Exception, match="Lark grammars are not read"):
+        engine.llm.generate(["A letter:"], lark, use_tqdm=False)
 
 
 def test_the_logits_processor_route_constrains_without_the_backend(engine: VLLMExtractor) -> None:

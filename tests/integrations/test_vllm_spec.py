@@ -27,6 +27,8 @@ PARSED = [
     ("JSON_OBJECT", None, Spec({"type": "object"})),
     ("CHOICE", '["yes", "no", "ça dépend"]', Spec(True, guards=False, choices=("yes", "no", "ça dépend"))),
     ("CHOICE", ["a"], Spec(True, guards=False, choices=("a",))),
+    ("REGEX", "[0-9]{3}-[A-Z]+", Spec(True, guards=False, regex="[0-9]{3}-[A-Z]+")),
+    ("GRAMMAR", 'root ::= "a"+', Spec(True, guards=False, ebnf='root ::= "a"+')),
 ]
 
 
@@ -36,8 +38,9 @@ def test_a_request_is_parsed_with_its_options(kind: str, text: str | None, expec
 
 
 REFUSED = [
-    ("REGEX", "a+", "JSON Schemas"),
-    ("GRAMMAR", "root ::= 'a'", "choice lists"),
+    ("STRUCTURAL_TAG", '{"structures": []}', "GBNF grammars"),
+    ("GRAMMAR", None, "GBNF text"),
+    ("REGEX", None, "pattern string"),
     ("CHOICE", "[]", "non-empty list of strings"),
     ("CHOICE", '["a", 1]', "non-empty list of strings"),
     ("CHOICE", '"a"', "non-empty list of strings"),
@@ -52,6 +55,16 @@ REFUSED = [
 def test_what_the_backend_cannot_take_is_refused_by_name(kind: str, text: str, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Spec.parse(kind, text)
+
+
+def test_a_regex_the_pattern_compiler_refuses_is_refused_before_compiling() -> None:
+    with pytest.raises(ValueError, match="lookahead|lookaround|refus|support"):
+        Spec.parse("REGEX", "(?=a)b").check()
+
+
+def test_a_grammar_that_cannot_be_read_is_refused_before_compiling() -> None:
+    with pytest.raises(ValueError, match="Lark grammars are not read"):
+        Spec.parse("GRAMMAR", 'start: "a"').check()
 
 
 def test_an_unsupported_keyword_is_refused_before_compiling() -> None:

@@ -191,8 +191,12 @@ def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> No
         kind = "JSON_OBJECT"
     elif so.choice is not None:
         kind, spec = "CHOICE", so.choice
-    else:  # named as vLLM names its request types: REGEX, GRAMMAR, STRUCTURAL_TAG
-        kind = next((k.upper() for k in ("regex", "grammar", "structural_tag") if getattr(so, k, None)), "UNKNOWN")
+    elif so.regex is not None:
+        kind, spec = "REGEX", so.regex
+    elif so.grammar is not None:
+        kind, spec = "GRAMMAR", so.grammar
+    else:  # named as vLLM names its request types
+        kind = "STRUCTURAL_TAG" if getattr(so, "structural_tag", None) else "UNKNOWN"
     try:
         Spec.parse(kind, spec).check()
     except (ExtractorError, ValueError) as exc:

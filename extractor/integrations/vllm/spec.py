@@ -9,8 +9,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.compiler import compile_choices, compile_schema
+from extractor.compiler import compile_choices, compile_ebnf, compile_regex, compile_schema
 from extractor.grammar import CompileOptions, Layout
+from extractor.grammar.ebnf import parse_ebnf
+from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
 from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
@@ -38,11 +40,15 @@ class Spec:
     guards: bool = True
     choices: tuple[str, ...] | None = None
     """A `choice` request: the output is one of these strings, as written (no schema, no guards)."""
+    regex: str | None = None
+    """A `regex` request: the output is text the pattern matches whole (no schema, no guards)."""
+    ebnf: str | None = None
+    """A `grammar` request in GBNF: the output is a sentence of the grammar (no schema, no guards)."""
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
-        """From vLLM's request type name ("JSON", "JSON_OBJECT", "CHOICE") and its spec; ValueError says what is
-        wrong."""
+        """From vLLM's request type name ("JSON", "JSON_OBJECT", "CHOICE", "REGEX", "GRAMMAR") and its spec;
+        ValueError says what is wrong."""
         if kind == "JSON_OBJECT":
             return cls({"type": "object"})
         if kind == "CHOICE":
@@ -50,10 +56,18 @@ class Spec:
             if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
                 raise ValueError(f"a choice request is a non-empty list of strings, not {choices!r}")
             return cls(True, guards=False, choices=tuple(choices))
+        if kind == "REGEX":
+            if not isinstance(text, str):
+                raise ValueError(f"a regex request is a pattern string, not {text!r}")
+            return cls(True, guards=False, regex=text)
+        if kind == "GRAMMAR":
+            if not isinstance(text, str):
+                raise ValueError(f"a grammar request is GBNF text, not {text!r}")
+            return cls(True, guards=False, ebnf=text)
         if kind != "JSON":
             raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
-                             f"json_object) and choice lists; {kind.lower()} requests need one of vLLM's own "
-                             "backends")
+                             f"json_object), choice lists, regular expressions and GBNF grammars; {kind.lower()} "
+                             "requests need one of vLLM's own backends")
         try:
             schema = json.loads(text) if isinstance(text, str) else text
         except RecursionError:  # json's parser recurses per nesting level
@@ -71,13 +85,21 @@ class Spec:
 
     def check(self) -> None:
         """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
-        if self.choices is not None:
+        if self.regex is not None:
+            compile_whole(self.regex)  # a PatternError (a ValueError) names what is refused
+        if self.ebnf is not None:
+            parse_ebnf(self.ebnf)  # a GrammarSyntaxError (a ValueError) says what and where
+        if self.choices is not None or self.regex is not None or self.ebnf is not None:
             return
         target_ir(self.schema, Refusal if self.refusal else None)
 
     def compile(self, vocab: Vocabulary) -> CompiledGrammar:
         if self.choices is not None:
             return compile_choices(self.choices, vocab)
+        if self.regex is not None:
+            return compile_regex(self.regex, vocab)
+        if self.ebnf is not None:
+            return compile_ebnf(self.ebnf, vocab)
         return compile_schema(self.schema, vocab, refusal=Refusal if self.refusal else None,
                               options=CompileOptions(layout=self.layout))
 
