@@ -95,3 +95,13 @@ def parses(data: bytes) -> object | None:
         return json.loads(data.decode("utf-8"))
     except ValueError:  # bad UTF-8, bad JSON, or an integer past Python's 4,300-digit parse limit
         return None
+
+
+def accepts_text(grammar: CompiledGrammar, text: str) -> bool:
+    """Whether the grammar's matcher takes `text` whole, as its UTF-8 bytes, and may end there."""
+    m = grammar.matcher()
+    try:
+        m.advance_bytes(text.encode())
+    except ValueError:
+        return False
+    return m.accepting()

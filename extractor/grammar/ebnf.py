@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from extractor.grammar.compile import Grammar
-from extractor.lang.pattern import MAX_CP, Ranges, negate, raw_chars
+from extractor.lang.pattern import MAX_CP, Ranges, merged_ranges, negate, raw_chars
 from extractor.lang.regex import EMPTY, Node, Ref, alt, lit, refs, repeat, seq
 
 ROOT = "root"
@@ -188,13 +188,8 @@ def _ranges(body: str, at: int) -> Ranges:
         else:
             spans.append((ord(chars[k][0]), ord(chars[k][0])))
             k += 1
-    merged: list[tuple[int, int]] = []
-    for lo, hi in sorted(spans):
-        if merged and lo <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], hi))
-        else:
-            merged.append((lo, hi))
-    return negate(tuple(merged)) if negated else tuple(merged)
+    merged = merged_ranges(spans)
+    return negate(merged) if negated else merged
 
 
 def _unescape_class(body: str, at: int) -> list[tuple[str, bool]]:

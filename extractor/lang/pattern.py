@@ -19,7 +19,8 @@ class PatternError(ValueError):
     """A pattern this compiler refuses (lookaround, backreference...) or cannot parse."""
 
 
-def _norm(ranges: list[tuple[int, int]]) -> Ranges:
+def merged_ranges(ranges: list[tuple[int, int]]) -> Ranges:
+    """The ranges sorted, overlapping and touching ones joined."""
     out: list[tuple[int, int]] = []
     for lo, hi in sorted(ranges):
         if out and lo <= out[-1][1] + 1:
@@ -41,10 +42,10 @@ def negate(ranges: Ranges) -> Ranges:
 
 
 DIGITS: Ranges = ((0x30, 0x39),)
-WORD: Ranges = _norm([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
-SPACE: Ranges = _norm([(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
+WORD: Ranges = merged_ranges([(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)])
+SPACE: Ranges = merged_ranges([(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A),
                        (0x2028, 0x2029), (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)])
-LINE_TERMINATORS: Ranges = _norm([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
+LINE_TERMINATORS: Ranges = merged_ranges([(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
 ANY: Ranges = ((0, MAX_CP),)
 _CLASS_ESCAPES = {"d": DIGITS, "D": negate(DIGITS), "w": WORD, "W": negate(WORD),
                   "s": SPACE, "S": negate(SPACE)}
@@ -163,9 +164,9 @@ def unicode_property(name: str) -> Ranges | None:
     short = _CATEGORY_NAMES.get(name, name)
     table = _categories()
     if short == "LC":
-        return _norm([*table["Lu"], *table["Ll"], *table["Lt"]])
+        return merged_ranges([*table["Lu"], *table["Ll"], *table["Lt"]])
     if len(short) == 1:
-        return _norm([r for cat, rs in table.items() if cat[0] == short for r in rs]) if short in "LMNPSZC" else None
+        return merged_ranges([r for cat, rs in table.items() if cat[0] == short for r in rs]) if short in "LMNPSZC" else None
     return table.get(short)
 
 
@@ -407,7 +408,7 @@ class _Parser:
             else:
                 ranges.extend(lo)
         self.i += 1
-        result = _norm(ranges)
+        result = merged_ranges(ranges)
         return negate(result) if inverted else result
 
     def _class_atom(self) -> Ranges:

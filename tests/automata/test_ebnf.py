@@ -9,6 +9,7 @@ from extractor.compiler import compile_ebnf
 from extractor.errors import ExtractorError
 from extractor.grammar.ebnf import GrammarSyntaxError
 from tests.masks.test_masks import small_vocab
+from tests.walks import accepts_text
 
 ARITHMETIC = r"""
 # sums of products of numbers, parenthesised to any depth
@@ -30,20 +31,11 @@ CASES = [  # (grammar, accepted, refused)
 ]
 
 
-def _accepts(grammar, text: str) -> bool:
-    m = grammar.matcher()
-    try:
-        m.advance_bytes(text.encode())
-    except ValueError:
-        return False
-    return m.accepting()
-
-
 @pytest.mark.parametrize(("text", "accepted", "refused"), CASES, ids=range(len(CASES)))
 def test_a_grammar_accepts_its_language_and_nothing_else(text: str, accepted: list[str], refused: list[str]) -> None:
     grammar = compile_ebnf(text, small_vocab("llama3"))
-    assert all(_accepts(grammar, s) for s in accepted), [s for s in accepted if not _accepts(grammar, s)]
-    assert not any(_accepts(grammar, s) for s in refused), [s for s in refused if _accepts(grammar, s)]
+    assert all(accepts_text(grammar, s) for s in accepted), [s for s in accepted if not accepts_text(grammar, s)]
+    assert not any(accepts_text(grammar, s) for s in refused), [s for s in refused if accepts_text(grammar, s)]
 
 
 REFUSED = [

@@ -10,6 +10,7 @@ import pytest
 from extractor.compiler import compile_regex
 from extractor.lang.pattern import PatternError, compile_whole
 from tests.masks.test_masks import small_vocab
+from tests.walks import accepts_text
 
 CASES = [  # (pattern, texts to try)
     (r"[0-9]{3}-[A-Z]+", ["123-AB", "123-", "12-AB", "123-ab", "1234-A"]),
@@ -23,20 +24,11 @@ CASES = [  # (pattern, texts to try)
 ]
 
 
-def _accepts(grammar, text: str) -> bool:
-    m = grammar.matcher()
-    try:
-        m.advance_bytes(text.encode())
-    except ValueError:
-        return False
-    return m.accepting()
-
-
 @pytest.mark.parametrize(("pattern", "texts"), CASES, ids=range(len(CASES)))
-def test_a_pattern_accepts_what_python_fullmatch_accepts(pattern: str, texts: list[str]) -> None:
+def test_a_pattern_accepts_what_python_fullmatchaccepts_text(pattern: str, texts: list[str]) -> None:
     grammar = compile_regex(pattern, small_vocab("llama3"))
     for text in texts:
-        assert _accepts(grammar, text) == bool(re.fullmatch(pattern, text)), text
+        assert accepts_text(grammar, text) == bool(re.fullmatch(pattern, text)), text
 
 
 @pytest.mark.parametrize("pattern", [r"(?=a)b", r"(a)\1", r"[a-", r"a{2,1}"])
