@@ -215,8 +215,10 @@ def _trim() -> Callable[[int], int] | None:
         return None
 
 
-MMAP_THRESHOLD = 256 << 10
-"""Heap blocks of this many bytes or more are mapped apart, and unmapped when freed (`map_large_blocks`)."""
+MMAP_THRESHOLD = 4 << 20
+"""Heap blocks of this many bytes or more are mapped apart, and unmapped when freed (`map_large_blocks`): a layer's
+keys or values past about 5,000 tokens of the embedded model. A lower threshold would map the cache of every
+decoding step of a short prompt apart too, each step then paying for fresh pages."""
 
 
 @lru_cache(maxsize=1)
@@ -224,8 +226,9 @@ def map_large_blocks() -> bool:
     """Have glibc map every block of `MMAP_THRESHOLD` bytes or more apart and give it back when freed (once per
     process, where the variable MALLOC_MMAP_THRESHOLD_ does not set it already). By default glibc raises that
     threshold each time a large block is freed, so a long prompt's key-value cache, grown a part at a time, ends
-    up in the heap, and each larger copy leaves the smaller ones as holes no later block fits: 0.4 GB more at
-    the peak of a 300,000-character document. True where the setting was made."""
+    up in the heap, and each larger copy leaves the smaller ones as holes no later block fits: a 300,000-character
+    document's windows then peak hundreds of MiB higher (benchmarks/long_scaling.py). True where the setting was
+    made."""
     if "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False
     try:
