@@ -1,7 +1,15 @@
 """Structured extraction with local language models: a Pydantic model in, a validated object out."""
 
+import os
+import sys
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
+
+# Idle torch threads sleep instead of spinning: beside other busy processes a short extraction stays near its own
+# speed, for a little on a quiet machine (benchmarks/threads.py, docs/performance.md). torch's OpenMP runtime reads
+# the variable once, when torch is imported: after that it is left alone. Set OMP_WAIT_POLICY to choose otherwise.
+if "torch" not in sys.modules:
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from extractor.aio import aextract, aextract_many, aextract_stream
 from extractor.api import Extractor, extract, extract_many, extract_stream
