@@ -94,6 +94,13 @@ def test_a_choice_request_writes_exactly_one_of_its_strings() -> None:
         assert m.accepting() is whole
 
 
+def test_the_first_mask_is_made_when_the_grammar_is_compiled() -> None:
+    """vLLM compiles in a thread pool while the prompt is prefilled: the start's mask is ready before the first
+    step asks for it."""
+    grammar, _ = GrammarCache(small_vocab("llama3")).get("JSON", json.dumps(PERSON))
+    assert grammar.bitmasks.get(grammar.start) is not None
+
+
 def test_key_order_is_kept() -> None:
     ordered = {"type": "object", "properties": {"z": {"const": 1}, "a": {"const": 2}}, "required": ["z", "a"]}
     matcher = Spec.parse("JSON", json.dumps(ordered)).compile(small_vocab("llama3")).matcher()

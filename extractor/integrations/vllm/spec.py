@@ -129,6 +129,7 @@ class GrammarCache:
                 return hit
         spec = Spec.parse(kind, text)
         grammar = spec.compile(self.vocab), spec  # outside the lock: compiles run side by side
+        grammar[0].bitmask(grammar[0].start)  # every request's first mask, made here in the compile thread
         with self.lock:
             self.items[key] = grammar
             if len(self.items) > self.capacity:
