@@ -24,7 +24,7 @@ from extractor.options import ExtractOptions
 from extractor.refusing import title
 from extractor.schema import Refusal, json_schema
 from extractor.schema.window import window_form
-from extractor.tracing import Span, Trace, ValueTrace
+from extractor.tracing import Span, Trace
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""

@@ -4,7 +4,6 @@ text lies in the decoder's output bytes."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
