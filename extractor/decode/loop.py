@@ -226,9 +226,8 @@ def map_large_blocks() -> bool:
     """Have glibc map every block of `MMAP_THRESHOLD` bytes or more apart and give it back when freed (once per
     process, where the variable MALLOC_MMAP_THRESHOLD_ does not set it already). By default glibc raises that
     threshold each time a large block is freed, so a long prompt's key-value cache, grown a part at a time, ends
-    up in the heap, and each larger copy leaves the smaller ones as holes no later block fits: a 300,000-character
-    document's windows then peak hundreds of MiB higher (benchmarks/long_scaling.py). True where the setting was
-    made."""
+    up in the heap, and each larger copy leaves the smaller ones as holes no later block fits, the peak climbing
+    window after window of a long document. True where the setting was made."""
     if "MALLOC_MMAP_THRESHOLD_" in os.environ:
         return False
     try:

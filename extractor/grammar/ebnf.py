@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from extractor.grammar.compile import Grammar
-from extractor.lang.pattern import MAX_CP, Ranges, merged_ranges, negate, raw_chars
+from extractor.lang.pattern import MAX_CP, MAX_GROUPS_DEEP, Ranges, merged_ranges, negate, raw_chars
 from extractor.lang.regex import EMPTY, Node, Ref, alt, lit, refs, repeat, seq
 
 ROOT = "root"
@@ -72,7 +72,7 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
 
 class _Parser:
     def __init__(self, text: str, tokens: list[tuple[str, str, int]]) -> None:
-        self.text, self.tokens, self.i = text, tokens, 0
+        self.text, self.tokens, self.i, self.depth = text, tokens, 0, 0
 
     def done(self) -> bool:
         return self.i >= len(self.tokens)
@@ -122,7 +122,11 @@ class _Parser:
         if value == "(":
             if self.peek()[1] in ("=", "!"):
                 self.fail("lookahead assertions are not supported")
+            self.depth += 1
+            if self.depth > MAX_GROUPS_DEEP:
+                self.fail(f"groups nested more than {MAX_GROUPS_DEEP} deep")
             inner = self.alternatives()
+            self.depth -= 1
             if self.peek()[1] != ")":
                 self.fail("unclosed `(`")
             self.i += 1

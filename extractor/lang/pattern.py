@@ -10,6 +10,8 @@ from extractor.lang.regex import EMPTY, NOTHING, Node, Seq, alt, byte_set, lit, 
 
 MAX_CP = 0x10FFFF
 MAX_REPEAT = 10_000
+MAX_GROUPS_DEEP = 100
+"""Groups nested deeper than this are refused (a `PatternError`, not the parser running out of stack)."""
 """Largest quantifier bound unrolled (`{0,4096}`); the compile budget (states, seconds) bounds the automaton."""
 Ranges = tuple[tuple[int, int], ...]
 """Sorted, disjoint, inclusive code point ranges."""
@@ -201,6 +203,7 @@ def compile_whole(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
 class _Parser:
     def __init__(self, text: str, max_repeat: int, whole: bool = False) -> None:
         self.text, self.i, self.max_repeat, self.whole = text, 0, max_repeat, whole
+        self.depth = 0
         self.chars = raw_chars if whole else chars
 
     def top(self) -> Node:
@@ -317,7 +320,11 @@ class _Parser:
                 self.i = end + 1
             else:
                 self.fail("lookaround assertions and inline flags are not supported")
+        self.depth += 1
+        if self.depth > MAX_GROUPS_DEEP:
+            self.fail(f"groups nested more than {MAX_GROUPS_DEEP} deep")
         body = self.alternation()
+        self.depth -= 1
         if not self.eat(")"):
             self.fail("missing )")
         return body

@@ -49,6 +49,7 @@ REFUSED = [
     ("root ::= [z-a]", "backwards"),
     ("root ::= \"a\" ;", "cannot read"),
     ("root ::= (\"a\"", "unclosed"),
+    ("root ::= " + "(" * 5000 + "\"a\"" + ")" * 5000, "nested more than"),  # not the parser's stack running out
 ]
 
 

@@ -31,7 +31,7 @@ def test_a_pattern_accepts_what_python_fullmatchaccepts_text(pattern: str, texts
         assert accepts_text(grammar, text) == bool(re.fullmatch(pattern, text)), text
 
 
-@pytest.mark.parametrize("pattern", [r"(?=a)b", r"(a)\1", r"[a-", r"a{2,1}"])
+@pytest.mark.parametrize("pattern", [r"(?=a)b", r"(a)\1", r"[a-", r"a{2,1}", "(" * 5000 + "a" + ")" * 5000], ids=range(5))
 def test_what_the_pattern_compiler_refuses_is_a_pattern_error(pattern: str) -> None:
     with pytest.raises(PatternError):
         compile_whole(pattern)

@@ -48,6 +48,7 @@ REFUSED = [
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"refusal": True, "colour": 1}}), OPTIONS_KEY),
     ("JSON", json.dumps({**PERSON, OPTIONS_KEY: {"layout": "wavy"}}), "layout"),
     ("JSON", "[" * 100_000 + "]" * 100_000, "nests too deeply"),  # a RecursionError in json's parser otherwise
+    ("CHOICE", "[" * 100_000 + "]" * 100_000, "nests too deeply"),
 ]
 
 

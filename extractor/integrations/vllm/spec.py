@@ -52,7 +52,7 @@ class Spec:
         if kind == "JSON_OBJECT":
             return cls({"type": "object"})
         if kind == "CHOICE":
-            choices = json.loads(text) if isinstance(text, str) else text
+            choices = _json(text) if isinstance(text, str) else text
             if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
                 raise ValueError(f"a choice request is a non-empty list of strings, not {choices!r}")
             return cls(True, guards=False, choices=tuple(choices))
@@ -68,10 +68,7 @@ class Spec:
             raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
                              f"json_object), choice lists, regular expressions and GBNF grammars; {kind.lower()} "
                              "requests need one of vLLM's own backends")
-        try:
-            schema = json.loads(text) if isinstance(text, str) else text
-        except RecursionError:  # json's parser recurses per nesting level
-            raise ValueError("the schema nests too deeply to be read") from None
+        schema = _json(text) if isinstance(text, str) else text
         if not isinstance(schema, (dict, bool)):
             raise ValueError(f"a JSON Schema is an object or a boolean, not {type(schema).__name__}")
         options = schema.get(OPTIONS_KEY, {}) if isinstance(schema, dict) else {}
@@ -102,6 +99,14 @@ class Spec:
             return compile_ebnf(self.ebnf, vocab)
         return compile_schema(self.schema, vocab, refusal=Refusal if self.refusal else None,
                               options=CompileOptions(layout=self.layout))
+
+
+def _json(text: str) -> Any:
+    """A request's JSON; ValueError where it is not JSON or nests past what json's parser recurses through."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("the request nests too deeply to be read") from None
 
 
 def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = SERVED_LAYOUT,
