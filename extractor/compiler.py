@@ -31,11 +31,21 @@ def compile_schema(schema: type[Any] | dict[str, Any], tokenizer: Any, *, refusa
     return CompiledGrammar(automaton, vocab, _trie(vocab))
 
 
+def check_choices(choices: Any) -> None:
+    """ValueError unless `choices` is a non-empty list of strings UTF-8 can write."""
+    if isinstance(choices, str) or not choices or not all(isinstance(c, str) for c in choices):
+        raise ValueError(f"choices are a non-empty list of strings, not {choices!r}")
+    for choice in choices:
+        try:
+            choice.encode()
+        except UnicodeEncodeError:
+            raise ValueError(f"choice {choice!r} holds a lone surrogate: UTF-8 cannot write it") from None
+
+
 def compile_choices(choices: Sequence[str], tokenizer: Any,
                     options: CompileOptions = CompileOptions()) -> CompiledGrammar:
     """A grammar whose only outputs are the given strings, written as they are (a serving engine's `choice`)."""
-    if isinstance(choices, str) or not choices or not all(isinstance(c, str) for c in choices):
-        raise ValueError(f"choices are a non-empty list of strings, not {choices!r}")
+    check_choices(choices)
     return _text_grammar(alt(*map(lit, choices)), tokenizer, options)
 
 

@@ -175,7 +175,12 @@ def _unescape(body: str, at: int) -> str:
             k += 2
         else:
             raise GrammarSyntaxError(f"unknown escape \\{e} at offset {at + k + 1}")
-    return "".join(out)
+    text = "".join(out)
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise GrammarSyntaxError(f"a lone surrogate in the literal at offset {at}: UTF-8 cannot write it") from None
+    return text
 
 
 def _ranges(body: str, at: int) -> Ranges:

@@ -45,6 +45,7 @@ REFUSED = [
     ("root ::= \"a\"\nroot ::= \"b\"", "defined twice"),
     ("root ::= (= \"a\") \"a\"", "lookahead"),
     ("root ::= \"\\q\"", "unknown escape"),
+    ("root ::= \"a\ud800\"", "lone surrogate"),
     ("root ::= \"a\"{3,1}", "bounds"),
     ("root ::= [z-a]", "backwards"),
     ("root ::= \"a\" ;", "cannot read"),

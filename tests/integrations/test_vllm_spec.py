@@ -73,6 +73,11 @@ def test_an_unsupported_keyword_is_refused_before_compiling() -> None:
         Spec.parse("JSON", json.dumps({"type": "string", "contentSchema": {"type": "object"}})).check()
 
 
+def test_a_choice_utf8_cannot_write_is_refused() -> None:
+    with pytest.raises(ValueError, match="lone surrogate"):
+        Spec.parse("CHOICE", '["ok", "\\ud800"]').compile(small_vocab("llama3"))
+
+
 def test_a_choice_request_writes_exactly_one_of_its_strings() -> None:
     choices = ["yes", "no", "not sure", "ça dépend"]
     grammar = Spec.parse("CHOICE", json.dumps(choices)).compile(small_vocab("llama3"))

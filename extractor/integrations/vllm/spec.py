@@ -9,7 +9,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.compiler import compile_choices, compile_ebnf, compile_regex, compile_schema
+from extractor.compiler import check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema
 from extractor.grammar import CompileOptions, Layout
 from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.pattern import compile_whole
@@ -53,8 +53,9 @@ class Spec:
             return cls({"type": "object"})
         if kind == "CHOICE":
             choices = _json(text) if isinstance(text, str) else text
-            if not isinstance(choices, list) or not choices or not all(isinstance(c, str) for c in choices):
+            if not isinstance(choices, list):
                 raise ValueError(f"a choice request is a non-empty list of strings, not {choices!r}")
+            check_choices(choices)
             return cls(True, guards=False, choices=tuple(choices))
         if kind == "REGEX":
             if not isinstance(text, str):
