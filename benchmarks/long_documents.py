@@ -208,6 +208,18 @@ def _lenient(value: dict[str, Any]) -> NDA | None:
     return NDA.model_validate({"parties": [], **fields})
 
 
+def _resumed(path: Path | None) -> dict[tuple[str, str], dict[str, Any]]:
+    """The outcomes an interrupted run left in `path`, by (method, contract id); a torn last line is dropped."""
+    done: dict[tuple[str, str], dict[str, Any]] = {}
+    for line in (path.read_text().splitlines() if path and path.exists() else []):
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        done[row.pop("method"), row["id"]] = row
+    return done
+
+
 def markdown(result: dict[str, Any]) -> str:
     chosen = f", those read in {result['min_windows']} windows or more" if result.get("min_windows", 1) > 1 else ""
     head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts{chosen}, "
@@ -237,6 +249,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chars", type=int, default=None, help="each contract cut to its first N characters (smoke)")
     parser.add_argument("--min-windows", type=int, default=1,
                         help="only the contracts `extract` reads in at least N windows (2: those longer than one)")
+    parser.add_argument("--resume", type=Path, default=None,
+                        help="a JSON-lines file each outcome is appended to as it is made; a rerun skips those it holds")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
@@ -246,11 +260,17 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
     runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap)
     docs = [d for d in load(args.split, args.limit, args.chars) if len(runner.windows(d["text"])) >= args.min_windows]
+    done = _resumed(args.resume)
     outcomes: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     from tqdm.auto import tqdm
     for doc in tqdm(docs, desc="contracts", unit="doc"):
         for m in methods:
-            outcomes[m].append(runner.run(m, doc))
+            if (m, doc["id"]) not in done:
+                done[m, doc["id"]] = runner.run(m, doc)
+                if args.resume:
+                    with args.resume.open("a") as f:
+                        f.write(json.dumps({"method": m, **done[m, doc["id"]]}) + "\n")
+            outcomes[m].append(done[m, doc["id"]])
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,

@@ -50,3 +50,17 @@ def test_the_long_document_benchmark_runs_on_a_tiny_input(tmp_path):
     assert set(result["methods"]) == {"extract", "first_window", "free_chunks", "no_window_form"}
     assert result["outcomes"]["extract"][0]["windows"] > 1
     assert result["methods"]["extract"]["valid_rate"] in (0.0, 1.0)
+
+
+def test_a_resumed_run_reuses_the_outcomes_it_finds(tmp_path, monkeypatch):
+    from benchmarks import long_documents
+
+    log, out = tmp_path / "outcomes.jsonl", tmp_path / "long.json"
+    argv = ["--limit", "1", "--chars", "400", "--methods", "first_window", "--max-tokens", "8", "--resume", str(log),
+            "--json", str(out)]
+    long_documents.main(argv)
+    first = json.loads(out.read_text())["outcomes"]
+    log.write_text(log.read_text() + '{"method": "first_window", "id"')  # a torn line, as a killed run leaves
+    monkeypatch.setattr(long_documents.Runner, "run", lambda *a: pytest.fail("a finished outcome was run again"))
+    long_documents.main(argv)
+    assert json.loads(out.read_text())["outcomes"] == first
