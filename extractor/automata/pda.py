@@ -415,6 +415,13 @@ class Fingerprints:
     def __len__(self) -> int:
         return len(self.names)
 
+    def digest_large(self, min_bytes: int) -> None:
+        """Digest now each rule whose table holds at least `min_bytes`: at compile, where building it cost far
+        more, instead of in the first mask (a 40k-state table takes tens of milliseconds to read and hash)."""
+        for d in self.dfas.values():
+            if isinstance(d, RuleDFA) and d.trans.nbytes >= min_bytes:
+                _ = d.signature  # a cached property: kept on the automaton
+
     def _hash(self, name: str) -> str:
         order, at = [name], {name: 0}  # breadth first: `order` is the queue
         for n in order:

@@ -1162,28 +1162,53 @@ static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
  * fingerprint first asks for it (a table cache key), not by the construction: a compile needs none. Returns 0,
  * or -1 with a Python error set. */
 static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
-    int32_t canon[256], first[256], ids = 0, slot_of[512];
+    int32_t canon[256], first[256], ids = 0, rep[256];
     uint32_t hash[256];
     size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
     uint8_t *data = malloc(head + (size_t)d * 4 * 256 + (size_t)d + 4);
     if (!data) { PyErr_NoMemory(); return -1; }
     column_hashes(table, d, hash);
-    for (int i = 0; i < 512; i++) slot_of[i] = -1;  /* open addressing over the columns' hashes: id per slot */
+    /* Each column's guess: the first column with its hash. Checked in one pass over the rows (a table may be tens
+     * of megabytes: reading it column by column would miss the cache on every state). */
     for (int b = 0; b < 256; b++) {
-        uint32_t at = (hash[b] * 2654435761u) >> 23;
-        int32_t j;
-        while ((j = slot_of[at]) >= 0 && !(hash[first[j]] == hash[b] && same_column(table, d, first[j], b)))
-            at = (at + 1) & 511;
-        if (j < 0) {
-            j = slot_of[at] = ids;
-            int32_t *to = (int32_t *)(data + head + (size_t)ids * d * 4);
-            for (int32_t s = 0; s < d; s++) {
-                int32_t v = table[(int64_t)s * 256 + b];
-                memcpy(to + s, &v, 4);
-            }
-            first[ids++] = b;
+        rep[b] = b;
+        for (int a = 0; a < b; a++)
+            if (rep[a] == a && hash[a] == hash[b]) { rep[b] = a; break; }
+    }
+    int guessed = 1;
+    for (int32_t s = 0; s < d && guessed; s++) {
+        const int32_t *row = table + (int64_t)s * 256;
+        for (int b = 0; b < 256; b++)
+            if (row[b] != row[rep[b]]) { guessed = 0; break; }
+    }
+    if (guessed) {
+        for (int b = 0; b < 256; b++) {
+            if (rep[b] == b) first[ids] = b, canon[b] = ids++;
+            else canon[b] = canon[rep[b]];
         }
-        canon[b] = j;
+        for (int32_t s = 0; s < d; s++) {
+            const int32_t *row = table + (int64_t)s * 256;
+            for (int32_t j = 0; j < ids; j++) memcpy(data + head + ((size_t)j * d + s) * 4, row + first[j], 4);
+        }
+    } else {  /* two different columns share a hash: compared column by column */
+        int32_t slot_of[512];
+        for (int i = 0; i < 512; i++) slot_of[i] = -1;  /* open addressing over the columns' hashes: id per slot */
+        for (int b = 0; b < 256; b++) {
+            uint32_t at = (hash[b] * 2654435761u) >> 23;
+            int32_t j;
+            while ((j = slot_of[at]) >= 0 && !(hash[first[j]] == hash[b] && same_column(table, d, first[j], b)))
+                at = (at + 1) & 511;
+            if (j < 0) {
+                j = slot_of[at] = ids;
+                int32_t *to = (int32_t *)(data + head + (size_t)ids * d * 4);
+                for (int32_t s = 0; s < d; s++) {
+                    int32_t v = table[(int64_t)s * 256 + b];
+                    memcpy(to + s, &v, 4);
+                }
+                first[ids++] = b;
+            }
+            canon[b] = j;
+        }
     }
     data[0] = 'C';
     for (int b = 0; b < 256; b++) data[1 + b] = (uint8_t)canon[b];

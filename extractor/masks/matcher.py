@@ -9,7 +9,7 @@ from extractor.automata.distinct import Distinct, Present, Quoted, fresh
 from extractor.masks.lru import ByteLRU
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
-from extractor.masks.unique import narrow_items
+from extractor.masks.unique import TokenKinds, narrow_items
 from extractor.masks.walk import native, walk
 from extractor.tokens import Vocabulary
 
@@ -31,6 +31,9 @@ def _quoted(vocab: Vocabulary) -> Quoted:
 
 WALK_MEMO_BYTES = 64
 """Walks of up to this many bytes (a token, a short forced span) are remembered per configuration."""
+DIGEST_AT_COMPILE_BYTES = 1 << 20
+"""Rule tables this large are digested for the table cache's keys when the grammar is compiled (about 0.5 ms a
+megabyte), not on the first mask that needs their fingerprint."""
 STACK_BYTES = 120
 """What one stack of a configuration costs in memory, roughly (a tuple of frames and the set's slot)."""
 
@@ -53,6 +56,9 @@ class CompiledGrammar:
         requests of one schema, rollbacks, drafts validated then accepted) looks its step up instead of walking."""
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
+        if automaton.unique:  # the vocabulary's index for unique items, made here rather than on a first visit
+            TokenKinds.of(vocab)
+        automaton.fingerprints.digest_large(DIGEST_AT_COMPILE_BYTES)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.start = automaton.start()
 

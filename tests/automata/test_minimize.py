@@ -384,3 +384,32 @@ def test_a_difference_with_words_is_the_product_with_their_automaton(item, texts
         dfa._partition = saved
     assert _same(built, product) and _same(built, python)
     assert built.content == product.content
+
+
+def _collision() -> np.ndarray:
+    """Two different columns with one column hash (bytes 3 and 9): the digest must still tell them apart."""
+    table = np.full((2, 256), -1, dtype=np.int32)
+    h = lambda col: ((((5381 * 33) ^ int(col[0])) * 33) & 0xFFFFFFFF) ^ int(col[1])  # the C column hash
+    table[:, 3], table[:, 9] = (0, 0), (1, h((0, 0)) ^ ((((5381 * 33) ^ 1) * 33) & 0xFFFFFFFF))
+    assert h(table[:, 3]) == h(table[:, 9]) and not np.array_equal(table[:, 3], table[:, 9])
+    return table
+
+
+_rng = np.random.default_rng(5)
+
+
+@needs_native
+@pytest.mark.parametrize("table", [
+    np.full((1, 256), -1, dtype=np.int32),  # one state, no edges
+    _rng.integers(-1, 4, (4, 256), dtype=np.int32),  # every column likely its own
+    np.repeat(_rng.integers(-1, 3000, (3000, 8), dtype=np.int32), 32, axis=1),  # 8 classes of 32 bytes, 3,000 states
+    _collision(),
+], ids=["empty", "random", "classes", "collision"])
+def test_the_native_content_digest_holds_on_large_tables_and_column_hash_collisions(
+        table: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The C digest checks its guess of equal columns in one pass over the rows, and falls back to comparing
+    columns where two different ones share a hash: the same bytes as Python's either way."""
+    accept = np.arange(len(table)) % 3 == 0
+    native = RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
+    monkeypatch.setattr(dfa, "_partition", None)
+    assert native == RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
