@@ -64,3 +64,17 @@ def test_a_resumed_run_reuses_the_outcomes_it_finds(tmp_path, monkeypatch):
     monkeypatch.setattr(long_documents.Runner, "run", lambda *a: pytest.fail("a finished outcome was run again"))
     long_documents.main(argv)
     assert json.loads(out.read_text())["outcomes"] == first
+
+
+def test_the_first_window_of_a_contract_that_fits_one_is_extracts_own_call(tmp_path, monkeypatch):
+    from benchmarks import long_documents
+
+    calls = []
+    run = long_documents.Runner.run
+    monkeypatch.setattr(long_documents.Runner, "run", lambda self, m, doc: calls.append(m) or run(self, m, doc))
+    out = tmp_path / "long.json"
+    long_documents.main(["--limit", "1", "--chars", "400", "--methods", "extract,first_window", "--max-tokens", "8",
+                         "--json", str(out)])
+    outcomes = json.loads(out.read_text())["outcomes"]
+    assert calls == ["extract"] and outcomes["first_window"][0]["same_call_as"] == "extract"
+    assert outcomes["first_window"][0]["pairs"] == outcomes["extract"][0]["pairs"]
