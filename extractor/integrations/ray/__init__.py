@@ -11,7 +11,8 @@ from typing import Any
 from extractor.errors import ExtractorError
 
 _WHERE = {"extract_dataset": "workers", "Workers": "workers", "ExtractBatches": "workers", "run_corpus": "job",
-          "JobSummary": "job", "read_documents": "job", "read_results": "job", "CorpusJobError": "store"}
+          "JobSummary": "job", "read_documents": "job", "read_results": "job", "CorpusJobError": "store",
+          "corpus_command": "command"}
 """Where each public name lives, loaded on first use."""
 
 __all__ = ["CorpusJobError", "ExtractBatches", "JobSummary", "RayNotInstalledError", "Workers", "extract_dataset",

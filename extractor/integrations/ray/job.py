@@ -49,14 +49,15 @@ class JobSummary:
 def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_column: str = "text",
                id_column: str = "id", options: ExtractOptions | None = None, workers: Workers | None = None,
                shard_rows: int = 1024, flush_seconds: float = 60.0, progress: bool | None = None,
-               **settings: Any) -> JobSummary:
+               address: str | None = None, **settings: Any) -> JobSummary:
     """Extract `target` from every row of `ds` into `folder` (Parquet shards, `manifest.jsonl`, `summary.json`).
 
     Results come back to the driver as actors finish batches and are written once `shard_rows` rows or
     `flush_seconds` have gathered, so a killed run loses at most that much. A rerun into the same folder skips the
     ids listed there; ids must be unique (a repeat is counted in `duplicates`, not written twice). Raises
     `CorpusJobError` when Ray gives up on a batch (its actor died past `retries`) or rows went missing, after
-    writing what was done."""
+    writing what was done. Where Ray is not started in this process, it connects to `address` (None: `RAY_ADDRESS`,
+    else a local cluster)."""
     import ray
     from tqdm import tqdm
 
@@ -65,7 +66,7 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
     if shard_rows < 1 or not flush_seconds > 0:
         raise InputError(f"shard_rows must be ≥ 1 and flush_seconds > 0, got {shard_rows!r}, {flush_seconds!r}")
     if not ray.is_initialized():
-        ray.init()
+        ray.init(address=address)
     store = ShardStore(Path(folder), _job(target, text_column, id_column))
     total = ds.count()  # one pass over the input (metadata only, for datasets built in memory)
     results = actors(ds, target, text_column, id_column, options, workers, frozenset(store.ids))
