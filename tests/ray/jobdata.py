@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import pyarrow as pa
 import ray.data
 from pydantic import BaseModel
 
@@ -29,7 +30,6 @@ TEXTS = {
 OPTIONS = ExtractOptions(max_tokens=48, max_retries=0)
 
 
-
 def corpus(texts: dict[str, str] = TEXTS) -> ray.data.Dataset:
-    """The texts as a Dataset of `id` and `text`, one row per block (so batches spread across actors)."""
-    return ray.data.from_items([{"id": k, "text": v} for k, v in texts.items()], override_num_blocks=len(texts))
+    """The texts as a Dataset of `id` and `text`, a block a row (an actor takes a block at a time)."""
+    return ray.data.from_arrow([pa.table({"id": [k], "text": [v]}) for k, v in texts.items()])

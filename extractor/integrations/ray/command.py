@@ -25,7 +25,8 @@ def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, a
     else:
         raise ValueError("a corpus job writes its results as it goes: give --parquet OUTDIR and/or --jsonl FILE")
     ray.data.DataContext.get_current().enable_progress_bars = False  # before the dataset: the job's bar is the one
-    summary = run_corpus(read_documents(files), target, folder, options=options, model=model, concurrency=actors,
+    blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // actors))))  # work for every actor
+    summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
                          address=address, progress=len(files) > 1)
     if jsonl is not None:
         records = sorted((_record(row, trace) for table in tables(folder) for row in table.to_pylist()),

@@ -141,9 +141,10 @@ def _job(target: Any, text_column: str, id_column: str) -> dict[str, Any]:
     return {"schema": hashlib.sha256(schema).hexdigest()[:16], "text_column": text_column, "id_column": id_column}
 
 
-def read_documents(paths: Sequence[Path]) -> ray.data.Dataset:
+def read_documents(paths: Sequence[Path], block_rows: int = 8) -> ray.data.Dataset:
     """Text files as a Dataset of `id` (the path) and `text`, read here on the driver, so a cluster's nodes need
-    not see the files; one that is not UTF-8 becomes a row whose `InputError` says so."""
+    not see the files; one that is not UTF-8 becomes a row whose `InputError` says so. Blocks of `block_rows` rows
+    (an actor takes a block at a time: match the actors' `batch_size`)."""
     import ray.data
 
     rows = []
@@ -153,7 +154,8 @@ def read_documents(paths: Sequence[Path]) -> ray.data.Dataset:
         except (UnicodeDecodeError, OSError) as exc:
             rows.append({"id": str(path), "text": None, READ_ERROR: f"{path} could not be read as UTF-8 text: {exc}"})
     schema = pa.schema([("id", pa.string()), ("text", pa.string()), (READ_ERROR, pa.string())])
-    return ray.data.from_arrow(pa.Table.from_pylist(rows, schema))
+    table = pa.Table.from_pylist(rows, schema)
+    return ray.data.from_arrow([table.slice(k, block_rows) for k in range(0, max(len(rows), 1), block_rows)])
 
 
 def read_results(folder: str | Path, target: Any, refusal: type[BaseModel] = Refusal) -> Iterator[tuple[Any, Any]]:

@@ -174,7 +174,10 @@ def extract_dataset(ds: ray.data.Dataset, target: Any, *, text_column: str = "te
     may be given as keywords: `concurrency=2, torch_threads=1`).
 
     Greedy results are those of `Extractor.extract_many` on the same texts. An actor that dies mid-batch is
-    restarted (loading the model again) and its batch retried, up to `retries` times each."""
+    restarted (loading the model again) and its batch retried, up to `retries` times each. An actor takes a whole
+    block at a time: give `ds` blocks of about `batch_size` rows (`override_num_blocks` when reading), or one large
+    block keeps the other actors idle. (`ds.repartition(target_num_rows_per_block=...)` does it where the cluster has
+    CPUs beyond the actors': its tasks wait for a free one.)"""
     return actors(ds, target, text_column, id_column, options or ExtractOptions(), Workers.of(workers, settings))
 
 
