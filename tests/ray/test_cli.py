@@ -4,6 +4,8 @@ and a rerun that reads every file's row back from the folder instead of extracti
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -43,3 +45,10 @@ def test_extract_on_ray_writes_the_lines_extract_writes_and_resumes(cluster: str
     again_code, again = _extract(folder, "ray.jsonl", "--ray")
     summary = json.loads((folder / "ray.jsonl.parquet" / "summary.json").read_text())
     assert (again_code, again, summary["skipped"], summary["written"]) == (1, lines, 3, 0)
+
+
+def test_the_command_line_and_the_package_load_no_ray_until_a_job_runs() -> None:
+    program = ("import sys, extractor, extractor.cli, extractor.integrations.ray; "
+               "print(sorted(m for m in ('ray', 'pyarrow') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]"
