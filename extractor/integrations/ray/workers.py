@@ -4,6 +4,7 @@ one output row per input row, whatever happened to it."""
 from __future__ import annotations
 
 import json
+import logging
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -20,6 +21,8 @@ from extractor.options import ExtractOptions
 
 if TYPE_CHECKING:
     import ray.data
+
+log = logging.getLogger(__name__)
 
 RESULT_FIELDS = [
     pa.field("result", pa.string()),  # the target instance (or refusal) as JSON; null where the row failed
@@ -97,26 +100,28 @@ class ExtractBatches:
 
     def _extract(self, texts: list[Any]) -> list[Any]:
         """`extract_many`'s (result or error, usage) per text; where the batch call itself raises (not one
-        document's `ExtractorError`, which it keeps in its slot), each text alone, so only the one at fault fails."""
+        document's `ExtractorError`, which it keeps in its slot), each text alone, so only the one at fault fails.
+        An engine that cannot load fails the batch (Ray retries it), not its rows."""
         if not texts:
             return []
-        try:
-            return self._many(texts)
-        except Exception:
-            if len(texts) == 1:
-                raise
+        engine = self.engine
+        if len(texts) > 1:
+            try:
+                return self._many(engine, texts)
+            except Exception:  # which text broke it is found below
+                log.warning("a batch of %d texts raised; extracting them one by one", len(texts), exc_info=True)
         out = []
         for text in texts:
             try:
-                out.extend(self._many([text]))
+                out.extend(self._many(engine, [text]))
             except Exception as exc:  # noqa: BLE001  (a corpus row of its own: written with its error)
                 out.append((exc, Usage()))
         return out
 
-    def _many(self, texts: list[Any]) -> list[Any]:
-        kw = {"batch_size": self.batch_size} if isinstance(self.engine, Extractor) else {}
-        return self.engine.extract_many(self.target, texts, self.options, with_usage=True, with_trace=True,
-                                        progress=False, **kw)
+    def _many(self, engine: Engine, texts: list[Any]) -> list[Any]:
+        kw = {"batch_size": self.batch_size} if isinstance(engine, Extractor) else {}
+        return engine.extract_many(self.target, texts, self.options, with_usage=True, with_trace=True,
+                                   progress=False, **kw)
 
     def _row(self, entry: Any) -> dict[str, Any]:
         value, usage = entry if isinstance(entry, tuple) else (entry, Usage())
