@@ -42,9 +42,14 @@ def test_extract_on_ray_writes_the_lines_extract_writes_and_resumes(cluster: str
         assert (ours["result"], ours["refused"]) == (theirs["result"], theirs["refused"])
     assert (lines[-1]["error"]["type"], plain[-1]["error"]["type"]) == ("InputError", "UnicodeDecodeError")
     assert "could not be read as UTF-8 text" in lines[-1]["error"]["message"]
-    again_code, again = _extract(folder, "ray.jsonl", "--ray")
+    rerun = subprocess.run([sys.executable, "-m", "extractor.cli", "extract", "--schema", str(folder / "person.json"),
+                            "--input", str(folder / "in"), "--jsonl", str(folder / "ray.jsonl"), "--max-tokens", "48",
+                            "--max-retries", "0", "--ray", cluster], capture_output=True, text=True, timeout=300,
+                           check=False)
+    assert "Connecting to existing Ray cluster" in rerun.stderr  # the one named, not a local one of its own
+    again = [json.loads(line) for line in (folder / "ray.jsonl").read_text().splitlines()]
     summary = json.loads((folder / "ray.jsonl.parquet" / "summary.json").read_text())
-    assert (again_code, again, summary["skipped"], summary["written"]) == (1, lines, 3, 0)
+    assert (rerun.returncode, again, summary["skipped"], summary["written"]) == (1, lines, 3, 0)
 
 
 def test_the_command_line_and_the_package_load_no_ray_until_a_job_runs() -> None:

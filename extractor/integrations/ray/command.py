@@ -16,6 +16,7 @@ from extractor.options import ExtractOptions
 def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,
                    parquet: Path | None, jsonl: Path | None, model: str | None, actors: int, trace: bool) -> int:
     """Run the job (resuming one left in the folder), write the JSON lines, report; 1 where any file failed."""
+    import ray
     import ray.data
 
     if parquet is not None:
@@ -24,10 +25,12 @@ def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, a
         folder = jsonl.with_name(jsonl.name + ".parquet")
     else:
         raise ValueError("a corpus job writes its results as it goes: give --parquet OUTDIR and/or --jsonl FILE")
+    if not ray.is_initialized():  # before the dataset: building one starts a local cluster otherwise
+        ray.init(address=address)
     ray.data.DataContext.get_current().enable_progress_bars = False  # before the dataset: the job's bar is the one
     blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // actors))))  # work for every actor
     summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
-                         address=address, progress=len(files) > 1)
+                         progress=len(files) > 1)
     if jsonl is not None:
         records = sorted((_record(row, trace) for table in tables(folder) for row in table.to_pylist()),
                          key=lambda r: r["file"])
