@@ -7,8 +7,9 @@ usage: python benchmarks/ray_corpus.py [--docs 32] [--actors 1,2] [--threads 1,2
 The documents: the first `--docs` ContactCard texts of benchmarks/data/quality (short notes, signatures and
 cards, about 500 characters), extracted with the embedded model, greedy, no retries. In one process (a fresh one per
 thread count): the model loaded, then `extract_many` in batches of `--batch-size`. On Ray: `run_corpus` into a new
-folder, `--actors` actors of one torch thread and one CPU each; its time runs from the call to the last shard
-written, so it holds what the in-process figure's `load_s` holds (starting the actors, loading the model in each).
+folder, `--actors` actors of one torch thread and one CPU each; its time (the job's `seconds`) runs from the first
+request to the actors to the last shard written, so it holds starting the actors and loading the model in each, as
+the in-process figure holds loading the model (`load_s`).
 Needs the ray extra (`make ray-env`); a local cluster of as many CPUs as the most actors asked for unless
 `--address` names one.
 """
