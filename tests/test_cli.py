@@ -137,3 +137,15 @@ def test_model_prints_the_embedded_models_folder_for_engines_that_load_by_path(c
     assert main(["model"]) == 0
     folder = Path(capsys.readouterr().out.strip())
     assert (folder / "config.json").exists() and any(folder.glob("*.safetensors"))
+
+
+def test_a_corpus_job_without_ray_installed_says_how_to_install_it(tmp_path, monkeypatch, capsys):
+    import importlib.util
+
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else find_spec(name, *a))
+    (tmp_path / "a.txt").write_text("Anna Berg, anna@berg.se")
+    assert main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path), "--parquet",
+                 str(tmp_path / "out"), "--ray"]) == 2
+    assert "pip install 'extractor-llm[ray]'" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()

@@ -9,10 +9,11 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "extractor"
 LAYERS = {"errors": 0, "tokens": 0, "lang": 0, "schema": 1, "tracing": 2, "grammar": 2, "documents": 3, "automata": 3,
-          "masks": 4, "decode": 5, "review": 6, "integrations": 7}
+          "masks": 4, "decode": 5, "review": 6, "integrations": 7, "cli": 8}
 TOP = 6
-"""api, cli, grounding, checks, inputs, outcome, stream, the review page and the package itself: the public surface,
-above every stage; serving-engine integrations sit on top of it, and nothing of ours imports them. Tracing reads
+"""api, grounding, checks, inputs, outcome, stream, the review page and the package itself: the public surface,
+above every stage; serving-engine integrations sit on top of it, and nothing of ours imports them but the command
+line, the one module above them (`extract --ray` runs a corpus job). Tracing reads
 only the schema's IR, so it sits just above it; documents (windows over a long text, the merge of their objects)
 reads schemas and traces, and the API above drives it."""
 

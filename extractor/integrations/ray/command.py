@@ -1,0 +1,54 @@
+"""`extractor extract --ray`: a folder of files as a corpus job on a Ray cluster, then, where asked, its rows as the
+JSON lines `extractor extract` writes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from extractor.integrations.ray.job import read_documents, run_corpus
+from extractor.integrations.ray.store import tables
+from extractor.options import ExtractOptions
+
+
+def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,
+                   parquet: Path | None, jsonl: Path | None, model: str | None, actors: int, trace: bool) -> int:
+    """Run the job (resuming one left in the folder), write the JSON lines, report; 1 where any file failed."""
+    import ray
+    import ray.data
+
+    if parquet is not None:
+        folder = parquet
+    elif jsonl is not None:
+        folder = jsonl.with_name(jsonl.name + ".parquet")
+    else:
+        raise ValueError("a corpus job writes its results as it goes: give --parquet OUTDIR and/or --jsonl FILE")
+    if not ray.is_initialized():  # before the dataset: building one starts a local cluster otherwise
+        ray.init(address=address)
+    ray.data.DataContext.get_current().enable_progress_bars = False  # before the dataset: the job's bar is the one
+    blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // actors))))  # work for every actor
+    summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
+                         progress=len(files) > 1)
+    if jsonl is not None:
+        records = sorted((_record(row, trace) for table in tables(folder) for row in table.to_pylist()),
+                         key=lambda r: r["file"])
+        jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    print(f"{folder}: {summary.written} extracted ({summary.errors} failed, {summary.refused} refused), "
+          f"{summary.skipped} done before; {summary.docs_per_second:.2f} documents/s", file=sys.stderr)
+    failed = sum(t.num_rows - t.column("error_type").null_count for t in tables(folder))
+    return 1 if failed else 0
+
+
+def _record(row: dict[str, Any], trace: bool) -> dict[str, Any]:
+    """A shard's row as the line `extractor extract` writes for a file."""
+    record: dict[str, Any] = {"file": row["id"]}
+    if row["error_type"] is not None:
+        record["error"] = {"type": row["error_type"], "message": row["error_message"]}
+    else:
+        record.update(refused=row["refused"], result=json.loads(row["result"]))
+        if trace:
+            record["trace"] = json.loads(row["trace"])
+    record["seconds"] = round(row["seconds"], 3)
+    return record

@@ -1,0 +1,173 @@
+"""A corpus job: a Ray Dataset extracted by actors, the results streamed back to the driver and written as Parquet
+shards as they come, resumable: a rerun of the same job skips the ids its folder holds and does the rest."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import sys
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pyarrow as pa
+from pydantic import BaseModel
+
+from extractor.errors import InputError
+from extractor.integrations.ray.store import CorpusJobError, ShardStore, tables
+from extractor.integrations.ray.workers import READ_ERROR, SKIPPED, Workers, actors
+from extractor.options import ExtractOptions
+from extractor.schema import Refusal, json_schema
+
+if TYPE_CHECKING:
+    import ray.data
+
+
+@dataclass(frozen=True)
+class JobSummary:
+    """One run of a job, counted: every input row is written, skipped as done before, or a repeated id."""
+
+    rows_in: int
+    written: int
+    skipped: int
+    duplicates: int
+    errors: int
+    refused: int
+    shards: int
+    seconds: float
+    folder: str
+
+    @property
+    def docs_per_second(self) -> float:
+        """Rows extracted per second of this run."""
+        return self.written / self.seconds if self.seconds else 0.0
+
+
+def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_column: str = "text",
+               id_column: str = "id", options: ExtractOptions | None = None, workers: Workers | None = None,
+               shard_rows: int = 1024, flush_seconds: float = 60.0, progress: bool | None = None,
+               address: str | None = None, **settings: Any) -> JobSummary:
+    """Extract `target` from every row of `ds` into `folder` (Parquet shards, `manifest.jsonl`, `summary.json`).
+
+    Results come back to the driver as actors finish batches and are written once `shard_rows` rows or
+    `flush_seconds` have gathered, so a killed run loses at most that much. A rerun into the same folder skips the
+    ids listed there; ids must be unique (a repeat is counted in `duplicates`, not written twice). Raises
+    `CorpusJobError` when Ray gives up on a batch (its actor died past `retries`) or rows went missing, after
+    writing what was done. Where Ray is not started in this process, it connects to `address` (None: `RAY_ADDRESS`,
+    else a local cluster)."""
+    import ray
+    from tqdm import tqdm
+
+    options = options or ExtractOptions()
+    workers = Workers.of(workers, settings)
+    if shard_rows < 1 or not flush_seconds > 0:
+        raise InputError(f"shard_rows must be ≥ 1 and flush_seconds > 0, got {shard_rows!r}, {flush_seconds!r}")
+    if not ray.is_initialized():
+        ray.init(address=address)
+    store = ShardStore(Path(folder), _job(target, text_column, id_column))
+    total = ds.count()  # one pass over the input (metadata only, for datasets built in memory)
+    results = actors(ds, target, text_column, id_column, options, workers, frozenset(store.ids))
+    started, counts = time.perf_counter(), dict.fromkeys(["written", "skipped", "duplicates", "errors", "refused"], 0)
+    shards_before, written_now = len(store.shards), set()
+    pending: list[pa.Table] = []
+    last_flush = time.perf_counter()
+
+    def flush() -> None:
+        nonlocal last_flush
+        if pending:
+            table = pa.concat_tables(pending)
+            store.write(table, table.column(id_column).to_pylist())
+            pending.clear()
+        last_flush = time.perf_counter()
+
+    bar = tqdm(total=total, unit="doc", desc="extracting", disable=not (progress or progress is None and
+                                                                           sys.stderr.isatty()), file=sys.stderr)
+    try:
+        for batch in _batches(results):
+            fresh, skipped, repeated = _split(batch, id_column, written_now)
+            counts["skipped"] += skipped
+            counts["duplicates"] += repeated
+            if fresh.num_rows:
+                pending.append(fresh)
+                counts["written"] += fresh.num_rows
+                counts["errors"] += fresh.num_rows - fresh.column("error_type").null_count
+                counts["refused"] += sum(filter(None, fresh.column("refused").to_pylist()))
+            bar.update(batch.num_rows)
+            if sum(t.num_rows for t in pending) >= shard_rows or time.perf_counter() - last_flush >= flush_seconds:
+                flush()
+    finally:
+        flush()
+        bar.close()
+        summary = JobSummary(rows_in=total, **counts, shards=len(store.shards) - shards_before,
+                             seconds=round(time.perf_counter() - started, 3), folder=str(folder))
+        complete = summary.written + summary.skipped + summary.duplicates == total
+        store.summary({**dataclasses.asdict(summary), "complete": complete,
+                       "docs_per_second": round(summary.docs_per_second, 4)})
+    if not complete:
+        raise CorpusJobError(f"{total} rows in, but {summary.written} written, {summary.skipped} skipped and "
+                             f"{summary.duplicates} repeated: rerun the job to extract the rest")
+    return summary
+
+
+def _batches(results: ray.data.Dataset) -> Iterator[pa.Table]:
+    """The actors' output tables as they are made; Ray giving up on one is a `CorpusJobError`."""
+    from ray.exceptions import RayError
+
+    try:
+        yield from results.iter_batches(batch_size=None, batch_format="pyarrow")
+    except RayError as exc:
+        raise CorpusJobError(f"the cluster gave up on a batch ({type(exc).__name__}); what was done is written, "
+                             "and a rerun does the rest") from exc
+
+
+def _split(batch: pa.Table, id_column: str, written: set[Any]) -> tuple[pa.Table, int, int]:
+    """The rows to write (each id once per folder), and how many were skipped as done or are repeats."""
+    skipped = batch.column(SKIPPED).to_pylist()
+    keep = []
+    for k, (row_id, skip) in enumerate(zip(batch.column(id_column).to_pylist(), skipped)):
+        if not skip and row_id not in written:
+            written.add(row_id)
+            keep.append(k)
+    fresh = batch.take(pa.array(keep, pa.int64())).drop_columns([SKIPPED])
+    return fresh, sum(skipped), len(skipped) - sum(skipped) - len(keep)
+
+
+def _job(target: Any, text_column: str, id_column: str) -> dict[str, Any]:
+    """What a folder's rows are results of: the target's schema (by digest) and the columns read."""
+    schema = json.dumps(json_schema(target), sort_keys=True).encode()
+    return {"schema": hashlib.sha256(schema).hexdigest()[:16], "text_column": text_column, "id_column": id_column}
+
+
+def read_documents(paths: Sequence[Path], block_rows: int = 8) -> ray.data.Dataset:
+    """Text files as a Dataset of `id` (the path) and `text`, read here on the driver, so a cluster's nodes need
+    not see the files; one that is not UTF-8 becomes a row whose `InputError` says so. Blocks of `block_rows` rows
+    (an actor takes a block at a time: match the actors' `batch_size`)."""
+    import ray.data
+
+    rows = []
+    for path in paths:
+        try:
+            rows.append({"id": str(path), "text": path.read_text(encoding="utf-8"), READ_ERROR: None})
+        except (UnicodeDecodeError, OSError) as exc:
+            rows.append({"id": str(path), "text": None, READ_ERROR: f"{path} could not be read as UTF-8 text: {exc}"})
+    schema = pa.schema([("id", pa.string()), ("text", pa.string()), (READ_ERROR, pa.string())])
+    table = pa.Table.from_pylist(rows, schema)
+    return ray.data.from_arrow([table.slice(k, block_rows) for k in range(0, max(len(rows), 1), block_rows)])
+
+
+def read_results(folder: str | Path, target: Any, refusal: type[BaseModel] = Refusal) -> Iterator[tuple[Any, Any]]:
+    """(id, value) for every row a job's folder holds: the target instance (a JSON value for a dict schema), a
+    `refusal` instance, or the row's error as `{"type": ..., "message": ...}`. Needs no Ray: the manifest's shards
+    are read with pyarrow, and a job still writing is left alone."""
+    build = target.model_validate_json if isinstance(target, type) else json.loads
+    for table in tables(Path(folder)):
+        id_column = table.column_names[0]
+        for row in table.to_pylist():
+            if row["error_type"] is not None:
+                value: Any = {"type": row["error_type"], "message": row["error_message"]}
+            else:
+                value = (refusal.model_validate_json if row["refused"] else build)(row["result"])
+            yield row[id_column], value
