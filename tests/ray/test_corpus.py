@@ -44,6 +44,8 @@ def test_every_row_is_written_once_with_its_outcome(job: tuple[Path, JobSummary]
     assert all(isinstance(rows[k], Person) for k in TEXTS if k != "blank")
     written = json.loads((folder / "summary.json").read_text())
     assert (written["complete"], written["written"], written["errors"]) == (True, 6, 1)
+    assert 0 < summary.first_batch_seconds <= summary.seconds and 1 <= summary.first_batch_rows <= 2
+    assert summary.steady_docs_per_second is None or summary.steady_docs_per_second > 0
 
 
 def test_results_are_those_of_extract_many_in_one_process(job: tuple[Path, JobSummary],
@@ -69,6 +71,7 @@ def test_a_rerun_skips_every_row_done(job: tuple[Path, JobSummary], tmp_path: Pa
     shutil.copytree(job[0], folder)
     summary = run_corpus(corpus(), Person, folder, options=OPTIONS, concurrency=2, batch_size=2, shard_rows=2)
     assert (summary.rows_in, summary.written, summary.skipped, summary.shards) == (6, 0, 6, 0)
+    assert (summary.first_batch_seconds, summary.first_batch_rows, summary.steady_docs_per_second) == (None, 0, None)
     assert _ids(folder) == Counter(list(TEXTS))
 
 

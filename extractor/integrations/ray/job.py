@@ -38,12 +38,22 @@ class JobSummary:
     refused: int
     shards: int
     seconds: float
+    first_batch_seconds: float | None
+    """When the first extracted batch came back: the start (actors up, a model loaded in each) and one batch."""
+    first_batch_rows: int
     folder: str
 
     @property
     def docs_per_second(self) -> float:
         """Rows extracted per second of this run."""
         return self.written / self.seconds if self.seconds else 0.0
+
+    @property
+    def steady_docs_per_second(self) -> float | None:
+        """Rows per second once the first batch was back: the actors' pace, their start aside."""
+        if self.first_batch_seconds is None or self.seconds <= self.first_batch_seconds:
+            return None
+        return (self.written - self.first_batch_rows) / (self.seconds - self.first_batch_seconds)
 
 
 def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_column: str = "text",
@@ -73,7 +83,7 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
     started, counts = time.perf_counter(), dict.fromkeys(["written", "skipped", "duplicates", "errors", "refused"], 0)
     shards_before, written_now = len(store.shards), set()
     pending: list[pa.Table] = []
-    last_flush = time.perf_counter()
+    last_flush, first = time.perf_counter(), (None, 0)
 
     def flush() -> None:
         nonlocal last_flush
@@ -91,6 +101,8 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
             counts["skipped"] += skipped
             counts["duplicates"] += repeated
             if fresh.num_rows:
+                if first[0] is None:
+                    first = (round(time.perf_counter() - started, 3), fresh.num_rows)
                 pending.append(fresh)
                 counts["written"] += fresh.num_rows
                 counts["errors"] += fresh.num_rows - fresh.column("error_type").null_count
@@ -102,7 +114,8 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
         flush()
         bar.close()
         summary = JobSummary(rows_in=total, **counts, shards=len(store.shards) - shards_before,
-                             seconds=round(time.perf_counter() - started, 3), folder=str(folder))
+                             seconds=round(time.perf_counter() - started, 3), first_batch_seconds=first[0],
+                             first_batch_rows=first[1], folder=str(folder))
         complete = summary.written + summary.skipped + summary.duplicates == total
         store.summary({**dataclasses.asdict(summary), "complete": complete,
                        "docs_per_second": round(summary.docs_per_second, 4)})
