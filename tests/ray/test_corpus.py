@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
@@ -132,3 +133,17 @@ def test_an_actor_dying_mid_batch_has_its_rows_done_again(cluster: str, tmp_path
     assert isinstance(rows["kill"], Person)
     assert rows["boom"] == {"type": "RuntimeError", "message": "the engine broke on this text"}
     assert (summary.written, summary.errors) == (8, 2)
+
+
+def test_a_text_longer_than_its_window_is_read_in_windows_as_extract_many_reads_it(
+        cluster: str, tmp_path: Path, model_extractor: Extractor) -> None:
+    """Windowing happens inside the actors' `extract_many`: the merged result is the one-process result."""
+    text = " ".join(f"Note {k}: met at the fair, nothing to add." for k in range(12)) + " Anna Berg, anna@berg.se."
+    options = replace(OPTIONS, window=64, overlap=8)  # the text is some 160 tokens: three windows at least
+    [want] = model_extractor.extract_many(Person, [text], options)
+    summary = run_corpus(corpus({"long": text}), Person, tmp_path / "long", options=options, concurrency=1,
+                         batch_size=1)
+    assert summary.written == 1
+    got = dict(read_results(tmp_path / "long", Person))["long"]
+    assert got == (want if not isinstance(want, ExtractorError) else {"type": type(want).__name__,
+                                                                       "message": str(want)})
