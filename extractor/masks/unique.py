@@ -4,6 +4,7 @@ head toward a repeat are tried (the others give the item a string no earlier ite
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Protocol
 
@@ -138,8 +139,7 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
     if cut < len(raw) or content is None:  # inside an escape: each allowed token finishes it its own way
         if not _may_lead(raw, live):  # the escape cannot spell what any of them has next: no token can
             return found
-        allowed = np.flatnonzero(mask)
-        return found + [allowed[[_may_lead(raw + tokens[t], live) for t in allowed.tolist()]]]
+        return found + [_leading(raw, np.flatnonzero(mask), tokens, live, lambda token: 1)]  # by their first byte
     for s in live:
         rest = s[len(content):]
         found.append(along(grammar.trie, rest))
@@ -152,8 +152,43 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
     if _partial_utf8(content):  # a quote token's head then starts mid-character: not in `by_head`
         found.append(quoted.ids)
     escapes = kinds.escapes[mask[kinds.escapes]]
-    found.append(np.array([t for t in escapes.tolist() if _may_lead(raw + tokens[t], live)], dtype=np.int64))
+    found.append(_leading(raw, escapes, tokens, live, lambda token: token.index(b"\\")))
     return found
+
+
+def _leading(raw: bytes, ids: np.ndarray, tokens: tuple[bytes, ...], live: frozenset[bytes],
+             head: Callable[[bytes], int]) -> np.ndarray:
+    """The `ids` whose tokens, written after `raw`, leave the open string able to become one of `live`, or close
+    it where it may equal one. A token can only if its first `head(token)` bytes can (a string that may become one
+    may before its end), so each distinct head is tried once and whole tokens only where theirs can: inside a
+    `\\u` escape, 10k tokens share two dozen first bytes (hex digits), and most of those cannot spell what comes
+    next. The content before an unfinished escape is read once, not once a token."""
+    cut = escape_at(raw)
+    done = unescape(raw[:cut])
+    if done is not None and not _HIGH_SURROGATE_END.search(raw[:cut]):  # (a pair's half would join across)
+        raw, live = raw[cut:], frozenset(s[len(done):] for s in live if s.startswith(done))
+    tried: dict[bytes, bool] = {}
+
+    def leads(data: bytes) -> bool:
+        hit = tried.get(data)
+        if hit is None:
+            hit = tried[data] = _may_lead(raw + data, live)
+        return hit
+
+    keep = []
+    for t in ids.tolist():
+        token = tokens[t]
+        first = head(token)
+        if not leads(token[:first]):
+            continue
+        end = closing_quote(token[first:])  # after the head, which a quote cannot close: the string's end, if any
+        body = token if end < 0 else token[:first + end]
+        if len(body) <= first or leads(body[:first + 1]) and leads(body):  # one byte more, then the whole
+            keep.append(t)
+    return np.array(keep, dtype=np.int64)
+
+
+_HIGH_SURROGATE_END = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 
 
 def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: Grammar) -> list[np.ndarray]:

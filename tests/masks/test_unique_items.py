@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from extractor import compile_schema
+from extractor.tokens import Vocabulary
 from tests.masks.test_distinct import long_walk
 from tests.vocabs import shared_vocab
 
@@ -210,3 +211,37 @@ def test_the_values_counted_for_unique_items_are_exactly_the_valid_ones(items):
 
 def _subsets(names: str) -> list[tuple[str, ...]]:
     return [c for k in range(len(names) + 1) for c in itertools.combinations(names, k)]
+
+
+ESCAPE_TOKENS = (b"",) + tuple(bytes([b]) for b in range(256)) + (
+    b"1b", b"1B", b"1c", b"bA", b'bA"}', b'bA"},', b'B"}', b"001", b"001b", b"e9", b"E9", b'e9"}', b'E9x"}',
+    b"\\u00", b"\\u001", b"\\u0062", b'\\u0062"}', b'\\n"}', b'\\\\"}', b'\\"', b'"}', b'"},{"', b'{"n":"',
+    b'":"', b"ab", b'b"}')
+"""Single bytes, and tokens that finish a `\\u` escape, go on past it, or hold escapes of their own."""
+
+ESCAPED = {"type": "array", "uniqueItems": True,
+           "items": {"type": "object", "properties": {"n": {"type": "string"}}, "additionalProperties": False}}
+
+
+@pytest.mark.parametrize("document", [
+    '[{"n":"\\u001bA"},{"n":"\\u001cA"},{"n":"\\u001BB"},{"n":"\\u001bAb"}]',  # a \u escape's last digits
+    '[{"n":"a\\u0062"},{"n":"a\\\\"},{"n":"\\u00e9"},{"n":"ab\\n"},{"n":"\\u00E9x"}]',  # escapes after content
+], ids=["in_escape", "escape_tokens"])
+def test_masks_inside_and_around_escapes_equal_every_token_tried(document: str) -> None:
+    """Where an earlier item's string is being spelled with escapes, the mask tries only the tokens whose first
+    bytes may lead to it; it equals trying every token: allowed where its bytes are and the item may still end
+    as a new value."""
+    from extractor.automata.distinct import fresh
+
+    grammar = compile_schema(ESCAPED, Vocabulary(tokens=ESCAPE_TOKENS, eos_ids=frozenset({0})))
+    matcher, tokens = grammar.matcher(), grammar.vocab.tokens
+    for byte in document.encode():
+        fast = matcher.mask()
+        allowed = np.flatnonzero(grammar.mask(matcher.config))
+        slow = np.zeros_like(fast)
+        for t in allowed.tolist():
+            after, fork = matcher.distinct.after(matcher.config, tokens[t]) if tokens[t] else (frozenset(), None)
+            slow[t] = bool(after) and fresh(fork, after)
+        slow[list(grammar.vocab.eos_ids)] = fast[list(grammar.vocab.eos_ids)]
+        assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
+        matcher.advance_bytes(bytes([byte]))
