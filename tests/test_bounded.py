@@ -325,3 +325,26 @@ def test_closing_objects_reads_a_shared_part_of_the_ir_once(monkeypatch):
     monkeypatch.setattr(merge, "_closed", lambda *a: calls.append(1) or closed(*a))
     merge.close_objects(_shared_dag(12))
     assert len(calls) == 3 * 12 + 2  # each level's union, array and object; the first array and its items
+
+
+@pytest.mark.parametrize("schema", [
+    {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]},  # options cut by each other's complement
+    {"if": {"required": ["a"]}, "then": {"required": ["b"]}, "else": {"required": ["c"]}},
+    {"type": "array", "contains": {"required": ["a"]}},
+], ids=["oneOf", "if_else", "contains"])
+def test_a_complement_out_of_budget_is_said_as_such(schema, monkeypatch):
+    """Running out of seconds or states while taking a complement is a SchemaTooComplexError naming the budget,
+    not the keyword refused as if it had no complement: only the first says that more budget would do."""
+    from extractor import compile_schema
+    from extractor.errors import SchemaTooComplexError
+    from extractor.schema.negation import Negation
+    from extractor.tokens import Vocabulary
+
+    def out_of_budget(self, sub, ptr):
+        raise SchemaTooComplexError(ptr, "took more than 0.05 s to compile (CompileOptions(timeout=...) raises it)")
+
+    monkeypatch.setattr(Negation, "negation", out_of_budget)
+    vocab = Vocabulary(tuple(bytes([b]) for b in range(256)) + (b"</s>",), eos_ids=frozenset({256}))
+    with pytest.raises(SchemaTooComplexError, match="took more than 0.05 s") as exc:
+        compile_schema(schema, vocab)
+    assert "no exact complement" not in str(exc.value)

@@ -16,7 +16,7 @@ from referencing import Registry, Resource
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
+from extractor.errors import InvalidSchemaError, SchemaTooComplexError, SchemaWarning, UnsupportedSchemaError
 from extractor.lang.budget import clock_at
 from extractor.lang.json_terms import FORMATS, dumps
 from extractor.lang.pattern import PatternError, compile_pattern, pattern_matches, patterns_apart
@@ -230,6 +230,8 @@ class _Normalizer(Negation):
             other = self.node(schema.get("else", True), f"{ptr}/else")
             try:
                 otherwise = self.negation(schema["if"], f"{ptr}/if")
+            except SchemaTooComplexError:  # out of budget: said as such, not as a keyword refused
+                raise
             except UnsupportedSchemaError as exc:
                 raise UnsupportedSchemaError("if", f"{ptr}/if", f"`else` needs its complement: {exc.reason}") from exc
             parts.append(union((self.merger.both(cond, then, ptr), self.merger.both(otherwise, other, ptr))))
@@ -298,6 +300,8 @@ class _Normalizer(Negation):
                     with self.merger.attempt():
                         node = self.merger.both(node, self.negation(sub, f"{ptr}/oneOf/{j}"), ptr)
                     complemented = True
+                except SchemaTooComplexError:
+                    raise
                 except UnsupportedSchemaError as exc:
                     if not self.exactness.explicit(sub):
                         raise _overlap(ptr, i, j, exc.reason) from None
@@ -513,6 +517,8 @@ class _Normalizer(Negation):
         where = f"{ptr}/contains"
         try:
             miss = self.negation(schema["contains"], where)
+        except SchemaTooComplexError:
+            raise
         except UnsupportedSchemaError as exc:
             raise UnsupportedSchemaError("contains", where, f"its schema has no exact complement ({exc.reason})") from None
         lo = read_count(schema, "minContains", ptr) if "minContains" in schema else 1
@@ -667,6 +673,8 @@ class _Normalizer(Negation):
         """What `obj` says about the value of `key` (`Merger.member`); None where that cannot be told."""
         try:
             return self.merger.member(obj, {p.name: p for p in obj.properties}, key, "")
+        except SchemaTooComplexError:
+            raise
         except UnsupportedSchemaError:
             return None
 
