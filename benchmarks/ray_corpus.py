@@ -130,14 +130,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def markdown(r: dict[str, Any]) -> str:
-    rows = ["| run | documents/s | seconds | documents/s once started |", "|---|---:|---:|---:|"]
+    rows = ["| run | documents/s | seconds | documents/s once started | error rows |", "|---|---:|---:|---:|---:|"]
     for threads, m in r["in_process"].items():
         rows.append(f"| one process, {threads} torch thread(s) | {m['docs_per_s']} | "
                     f"{round(m['load_s'] + m['extract_s'], 3)} (load {m['load_s']}) | "
-                    f"{round(r['docs'] / m['extract_s'], 4)} |")
+                    f"{round(r['docs'] / m['extract_s'], 4)} | – |")
     for actors, m in r["ray"].items():
         rows.append(f"| Ray Data, {actors} actor(s) of 1 thread | {m['docs_per_s']} | {m['seconds']} (first batch "
-                    f"{m.get('first_batch_s')}) | {m.get('steady_docs_per_s')} |")
+                    f"{m.get('first_batch_s')}) | {m.get('steady_docs_per_s')} | {m['errors']} |")
     ratio = "\n"
     if "two_over_one" in r:
         ratio = (f"\n\nTwo actors against one: {r['two_over_one']}× over the whole job, "
@@ -146,7 +146,8 @@ def markdown(r: dict[str, Any]) -> str:
     return (f"# A corpus job on Ray Data against one process\n\n{r['docs']} ContactCard documents of the quality set, "
             f"the embedded model, greedy, at most {r['max_tokens']} tokens, batches of {r['batch_size']}; "
             f"{r['cores']} cores; commit `{r['commit']}`. Seconds include loading the model (and on Ray, starting the "
-            f"actors).\n\n" + "\n".join(rows) + ratio)
+            f"actors). Error rows: rows written with their error (an answer cut at the token limit is an "
+            f"`IncompleteOutputError`); every run decodes the same tokens.\n\n" + "\n".join(rows) + ratio)
 
 
 if __name__ == "__main__":
