@@ -10,9 +10,9 @@ from extractor.lang.regex import EMPTY, NOTHING, Node, Seq, alt, byte_set, lit, 
 
 MAX_CP = 0x10FFFF
 MAX_REPEAT = 10_000
+"""Largest quantifier bound unrolled (`{0,4096}`); the compile budget (states, seconds) bounds the automaton."""
 MAX_GROUPS_DEEP = 100
 """Groups nested deeper than this are refused (a `PatternError`, not the parser running out of stack)."""
-"""Largest quantifier bound unrolled (`{0,4096}`); the compile budget (states, seconds) bounds the automaton."""
 Ranges = tuple[tuple[int, int], ...]
 """Sorted, disjoint, inclusive code point ranges."""
 
