@@ -417,7 +417,7 @@ class Fingerprints:
 
     def digest_large(self, min_bytes: int) -> None:
         """Digest now each rule whose table holds at least `min_bytes`: at compile, where building it cost far
-        more, instead of in the first mask (a 40k-state table takes tens of milliseconds to read and hash)."""
+        more, instead of in the first mask (the digest reads the whole table)."""
         for d in self.dfas.values():
             if isinstance(d, RuleDFA) and d.trans.nbytes >= min_bytes:
                 _ = d.signature  # a cached property: kept on the automaton

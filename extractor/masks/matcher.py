@@ -32,8 +32,8 @@ def _quoted(vocab: Vocabulary) -> Quoted:
 WALK_MEMO_BYTES = 64
 """Walks of up to this many bytes (a token, a short forced span) are remembered per configuration."""
 DIGEST_AT_COMPILE_BYTES = 1 << 20
-"""Rule tables this large are digested for the table cache's keys when the grammar is compiled (about 0.5 ms a
-megabyte), not on the first mask that needs their fingerprint."""
+"""Rule tables this large are digested for the table cache's keys when the grammar is compiled (where building
+them cost more than reading them once), not on the first mask that needs their fingerprint."""
 STACK_BYTES = 120
 """What one stack of a configuration costs in memory, roughly (a tuple of frames and the set's slot)."""
 

@@ -56,3 +56,9 @@ def test_a_folder_holding_another_jobs_results_is_refused(tmp_path: Path) -> Non
     with pytest.raises(CorpusJobError, match="another job"):
         ShardStore(tmp_path, {**JOB, "schema": "fedcba9876543210"})
     assert json.loads((tmp_path / "job.json").read_text()) == JOB
+
+
+def test_a_damaged_job_record_is_a_corpus_job_error(tmp_path) -> None:
+    (tmp_path / "job.json").write_text("{not json")
+    with pytest.raises(CorpusJobError, match="not a job record"):
+        ShardStore(tmp_path, {"schema": "x"})

@@ -51,7 +51,11 @@ class ShardStore:
         if not path.exists():
             _write_atomic(path, json.dumps(job, indent=1).encode())
             return
-        held = json.loads(path.read_text())
+        try:
+            held = json.loads(path.read_text())
+        except ValueError:
+            raise CorpusJobError(f"{path} is not a job record (not JSON): this folder is not a corpus job's output, "
+                                 "or it was damaged; use another folder") from None
         if held != job:
             raise CorpusJobError(f"{self.folder} holds the results of another job ({held}, not {job}): results of "
                                  "two schemas in one dataset could not be read back; use another folder")
