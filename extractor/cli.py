@@ -15,6 +15,7 @@ from pydantic import BaseModel
 
 from extractor.errors import ExtractorError, MissingFieldsError
 from extractor.grammar.layout import LAYOUTS
+from extractor.inputs import at_least
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
 
 
@@ -121,7 +122,9 @@ def _extract(args: argparse.Namespace) -> int:
                              max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim,
                              window=args.window, overlap=args.overlap)
     if args.ray is not None or args.parquet is not None:
+        at_least(1, actors=args.actors)  # an InputError, before Ray is loaded or a cluster started
         from extractor.integrations.ray import corpus_command
+
 
         return corpus_command(files, target, options, address=args.ray or None, parquet=args.parquet,
                               jsonl=args.jsonl, model=args.model, actors=args.actors, trace=args.trace)

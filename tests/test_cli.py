@@ -149,3 +149,11 @@ def test_a_corpus_job_without_ray_installed_says_how_to_install_it(tmp_path, mon
                  str(tmp_path / "out"), "--ray"]) == 2
     assert "pip install 'extractor-llm[ray]'" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_corpus_job_of_no_actors_is_refused_before_ray_is_asked_for(tmp_path, capsys):
+    (tmp_path / "a.txt").write_text("Anna Berg, anna@berg.se")
+    assert main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path), "--parquet",
+                 str(tmp_path / "out"), "--actors", "0"]) == 2
+    assert "actors must be an int ≥ 1, got 0" in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
