@@ -62,3 +62,10 @@ def test_a_damaged_job_record_is_a_corpus_job_error(tmp_path) -> None:
     (tmp_path / "job.json").write_text("{not json")
     with pytest.raises(CorpusJobError, match="not a job record"):
         ShardStore(tmp_path, {"schema": "x"})
+
+
+def test_ids_the_manifest_cannot_list_are_a_corpus_job_error_before_a_shard_is_written(tmp_path) -> None:
+    store = ShardStore(tmp_path, {"schema": "x"})
+    with pytest.raises(CorpusJobError, match=r"ids must be strings or numbers.*\['bytes'\]"):
+        store.write(pa.table({"id": [b"a"]}), [b"a"])
+    assert not list(tmp_path.glob("part-*")) and entries(tmp_path) == []

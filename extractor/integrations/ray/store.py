@@ -64,12 +64,16 @@ class ShardStore:
         """Write a shard whole (a temporary file, synced, renamed), then list it with its ids: the two steps
         either both count or, after a crash between them, the shard is dropped on the next open."""
         name = f"part-{len(self.shards):05d}.parquet"
+        try:
+            line = json.dumps({"shard": name, "rows": len(ids), "ids": ids}, ensure_ascii=False) + "\n"
+        except (TypeError, ValueError):
+            kinds = sorted({type(i).__name__ for i in ids})
+            raise CorpusJobError(f"ids must be strings or numbers, for the manifest to list them; got {kinds}") from None
         tmp = self.folder / f"{name}.tmp"
         pq.write_table(table, tmp)
         with tmp.open("rb") as f:
             os.fsync(f.fileno())
         tmp.replace(self.folder / name)
-        line = json.dumps({"shard": name, "rows": len(ids), "ids": ids}, ensure_ascii=False) + "\n"
         with (self.folder / MANIFEST).open("a", encoding="utf-8") as f:
             f.write(line)
             f.flush()
