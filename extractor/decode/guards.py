@@ -197,6 +197,8 @@ class JsonTracker:
         self.stack: list[_Array | _Object] = []
         self.member = False
         """The string being written is an object member's value (not a key, not an array item)."""
+        self.filled = 0
+        """Arrays on the stack that hold an item already (none: no item can repeat one)."""
 
     def clone(self) -> JsonTracker:
         """A copy that bytes fed to either leave the other as it was."""
@@ -212,6 +214,9 @@ class JsonTracker:
         return bytes(self.data[self.number_start:]) if self.number_start >= 0 else b""
 
     def feed(self, data: bytes) -> None:
+        if self.in_string and not self.escape and b'"' not in data and b"\\" not in data:
+            self.data += data  # inside a string, bytes other than a quote or backslash change nothing else
+            return
         for byte in data:
             self._byte(byte)
             self.data.append(byte)
@@ -244,10 +249,12 @@ class JsonTracker:
             self.stack.append(_Object())
         elif byte in (0x5D, 0x7D):  # ] }
             if self.stack:
-                self.stack.pop()
+                frame = self.stack.pop()
+                self.filled -= isinstance(frame, _Array) and bool(frame.items)
         elif isinstance(top, _Object) and byte in (0x3A, 0x2C):  # a value follows `:`, a key follows `,`
             top.key = byte == 0x2C
         elif byte == 0x2C and isinstance(top, _Array):  # , between array items
+            self.filled += not top.items
             top.add(bytes(self.data[top.item_start:pos]).strip(_WS))
             top.item_start = pos + 1
 
@@ -291,15 +298,20 @@ def source_digits(source: bytes) -> bytes:
 
 
 def _repeats_at_end(text: bytes, shortest: int, longest: int, times: Callable[[int], int]) -> bool:
-    """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times."""
+    """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times
+    (only the periods at which the last byte comes back are tried: found by `rfind`, not one by one)."""
     size = len(text)
-    for period in range(shortest, min(longest, size // 2) + 1):
+    low = size - 1 - min(longest, size // 2)
+    last = text[-1:]
+    pos = text.rfind(last, max(low, 0), size - shortest) if size >= 2 * shortest else -1
+    while pos >= 0:
+        period = size - 1 - pos
         n = times(period)
-        if period * n > size or text[-1] != text[-1 - period]:
-            continue
-        tail = text[size - period:]
-        if all(text[size - k * period:size - (k - 1) * period] == tail for k in range(2, n + 1)):
-            return True
+        if period * n <= size:
+            tail = text[size - period:]
+            if all(text[size - k * period:size - (k - 1) * period] == tail for k in range(2, n + 1)):
+                return True
+        pos = text.rfind(last, low, pos) if pos > low else -1
     return False
 
 
@@ -322,6 +334,15 @@ class Route:
         if not self.path.startswith(written):
             return None
         return self.path[len(written):]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What the guards do to one step's mask: steer ("finish"), close the string ("string"), end the number
+    ("number") or nothing of these (None), then take out `banned` (arrays of token ids) unless steered."""
+
+    kind: str | None
+    banned: list[np.ndarray]
 
 
 class Guard:
@@ -352,30 +373,47 @@ class Guard:
         """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).
         `config`, the matcher's configuration, lets the output be steered out of a string that cannot close
         yet, and with `left` (output tokens left) toward its end before the budget runs out (`wrap_up`)."""
+        plan = self.plan(config, left)
+        return mask if plan is None else self.apply(plan, mask, config)
+
+    def plan(self, config: Config | None = None, left: int | None = None) -> Plan | None:
+        """What the guards will do to this step's mask, decided without it: None where they leave it as it is
+        (most steps; a server then copies the configuration's packed row as it stands)."""
         g, js = self.guards, self.json
-        out, steered = mask, False
         if g.wrap_up and config is not None and left is not None and self._finishing(config, left):
-            out, steered = self._steer(mask, config, "finish", self._way_out), True
-        elif js.in_string:
+            return Plan("finish", [])
+        kind = None
+        if js.in_string:
             size = len(js.data) - js.string_start
             if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
                     (g.string_loops and size >= 18 and looping(js.data, js.string_start)) or \
-                    (g.stutter is not None and stuttering(js.data, js.string_start, g.stutter, self.source,
-                                                          self.digits)):
-                out = out & self.classes.has_quote
-                if not out.any() and config is not None:
-                    out, steered = self._steer(mask, config, "string", self._to_quote, b'"'), True
+                    (g.stutter is not None and size >= 2 * g.stutter
+                     and stuttering(js.data, js.string_start, g.stutter, self.source, self.digits)):
+                kind = "string"
         elif (g.max_number_digits is not None and js.digits >= g.max_number_digits) or (
                 g.stutter is not None and js.number_start >= 0
                 and stuttering(js.data, js.number_start, g.stutter, self.source, self.digits)):
-            out = out & ~self.classes.number_start
-        if not steered and (g.unique_items or g.similar_items is not None or g.alike_objects is not None
-                            or g.distinct_members):
+            kind = "number"
+        banned = []
+        if g.unique_items or g.similar_items is not None or g.alike_objects is not None or g.distinct_members:
             banned = self._repeats() + (self._same_member() if g.distinct_members else [])
-            if banned:
-                out = out.copy() if out is mask else out  # cached masks are shared: never written to
-                for ids in banned:
-                    out[ids] = False
+        return None if kind is None and not banned else Plan(kind, banned)
+
+    def apply(self, plan: Plan, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
+        """`mask` narrowed as `plan` says (`restrict`'s second half)."""
+        out, steered = mask, False
+        if plan.kind == "finish":
+            out, steered = self._steer(mask, config, "finish", self._way_out), True  # type: ignore[arg-type]
+        elif plan.kind == "string":
+            out = out & self.classes.has_quote
+            if not out.any() and config is not None:
+                out, steered = self._steer(mask, config, "string", self._to_quote, b'"'), True
+        elif plan.kind == "number":
+            out = out & ~self.classes.number_start
+        if not steered and plan.banned:
+            out = out.copy() if out is mask else out  # cached masks are shared: never written to
+            for ids in plan.banned:
+                out[ids] = False
         if out is mask or not out.any():
             return mask
         self.fired += 1
@@ -438,6 +476,8 @@ class Guard:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
         (whitespace around the item and before the `,` aside)."""
         data, out = self.json.data, []
+        if not self.json.filled:
+            return out
         for arr in self.json.stack:
             if not isinstance(arr, _Array) or not arr.items:
                 continue

@@ -7,6 +7,7 @@ import numpy as np
 from extractor.automata import Automaton, Config
 from extractor.automata.distinct import Distinct, Present, Quoted, fresh
 from extractor.masks.lru import ByteLRU
+from extractor.masks.states import NOT_ALLOWED, States
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.masks.unique import TokenKinds, narrow_items
@@ -61,9 +62,16 @@ class CompiledGrammar:
         automaton.fingerprints.digest_large(DIGEST_AT_COMPILE_BYTES)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.start = automaton.start()
+        self._states = States(self)
 
     def matcher(self) -> Matcher:
         return Matcher(self)
+
+    def states(self) -> States:
+        """The numbered configurations new generations use (a fresh table once this one is full)."""
+        if self._states.full:
+            self._states = States(self)
+        return self._states
 
     def mask(self, config: Config) -> np.ndarray:
         """Allowed token ids as a bool vector over the vocabulary; never mutate the result."""
@@ -169,29 +177,40 @@ class CompiledGrammar:
 
 class Matcher:
     """One generation's position in the grammar: mask(), advance(token), forced_bytes(), accepting(), and
-    rollback(n) / validate_tokens(ids) for speculative decoders that draft tokens and take some back."""
+    rollback(n) / validate_tokens(ids) for speculative decoders that draft tokens and take some back. Its place
+    is a configuration id of the grammar's `States`: a token's step is a lookup once any generation took it."""
 
     def __init__(self, grammar: CompiledGrammar) -> None:
         self.grammar = grammar
-        self.config: Config = grammar.start
+        self.states = grammar.states()
+        self.state = self.states.id(grammar.start)
         self.output = bytearray()
         self.finished = False
         automaton = grammar.automaton
         self.distinct = Distinct(automaton) if automaton.distinct or automaton.unique else None
-        self._history: list[tuple[Config, int, Distinct | None, bool]] = []
-        """The state before each advance (configurations and distinct states are never changed in place)."""
+        self._history: list[tuple[int, int, Distinct | None, bool]] = []
+        """The state before each advance (distinct states are never changed in place)."""
+
+    @property
+    def config(self) -> Config:
+        return self.states.configs[self.state]
+
+    @config.setter
+    def config(self, config: Config) -> None:
+        self.state = self.states.id(config)
 
     def mask(self) -> np.ndarray:
         """Bool vector of the tokens allowed next (EOS only where the output may end)."""
         if self.finished:
             return np.zeros(self.grammar.vocab.size, dtype=bool)
-        mask = self.grammar.mask(self.config)
+        config = self.config
+        mask = self.grammar.mask(config)
         if self.distinct is None:
             return mask
         if self.grammar.automaton.distinct:
-            mask = self.distinct.narrow(mask, self.config, self.grammar.vocab.tokens, self.grammar.quoted,
-                                        self.grammar.quotes(self.config))
-        return narrow_items(mask, self.config, self.distinct, self.grammar)
+            mask = self.distinct.narrow(mask, config, self.grammar.vocab.tokens, self.grammar.quoted,
+                                        self.grammar.quotes(config))
+        return narrow_items(mask, config, self.distinct, self.grammar)
 
     def bitmask(self) -> np.ndarray:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
@@ -201,7 +220,7 @@ class Matcher:
             mask = self.mask()
             if mask is not self.grammar.mask(self.config):  # narrowed: not the cached mask of the config
                 return pack(mask)
-        return self.grammar.bitmask(self.config)
+        return self.states.row(self.state)
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
         """Write the packed mask into row `row` of a preallocated (batch, words) int32 array."""
@@ -209,7 +228,7 @@ class Matcher:
 
     def accepting(self) -> bool:
         """True when the output so far is a complete value."""
-        return self.grammar.automaton.accepting(self.config)
+        return self.states.accepting(self.state)
 
     def advance(self, token: int) -> None:
         """Consume one token; raises ValueError for a token the mask forbids."""
@@ -218,26 +237,30 @@ class Matcher:
         if token in self.grammar.vocab.eos_ids:
             if not self.accepting():
                 raise ValueError(f"EOS token {token} before the output is complete")
-            self._history.append((self.config, len(self.output), self.distinct, self.finished))
+            self._history.append((self.state, len(self.output), self.distinct, self.finished))
             self.finished = True
             return
-        data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
-        distinct = self.distinct
-        nxt = self._walk(data) if data else frozenset()
-        if not nxt:
+        before = self.distinct
+        if before is None:
+            nxt = self.states.step(self.state, token)
+        else:
+            data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
+            nxt = self._walk(data) if data else NOT_ALLOWED
+        if nxt == NOT_ALLOWED:
+            data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
-        self._history.append((self.config, len(self.output), distinct, self.finished))
-        self.config = nxt
-        self.output += data
+        self._history.append((self.state, len(self.output), before, self.finished))
+        self.state = nxt
+        self.output += self.states.tokens[token]
 
     def advance_bytes(self, data: bytes) -> None:
         """Consume raw bytes (forced text); raises ValueError where the grammar forbids them."""
-        distinct = self.distinct
+        before = self.distinct
         nxt = self._walk(data)
-        if not nxt:
+        if nxt == NOT_ALLOWED:
             raise ValueError(f"bytes {data!r} are not allowed after {bytes(self.output[-40:])!r}")
-        self._history.append((self.config, len(self.output), distinct, self.finished))
-        self.config = nxt
+        self._history.append((self.state, len(self.output), before, self.finished))
+        self.state = nxt
         self.output += data
 
     @property
@@ -250,7 +273,7 @@ class Matcher:
         if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= len(self._history):
             raise ValueError(f"can roll back 0 to {len(self._history)} steps, not {steps!r}")
         if steps:
-            self.config, size, self.distinct, self.finished = self._history[-steps]
+            self.state, size, self.distinct, self.finished = self._history[-steps]
             del self._history[-steps:]
             del self.output[size:]
 
@@ -266,18 +289,20 @@ class Matcher:
         self.rollback(taken)
         return list(tokens[:taken])
 
-    def _walk(self, data: bytes) -> Config:
-        """The configuration after `data`, remembering the distinct strings and unique items it finishes; empty
+    def _walk(self, data: bytes) -> int:
+        """The state after `data`, remembering the distinct strings and unique items it finishes; NOT_ALLOWED
         where a byte is not allowed, finishes one already written, or leaves an item only repeats to end as
         (state kept only when all are allowed)."""
         if self.distinct is None:
-            return self.grammar.walk(self.config, data)
+            config = self.grammar.walk(self.config, data)
+            return self.states.id(config) if config else NOT_ALLOWED
         config, state = self.distinct.after(self.config, data)
         if config and not fresh(state, config):  # the item under way could only repeat an earlier one
             config = frozenset()
-        if config:
-            self.distinct = state
-        return config
+        if not config:
+            return NOT_ALLOWED
+        self.distinct = state
+        return self.states.id(config)
 
     def forced_bytes(self, limit: int = 256) -> bytes:
         """The bytes every continuation must start with (stops where the output could end)."""

@@ -372,3 +372,39 @@ def test_an_object_item_nested_past_what_json_parses_is_simply_not_compared():
         deep = b'{"a":' + b"[" * depth + b"]" * depth + b"}"
         js.feed(b"[" + deep + b"," + deep + b",")
         assert js.stack[-1].near == 0 and js.stack[-1].objects == []
+
+
+def _repeats_brute(text: bytes, shortest: int, longest: int, times) -> bool:
+    """Every period tried one by one: the plain check `_repeats_at_end` skips periods of."""
+    size = len(text)
+    return any(period * times(period) <= size
+               and len({text[size - k * period:size - (k - 1) * period] for k in range(1, times(period) + 1)}) == 1
+               for period in range(shortest, min(longest, size // 2) + 1))
+
+
+@pytest.mark.parametrize("alphabet", [b"ab", b"abc", b"a-b ", b"0123456789-"])
+def test_loop_ends_found_by_rfind_are_the_ones_every_period_finds(alphabet):
+    from extractor.decode.guards import _repeats_at_end
+    rng = np.random.default_rng(len(alphabet))
+    rules = [(6, 128, lambda p: 2 if p >= 16 else 3), (1, 5, lambda p: -(-24 // p)), (6, 64, lambda p: 4)]
+    seen = set()
+    for _ in range(3000):
+        unit = bytes(rng.choice(list(alphabet), size=int(rng.integers(1, 20))))
+        text = bytes(rng.choice(list(alphabet), size=int(rng.integers(0, 30)))) + unit * int(rng.integers(1, 6))
+        text += bytes(rng.choice(list(alphabet), size=int(rng.integers(0, 3))))
+        for shortest, longest, times in rules:
+            found = _repeats_at_end(text, shortest, longest, times)
+            assert found == _repeats_brute(text, shortest, longest, times), (text, shortest, longest)
+            seen.add(found)
+    assert seen == {True, False}
+
+
+def test_the_tracker_counts_arrays_holding_items_as_they_open_fill_and_close():
+    js = JsonTracker()
+    counts = []
+    for byte in b'[[1,2],[3],{"a":[4,5]},6]':
+        js.feed(bytes([byte]))
+        counts.append(js.filled)
+    # the outer array holds an item from its first `,` on; inner arrays only while open and past their first `,`
+    #                 [  [  1  ,  2  ]  ,  [  3  ]  ,  {  "  a  "  :  [  4  ,  5  ]  }  ,  6  ]
+    assert counts == [0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 0]

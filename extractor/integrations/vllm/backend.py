@@ -95,14 +95,18 @@ class ExtractorGrammar(StructuredOutputGrammar):
                     self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
-        narrowed = None
-        if self.guard is not None and not self.is_terminated():
-            mask = self.matcher.mask()
+        matcher, guard = self.matcher, self.guard
+        plan = None
+        if guard is not None and not self.is_terminated():
             left = None if self.budget is None else self.budget - self.generated
-            narrowed = self.guard.restrict(mask, self.matcher.config, left)
-            narrowed = None if narrowed is mask else narrowed
-        words = self.matcher.bitmask() if narrowed is None else pack(narrowed)
-        complete = self.matcher.accepting() and not self.is_terminated()
+            plan = guard.plan(matcher.config, left)
+        if plan is None:  # most steps: the configuration's packed row as it stands
+            words = matcher.bitmask()
+        else:
+            mask = matcher.mask()
+            narrowed = guard.apply(plan, mask, matcher.config)  # type: ignore[union-attr]
+            words = matcher.bitmask() if narrowed is mask else pack(narrowed)
+        complete = not self.is_terminated() and matcher.accepting()
         change = self.stops if complete else self.text_stops
         if len(change):  # stop tokens where the output is complete; never a stop that is also text elsewhere
             words = words.copy().view(np.uint32)
@@ -110,13 +114,15 @@ class ExtractorGrammar(StructuredOutputGrammar):
                 word, bit = divmod(int(token), 32)
                 words[word] = words[word] | (1 << bit) if complete else words[word] & ~np.uint32(1 << bit)
             words = words.view(np.int32)
-        row = bitmask[idx].numpy() if bitmask.device.type == "cpu" else None
-        if row is None:
+        rows = _rows(bitmask)
+        if rows is None:
             bitmask[idx, :len(words)].copy_(torch.from_numpy(words))
             bitmask[idx, len(words):] = 0
+        elif rows.shape[1] == len(words):
+            rows[idx] = words
         else:
-            row[:len(words)] = words
-            row[len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
+            rows[idx, :len(words)] = words
+            rows[idx, len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
 
     @property
     def generated(self) -> int:
@@ -150,6 +156,20 @@ class ExtractorGrammar(StructuredOutputGrammar):
         if steps and self.stopped:  # the stop token was never fed to the matcher
             self.stopped, steps = False, steps - 1
         self.matcher.rollback(steps)
+
+
+_VIEW: tuple[torch.Tensor | None, np.ndarray | None] = (None, None)
+
+
+def _rows(bitmask: torch.Tensor) -> np.ndarray | None:
+    """The bitmask as a NumPy array sharing its memory (None off the CPU); vLLM fills one tensor for every step,
+    so the view made last is kept."""
+    global _VIEW
+    tensor, view = _VIEW
+    if tensor is not bitmask:
+        view = bitmask.numpy() if bitmask.device.type == "cpu" else None
+        _VIEW = (bitmask, view)
+    return view
 
 
 @dataclass

@@ -119,7 +119,7 @@ def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str =
 class GrammarCache:
     """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
 
-    def __init__(self, vocab: Vocabulary, capacity: int = 256) -> None:
+    def __init__(self, vocab: Vocabulary, capacity: int = 1024) -> None:
         self.vocab = vocab
         self.capacity = capacity
         self.items: OrderedDict[tuple[str, str], tuple[CompiledGrammar, Spec]] = OrderedDict()

@@ -1,0 +1,104 @@
+"""Numbered configurations: a step looked up by (id, token) is the walk the automaton makes byte by byte, a
+row is the packed mask of its configuration, the tables stay within their bounds, and threads sharing one
+grammar number each configuration once."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+from extractor import compile_schema
+from extractor.masks import states as states_module
+from extractor.masks.matcher import pack
+from extractor.masks.states import NOT_ALLOWED
+from tests.masks.test_masks import small_vocab
+from tests.masks.test_walk_memo import _plain
+
+SCHEMAS = [
+    {"type": "object", "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {
+        "enum": ["a", "bc", 7]}}}, "required": ["name"]},
+    {"type": "array", "items": {"type": "number"}, "maxItems": 6},
+    {"type": "object", "additionalProperties": {"type": "integer"}},  # distinct keys: the matcher's own walk
+]
+
+
+def _walks(grammar, seed: int, n: int = 3, steps: int = 40):
+    """Random walks under the mask; per step (config before, token taken, a token most likely refused)."""
+    rng, tokens = np.random.default_rng(seed), grammar.vocab.tokens
+    for _ in range(n):
+        m = grammar.matcher()
+        for _ in range(steps):
+            allowed = [t for t in np.flatnonzero(m.mask()) if tokens[t]]
+            if not allowed:
+                break
+            token = int(rng.choice(allowed))
+            yield m, token, int(rng.integers(grammar.vocab.size))
+            m.advance(token)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_steps_rows_and_acceptance_by_id_equal_the_plain_automaton(schema: dict) -> None:
+    grammar = compile_schema(schema, small_vocab("llama3"))
+    tokens, automaton = grammar.vocab.tokens, grammar.automaton
+    for m, token, refused in _walks(grammar, 4):  # later walks are answered from the tables
+        table, config = m.states, m.config
+        assert table.configs[m.state] == config
+        assert np.array_equal(table.row(m.state), pack(grammar.mask(config)))
+        assert table.accepting(m.state) == automaton.accepting(config)
+        if automaton.distinct:  # keys written before decide, not the configuration: the matcher walks itself
+            continue
+        for tid in (token, refused):
+            if not tokens[tid]:  # EOS and other empty tokens end the matcher, never step it
+                continue
+            plain = _plain(grammar, config, tokens[tid])
+            step = table.step(m.state, tid)
+            assert (step == NOT_ALLOWED) == (not plain)
+            assert step == NOT_ALLOWED or table.configs[step] == plain
+    assert len(grammar.states().steps) > 0 or automaton.distinct
+
+
+def test_the_tables_forget_steps_and_rows_past_their_bounds_and_walk_the_same(monkeypatch) -> None:
+    monkeypatch.setattr(states_module, "MAX_STEPS", 8)
+    monkeypatch.setattr(states_module, "ROW_BYTES", 3 * ((small_vocab("llama3").size + 31) // 32) * 4)
+    grammar = compile_schema(SCHEMAS[0], small_vocab("llama3"))
+    table = grammar.states()
+    for m, token, _ in _walks(grammar, 7):
+        assert len(table.steps) <= 8 and table.row_bytes <= states_module.ROW_BYTES
+        assert np.array_equal(m.bitmask(), pack(grammar.mask(m.config)))
+        before = m.config
+        m.advance(token)
+        assert m.config == _plain(grammar, before, grammar.vocab.tokens[token])
+        m.rollback(1)
+        assert m.config == before
+
+
+def test_a_full_table_is_replaced_for_new_generations_and_kept_by_those_under_way(monkeypatch) -> None:
+    grammar = compile_schema(SCHEMAS[1], small_vocab("llama3"))
+    old = grammar.matcher()
+    monkeypatch.setattr(states_module, "MAX_STATES", len(old.states.configs))
+    new = grammar.matcher()
+    assert new.states is not old.states and new.config == old.config == grammar.start
+    for m in (old, new):  # both go on, each numbering in its own table
+        m.advance(grammar.vocab.tokens.index(b"["))
+        assert m.config == _plain(grammar, grammar.start, b"[")
+
+
+def test_threads_sharing_a_grammar_number_each_configuration_once() -> None:
+    grammar = compile_schema(SCHEMAS[0], small_vocab("llama3"))
+    seen: list[list[tuple]] = [[] for _ in range(4)]
+
+    def run(k: int) -> None:
+        for m, token, _ in _walks(grammar, 11, n=4):  # the same seed: every thread takes the same walks
+            seen[k].append((m.config, token))
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert seen[0] and all(walk == seen[0] for walk in seen)
+    table = grammar.states()
+    assert len(table.ids) == len(table.configs) == len(set(table.configs))
+    assert all(table.ids[config] == i for i, config in enumerate(table.configs))
