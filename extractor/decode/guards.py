@@ -142,9 +142,18 @@ class _Array:
     near: int = 0
     """How many of them agree with an earlier one on more than half their members (`agree`)."""
 
-    def clone(self) -> _Array:
-        """A copy that later items do not change (the parsed objects are never changed in place)."""
-        return _Array(self.item_start, list(self.items), self.alike.copy(), list(self.objects), self.near)
+    def mark(self) -> tuple[int, int, int, int]:
+        """What `restore` needs to come back here: items are only ever appended after it."""
+        return self.item_start, len(self.items), len(self.objects), self.near
+
+    def restore(self, mark: tuple[int, int, int, int]) -> None:
+        self.item_start, items, objects, self.near = mark
+        for item in self.items[items:]:
+            shape = item.translate(_NO_DIGITS)
+            self.alike[shape] -= 1
+            if not self.alike[shape]:
+                del self.alike[shape]
+        del self.items[items:], self.objects[objects:]
 
     def add(self, item: bytes) -> None:
         """Record a completed item (whitespace around it stripped)."""
@@ -163,8 +172,12 @@ class _Object:
     key: bool = True
     strings: list[bytes] = field(default_factory=list)
 
-    def clone(self) -> _Object:
-        return _Object(self.key, list(self.strings))
+    def mark(self) -> tuple[bool, int]:
+        return self.key, len(self.strings)
+
+    def restore(self, mark: tuple[bool, int]) -> None:
+        self.key, strings = mark
+        del self.strings[strings:]
 
 
 def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
@@ -184,6 +197,10 @@ def _object(item: bytes) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
+Mark = tuple[int, bool, bool, int, int, int, bool, int, list[tuple["_Array | _Object", tuple[Any, ...]]]]
+"""A tracker's place (`JsonTracker.mark`)."""
+
+
 class JsonTracker:
     """Where the output is in JSON terms (in a string, in a number, inside which arrays), kept byte by byte."""
 
@@ -200,12 +217,20 @@ class JsonTracker:
         self.filled = 0
         """Arrays on the stack that hold an item already (none: no item can repeat one)."""
 
-    def clone(self) -> JsonTracker:
-        """A copy that bytes fed to either leave the other as it was."""
-        out = JsonTracker.__new__(JsonTracker)
-        out.__dict__.update(self.__dict__)
-        out.data, out.stack = bytearray(self.data), [frame.clone() for frame in self.stack]
-        return out
+    def mark(self) -> Mark:
+        """The place to come back to after bytes fed past it: sizes and scalars, not a copy (bytes are only
+        appended, and every frame only grows, until `restore`)."""
+        return (len(self.data), self.in_string, self.escape, self.string_start, self.digits, self.number_start,
+                self.member, self.filled, [(frame, frame.mark()) for frame in self.stack])
+
+    def restore(self, mark: Mark) -> None:
+        """Back to `mark`, taken on this tracker with nothing before it taken back since."""
+        (size, self.in_string, self.escape, self.string_start, self.digits, self.number_start, self.member,
+         self.filled, frames) = mark
+        del self.data[size:]
+        self.stack = [frame for frame, _ in frames]
+        for frame, at in frames:
+            frame.restore(at)  # type: ignore[arg-type]
 
     def value(self) -> bytes:
         """The string content or number written so far of the value being written (b"" between values)."""
@@ -336,6 +361,10 @@ class Route:
         return self.path[len(written):]
 
 
+GuardMark = tuple[Mark, dict[str, "Route"], int, int]
+"""A guard's place (`Guard.mark`)."""
+
+
 @dataclass(frozen=True)
 class Plan:
     """What the guards do to one step's mask: steer ("finish"), close the string ("string"), end the number
@@ -358,16 +387,18 @@ class Guard:
         self.fired = 0  # steps where a guard removed tokens
         self.routes: dict[str, Route] = {}  # ways out being steered along: "string", "finish"
         self.check_at = WRAP_UP_FROM  # tokens left at which to look for the way to a complete output
+        self.feed = self.json.feed
+        """Take the next bytes of the output (the tracker's own method: one call a token, not two)."""
 
-    def feed(self, data: bytes) -> None:
-        self.json.feed(data)
+    def mark(self) -> GuardMark:
+        """A place to come back to: a speculative decoder's drafts are fed, then taken back, every step."""
+        return self.json.mark(), dict(self.routes), self.fired, self.check_at
 
-    def clone(self) -> Guard:
-        """A copy to come back to: a speculative decoder's drafts are fed, then taken back, every step."""
-        out = Guard.__new__(Guard)
-        out.__dict__.update(self.__dict__)
-        out.json, out.routes = self.json.clone(), dict(self.routes)
-        return out
+    def restore(self, mark: GuardMark) -> None:
+        """Back to `mark`, taken on this guard with nothing before it taken back since."""
+        at, routes, self.fired, self.check_at = mark
+        self.json.restore(at)
+        self.routes = dict(routes)
 
     def restrict(self, mask: np.ndarray, config: Config | None = None, left: int | None = None) -> np.ndarray:
         """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+
 import numpy as np
 
-from extractor.automata import Automaton, Config
+from extractor.automata import Automaton, Config, RuleDFA
+from extractor.automata.counted import CountedDFA
 from extractor.automata.distinct import Distinct, Present, Quoted, fresh
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
@@ -66,6 +70,18 @@ class CompiledGrammar:
 
     def matcher(self) -> Matcher:
         return Matcher(self)
+
+    def prepare(self, seconds: float) -> int:
+        """Build the token table of every rule state, rule by rule, until `seconds` have passed (a server's compile
+        thread, so that its requests' first masks read tables instead of building them); how many were looked up."""
+        automaton, deadline, done = self.automaton, time.perf_counter() + seconds, 0
+        for rule, dfa in enumerate(automaton.dfas):
+            for state in _table_states(dfa, self.trie.width):
+                if time.perf_counter() > deadline:
+                    return done
+                self.tables.get(automaton, self.trie, rule, state)
+                done += 1
+        return done
 
     def states(self) -> States:
         """The numbered configurations new generations use (a fresh table once this one is full)."""
@@ -234,7 +250,7 @@ class Matcher:
         """Consume one token; raises ValueError for a token the mask forbids."""
         if self.finished:
             raise ValueError("the matcher has already finished")
-        if token in self.grammar.vocab.eos_ids:
+        if token in self.states.ends:
             if not self.accepting():
                 raise ValueError(f"EOS token {token} before the output is complete")
             self._history.append((self.state, len(self.output), self.distinct, self.finished))
@@ -316,6 +332,19 @@ class Matcher:
             out.append(byte)
             config = self.grammar.automaton.step(config, byte)
         return bytes(out)
+
+
+def _table_states(dfa: RuleDFA | CountedDFA, window: int) -> Iterator[int]:
+    """A state of each token table the rule has: every state of a plain DFA; of a counted one, each base state at
+    every count below `lo`, at `lo` (where the counts up to near `hi` share their tables) and near `hi`."""
+    if not isinstance(dfa, CountedDFA):
+        yield from range(dfa.size)
+        return
+    counts = list(range(dfa.lo + 1))
+    if dfa.hi is not None:
+        counts += range(max(dfa.lo + 1, dfa.hi - window - dfa.start - dfa.period), dfa.hi + 1)
+    for count in counts:
+        yield from range(count * dfa.n, (count + 1) * dfa.n)
 
 
 def pack(mask: np.ndarray) -> np.ndarray:

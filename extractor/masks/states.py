@@ -34,6 +34,7 @@ class States:
         self.grammar = grammar
         self.size = grammar.vocab.size
         self.tokens = grammar.vocab.tokens
+        self.ends = grammar.vocab.eos_ids
         self.configs: list[Config] = []
         self.ids: dict[Config, int] = {}
         self.steps: dict[int, int] = {}

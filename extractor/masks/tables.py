@@ -118,17 +118,18 @@ class TableCache:
                 self.entries.popitem(last=False)
         return table
 
-    def path(self, key: tuple[str, str, int]) -> Path | None:
+    def path(self, key: tuple[str, str, int]) -> str | None:
+        """The key's file, as a string (a table missed in memory is looked for on disk: no Path objects made)."""
         if self.directory is None:
             return None
         vocab, rule, state = key
-        return self.directory / f"v{FORMAT}" / vocab[:16] / f"{rule}-{state}.npz"
+        return f"{self.directory}{os.sep}v{FORMAT}{os.sep}{vocab[:16]}{os.sep}{rule}-{state}.npz"
 
     def load(self, key: tuple[str, str, int]) -> Table | None:
         """The table on disk, only where the file names this key and its content matches its checksum: a torn,
         foreign, stale or tampered file is recomputed (and overwritten), never trusted."""
         path = self.path(key)
-        if path is None or not path.exists():
+        if path is None or not os.path.exists(path):
             return None
         try:
             with np.load(path, allow_pickle=False) as data:
@@ -147,8 +148,8 @@ class TableCache:
         if path is None:
             return
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
             packed, exits = np.packbits(table.allowed, bitorder="little"), table.exit_nodes.astype(np.int32)
             with os.fdopen(fd, "wb") as f:
                 np.savez(f, allowed=packed, size=len(table.allowed), exit_nodes=exits, key=_key_text(key),

@@ -73,6 +73,46 @@ def test_validating_drafted_tokens_changes_nothing_and_stops_at_the_first_bad_on
     assert bytes(g.matcher.output) == before
 
 
+def _one_by_one(g: ExtractorGrammar, tokens: list[int]) -> list[int]:
+    """Validation the plain way: each token taken, then all of them undone."""
+    taken = 0
+    for token in tokens:
+        if token < 0 or not g._take(token):
+            break
+        taken += 1
+    g._undo(taken)
+    return tokens[:taken]
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_validating_by_configuration_id_equals_taking_each_token_and_undoing_it(schema: dict) -> None:
+    vocab = small_vocab("llama3")
+    stop = vocab.tokens.index(b"\n")
+    g = _grammar(schema, (stop,))
+    rng, eos = np.random.default_rng(8), min(vocab.eos_ids)
+    for _ in range(25):
+        g.reset()
+        for _ in range(int(rng.integers(0, 25))):
+            going = [t for t in _allowed(g, vocab.size) if t != eos and t != stop]
+            if not going:
+                break
+            g.accept_tokens("r", [int(rng.choice(going))])
+        for _ in range(6):
+            proposed: list[int] = []  # a run the grammar allows, walked and taken back, then spoiled somewhere
+            for _ in range(int(rng.integers(1, 6))):
+                allowed = _allowed(g, vocab.size)
+                if g.is_terminated() or not len(allowed):
+                    break
+                proposed.append(int(rng.choice(allowed)))
+                assert g.accept_tokens("r", proposed[-1:])
+            g.rollback(len(proposed))
+            at = int(rng.integers(0, len(proposed) + 1))
+            proposed[at:at] = [int(rng.choice([eos, stop, -1, int(rng.integers(vocab.size))]))]
+            before = bytes(g.matcher.output)
+            assert g.validate_tokens(proposed) == _one_by_one(g, proposed)
+            assert bytes(g.matcher.output) == before
+
+
 def test_a_stop_token_is_allowed_only_where_the_output_is_complete_and_rolls_back() -> None:
     vocab = small_vocab("llama3")
     stop = vocab.tokens.index(b"\n")  # a user's stop token that is also text the layout could write

@@ -16,9 +16,10 @@ from vllm.v1.structured_output.backend_types import (
 
 from extractor.errors import ExtractorError
 from extractor.integrations.vllm.spec import GrammarCache, Spec
-from extractor.decode.guards import Guard, Guards
+from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.masks.matcher import pack
+from extractor.masks.states import NOT_ALLOWED
 from extractor.tokens import Vocabulary
 
 ENV = "EXTRACTOR_VLLM"
@@ -42,13 +43,14 @@ class ExtractorGrammar(StructuredOutputGrammar):
     budget: int | None = None
     """Output tokens the request may have (None: unknown, nothing wraps up)."""
     drafts: int = 0
-    """Speculative tokens per step (vLLM's `num_speculative_tokens`): with drafts, the guard is copied before each
-    accept, so that the rollback after the drafts' masks restores it instead of feeding the whole output again."""
+    """Speculative tokens per step (vLLM's `num_speculative_tokens`): with drafts, the guard's place is marked
+    before each accept, so that the rollback after the drafts' masks restores it instead of feeding the whole
+    output again."""
     matcher: Matcher = field(init=False)
     text_stops: list[int] = field(init=False)
     guard: Guard | None = field(default=None, init=False)
-    marks: dict[int, Guard] = field(default_factory=dict, init=False)
-    """The guard as it was at these output lengths (bytes), before the last accepts."""
+    marks: dict[int, GuardMark] = field(default_factory=dict, init=False)
+    """The guard's place at these output lengths (bytes), before the last accepts."""
     stop_set: frozenset[int] = field(init=False)
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
@@ -60,38 +62,61 @@ class ExtractorGrammar(StructuredOutputGrammar):
         self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
-        if self.drafts and self.guard is not None and tokens:
-            self.marks[len(self.matcher.output)] = self.guard.clone()
-            while len(self.marks) > self.drafts + 2:
+        guard = self.guard
+        if self.drafts and guard is not None and tokens:
+            self.marks[len(self.matcher.output)] = guard.mark()
+            if len(self.marks) > self.drafts + 2:
                 del self.marks[min(self.marks)]
+        matcher, spelled = self.matcher, self.grammar.vocab.tokens
         for token in tokens:
-            if not self._take(token):
-                return False
-            if self.guard is not None:
-                self.guard.feed(self.grammar.vocab.tokens[token] if not self.is_terminated() else b"")
+            if self.stopped or matcher.finished or token in self.stop_set:
+                if not self._take(token):
+                    return False
+            else:
+                try:
+                    matcher.advance(token)
+                except ValueError:
+                    return False
+            if guard is not None:
+                guard.feed(b"" if self.stopped or matcher.finished else spelled[token])
         return True
 
     def validate_tokens(self, tokens: list[int]) -> list[int]:
-        taken = 0
-        for token in tokens:  # vLLM pads speculative drafts with -1
-            if token < 0 or not self._take(token):
+        matcher = self.matcher
+        if matcher.distinct is not None or self.is_terminated():
+            taken = 0
+            for token in tokens:  # vLLM pads speculative drafts with -1
+                if token < 0 or not self._take(token):
+                    break
+                taken += 1
+            self._undo(taken)  # the guard never saw them
+            return list(tokens[:taken])
+        states, state, taken = matcher.states, matcher.state, 0  # walked by id, the matcher left alone
+        ends = self.grammar.vocab.eos_ids
+        for token in tokens:
+            if token < 0:
+                break
+            if token in self.stop_set or token in ends:  # ends the output where it may end; nothing after it
+                taken += states.accepting(state)
+                break
+            state = states.step(state, token)
+            if state == NOT_ALLOWED:
                 break
             taken += 1
-        self._undo(taken)  # the guard never saw them
         return list(tokens[:taken])
 
     def rollback(self, num_tokens: int) -> None:
         if num_tokens > 0:
             self._undo(num_tokens)
-            if self.guards is not None:
+            if self.guard is not None:
                 size = len(self.matcher.output)
                 for at in [at for at in self.marks if at > size]:
                     del self.marks[at]
                 mark = self.marks.get(size)
-                if mark is not None and mark.json.data == self.matcher.output:  # back to where a copy was made
-                    self.guard = mark.clone()
-                else:  # the guard's view of the JSON is rebuilt from what is left
-                    self.guard = Guard(self.guards, self.grammar)
+                if mark is not None:  # back to where a mark was taken
+                    self.guard.restore(mark)
+                if mark is None or self.guard.json.data != self.matcher.output:  # rebuilt from what is left
+                    self.guard, self.marks = Guard(self.guards, self.grammar), {}  # type: ignore[arg-type]
                     self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:

@@ -116,6 +116,11 @@ def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str =
     return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout, "guards": guards}}
 
 
+PREPARE_SECONDS = 0.05
+"""Time a compile may spend building the grammar's token tables before its first request runs (vLLM compiles on
+a thread of its own); tables past it are built on the step that first needs them."""
+
+
 class GrammarCache:
     """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
 
@@ -136,6 +141,7 @@ class GrammarCache:
         spec = Spec.parse(kind, text)
         grammar = spec.compile(self.vocab), spec  # outside the lock: compiles run side by side
         grammar[0].bitmask(grammar[0].start)  # every request's first mask, made here in the compile thread
+        grammar[0].prepare(PREPARE_SECONDS)  # and the tables its first masks read
         with self.lock:
             self.items[key] = grammar
             if len(self.items) > self.capacity:
