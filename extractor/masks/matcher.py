@@ -18,7 +18,6 @@ from extractor.masks.unique import TokenKinds, narrow_items
 from extractor.masks.walk import native, walk
 from extractor.tokens import Vocabulary
 
-
 MASK_CACHE_BYTES = 64 << 20
 """Bytes of masks kept per compiled grammar (least recently used dropped first): 512 masks of a 128k
 vocabulary, 1,300 of a 49k one; packed masks and exit sets get an eighth and a quarter of it beside."""
