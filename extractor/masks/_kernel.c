@@ -440,6 +440,83 @@ static int32_t pda_step(PDA *P, int32_t cfg, int b) {
     return next;
 }
 
+/* A PDA with the automaton's arrays it reads: `a` and `tables` hold the buffers of the 10-tuple masks/walk.py's
+ * native() builds (a[0] and a[1] are tuples: their items' buffers are in `tables`). */
+typedef struct {
+    PDA P;
+    Py_buffer a[10], *tables;
+    Py_ssize_t rules;
+    int got;            /* a[2..got) are held */
+    PyObject *aut;      /* the tuple, kept alive while a persistent machine reads it */
+} Machine;
+
+static void machine_free(Machine *M) {
+    PDA *P = &M->P;
+    for (int k = 2; k < M->got; k++) PyBuffer_Release(M->a + k);
+    for (Py_ssize_t k = 0; M->tables && k < 2 * M->rules; k++)
+        if (M->tables[k].obj) PyBuffer_Release(M->tables + k);
+    free(M->tables); free(P->trans); free(P->accept); free(P->counted); free(P->st); free(P->sh); free(P->cbeg);
+    free(P->clen); free(P->cflag); free(P->arena); free(P->ch); free(P->memo); free(P->list); free(P->work);
+    free(P->stamp);
+    Py_XDECREF(M->aut);
+    memset(M, 0, sizeof *M);
+}
+
+/* Reads the automaton tuple into M (zeroed by the caller); -1 with an exception set on failure (free M after). */
+static int machine_load(Machine *M, PyObject *aut) {
+    PDA *P = &M->P;
+    M->got = 2;
+    if (!PyTuple_Check(aut) || PyTuple_GET_SIZE(aut) != 10) { PyErr_SetString(PyExc_TypeError, "automaton: a 10-tuple"); return -1; }
+    for (; M->got < 10; M->got++)
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(aut, M->got), M->a + M->got, PyBUF_SIMPLE) < 0) return -1;
+    /* per-rule tables, per-rule accepting states, inc (counted rules' rows only), call_ptr, call_to, call_inc,
+     * offset, kind, params (int64 rules x 8: n, lo, hi, k1, start, period, cum offset, inc row), cum */
+    Py_buffer *a = M->a;
+    P->call_ptr = a[3].buf; P->call_to = a[4].buf; P->call_inc = a[5].buf;
+    P->offset = a[6].buf; P->kind = a[7].buf;
+    const uint8_t *inc = a[2].buf;
+    const int64_t *params = a[8].buf;
+    const int32_t *cum = a[9].buf;
+    Py_ssize_t rules = a[6].len / (Py_ssize_t)sizeof(int32_t);
+    PyObject *trans_of = PyTuple_GET_ITEM(aut, 0), *accept_of = PyTuple_GET_ITEM(aut, 1);
+    if (!PyTuple_Check(trans_of) || !PyTuple_Check(accept_of) || PyTuple_GET_SIZE(trans_of) != rules
+        || PyTuple_GET_SIZE(accept_of) != rules) {
+        PyErr_SetString(PyExc_TypeError, "automaton: a table and accepting states per rule");
+        return -1;
+    }
+    M->tables = calloc(2 * (size_t)rules + 1, sizeof(Py_buffer));
+    P->trans = calloc((size_t)rules + 1, sizeof(int32_t *));
+    P->accept = calloc((size_t)rules + 1, sizeof(uint8_t *));
+    P->counted = calloc((size_t)rules + 1, sizeof(Counted));
+    M->rules = rules;
+    if (!M->tables || !P->trans || !P->accept || !P->counted) { PyErr_NoMemory(); return -1; }
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        if (PyObject_GetBuffer(PyTuple_GET_ITEM(trans_of, r), M->tables + 2 * r, PyBUF_SIMPLE) < 0
+            || PyObject_GetBuffer(PyTuple_GET_ITEM(accept_of, r), M->tables + 2 * r + 1, PyBUF_SIMPLE) < 0) return -1;
+        P->trans[r] = M->tables[2 * r].buf;
+        P->accept[r] = M->tables[2 * r + 1].buf;
+    }
+    for (Py_ssize_t r = 0; r < rules; r++) {
+        if (!P->kind[r]) continue;
+        const int64_t *q = params + 8 * r;
+        P->counted[r] = (Counted){P->trans[r], inc + q[7] * 256, P->accept[r], cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
+    }
+    return 0;
+}
+
+/* Interns the configuration written as int32 [frames, rule, state, ..., frames, rule, state, ...] (closed). */
+static int32_t machine_config(PDA *P, const int32_t *start, Py_ssize_t nstart) {
+    int32_t n = 0;
+    for (Py_ssize_t k = 0; k < nstart;) {
+        int32_t frames = start[k++], parent = -1;
+        for (int32_t f = 0; f < frames && k + 1 < nstart; f++, k += 2) parent = stack_id(P, parent, start[k], start[k + 1]);
+        P->list = grow(P->list, &P->caplist, n + 1, sizeof(int32_t), P);
+        if (P->failed || parent < 0) return -1;
+        P->list[n++] = parent;
+    }
+    return P->failed ? -1 : close_config(P, n);
+}
+
 /* pda_walk(nodes, ids, automaton, start, roots, exits) -> (reached, exit nodes) as bytes.
  * The walk of configurations of the pushdown automaton over the trie: `automaton` is the tuple
  * masks/walk.py's native() builds, `start` the starting configuration as int32 [frames, rule, state,
@@ -448,7 +525,7 @@ static int32_t pda_step(PDA *P, int32_t cfg, int b) {
  * and, when `exits` is true, the nodes where a stack is down to its bottom frame, that frame's rule
  * may end, and tokens run on past the node (int32). */
 static PyObject *pda_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, start_b, roots_b, a[10], *tables = NULL;
+    Py_buffer nodes_b, ids_b, start_b, roots_b;
     PyObject *aut;
     int want_exits;
     if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
@@ -456,97 +533,143 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
     int64_t *reached = NULL, rcap = 0;
     int32_t *exits = NULL;
     int64_t ecap = 0;
-    int got = 2;  /* a[0] and a[1] are tuples: their items' buffers are held in `tables` (zeroed: unheld ones skip) */
-    Py_ssize_t rules = 0;
     PyObject *result = NULL;
-    PDA P = {0};
-    memset(a, 0, sizeof a);
-    if (!PyTuple_Check(aut) || PyTuple_GET_SIZE(aut) != 10) { PyErr_SetString(PyExc_TypeError, "automaton: a 10-tuple"); goto out; }
-    for (; got < 10; got++)
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(aut, got), a + got, PyBUF_SIMPLE) < 0) goto out;
-    /* per-rule tables, per-rule accepting states, inc (counted rules' rows only), call_ptr, call_to, call_inc,
-     * offset, kind, params (int64 rules x 8: n, lo, hi, k1, start, period, cum offset, inc row), cum */
-    P.call_ptr = a[3].buf; P.call_to = a[4].buf; P.call_inc = a[5].buf;
-    P.offset = a[6].buf; P.kind = a[7].buf;
-    const uint8_t *inc = a[2].buf;
-    const int64_t *params = a[8].buf;
-    const int32_t *cum = a[9].buf;
-    rules = a[6].len / (Py_ssize_t)sizeof(int32_t);
-    PyObject *trans_of = PyTuple_GET_ITEM(aut, 0), *accept_of = PyTuple_GET_ITEM(aut, 1);
-    if (!PyTuple_Check(trans_of) || !PyTuple_Check(accept_of) || PyTuple_GET_SIZE(trans_of) != rules
-        || PyTuple_GET_SIZE(accept_of) != rules) {
-        PyErr_SetString(PyExc_TypeError, "automaton: a table and accepting states per rule");
-        goto out;
-    }
-    tables = calloc(2 * (size_t)rules + 1, sizeof(Py_buffer));
-    P.trans = calloc((size_t)rules + 1, sizeof(int32_t *));
-    P.accept = calloc((size_t)rules + 1, sizeof(uint8_t *));
-    P.counted = calloc((size_t)rules + 1, sizeof(Counted));
-    if (!tables || !P.trans || !P.accept || !P.counted) { PyErr_NoMemory(); goto out; }
-    for (Py_ssize_t r = 0; r < rules; r++) {
-        if (PyObject_GetBuffer(PyTuple_GET_ITEM(trans_of, r), tables + 2 * r, PyBUF_SIMPLE) < 0
-            || PyObject_GetBuffer(PyTuple_GET_ITEM(accept_of, r), tables + 2 * r + 1, PyBUF_SIMPLE) < 0) goto out;
-        P.trans[r] = tables[2 * r].buf;
-        P.accept[r] = tables[2 * r + 1].buf;
-    }
-    for (Py_ssize_t r = 0; r < rules; r++) {
-        if (!P.kind[r]) continue;
-        const int64_t *q = params + 8 * r;
-        P.counted[r] = (Counted){P.trans[r], inc + q[7] * 256, P.accept[r], cum + q[6], q[0], q[1], q[2], q[3], q[4], q[5]};
-    }
-    const int32_t *nodes = nodes_b.buf, *start = start_b.buf, *roots = roots_b.buf;
+    Machine M;
+    memset(&M, 0, sizeof M);
+    PDA *P = &M.P;
+    if (machine_load(&M, aut) < 0) goto out;
+    const int32_t *nodes = nodes_b.buf, *roots = roots_b.buf;
     const int64_t *ids = ids_b.buf;
-    Py_ssize_t nroots = roots_b.len / (Py_ssize_t)sizeof(int32_t), nstart = start_b.len / (Py_ssize_t)sizeof(int32_t);
+    Py_ssize_t nroots = roots_b.len / (Py_ssize_t)sizeof(int32_t);
     Py_ssize_t nr = 0, ne = 0;
-    int32_t n = 0;
-    for (Py_ssize_t k = 0; k < nstart;) {
-        int32_t frames = start[k++], parent = -1;
-        for (int32_t f = 0; f < frames; f++, k += 2) parent = stack_id(&P, parent, start[k], start[k + 1]);
-        P.list = grow(P.list, &P.caplist, n + 1, sizeof(int32_t), &P);
-        if (P.failed || parent < 0) break;
-        P.list[n++] = parent;
-    }
-    int32_t first = P.failed ? -1 : close_config(&P, n);
+    int32_t first = machine_config(P, start_b.buf, start_b.len / (Py_ssize_t)sizeof(int32_t));
     int32_t *cfg = NULL;  /* the configuration at each depth of the walk, grown as tokens run longer */
     int64_t room = 0;
-    for (Py_ssize_t j = 0; j < nroots && first >= 0 && !P.failed; j++) {
+    for (Py_ssize_t j = 0; j < nroots && first >= 0 && !P->failed; j++) {
         int32_t root = roots[j], stop = nodes[3 * root], at = nodes[3 * root + 2] >> 8;
-        cfg = grow(cfg, &room, at + 1, sizeof(int32_t), &P);
-        if (P.failed) break;
+        cfg = grow(cfg, &room, at + 1, sizeof(int32_t), P);
+        if (P->failed) break;
         cfg[at] = first;
-        for (int32_t i = root + 1; i < stop && !P.failed;) {
+        for (int32_t i = root + 1; i < stop && !P->failed;) {
             const int32_t *node = nodes + 3 * i;
             int32_t d = node[2] >> 8, b = node[2] & 255;
             if (d >= room) {
-                cfg = grow(cfg, &room, d + 1, sizeof(int32_t), &P);
-                if (P.failed) break;
+                cfg = grow(cfg, &room, d + 1, sizeof(int32_t), P);
+                if (P->failed) break;
             }
-            int32_t t = pda_step(&P, cfg[d - 1], b);
+            int32_t t = pda_step(P, cfg[d - 1], b);
             if (t < 0) { i = node[0]; continue; }
             cfg[d] = t;
             int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-            reached = grow(reached, &rcap, nr + (mid - node[1]), sizeof(int64_t), &P);
-            if (P.failed) break;
+            reached = grow(reached, &rcap, nr + (mid - node[1]), sizeof(int64_t), P);
+            if (P->failed) break;
             for (int32_t row = node[1]; row < mid; row++) reached[nr++] = ids[row];
-            if (want_exits && P.cflag[t] && mid < hi) {
-                exits = grow(exits, &ecap, ne + 1, sizeof(int32_t), &P);
-                if (P.failed) break;
+            if (want_exits && P->cflag[t] && mid < hi) {
+                exits = grow(exits, &ecap, ne + 1, sizeof(int32_t), P);
+                if (P->failed) break;
                 exits[ne++] = i;
             }
             i++;
         }
     }
     free(cfg);
-    if (P.failed) PyErr_SetString(PyExc_MemoryError, "out of memory in the pushdown walk");
+    if (P->failed) PyErr_SetString(PyExc_MemoryError, "out of memory in the pushdown walk");
     else result = Py_BuildValue("y#y#", reached ? (const char *)reached : "", (Py_ssize_t)(nr * (Py_ssize_t)sizeof(int64_t)),
                                 exits ? (const char *)exits : "", (Py_ssize_t)(ne * (Py_ssize_t)sizeof(int32_t)));
 out:
-    for (int k = 0; k < got; k++) PyBuffer_Release(a + k);
-    for (Py_ssize_t k = 0; tables && k < 2 * rules; k++) PyBuffer_Release(tables + k);
-    free(tables); free(P.trans); free(P.accept); free(P.counted); free(P.st); free(P.sh); free(P.cbeg); free(P.clen); free(P.cflag); free(P.arena); free(P.ch);
-    free(P.memo); free(P.list); free(P.work); free(P.stamp); free(reached); free(exits);
+    machine_free(&M);
+    free(reached); free(exits);
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
     return result;
+}
+
+/* A machine kept alive across calls (a capsule): its interned stacks, configurations and per-byte steps persist,
+ * so a generation's place is a configuration id and a step seen before is one memo read. Calls keep the GIL:
+ * threads sharing one machine take turns. */
+static const char *MACHINE = "extractor.masks._kernel.Machine";
+
+static void machine_destroy(PyObject *capsule) {
+    Machine *M = PyCapsule_GetPointer(capsule, MACHINE);
+    if (M) { machine_free(M); free(M); }
+}
+
+static Machine *machine_of(PyObject *capsule) { return PyCapsule_GetPointer(capsule, MACHINE); }
+
+/* machine(automaton) -> capsule */
+static PyObject *machine_open(PyObject *self, PyObject *args) {
+    PyObject *aut;
+    if (!PyArg_ParseTuple(args, "O", &aut)) return NULL;
+    Machine *M = calloc(1, sizeof(Machine));
+    if (!M) return PyErr_NoMemory();
+    if (machine_load(M, aut) < 0) { machine_free(M); free(M); return NULL; }
+    Py_INCREF(aut);
+    M->aut = aut;
+    PyObject *capsule = PyCapsule_New(M, MACHINE, machine_destroy);
+    if (!capsule) { machine_free(M); free(M); }
+    return capsule;
+}
+
+/* machine_config(machine, start) -> id of the (closed) configuration written as pda_walk's `start` */
+static PyObject *machine_intern(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    Py_buffer start_b;
+    if (!PyArg_ParseTuple(args, "Oy*", &capsule, &start_b)) return NULL;
+    Machine *M = machine_of(capsule);
+    int32_t id = M ? machine_config(&M->P, start_b.buf, start_b.len / (Py_ssize_t)sizeof(int32_t)) : -1;
+    PyBuffer_Release(&start_b);
+    if (!M) return NULL;
+    if (M->P.failed) return PyErr_NoMemory();
+    return PyLong_FromLong(id);
+}
+
+/* machine_step(machine, config, data) -> id of the configuration after `data`'s bytes, -1 where one is refused */
+static PyObject *machine_step(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    int32_t cfg;
+    const char *data;
+    Py_ssize_t size;
+    if (!PyArg_ParseTuple(args, "Oiy#", &capsule, &cfg, &data, &size)) return NULL;
+    Machine *M = machine_of(capsule);
+    if (!M) return NULL;
+    if (cfg < 0 || cfg >= M->P.ncfg) { PyErr_SetString(PyExc_IndexError, "machine_step: no such configuration"); return NULL; }
+    for (Py_ssize_t k = 0; k < size && cfg >= 0; k++) cfg = pda_step(&M->P, cfg, (uint8_t)data[k]);
+    if (M->P.failed) return PyErr_NoMemory();
+    return PyLong_FromLong(cfg);
+}
+
+/* machine_stacks(machine, config) -> int32 bytes [frames, rule, state, ...] per stack, bottom frame first */
+static PyObject *machine_stacks(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    int32_t cfg;
+    if (!PyArg_ParseTuple(args, "Oi", &capsule, &cfg)) return NULL;
+    Machine *M = machine_of(capsule);
+    if (!M) return NULL;
+    PDA *P = &M->P;
+    if (cfg < 0 || cfg >= P->ncfg) { PyErr_SetString(PyExc_IndexError, "machine_stacks: no such configuration"); return NULL; }
+    int64_t total = 0;
+    for (int32_t a = 0; a < P->clen[cfg]; a++) total += 1 + 2 * (int64_t)P->st[P->arena[P->cbeg[cfg] + a]].depth;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
+    if (!out) return NULL;
+    int32_t *w = (int32_t *)PyBytes_AS_STRING(out);
+    for (int32_t a = 0; a < P->clen[cfg]; a++) {
+        int32_t id = P->arena[P->cbeg[cfg] + a], depth = P->st[id].depth;
+        *w = depth;
+        for (int32_t f = depth - 1; f >= 0; f--, id = P->st[id].parent) {
+            w[1 + 2 * f] = P->st[id].rule;
+            w[2 + 2 * f] = P->st[id].state;
+        }
+        w += 1 + 2 * depth;
+    }
+    return out;
+}
+
+/* machine_size(machine) -> (stacks, configurations) interned so far */
+static PyObject *machine_size(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    if (!PyArg_ParseTuple(args, "O", &capsule)) return NULL;
+    Machine *M = machine_of(capsule);
+    if (!M) return NULL;
+    return Py_BuildValue("(ii)", M->P.nst, M->P.ncfg);
 }
 
 /* call_edges(sites, sizes, index, counted) -> (call_ptr: bytes, int32 S + 1; call_to: bytes, int32 E x 2; call_inc:
@@ -627,6 +750,11 @@ static PyMethodDef methods[] = {
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},
     {"pda_walk", pda_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie, all in C."},
     {"call_edges", call_edges, METH_VARARGS, "The call edges of rule automata, numbered as pda_walk reads them."},
+    {"machine", machine_open, METH_VARARGS, "A pushdown automaton kept alive across calls (a capsule)."},
+    {"machine_config", machine_intern, METH_VARARGS, "The id of a configuration in a machine."},
+    {"machine_step", machine_step, METH_VARARGS, "A machine's configuration after some bytes (-1: refused)."},
+    {"machine_stacks", machine_stacks, METH_VARARGS, "A machine's configuration as its stacks."},
+    {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
     {NULL, NULL, 0, NULL},
 };
 

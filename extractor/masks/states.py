@@ -1,6 +1,8 @@
 """A compiled grammar's configurations numbered once, so that a generation's place is an integer: a token's step
 is one dict lookup keyed by (configuration id, token), the packed mask row of an id is kept beside it, and
-rolling back is truncating a list of ids. Requests of one schema share what any of them walked before."""
+rolling back is truncating a list of ids. Requests of one schema share what any of them walked before. A step not
+seen before is walked by the C kernel's machine, which keeps its own interned configurations and per-byte steps
+alive across calls (the Python walk where the kernel is not built)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from extractor.automata import Config
+from extractor.masks.trie import _kernel
+from extractor.masks.walk import flat, native
 
 if TYPE_CHECKING:
     from extractor.masks.matcher import CompiledGrammar
@@ -19,6 +23,8 @@ MAX_STATES = 1 << 16
 theirs, so no id they hold is ever reused)."""
 MAX_STEPS = 1 << 20
 """(configuration, token) steps remembered per table; forgotten all at once past this (each is redone by a walk)."""
+MAX_MACHINE_CONFIGS = 1 << 15
+"""Configurations the C machine may intern per table (each keeps a 1 KB row of per-byte steps)."""
 ROW_BYTES = 64 << 20
 """Bytes of packed rows kept per table; forgotten all at once past this (each is read back off the mask cache)."""
 
@@ -42,10 +48,15 @@ class States:
         self.row_bytes = 0
         self.accepts: dict[int, bool] = {}
         self.lock = threading.Lock()
+        arrays = native(grammar.automaton) if _kernel is not None else None
+        self.machine = None if arrays is None else _kernel.machine(arrays)
+        self.to_machine: dict[int, int] = {}
+        self.from_machine: dict[int, int] = {}
 
     @property
     def full(self) -> bool:
-        return len(self.configs) >= MAX_STATES
+        return len(self.configs) >= MAX_STATES or (
+            self.machine is not None and _kernel.machine_size(self.machine)[1] >= MAX_MACHINE_CONFIGS)
 
     def id(self, config: Config) -> int:
         """The configuration's id, numbered on first sight."""
@@ -64,11 +75,34 @@ class States:
         found = self.steps.get(key)
         if found is None:
             data = self.tokens[token] if 0 <= token < self.size else b""
-            config = self.grammar.walk(self.configs[state], data) if data else frozenset()
-            found = self.id(config) if config else NOT_ALLOWED
+            if not data:
+                found = NOT_ALLOWED
+            elif self.machine is not None:
+                found = self._from_machine(_kernel.machine_step(self.machine, self._to_machine(state), data))
+            else:
+                config = self.grammar.walk(self.configs[state], data)
+                found = self.id(config) if config else NOT_ALLOWED
             if len(self.steps) >= MAX_STEPS:
                 self.steps.clear()
             self.steps[key] = found
+        return found
+
+    def _to_machine(self, state: int) -> int:
+        """The machine's id of a configuration."""
+        found = self.to_machine.get(state)
+        if found is None:
+            found = self.to_machine[state] = _kernel.machine_config(self.machine, flat(self.configs[state]))
+            self.from_machine[found] = state
+        return found
+
+    def _from_machine(self, walked: int) -> int:
+        """The id of the machine's configuration `walked` (NOT_ALLOWED for its -1), read back on first sight."""
+        if walked < 0:
+            return NOT_ALLOWED
+        found = self.from_machine.get(walked)
+        if found is None:
+            found = self.id(_config(_kernel.machine_stacks(self.machine, walked)))
+            self.from_machine[walked], self.to_machine[found] = found, walked
         return found
 
     def row(self, state: int) -> np.ndarray:
@@ -89,3 +123,13 @@ class States:
         if found is None:
             found = self.accepts[state] = self.grammar.automaton.accepting(self.configs[state])
         return found
+
+
+def _config(stacks: bytes) -> Config:
+    """A configuration from the machine's stacks (int32: frames, rule, state, ... per stack, bottom first)."""
+    words, out, k = np.frombuffer(stacks, dtype=np.int32).tolist(), [], 0
+    while k < len(words):
+        end = k + 1 + 2 * words[k]
+        out.append(tuple(zip(words[k + 1:end:2], words[k + 2:end:2])))
+        k = end
+    return frozenset(out)

@@ -25,9 +25,13 @@ def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray
         configs = config_dfa(automaton)
         jobs = np.column_stack([roots, np.full(len(roots), configs.id(start), dtype=np.int32)])
         return _walk_python(configs, trie, jobs, exits)
-    flat = [x for st in start for x in (len(st), *(v for frame in st for v in frame))]
-    reached, found = _kernel.pda_walk(trie.packed, trie.ids, arrays, np.array(flat, dtype=np.int32), roots, exits)
+    reached, found = _kernel.pda_walk(trie.packed, trie.ids, arrays, flat(start), roots, exits)
     return np.frombuffer(reached, dtype=np.int64), np.frombuffer(found, dtype=np.int32)
+
+
+def flat(config: Config) -> np.ndarray:
+    """A configuration as the C kernel reads one: int32 [frames, rule, state, ...] per stack, bottom frame first."""
+    return np.array([x for st in config for x in (len(st), *(v for frame in st for v in frame))], dtype=np.int32)
 
 
 def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:

@@ -19,6 +19,8 @@ from tests.masks.test_walk_memo import _plain
 SCHEMAS = [
     {"type": "object", "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {
         "enum": ["a", "bc", 7]}}}, "required": ["name"]},
+    {"type": "object", "properties": {"s": {"type": "string", "maxLength": 300}, "n": {"type": "array", "items": {
+        "type": "integer"}, "minItems": 2, "maxItems": 90}}},  # counted rules: the machine counts as Python does
     {"type": "array", "items": {"type": "number"}, "maxItems": 6},
     {"type": "object", "additionalProperties": {"type": "integer"}},  # distinct keys: the matcher's own walk
 ]
@@ -39,8 +41,12 @@ def _walks(grammar, seed: int, n: int = 3, steps: int = 40):
 
 
 @pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
-def test_steps_rows_and_acceptance_by_id_equal_the_plain_automaton(schema: dict) -> None:
+@pytest.mark.parametrize("machine", [True, False], ids=["C machine", "Python walk"])
+def test_steps_rows_and_acceptance_by_id_equal_the_plain_automaton(schema: dict, machine: bool, monkeypatch) -> None:
+    if not machine:
+        monkeypatch.setattr(states_module, "_kernel", None)
     grammar = compile_schema(schema, small_vocab("llama3"))
+    assert (grammar.states().machine is not None) == (machine and states_module._kernel is not None)
     tokens, automaton = grammar.vocab.tokens, grammar.automaton
     for m, token, refused in _walks(grammar, 4):  # later walks are answered from the tables
         table, config = m.states, m.config
@@ -75,7 +81,7 @@ def test_the_tables_forget_steps_and_rows_past_their_bounds_and_walk_the_same(mo
 
 
 def test_a_full_table_is_replaced_for_new_generations_and_kept_by_those_under_way(monkeypatch) -> None:
-    grammar = compile_schema(SCHEMAS[1], small_vocab("llama3"))
+    grammar = compile_schema({"type": "array", "items": {"type": "number"}}, small_vocab("llama3"))
     old = grammar.matcher()
     monkeypatch.setattr(states_module, "MAX_STATES", len(old.states.configs))
     new = grammar.matcher()
