@@ -87,7 +87,7 @@ def fresh() -> None:
     """Forget every mask table, in memory and on disk, so the next run visits them first again."""
     from extractor.masks.tables import TABLES
 
-    TABLES.entries.clear()
+    TABLES.clear()
     TABLES.directory = Path(tempfile.mkdtemp(prefix="vllm-masks-"))
 
 

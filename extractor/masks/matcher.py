@@ -10,6 +10,7 @@ import numpy as np
 from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
 from extractor.automata.distinct import Distinct, Present, Quoted, fresh
+from extractor.masks.bits import pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
 from extractor.masks.tables import TABLES, Table, TableCache
@@ -157,9 +158,34 @@ class CompiledGrammar:
         cached = self.bitmasks.get(config)
         if cached is not None:
             return cached
-        words = pack(self.mask(config))
+        words = self.packed(config)
         self.bitmasks.put(config, words, words.nbytes)
         return words
+
+    def packed(self, config: Config) -> np.ndarray:
+        """The packed mask read off the tables' packed rows, the bool mask never made (where it is not cached
+        already): what a server's first visit of a configuration costs. Equal to `pack(mask(config))`."""
+        if self.masks.get(config) is not None or (config == self.start and native(self.automaton) is not None):
+            return pack(self.mask(config))
+        aut = self.automaton
+        out, shared = None, True
+        for st in config:
+            rule, state = st[-1]
+            table = self.tables.get(aut, self.trie, rule, state)
+            row = table.packed
+            if out is None:
+                out = row
+            elif out is not row:
+                out, shared = (out | row, False) if shared else (np.bitwise_or(out, row, out=out), False)
+            if len(st) > 1 and len(table.exit_nodes):
+                ids = self.exits(table, aut.close([st[:-1]]))
+                if len(ids):
+                    out, shared = (out.copy() if shared else out), False
+                    set_bits(out, ids)
+        if aut.accepting(config):
+            out = out.copy() if shared else out
+            set_bits(out, self.eos)
+        return out if out is not None else pack(np.zeros(self.vocab.size, dtype=bool))
 
     def walk(self, config: Config, data: bytes) -> Config:
         """Configurations after `data`; empty when some byte is not allowed."""
@@ -344,10 +370,3 @@ def _table_states(dfa: RuleDFA | CountedDFA, window: int) -> Iterator[int]:
         counts += range(max(dfa.lo + 1, dfa.hi - window - dfa.start - dfa.period), dfa.hi + 1)
     for count in counts:
         yield from range(count * dfa.n, (count + 1) * dfa.n)
-
-
-def pack(mask: np.ndarray) -> np.ndarray:
-    """Bool per token -> int32 words, little-endian bit order (token 0 is bit 0 of word 0)."""
-    data = np.packbits(mask, bitorder="little")
-    data = np.concatenate([data, np.zeros(-len(data) % 4, dtype=np.uint8)])
-    return data.view("<i4").astype(np.int32, copy=False)

@@ -12,12 +12,14 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 
 from extractor.automata import Automaton, RuleDFA
 from extractor.automata.counted import CountedDFA
+from extractor.masks.bits import pack
 from extractor.masks.lru import ByteLRU
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
@@ -29,6 +31,9 @@ SAVE_AFTER = 0.002
 0.4 ms, more than almost every table takes to build (benchmarks/table_cache.py)."""
 
 
+TABLE_BYTES = 512 << 20
+"""Bytes of tables kept in memory per table cache (least recently used dropped first): about 9,000 tables of a
+49k-token vocabulary, 3,600 of a 128k one."""
 PATHS_BYTES = 32 << 20
 """Bytes of counted rules' base walks kept per table cache (a few MB each for a 128k vocabulary)."""
 
@@ -41,16 +46,27 @@ class Table:
     allowed: np.ndarray  # bool, one per token id
     exit_nodes: np.ndarray  # int32 trie nodes, in preorder
 
+    @property
+    def nbytes(self) -> int:
+        """What the table holds, its packed row (made on first use) counted in."""
+        return self.allowed.nbytes + self.allowed.nbytes // 8 + self.exit_nodes.nbytes + 256
+
+    @cached_property
+    def packed(self) -> np.ndarray:
+        """`allowed` packed 32 tokens per int32 word (masks.bits), made on first use; never mutate it."""
+        return pack(self.allowed)
+
 
 class TableCache:
     """A bounded LRU of tables keyed by (vocabulary, rule fingerprint, state), optionally backed by a
     directory so that a later process pays nothing for the tables an earlier one took long to compute
     (`save_after` seconds or more: most tables build faster than a file loads)."""
 
-    def __init__(self, capacity: int = 4096, directory: Path | None = None, max_files: int = 20_000,
+    def __init__(self, max_bytes: int = TABLE_BYTES, directory: Path | None = None, max_files: int = 20_000,
                  save_after: float = SAVE_AFTER) -> None:
-        self.capacity = capacity
-        self.entries: OrderedDict[tuple[str, str, int], Table] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self.entries: OrderedDict[tuple[str, str, int], tuple[Table, int]] = OrderedDict()
         self.directory = directory
         self.max_files = max_files
         self.save_after = save_after
@@ -102,21 +118,30 @@ class TableCache:
         """The table for `key`, built (outside the lock: two threads may build one table twice, never
         corrupt the LRU) when neither memory nor disk has it."""
         with self.lock:
-            table = self.entries.get(key)
-            if table is not None:
+            hit = self.entries.get(key)
+            if hit is not None:
                 self.entries.move_to_end(key)
-                return table
+                return hit[0]
         table = self.load(key)
         if table is None:
             start = time.perf_counter()
             table = build()
             if time.perf_counter() - start >= self.save_after:
                 self.save(key, table)
+        size = table.nbytes
         with self.lock:
-            self.entries[key] = table
-            if len(self.entries) > self.capacity:
-                self.entries.popitem(last=False)
+            old = self.entries.pop(key, None)
+            self.bytes += size - (old[1] if old else 0)
+            self.entries[key] = (table, size)
+            while self.bytes > self.max_bytes and len(self.entries) > 1:
+                self.bytes -= self.entries.popitem(last=False)[1][1]
         return table
+
+    def clear(self) -> None:
+        """Forget every table held in memory (the files on disk stay)."""
+        with self.lock:
+            self.entries.clear()
+            self.bytes = 0
 
     def path(self, key: tuple[str, str, int]) -> str | None:
         """The key's file, as a string (a table missed in memory is looked for on disk: no Path objects made)."""

@@ -11,7 +11,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.masks import states as states_module
-from extractor.masks.matcher import pack
+from extractor.masks.matcher import CompiledGrammar, pack
 from extractor.masks.states import NOT_ALLOWED
 from tests.masks.test_masks import small_vocab
 from tests.masks.test_walk_memo import _plain
@@ -108,3 +108,16 @@ def test_threads_sharing_a_grammar_number_each_configuration_once() -> None:
     table = grammar.states()
     assert len(table.ids) == len(table.configs) == len(set(table.configs))
     assert all(table.ids[config] == i for i, config in enumerate(table.configs))
+
+
+@pytest.mark.parametrize("schema", [*SCHEMAS, {"type": "array", "items": {"type": "integer"}, "maxItems": 3},
+                                    {"type": "integer"}], ids=range(len(SCHEMAS) + 2))
+def test_rows_read_off_packed_tables_equal_the_packed_bool_masks(schema: dict) -> None:
+    """A server's first visit makes the row from the tables' packed rows (no bool mask): the same bits."""
+    plain = compile_schema(schema, small_vocab("llama3"))
+    rows = CompiledGrammar(plain.automaton, plain.vocab, plain.trie)  # nothing cached: every row is a first visit
+    configs = {m.config for m, _, _ in _walks(plain, 6, n=6)}
+    assert len(configs) >= 2 and (len(schema) > 1 or any(plain.automaton.accepting(c) for c in configs))
+    for config in configs:
+        assert np.array_equal(rows.packed(config), pack(plain.mask(config)))
+        assert np.array_equal(rows.bitmask(config), pack(plain.mask(config)))
