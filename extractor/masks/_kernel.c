@@ -663,6 +663,61 @@ static PyObject *machine_stacks(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* machine_next(machine, nodes, config) -> int32 bytes: the distinct configurations some token leads to from
+ * `config` (the trie walked as pda_walk walks it, in the machine's memo: each step is remembered for later calls) */
+static PyObject *machine_next(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    Py_buffer nodes_b;
+    int32_t from;
+    if (!PyArg_ParseTuple(args, "Oy*i", &capsule, &nodes_b, &from)) return NULL;
+    Machine *M = machine_of(capsule);
+    if (!M) { PyBuffer_Release(&nodes_b); return NULL; }
+    PDA *P = &M->P;
+    if (from < 0 || from >= P->ncfg) {
+        PyBuffer_Release(&nodes_b);
+        PyErr_SetString(PyExc_IndexError, "machine_next: no such configuration");
+        return NULL;
+    }
+    const int32_t *nodes = nodes_b.buf;
+    int32_t stop = nodes[0], *cfg = NULL, *found = NULL;
+    int64_t room = 0, nfound = 0, capfound = 0, capseen = 0;
+    uint8_t *seen = NULL;
+    cfg = grow(cfg, &room, 1, sizeof(int32_t), P);
+    if (!P->failed) cfg[0] = from;
+    for (int32_t i = 1; i < stop && !P->failed;) {
+        const int32_t *node = nodes + 3 * i;
+        int32_t d = node[2] >> 8, b = node[2] & 255;
+        if (d >= room) {
+            cfg = grow(cfg, &room, d + 1, sizeof(int32_t), P);
+            if (P->failed) break;
+        }
+        int32_t t = pda_step(P, cfg[d - 1], b);
+        if (t < 0) { i = node[0]; continue; }
+        cfg[d] = t;
+        int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
+        if (mid > node[1]) {  /* a token ends here */
+            if (t >= capseen) {
+                int64_t old = capseen;
+                seen = grow(seen, &capseen, (int64_t)t + 1, 1, P);
+                if (P->failed) break;
+                memset(seen + old, 0, (size_t)(capseen - old));
+            }
+            if (!seen[t]) {
+                seen[t] = 1;
+                found = grow(found, &capfound, nfound + 1, sizeof(int32_t), P);
+                if (P->failed) break;
+                found[nfound++] = t;
+            }
+        }
+        i++;
+    }
+    PyObject *result = P->failed ? PyErr_NoMemory()
+        : PyBytes_FromStringAndSize(found ? (const char *)found : "", (Py_ssize_t)(nfound * 4));
+    free(cfg); free(found); free(seen);
+    PyBuffer_Release(&nodes_b);
+    return result;
+}
+
 /* machine_size(machine) -> (stacks, configurations) interned so far */
 static PyObject *machine_size(PyObject *self, PyObject *args) {
     PyObject *capsule;
@@ -754,6 +809,7 @@ static PyMethodDef methods[] = {
     {"machine_config", machine_intern, METH_VARARGS, "The id of a configuration in a machine."},
     {"machine_step", machine_step, METH_VARARGS, "A machine's configuration after some bytes (-1: refused)."},
     {"machine_stacks", machine_stacks, METH_VARARGS, "A machine's configuration as its stacks."},
+    {"machine_next", machine_next, METH_VARARGS, "The configurations some token leads to from one."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
     {NULL, NULL, 0, NULL},
 };

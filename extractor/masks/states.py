@@ -7,6 +7,8 @@ alive across calls (the Python walk where the kernel is not built)."""
 from __future__ import annotations
 
 import threading
+import time
+from collections import deque
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -104,6 +106,26 @@ class States:
             found = self.id(_config(_kernel.machine_stacks(self.machine, walked)))
             self.from_machine[walked], self.to_machine[found] = found, walked
         return found
+
+    def explore(self, seconds: float, limit: int) -> int:
+        """Number the configurations some tokens lead to from the start, breadth first, and make their rows, until
+        `seconds` have passed or `limit` are numbered (a server's compile thread: its requests' first steps then
+        find them); how many were numbered. Needs the C machine (0 without it)."""
+        if self.machine is None:
+            return 0
+        deadline, nodes = time.perf_counter() + seconds, self.grammar.trie.packed
+        queue = deque([self.id(self.grammar.start)])
+        seen = set(queue)
+        while queue and len(seen) < limit and time.perf_counter() < deadline:
+            state = queue.popleft()
+            self.row(state)
+            walked = _kernel.machine_next(self.machine, nodes, self._to_machine(state))
+            for n in np.frombuffer(walked, dtype=np.int32).tolist():
+                found = self._from_machine(n)
+                if found not in seen and len(seen) < limit:
+                    seen.add(found)
+                    queue.append(found)
+        return len(seen)
 
     def row(self, state: int) -> np.ndarray:
         """The mask of `state` packed 32 tokens per int32 word, EOS set where it accepts; never mutate it."""

@@ -121,3 +121,37 @@ def test_rows_read_off_packed_tables_equal_the_packed_bool_masks(schema: dict) -
     for config in configs:
         assert np.array_equal(rows.packed(config), pack(plain.mask(config)))
         assert np.array_equal(rows.bitmask(config), pack(plain.mask(config)))
+
+
+TINY = [{"enum": ["ab", 7, None]}, {"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]},
+        {"type": "array", "items": {"type": "integer"}, "maxItems": 2}]
+
+
+@pytest.mark.parametrize("schema", TINY, ids=range(len(TINY)))
+def test_exploring_numbers_exactly_the_configurations_tokens_reach(schema: dict) -> None:
+    """Breadth first from the start in the C machine: the configurations numbered are those the plain walk of
+    every token reaches, each with its row made."""
+    plain = compile_schema(schema, small_vocab("llama3"))
+    grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie)
+    table = grammar.states()
+    if table.machine is None:
+        pytest.skip("the C kernel is not built: nothing explores")
+    found = table.explore(60.0, 10_000)
+    tokens, reach, queue = grammar.vocab.tokens, {grammar.start}, [grammar.start]
+    while queue:
+        config = queue.pop()
+        for data in tokens:
+            after = _plain(grammar, config, data) if data else None
+            if after and after not in reach:
+                reach.add(after)
+                queue.append(after)
+    assert found == len(table.configs) == len(reach) and set(table.configs) == reach
+    assert all(np.array_equal(table.rows[table.ids[c]], pack(plain.mask(c))) for c in reach)
+
+
+def test_exploring_stops_at_its_limit() -> None:
+    plain = compile_schema(SCHEMAS[0], small_vocab("llama3"))
+    table = CompiledGrammar(plain.automaton, plain.vocab, plain.trie).states()
+    if table.machine is None:
+        pytest.skip("the C kernel is not built: nothing explores")
+    assert table.explore(60.0, 5) == 5 and len(table.rows) <= 5

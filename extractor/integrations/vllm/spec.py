@@ -121,6 +121,11 @@ PREPARE_SECONDS = 0.05
 a thread of its own); tables past it are built on the step that first needs them."""
 
 
+EXPLORE_STATES = 512
+"""Configurations a compile numbers ahead, breadth first from the start, with their rows (6 KB each for a
+49k-token vocabulary), within another PREPARE_SECONDS."""
+
+
 class GrammarCache:
     """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
 
@@ -141,7 +146,8 @@ class GrammarCache:
         spec = Spec.parse(kind, text)
         grammar = spec.compile(self.vocab), spec  # outside the lock: compiles run side by side
         grammar[0].bitmask(grammar[0].start)  # every request's first mask, made here in the compile thread
-        grammar[0].prepare(PREPARE_SECONDS)  # and the tables its first masks read
+        grammar[0].prepare(PREPARE_SECONDS)  # the tables its first masks read
+        grammar[0].states().explore(PREPARE_SECONDS, EXPLORE_STATES)  # and the first configurations' rows
         with self.lock:
             self.items[key] = grammar
             if len(self.items) > self.capacity:
