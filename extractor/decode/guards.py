@@ -411,7 +411,8 @@ class Guard:
         """What the guards will do to this step's mask, decided without it: None where they leave it as it is
         (most steps; a server then copies the configuration's packed row as it stands)."""
         g, js = self.guards, self.json
-        if g.wrap_up and config is not None and left is not None and self._finishing(config, left):
+        if g.wrap_up and config is not None and left is not None and (left <= self.check_at or self.routes) \
+                and self._finishing(config, left):  # (`_finishing` looks no further before either)
             return Plan("finish", [])
         kind = None
         if js.in_string:
@@ -426,8 +427,10 @@ class Guard:
                 and stuttering(js.data, js.number_start, g.stutter, self.source, self.digits)):
             kind = "number"
         banned = []
-        if g.unique_items or g.similar_items is not None or g.alike_objects is not None or g.distinct_members:
-            banned = self._repeats() + (self._same_member() if g.distinct_members else [])
+        if js.filled and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
+            banned = self._repeats()
+        if g.distinct_members:
+            banned += self._same_member()
         return None if kind is None and not banned else Plan(kind, banned)
 
     def apply(self, plan: Plan, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
@@ -507,8 +510,6 @@ class Guard:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
         (whitespace around the item and before the `,` aside)."""
         data, out = self.json.data, []
-        if not self.json.filled:
-            return out
         for arr in self.json.stack:
             if not isinstance(arr, _Array) or not arr.items:
                 continue

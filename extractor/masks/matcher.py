@@ -229,8 +229,12 @@ class Matcher:
         self.finished = False
         automaton = grammar.automaton
         self.distinct = Distinct(automaton) if automaton.distinct or automaton.unique else None
-        self._history: list[tuple[int, int, Distinct | None, bool]] = []
-        """The state before each advance (distinct states are never changed in place)."""
+        self._at: list[int] = []
+        """The state before each advance; its output length in `_sizes`, its distinct state in `_distincts` (only
+        where the grammar has one: they are never changed in place). Never finished before one: nothing follows
+        the end. Lists of ints, not a tuple per step: nothing for the cyclic collector to track."""
+        self._sizes: list[int] = []
+        self._distincts: list[Distinct | None] = []
 
     @property
     def config(self) -> Config:
@@ -278,7 +282,7 @@ class Matcher:
         if token in self.states.ends:
             if not self.accepting():
                 raise ValueError(f"EOS token {token} before the output is complete")
-            self._history.append((self.state, len(self.output), self.distinct, self.finished))
+            self._push(self.distinct)
             self.finished = True
             return
         before = self.distinct
@@ -290,7 +294,7 @@ class Matcher:
         if nxt == NOT_ALLOWED:
             data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
-        self._history.append((self.state, len(self.output), before, self.finished))
+        self._push(before)
         self.state = nxt
         self.output += self.states.tokens[token]
 
@@ -300,23 +304,31 @@ class Matcher:
         nxt = self._walk(data)
         if nxt == NOT_ALLOWED:
             raise ValueError(f"bytes {data!r} are not allowed after {bytes(self.output[-40:])!r}")
-        self._history.append((self.state, len(self.output), before, self.finished))
+        self._push(before)
         self.state = nxt
         self.output += data
 
     @property
     def steps(self) -> int:
         """Advances so far that `rollback` can undo (tokens, EOS or byte spans)."""
-        return len(self._history)
+        return len(self._at)
+
+    def _push(self, distinct: Distinct | None) -> None:
+        self._at.append(self.state)
+        self._sizes.append(len(self.output))
+        if self.distinct is not None:
+            self._distincts.append(distinct)
 
     def rollback(self, steps: int) -> None:
         """Undo the last `steps` advances (tokens, EOS or byte spans)."""
-        if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= len(self._history):
-            raise ValueError(f"can roll back 0 to {len(self._history)} steps, not {steps!r}")
+        if isinstance(steps, bool) or not isinstance(steps, int) or not 0 <= steps <= len(self._at):
+            raise ValueError(f"can roll back 0 to {len(self._at)} steps, not {steps!r}")
         if steps:
-            self.state, size, self.distinct, self.finished = self._history[-steps]
-            del self._history[-steps:]
-            del self.output[size:]
+            self.state, size, self.finished = self._at[-steps], self._sizes[-steps], False
+            del self._at[-steps:], self._sizes[-steps:], self.output[size:]
+            if self._distincts:
+                self.distinct = self._distincts[-steps]
+                del self._distincts[-steps:]
 
     def validate_tokens(self, tokens: list[int]) -> list[int]:
         """The longest prefix of `tokens` the grammar allows from here; the matcher is left as it was."""

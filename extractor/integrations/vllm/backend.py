@@ -121,8 +121,9 @@ class ExtractorGrammar(StructuredOutputGrammar):
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
         matcher, guard = self.matcher, self.guard
+        ended = self.stopped or matcher.finished
         plan = None
-        if guard is not None and not self.is_terminated():
+        if guard is not None and not ended:
             left = None if self.budget is None else self.budget - self.generated
             plan = guard.plan(matcher.config, left)
         if plan is None:  # most steps: the configuration's packed row as it stands
@@ -131,9 +132,9 @@ class ExtractorGrammar(StructuredOutputGrammar):
             mask = matcher.mask()
             narrowed = guard.apply(plan, mask, matcher.config)  # type: ignore[union-attr]
             words = matcher.bitmask() if narrowed is mask else pack(narrowed)
-        complete = not self.is_terminated() and matcher.accepting()
+        complete = not ended and matcher.accepting()
         change = self.stops if complete else self.text_stops
-        if len(change):  # stop tokens where the output is complete; never a stop that is also text elsewhere
+        if self.stop_set and len(change):  # stops where the output is complete; never a stop that is also text
             words = words.copy().view(np.uint32)
             for token in change:
                 word, bit = divmod(int(token), 32)
