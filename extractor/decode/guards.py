@@ -288,24 +288,42 @@ SHORT_LOOP_BYTES = 24
 """A stretch of 1-5 bytes repeated back to back over this many bytes (`L-L-L-L-...`) is a loop."""
 
 
+def _TWICE(period: int) -> int:
+    return 2 if period >= 16 else 3
+
+
+def _OVER_SHORT(period: int) -> int:
+    return -(-SHORT_LOOP_BYTES // period)
+
+
+def _FOUR(period: int) -> int:
+    return 4
+
+
+LOOP_WINDOW = 256
+"""The most bytes at the end of a string any loop `looping` looks for spans (128 twice, 64 four times)."""
+
+
 def looping(data: bytearray, start: int) -> bool:
     """True when the string from `start` ends with a stretch repeated back to back: 16-128 bytes twice,
     6-15 bytes three times, 1-5 bytes over `SHORT_LOOP_BYTES`; or, once digits are ignored, 6-64 bytes four
     times (a model counting `2022-01-01, 2022-01-02, ...`)."""
-    text = bytes(data[start:])
-    return _repeats_at_end(text, 6, 128, lambda p: 2 if p >= 16 else 3) or \
-        _repeats_at_end(text, 1, 5, lambda p: -(-SHORT_LOOP_BYTES // p)) or \
-        _repeats_at_end(text.translate(_NO_DIGITS), 6, 64, lambda p: 4)
+    text = bytes(data[max(start, len(data) - LOOP_WINDOW):])  # no loop below reaches further back
+    shape = text.translate(_NO_DIGITS)  # without digits to ignore, four times is already twice (or three times)
+    return _repeats_at_end(text, 6, 128, _TWICE) or _repeats_at_end(text, 1, 5, _OVER_SHORT) or \
+        (shape != text and _repeats_at_end(shape, 6, 64, _FOUR))
 
 
 def stuttering(data: bytearray, start: int, times: int, source: bytes = b"", digits: bytes = b"") -> bool:
     """True when the value from `start` ends with a stretch of 2-4 bytes repeated `times` times back to back and
     neither `source` holds that run nor `digits` (the source's digits, thousands separators dropped) its digits."""
-    text = bytes(data[start:])
+    end = len(data)
     for period in (2, 3, 4):
+        need = period * times
+        if end - start < need or data[end - need:] != data[end - period:] * times:
+            continue  # the last `times` stretches differ: no run long enough ends here
+        text = bytes(data[start:])
         tail, count, size = text[-period:], 1, len(text)
-        if size < period * times:
-            continue
         while count * period + period <= size and text[size - (count + 1) * period:size - count * period] == tail:
             count += 1
         if count < times:
@@ -324,19 +342,20 @@ def source_digits(source: bytes) -> bytes:
 
 def _repeats_at_end(text: bytes, shortest: int, longest: int, times: Callable[[int], int]) -> bool:
     """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times
-    (only the periods at which the last byte comes back are tried: found by `rfind`, not one by one)."""
+    (only the periods at which the last `shortest` bytes come back are tried: found by `rfind`, not one by one)."""
     size = len(text)
-    low = size - 1 - min(longest, size // 2)
-    last = text[-1:]
-    pos = text.rfind(last, max(low, 0), size - shortest) if size >= 2 * shortest else -1
+    if size < 2 * shortest:
+        return False
+    needle, low = text[size - shortest:], size - shortest - min(longest, size // 2)
+    pos = text.rfind(needle, low, size - shortest)  # an earlier copy starting at least `shortest` back
     while pos >= 0:
-        period = size - 1 - pos
+        period = size - shortest - pos
         n = times(period)
         if period * n <= size:
             tail = text[size - period:]
             if all(text[size - k * period:size - (k - 1) * period] == tail for k in range(2, n + 1)):
                 return True
-        pos = text.rfind(last, low, pos) if pos > low else -1
+        pos = text.rfind(needle, low, pos + shortest - 1) if pos > low else -1
     return False
 
 

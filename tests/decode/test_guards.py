@@ -374,6 +374,11 @@ def test_an_object_item_nested_past_what_json_parses_is_simply_not_compared():
         assert js.stack[-1].near == 0 and js.stack[-1].objects == []
 
 
+def _draw(rng: np.random.Generator, alphabet: bytes, low: int, high: int) -> bytes:
+    """Random bytes of `alphabet`, low to high - 1 of them."""
+    return bytes(rng.choice(list(alphabet), size=int(rng.integers(low, high))).tolist())
+
+
 def _repeats_brute(text: bytes, shortest: int, longest: int, times) -> bool:
     """Every period tried one by one: the plain check `_repeats_at_end` skips periods of."""
     size = len(text)
@@ -389,14 +394,19 @@ def test_loop_ends_found_by_rfind_are_the_ones_every_period_finds(alphabet):
     rules = [(6, 128, lambda p: 2 if p >= 16 else 3), (1, 5, lambda p: -(-24 // p)), (6, 64, lambda p: 4)]
     seen = set()
     for _ in range(3000):
-        unit = bytes(rng.choice(list(alphabet), size=int(rng.integers(1, 20))))
-        text = bytes(rng.choice(list(alphabet), size=int(rng.integers(0, 30)))) + unit * int(rng.integers(1, 6))
-        text += bytes(rng.choice(list(alphabet), size=int(rng.integers(0, 3))))
+        unit = _draw(rng, alphabet, 1, 20)
+        text = _draw(rng, alphabet, 0, 30) + unit * int(rng.integers(1, 6))
+        text += _draw(rng, alphabet, 0, 3)
         for shortest, longest, times in rules:
             found = _repeats_at_end(text, shortest, longest, times)
             assert found == _repeats_brute(text, shortest, longest, times), (text, shortest, longest)
             seen.add(found)
     assert seen == {True, False}
+    for text in (b"abcdefghijklmnopq" * 2, b"abcdefg" * 3, b"ab" * 12, b"x" * 24, b"2022-01-0" * 4,  # the
+                 (b"uvwxyz" + b"-" * 8 + b"uvwxyz") * 2):
+        for shortest, longest, times in rules:  # longest period the text holds: the first copy starts at 0
+            assert _repeats_at_end(text, shortest, longest, times) == _repeats_brute(text, shortest, longest, times)
+        assert any(_repeats_at_end(text, *rule) for rule in rules)
 
 
 def test_the_tracker_counts_arrays_holding_items_as_they_open_fill_and_close():
@@ -408,3 +418,42 @@ def test_the_tracker_counts_arrays_holding_items_as_they_open_fill_and_close():
     # the outer array holds an item from its first `,` on; inner arrays only while open and past their first `,`
     #                 [  [  1  ,  2  ]  ,  [  3  ]  ,  {  "  a  "  :  [  4  ,  5  ]  }  ,  6  ]
     assert counts == [0, 0, 0, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 1, 1, 1, 1, 0]
+
+
+def _looping_brute(text: bytes) -> bool:
+    return _repeats_brute(text, 6, 128, lambda p: 2 if p >= 16 else 3) or \
+        _repeats_brute(text, 1, 5, lambda p: -(-24 // p)) or \
+        _repeats_brute(text.translate(bytes.maketrans(b"123456789", b"000000000")), 6, 64, lambda p: 4)
+
+
+def _stuttering_brute(text: bytes, times: int, source: bytes, digits: bytes) -> bool:
+    for period in (2, 3, 4):
+        count = 1
+        while len(text) >= (count + 1) * period and \
+                text[len(text) - (count + 1) * period:len(text) - count * period] == text[len(text) - period:]:
+            count += 1
+        run = text[len(text) - count * period:]
+        plain = bytes(b for b in run if 0x30 <= b <= 0x39)
+        if len(text) >= period * times and count >= times and run not in source and \
+                not (plain == run and plain in digits):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("alphabet", [b"ab", b"a1-", b"0123456789,", b"xy 12"])
+def test_loops_and_stutters_read_off_the_window_are_those_of_the_whole_string(alphabet):
+    """Only the last 256 bytes are read for loops, only the last stretches until a run is long enough for stutter:
+    the same answers as reading every byte."""
+    rng = np.random.default_rng(len(alphabet) + 7)
+    answers = set()
+    for _ in range(1500):
+        unit = _draw(rng, alphabet, 1, 70)
+        text = _draw(rng, alphabet, 0, 300) + unit * int(rng.integers(1, 6))
+        text += _draw(rng, alphabet, 0, 3)
+        data, start = bytearray(b'{"s":"' + text), 6
+        source = _draw(rng, alphabet, 0, 40)
+        assert looping(data, start) == _looping_brute(text), text
+        assert stuttering(data, start, 4, source, source_digits(source)) == \
+            _stuttering_brute(text, 4, source, source_digits(source)), (text, source)
+        answers.add((looping(data, start), stuttering(data, start, 4)))
+    assert {a for a, _ in answers} == {True, False} and {b for _, b in answers} == {True, False}
