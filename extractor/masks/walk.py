@@ -31,7 +31,12 @@ def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray
 
 def flat(config: Config) -> np.ndarray:
     """A configuration as the C kernel reads one: int32 [frames, rule, state, ...] per stack, bottom frame first."""
-    return np.array([x for st in config for x in (len(st), *(v for frame in st for v in frame))], dtype=np.int32)
+    out: list[int] = []
+    for st in config:
+        out.append(len(st))
+        for frame in st:
+            out += frame
+    return np.array(out, dtype=np.int32)
 
 
 def _walk_python(configs: ConfigDFA, trie: TokenTrie, jobs: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray]:

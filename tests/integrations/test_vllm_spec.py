@@ -160,3 +160,33 @@ def test_the_byte_lru_stays_consistent_under_threads() -> None:
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(hammer, range(8)))
     assert lru.bytes == sum(n for _, n in lru.items.values()) <= lru.max_bytes
+
+
+@pytest.mark.parametrize(("env", "seconds"), [(None, 0.05), ("", 0.05), ("0", 0.0), ("12.5", 0.0125)])
+def test_the_preparation_budget_comes_from_the_environment(monkeypatch, env, seconds) -> None:
+    from extractor.integrations.vllm.spec import PREPARE_ENV
+    if env is None:
+        monkeypatch.delenv(PREPARE_ENV, raising=False)
+    else:
+        monkeypatch.setenv(PREPARE_ENV, env)
+    assert GrammarCache(small_vocab("llama3")).prepare == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("env", ["fast", "-1", "nan"])
+def test_a_preparation_budget_that_is_not_milliseconds_is_refused_naming_the_variable(monkeypatch, env) -> None:
+    from extractor.integrations.vllm.spec import PREPARE_ENV
+    monkeypatch.setenv(PREPARE_ENV, env)
+    with pytest.raises(ValueError, match=PREPARE_ENV):
+        GrammarCache(small_vocab("llama3"))
+
+
+@pytest.mark.parametrize("prepare", [0.0, 5.0])
+def test_a_compile_prepares_configurations_and_rows_only_within_its_budget(prepare: float) -> None:
+    from extractor.masks import _kernel
+    grammar, _ = GrammarCache(small_vocab("llama3"), prepare=prepare).get("JSON", json.dumps(PERSON))
+    table = grammar.states()
+    numbered = len(table.configs)
+    if prepare and _kernel is not None:
+        assert numbered > 10 and len(table.rows) > 10  # explored ahead: the whole small grammar
+    else:
+        assert numbered <= 1 and not table.rows  # nothing numbered ahead (the start mask is made, not its row by id)

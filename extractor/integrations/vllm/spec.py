@@ -4,6 +4,7 @@ in one vendor key at its root, so a plain OpenAI-style request can ask for the r
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -116,22 +117,37 @@ def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str =
     return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout, "guards": guards}}
 
 
-PREPARE_SECONDS = 0.05
-"""Time a compile may spend building the grammar's token tables before its first request runs (vLLM compiles on
-a thread of its own); tables past it are built on the step that first needs them."""
-
-
+PREPARE_ENV = "EXTRACTOR_VLLM_PREPARE_MS"
+"""Milliseconds a compile may spend preparing its first steps, twice over: building the grammar's token tables,
+then numbering configurations with their rows (default 50; 0 prepares nothing). vLLM holds a request until its
+grammar is compiled, so this is added to the first request of a new schema's time to first token, and taken
+off its steps (and its batch's) later."""
+PREPARE_MS = 50
 EXPLORE_STATES = 512
 """Configurations a compile numbers ahead, breadth first from the start, with their rows (6 KB each for a
-49k-token vocabulary), within another PREPARE_SECONDS."""
+49k-token vocabulary)."""
+
+
+def prepare_seconds() -> float:
+    """The preparation budget from the environment (`PREPARE_ENV`), in seconds."""
+    text = os.environ.get(PREPARE_ENV, "").strip()
+    try:
+        ms = float(text) if text else PREPARE_MS
+    except ValueError:
+        raise ValueError(f"{PREPARE_ENV} takes milliseconds (a number, 0 to prepare nothing), not {text!r}") from None
+    if not ms >= 0:
+        raise ValueError(f"{PREPARE_ENV} takes milliseconds (a number, 0 to prepare nothing), not {text!r}")
+    return ms / 1e3
 
 
 class GrammarCache:
     """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
 
-    def __init__(self, vocab: Vocabulary, capacity: int = 1024) -> None:
+    def __init__(self, vocab: Vocabulary, capacity: int = 1024, prepare: float | None = None) -> None:
         self.vocab = vocab
         self.capacity = capacity
+        self.prepare = prepare_seconds() if prepare is None else prepare
+        """Seconds each compile spends on tables, then as many on configurations and rows (see PREPARE_ENV)."""
         self.items: OrderedDict[tuple[str, str], tuple[CompiledGrammar, Spec]] = OrderedDict()
         self.lock = threading.Lock()
 
@@ -146,8 +162,9 @@ class GrammarCache:
         spec = Spec.parse(kind, text)
         grammar = spec.compile(self.vocab), spec  # outside the lock: compiles run side by side
         grammar[0].bitmask(grammar[0].start)  # every request's first mask, made here in the compile thread
-        grammar[0].prepare(PREPARE_SECONDS)  # the tables its first masks read
-        grammar[0].states().explore(PREPARE_SECONDS, EXPLORE_STATES)  # and the first configurations' rows
+        if self.prepare > 0:
+            grammar[0].prepare(self.prepare)  # the tables its first masks read
+            grammar[0].states().explore(self.prepare, EXPLORE_STATES)  # and the first configurations' rows
         with self.lock:
             self.items[key] = grammar
             if len(self.items) > self.capacity:
