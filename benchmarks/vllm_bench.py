@@ -197,7 +197,8 @@ def main(argv: list[str] | None = None) -> None:
     device = torch.cuda.get_device_name(0) if torch.cuda.is_available() else "cpu"
     result: dict[str, Any] = {"commit": commit(), "vllm": vllm.__version__, "device": device, "model": model,
                               "max_tokens": args.max_tokens, "maskbench": args.maskbench, "documents": args.documents,
-                              "seed": args.seed, "backends": {}}
+                              "seed": args.seed, "prepare_ms": os.environ.get("EXTRACTOR_VLLM_PREPARE_MS"),
+                              "backends": {}}
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "requests.json"
         path.write_text(json.dumps(reqs))
@@ -225,7 +226,9 @@ def markdown(result: dict[str, Any]) -> str:
             "ttft_ms_p50", "compile p50 ms", "compile p99 ms", "backend_us_per_step"]
     lines = [f"# vLLM structured-output backends ({result['vllm']}, {result['device']})", "",
              f"commit {result['commit']}; {result['maskbench']} MaskBench schemas (seed {result['seed']}) and "
-             f"{result['documents']} labeled documents; greedy, {result['max_tokens']} tokens at most.", "",
+             f"{result['documents']} labeled documents; greedy, {result['max_tokens']} tokens at most"
+             + (f"; EXTRACTOR_VLLM_PREPARE_MS={result['prepare_ms']}" if result.get("prepare_ms") is not None else "")
+             + ".", "",
              "| backend | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
     for name, b in result["backends"].items():
         values = [b[c] for c in cols[:8]] + [b["compile_ms"]["p50"], b["compile_ms"]["p99"], b["backend_us_per_step"]]
