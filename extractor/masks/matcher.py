@@ -83,6 +83,12 @@ class CompiledGrammar:
                 done += 1
         return done
 
+    def held_bytes(self) -> int:
+        """Bytes its caches hold now (masks, rows, walks and exits; not the shared tables): what a cache of many
+        grammars bounds."""
+        return (self.masks.bytes + self.bitmasks.bytes + self.exit_memo.bytes + self.present.bytes + self.walks.bytes
+                + self._states.row_bytes)
+
     def states(self) -> States:
         """The numbered configurations new generations use (a fresh table once this one is full)."""
         if self._states.full:

@@ -190,3 +190,15 @@ def test_a_compile_prepares_configurations_and_rows_only_within_its_budget(prepa
         assert numbered > 10 and len(table.rows) > 10  # explored ahead: the whole small grammar
     else:
         assert numbered <= 1 and not table.rows  # nothing numbered ahead (the start mask is made, not its row by id)
+
+
+def test_the_cache_drops_the_least_recently_used_grammars_past_its_bytes() -> None:
+    cache = GrammarCache(small_vocab("llama3"), prepare=5.0, max_bytes=1)  # every grammar holds more than a byte
+    first, _ = cache.get("JSON", json.dumps(PERSON))
+    assert first.held_bytes() > 1
+    cache.get("JSON", json.dumps({"type": "array", "items": {"type": "integer"}}))
+    assert list(cache.items) == [("JSON", json.dumps({"type": "array", "items": {"type": "integer"}}))]
+    big = GrammarCache(small_vocab("llama3"), prepare=5.0)
+    for schema in (PERSON, {"type": "integer"}):
+        big.get("JSON", json.dumps(schema))
+    assert len(big.items) == 2  # far below the default budget

@@ -140,12 +140,19 @@ def prepare_seconds() -> float:
     return ms / 1e3
 
 
+CACHE_BYTES = 2 << 30
+"""Bytes the cached grammars' own caches (masks, rows, walks) may hold together, checked as each compile is
+added: the least recently used grammars go first (the shared token tables are bounded on their own)."""
+
+
 class GrammarCache:
     """Compiled grammars by spec text, shared by the requests of one engine (vLLM compiles from a thread pool)."""
 
-    def __init__(self, vocab: Vocabulary, capacity: int = 1024, prepare: float | None = None) -> None:
+    def __init__(self, vocab: Vocabulary, capacity: int = 1024, prepare: float | None = None,
+                 max_bytes: int = CACHE_BYTES) -> None:
         self.vocab = vocab
         self.capacity = capacity
+        self.max_bytes = max_bytes
         self.prepare = prepare_seconds() if prepare is None else prepare
         """Seconds each compile spends on tables, then as many on configurations and rows (see PREPARE_ENV)."""
         self.items: OrderedDict[tuple[str, str], tuple[CompiledGrammar, Spec]] = OrderedDict()
@@ -167,6 +174,7 @@ class GrammarCache:
             grammar[0].states().explore(self.prepare, EXPLORE_STATES)  # and the first configurations' rows
         with self.lock:
             self.items[key] = grammar
-            if len(self.items) > self.capacity:
-                self.items.popitem(last=False)
+            held = sum(g.held_bytes() for g, _ in self.items.values())
+            while len(self.items) > 1 and (len(self.items) > self.capacity or held > self.max_bytes):
+                held -= self.items.popitem(last=False)[1][0].held_bytes()  # least recently used first
         return grammar
