@@ -517,32 +517,24 @@ static int32_t machine_config(PDA *P, const int32_t *start, Py_ssize_t nstart) {
     return P->failed ? -1 : close_config(P, n);
 }
 
-/* pda_walk(nodes, ids, automaton, start, roots, exits) -> (reached, exit nodes) as bytes.
- * The walk of configurations of the pushdown automaton over the trie: `automaton` is the tuple
- * masks/walk.py's native() builds, `start` the starting configuration as int32 [frames, rule, state,
- * ..., frames, rule, state, ...], `roots` the nodes whose proper descendants are walked from it,
- * skipping every subtree no stack survives. Returns the ids of the tokens walked to their end (int64)
- * and, when `exits` is true, the nodes where a stack is down to its bottom frame, that frame's rule
- * may end, and tokens run on past the node (int32). */
-static PyObject *pda_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, start_b, roots_b;
-    PyObject *aut;
-    int want_exits;
-    if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
-        return NULL;
-    int64_t *reached = NULL, rcap = 0;
-    int32_t *exits = NULL;
-    int64_t ecap = 0;
-    PyObject *result = NULL;
-    Machine M;
-    memset(&M, 0, sizeof M);
-    PDA *P = &M.P;
-    if (machine_load(&M, aut) < 0) goto out;
-    const int32_t *nodes = nodes_b.buf, *roots = roots_b.buf;
-    const int64_t *ids = ids_b.buf;
-    Py_ssize_t nroots = roots_b.len / (Py_ssize_t)sizeof(int32_t);
-    Py_ssize_t nr = 0, ne = 0;
-    int32_t first = machine_config(P, start_b.buf, start_b.len / (Py_ssize_t)sizeof(int32_t));
+/* What a walk of the trie found: token ids (or, with `configs`, the distinct configurations at token ends) and
+ * exit nodes. */
+typedef struct {
+    int64_t *reached, nr, rcap;
+    int32_t *exits;
+    int64_t ne, ecap;
+    uint8_t *seen;      /* configurations already listed (`configs` walks) */
+    int64_t capseen;
+} Walked;
+
+static void walked_free(Walked *W) { free(W->reached); free(W->exits); free(W->seen); }
+
+/* The walk of configurations of the pushdown automaton over the trie from configuration `first`: the proper
+ * descendants of each root, skipping every subtree no stack survives. Lists the ids of the tokens walked to their
+ * end (or, with `configs`, the configurations they end in, each once) and, with `want_exits`, the nodes where a
+ * stack is down to its bottom frame, that frame's rule may end, and tokens run on past the node. */
+static void walk_trie(PDA *P, const int32_t *nodes, const int64_t *ids, int32_t first, const int32_t *roots,
+                      Py_ssize_t nroots, int want_exits, int configs, Walked *W) {
     int32_t *cfg = NULL;  /* the configuration at each depth of the walk, grown as tokens run longer */
     int64_t room = 0;
     for (Py_ssize_t j = 0; j < nroots && first >= 0 && !P->failed; j++) {
@@ -561,24 +553,63 @@ static PyObject *pda_walk(PyObject *self, PyObject *args) {
             if (t < 0) { i = node[0]; continue; }
             cfg[d] = t;
             int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-            reached = grow(reached, &rcap, nr + (mid - node[1]), sizeof(int64_t), P);
-            if (P->failed) break;
-            for (int32_t row = node[1]; row < mid; row++) reached[nr++] = ids[row];
-            if (want_exits && P->cflag[t] && mid < hi) {
-                exits = grow(exits, &ecap, ne + 1, sizeof(int32_t), P);
+            if (configs && mid > node[1]) {
+                if (t >= W->capseen) {
+                    int64_t old = W->capseen;
+                    W->seen = grow(W->seen, &W->capseen, (int64_t)t + 1, 1, P);
+                    if (P->failed) break;
+                    memset(W->seen + old, 0, (size_t)(W->capseen - old));
+                }
+                if (!W->seen[t]) {
+                    W->seen[t] = 1;
+                    W->reached = grow(W->reached, &W->rcap, W->nr + 1, sizeof(int64_t), P);
+                    if (P->failed) break;
+                    W->reached[W->nr++] = t;
+                }
+            } else if (!configs) {
+                W->reached = grow(W->reached, &W->rcap, W->nr + (mid - node[1]), sizeof(int64_t), P);
                 if (P->failed) break;
-                exits[ne++] = i;
+                for (int32_t row = node[1]; row < mid; row++) W->reached[W->nr++] = ids[row];
+            }
+            if (want_exits && P->cflag[t] && mid < hi) {
+                W->exits = grow(W->exits, &W->ecap, W->ne + 1, sizeof(int32_t), P);
+                if (P->failed) break;
+                W->exits[W->ne++] = i;
             }
             i++;
         }
     }
     free(cfg);
-    if (P->failed) PyErr_SetString(PyExc_MemoryError, "out of memory in the pushdown walk");
-    else result = Py_BuildValue("y#y#", reached ? (const char *)reached : "", (Py_ssize_t)(nr * (Py_ssize_t)sizeof(int64_t)),
-                                exits ? (const char *)exits : "", (Py_ssize_t)(ne * (Py_ssize_t)sizeof(int32_t)));
-out:
+}
+
+static PyObject *walked_result(PDA *P, Walked *W) {
+    if (P->failed) { PyErr_SetString(PyExc_MemoryError, "out of memory in the pushdown walk"); return NULL; }
+    return Py_BuildValue("y#y#", W->reached ? (const char *)W->reached : "", (Py_ssize_t)(W->nr * (Py_ssize_t)sizeof(int64_t)),
+                         W->exits ? (const char *)W->exits : "", (Py_ssize_t)(W->ne * (Py_ssize_t)sizeof(int32_t)));
+}
+
+/* pda_walk(nodes, ids, automaton, start, roots, exits) -> (reached, exit nodes) as bytes.
+ * `walk_trie` from a fresh machine: `automaton` is the tuple masks/walk.py's native() builds, `start` the
+ * starting configuration as int32 [frames, rule, state, ..., frames, rule, state, ...]. Token ids int64, exit
+ * nodes int32. */
+static PyObject *pda_walk(PyObject *self, PyObject *args) {
+    Py_buffer nodes_b, ids_b, start_b, roots_b;
+    PyObject *aut;
+    int want_exits;
+    if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
+        return NULL;
+    PyObject *result = NULL;
+    Walked W = {0};
+    Machine M;
+    memset(&M, 0, sizeof M);
+    if (machine_load(&M, aut) == 0) {
+        int32_t first = machine_config(&M.P, start_b.buf, start_b.len / (Py_ssize_t)sizeof(int32_t));
+        walk_trie(&M.P, nodes_b.buf, ids_b.buf, first, roots_b.buf, roots_b.len / (Py_ssize_t)sizeof(int32_t),
+                  want_exits, 0, &W);
+        result = walked_result(&M.P, &W);
+    }
     machine_free(&M);
-    free(reached); free(exits);
+    walked_free(&W);
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
     return result;
 }
@@ -663,58 +694,47 @@ static PyObject *machine_stacks(PyObject *self, PyObject *args) {
     return out;
 }
 
-/* machine_next(machine, nodes, config) -> int32 bytes: the distinct configurations some token leads to from
- * `config` (the trie walked as pda_walk walks it, in the machine's memo: each step is remembered for later calls) */
+/* machine_next(machine, nodes, config) -> int64 bytes: the distinct configurations some token leads to from
+ * `config` (the whole trie walked, in the machine's memo: each step is remembered for later calls) */
 static PyObject *machine_next(PyObject *self, PyObject *args) {
     PyObject *capsule;
     Py_buffer nodes_b;
     int32_t from;
     if (!PyArg_ParseTuple(args, "Oy*i", &capsule, &nodes_b, &from)) return NULL;
     Machine *M = machine_of(capsule);
-    if (!M) { PyBuffer_Release(&nodes_b); return NULL; }
-    PDA *P = &M->P;
-    if (from < 0 || from >= P->ncfg) {
-        PyBuffer_Release(&nodes_b);
-        PyErr_SetString(PyExc_IndexError, "machine_next: no such configuration");
-        return NULL;
+    PyObject *result = NULL;
+    Walked W = {0};
+    int32_t root = 0;
+    if (M && (from < 0 || from >= M->P.ncfg)) PyErr_SetString(PyExc_IndexError, "machine_next: no such configuration");
+    else if (M) {
+        walk_trie(&M->P, nodes_b.buf, NULL, from, &root, 1, 0, 1, &W);
+        result = M->P.failed ? PyErr_NoMemory()
+            : PyBytes_FromStringAndSize(W.reached ? (const char *)W.reached : "", (Py_ssize_t)(W.nr * 8));
     }
-    const int32_t *nodes = nodes_b.buf;
-    int32_t stop = nodes[0], *cfg = NULL, *found = NULL;
-    int64_t room = 0, nfound = 0, capfound = 0, capseen = 0;
-    uint8_t *seen = NULL;
-    cfg = grow(cfg, &room, 1, sizeof(int32_t), P);
-    if (!P->failed) cfg[0] = from;
-    for (int32_t i = 1; i < stop && !P->failed;) {
-        const int32_t *node = nodes + 3 * i;
-        int32_t d = node[2] >> 8, b = node[2] & 255;
-        if (d >= room) {
-            cfg = grow(cfg, &room, d + 1, sizeof(int32_t), P);
-            if (P->failed) break;
-        }
-        int32_t t = pda_step(P, cfg[d - 1], b);
-        if (t < 0) { i = node[0]; continue; }
-        cfg[d] = t;
-        int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-        if (mid > node[1]) {  /* a token ends here */
-            if (t >= capseen) {
-                int64_t old = capseen;
-                seen = grow(seen, &capseen, (int64_t)t + 1, 1, P);
-                if (P->failed) break;
-                memset(seen + old, 0, (size_t)(capseen - old));
-            }
-            if (!seen[t]) {
-                seen[t] = 1;
-                found = grow(found, &capfound, nfound + 1, sizeof(int32_t), P);
-                if (P->failed) break;
-                found[nfound++] = t;
-            }
-        }
-        i++;
-    }
-    PyObject *result = P->failed ? PyErr_NoMemory()
-        : PyBytes_FromStringAndSize(found ? (const char *)found : "", (Py_ssize_t)(nfound * 4));
-    free(cfg); free(found); free(seen);
+    walked_free(&W);
     PyBuffer_Release(&nodes_b);
+    return result;
+}
+
+/* machine_walk(machine, nodes, ids, config, roots, exits) -> (reached, exit nodes) as bytes: pda_walk from one of
+ * the machine's configurations, its steps kept for later calls */
+static PyObject *machine_walk(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    Py_buffer nodes_b, ids_b, roots_b;
+    int32_t from;
+    int want_exits;
+    if (!PyArg_ParseTuple(args, "Oy*y*iy*p", &capsule, &nodes_b, &ids_b, &from, &roots_b, &want_exits)) return NULL;
+    Machine *M = machine_of(capsule);
+    PyObject *result = NULL;
+    Walked W = {0};
+    if (M && (from < 0 || from >= M->P.ncfg)) PyErr_SetString(PyExc_IndexError, "machine_walk: no such configuration");
+    else if (M) {
+        walk_trie(&M->P, nodes_b.buf, ids_b.buf, from, roots_b.buf, roots_b.len / (Py_ssize_t)sizeof(int32_t),
+                  want_exits, 0, &W);
+        result = walked_result(&M->P, &W);
+    }
+    walked_free(&W);
+    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&roots_b);
     return result;
 }
 
@@ -810,6 +830,7 @@ static PyMethodDef methods[] = {
     {"machine_step", machine_step, METH_VARARGS, "A machine's configuration after some bytes (-1: refused)."},
     {"machine_stacks", machine_stacks, METH_VARARGS, "A machine's configuration as its stacks."},
     {"machine_next", machine_next, METH_VARARGS, "The configurations some token leads to from one."},
+    {"machine_walk", machine_walk, METH_VARARGS, "pda_walk from one of a machine's configurations."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
     {NULL, NULL, 0, NULL},
 };

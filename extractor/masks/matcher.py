@@ -144,7 +144,8 @@ class CompiledGrammar:
         hit = self.exit_memo.get(key)
         if hit is not None and hit[0] is table:
             return hit[1]
-        ids = walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False)[0]
+        walked = self._states.walk(parent, table.exit_nodes, exits=False)
+        ids = (walked or walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False))[0]
         self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
         return ids
 

@@ -54,6 +54,8 @@ class States:
         self.machine = None if arrays is None else _kernel.machine(arrays)
         self.to_machine: dict[int, int] = {}
         self.from_machine: dict[int, int] = {}
+        self.walk_from: dict[Config, int] = {}
+        """The machine's ids of configurations walked from that are not numbered here (the parents of exits)."""
 
     @property
     def full(self) -> bool:
@@ -89,6 +91,18 @@ class States:
             self.steps[key] = found
         return found
 
+    def walk(self, config: Config, roots: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray] | None:
+        """`masks.walk.walk` in this table's machine (its steps kept for later walks); None without the machine."""
+        if self.machine is None:
+            return None
+        found = self.walk_from.get(config)
+        if found is None:
+            found = self.walk_from[config] = _kernel.machine_config(self.machine, flat(config))
+        trie = self.grammar.trie
+        reached, nodes = _kernel.machine_walk(self.machine, trie.packed, trie.ids, found,
+                                              np.ascontiguousarray(roots, dtype=np.int32), exits)
+        return np.frombuffer(reached, dtype=np.int64), np.frombuffer(nodes, dtype=np.int32)
+
     def _to_machine(self, state: int) -> int:
         """The machine's id of a configuration."""
         found = self.to_machine.get(state)
@@ -120,7 +134,7 @@ class States:
             state = queue.popleft()
             self.row(state)
             walked = _kernel.machine_next(self.machine, nodes, self._to_machine(state))
-            for n in np.frombuffer(walked, dtype=np.int32).tolist():
+            for n in np.frombuffer(walked, dtype=np.int64).tolist():
                 found = self._from_machine(n)
                 if found not in seen and len(seen) < limit:
                     seen.add(found)
