@@ -292,9 +292,11 @@ class Matcher:
             self._push(self.distinct)
             self.finished = True
             return
-        before = self.distinct
-        if before is None:
-            nxt = self.states.step(self.state, token)
+        before, states = self.distinct, self.states
+        if before is None:  # a step taken before is one lookup (States.step, inlined: the hottest call)
+            nxt = states.steps.get(self.state * states.size + token)
+            if nxt is None:
+                nxt = states.step(self.state, token)
         else:
             data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
             nxt = self._walk(data) if data else NOT_ALLOWED

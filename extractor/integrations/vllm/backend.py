@@ -124,7 +124,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
         ended = self.stopped or matcher.finished
         plan = None
         if guard is not None and not ended:
-            left = None if self.budget is None else self.budget - self.generated
+            left = None if self.budget is None else self.budget - matcher.steps - self.stopped
             plan = guard.plan(matcher.config, left)
         if plan is None:  # most steps: the configuration's packed row as it stands
             words = matcher.bitmask()
