@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
+from itertools import chain
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class CompiledGrammar:
         automaton.fingerprints.digest_large(DIGEST_AT_COMPILE_BYTES)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
         self.start = automaton.start()
-        self._states = States(self)
+        self._states = self._new_states()
 
     def matcher(self) -> Matcher:
         return Matcher(self)
@@ -83,6 +84,9 @@ class CompiledGrammar:
                 done += 1
         return done
 
+    def _new_states(self) -> States:
+        return States(self.automaton, self.trie, self.start, self.walk, self.bitmask)
+
     def held_bytes(self) -> int:
         """Bytes its caches hold now (masks, rows, walks and exits; not the shared tables): what a cache of many
         grammars bounds."""
@@ -92,7 +96,7 @@ class CompiledGrammar:
     def states(self) -> States:
         """The numbered configurations new generations use (a fresh table once this one is full)."""
         if self._states.full:
-            self._states = States(self)
+            self._states = self._new_states()
         return self._states
 
     def mask(self, config: Config) -> np.ndarray:
@@ -293,19 +297,20 @@ class Matcher:
             self.finished = True
             return
         before, states = self.distinct, self.states
-        if before is None:  # a step taken before is one lookup (States.step, inlined: the hottest call)
+        data = states.tokens[token] if 0 <= token < states.size else b""
+        if not data:
+            nxt = NOT_ALLOWED
+        elif before is None:  # a step taken before is one lookup (States.step, inlined: the hottest call)
             nxt = states.steps.get(self.state * states.size + token)
             if nxt is None:
                 nxt = states.step(self.state, token)
         else:
-            data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
-            nxt = self._walk(data) if data else NOT_ALLOWED
+            nxt = self._walk(data)
         if nxt == NOT_ALLOWED:
-            data = self.grammar.vocab.tokens[token] if 0 <= token < self.grammar.vocab.size else b""
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
         self._push(before)
         self.state = nxt
-        self.output += self.states.tokens[token]
+        self.output += data
 
     def advance_bytes(self, data: bytes) -> None:
         """Consume raw bytes (forced text); raises ValueError where the grammar forbids them."""
@@ -386,8 +391,7 @@ def _table_states(dfa: RuleDFA | CountedDFA, window: int) -> Iterator[int]:
     if not isinstance(dfa, CountedDFA):
         yield from range(dfa.size)
         return
-    counts = list(range(dfa.lo + 1))
-    if dfa.hi is not None:
-        counts += range(max(dfa.lo + 1, dfa.hi - window - dfa.start - dfa.period), dfa.hi + 1)
-    for count in counts:
+    near_hi = range(0) if dfa.hi is None else range(max(dfa.lo + 1, dfa.hi - window - dfa.start - dfa.period),
+                                                      dfa.hi + 1)
+    for count in chain(range(dfa.lo + 1), near_hi):  # lazily: a large `lo` is cut short by the caller's deadline
         yield from range(count * dfa.n, (count + 1) * dfa.n)

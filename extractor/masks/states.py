@@ -9,16 +9,13 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 import numpy as np
 
-from extractor.automata import Config
-from extractor.masks.trie import _kernel
+from extractor.automata import Automaton, Config
+from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.walk import flat, native
-
-if TYPE_CHECKING:
-    from extractor.masks.matcher import CompiledGrammar
 
 MAX_STATES = 1 << 16
 """Configurations numbered per table before the grammar starts a new one (generations already under way keep
@@ -36,13 +33,15 @@ NOT_ALLOWED = -1
 
 class States:
     """Configurations by id, steps by (id, token), packed rows and acceptance by id; safe to share between
-    threads (dict and list operations are atomic; numbering a new configuration takes the lock)."""
+    threads (dict and list operations are atomic; numbering a new configuration takes the lock). `walk` and
+    `bitmask` are the compiled grammar's (its walk memo and its packed masks), handed down, not called back up."""
 
-    def __init__(self, grammar: CompiledGrammar) -> None:
-        self.grammar = grammar
-        self.size = grammar.vocab.size
-        self.tokens = grammar.vocab.tokens
-        self.ends = grammar.vocab.eos_ids
+    def __init__(self, automaton: Automaton, trie: TokenTrie, start: Config,
+                 walk: Callable[[Config, bytes], Config], bitmask: Callable[[Config], np.ndarray]) -> None:
+        self.automaton, self.trie, self.start, self.walk_bytes, self.bitmask = automaton, trie, start, walk, bitmask
+        self.size = trie.vocab.size
+        self.tokens = trie.vocab.tokens
+        self.ends = trie.vocab.eos_ids
         self.configs: list[Config] = []
         self.ids: dict[Config, int] = {}
         self.steps: dict[int, int] = {}
@@ -50,7 +49,7 @@ class States:
         self.row_bytes = 0
         self.accepts: dict[int, bool] = {}
         self.lock = threading.Lock()
-        arrays = native(grammar.automaton) if _kernel is not None else None
+        arrays = native(automaton) if _kernel is not None else None
         self.machine = None if arrays is None else _kernel.machine(arrays)
         self.to_machine: dict[int, int] = {}
         self.from_machine: dict[int, int] = {}
@@ -75,16 +74,18 @@ class States:
 
     def step(self, state: int, token: int) -> int:
         """The id after `token`'s bytes from `state` (not EOS: the matcher ends there), or NOT_ALLOWED."""
+        if not 0 <= token < self.size:  # (also: the key of another state's token)
+            return NOT_ALLOWED
         key = state * self.size + token
         found = self.steps.get(key)
         if found is None:
-            data = self.tokens[token] if 0 <= token < self.size else b""
+            data = self.tokens[token]
             if not data:
                 found = NOT_ALLOWED
             elif self.machine is not None:
                 found = self._from_machine(_kernel.machine_step(self.machine, self._to_machine(state), data))
             else:
-                config = self.grammar.walk(self.configs[state], data)
+                config = self.walk_bytes(self.configs[state], data)
                 found = self.id(config) if config else NOT_ALLOWED
             if len(self.steps) >= MAX_STEPS:
                 self.steps.clear()
@@ -98,7 +99,7 @@ class States:
         found = self.walk_from.get(config)
         if found is None:
             found = self.walk_from[config] = _kernel.machine_config(self.machine, flat(config))
-        trie = self.grammar.trie
+        trie = self.trie
         reached, nodes = _kernel.machine_walk(self.machine, trie.packed, trie.ids, found,
                                               np.ascontiguousarray(roots, dtype=np.int32), exits)
         return np.frombuffer(reached, dtype=np.int64), np.frombuffer(nodes, dtype=np.int32)
@@ -127,8 +128,8 @@ class States:
         find them); how many were numbered. Needs the C machine (0 without it)."""
         if self.machine is None:
             return 0
-        deadline, nodes = time.perf_counter() + seconds, self.grammar.trie.packed
-        queue = deque([self.id(self.grammar.start)])
+        deadline, nodes = time.perf_counter() + seconds, self.trie.packed
+        queue = deque([self.id(self.start)])
         seen = set(queue)
         while queue and len(seen) < limit and time.perf_counter() < deadline:
             state = queue.popleft()
@@ -145,7 +146,7 @@ class States:
         """The mask of `state` packed 32 tokens per int32 word, EOS set where it accepts; never mutate it."""
         found = self.rows.get(state)
         if found is None:
-            found = self.grammar.bitmask(self.configs[state])
+            found = self.bitmask(self.configs[state])
             if self.row_bytes + found.nbytes > ROW_BYTES:
                 self.rows.clear()
                 self.row_bytes = 0
@@ -157,7 +158,7 @@ class States:
         """Whether the output may end at `state`."""
         found = self.accepts.get(state)
         if found is None:
-            found = self.accepts[state] = self.grammar.automaton.accepting(self.configs[state])
+            found = self.accepts[state] = self.automaton.accepting(self.configs[state])
         return found
 
 
