@@ -155,3 +155,20 @@ def test_exploring_stops_at_its_limit() -> None:
     if table.machine is None:
         pytest.skip("the C kernel is not built: nothing explores")
     assert table.explore(60.0, 5) == 5 and len(table.rows) <= 5
+
+
+@pytest.mark.parametrize("machine", [True, False], ids=["C machine", "Python walk"])
+def test_a_token_outside_the_vocabulary_is_refused_not_read_as_another_states_step(machine: bool, monkeypatch) -> None:
+    """Steps are keyed state * size + token: -1 or size would name a neighbouring state's token."""
+    if not machine:
+        monkeypatch.setattr(states_module, "_kernel", None)
+    grammar = compile_schema(SCHEMAS[0], small_vocab("llama3"))
+    for m, token, _ in _walks(grammar, 2, n=2, steps=20):
+        size, table = grammar.vocab.size, m.states
+        assert table.step(m.state, token) != NOT_ALLOWED  # remembered under state * size + token, which is also
+        assert table.step(m.state + 1, token - size) == NOT_ALLOWED  # the key of the next state and token - size
+        assert table.step(m.state - 1, token + size) == NOT_ALLOWED  # and of the one before and token + size
+        for outside in (-1, -size, size, size + token):
+            assert table.step(m.state, outside) == NOT_ALLOWED
+            with pytest.raises(ValueError, match="not allowed"):
+                m.advance(outside)
