@@ -10,7 +10,10 @@ compact JSON (the layout our backend serves), split by the embedded model's toke
 token. Each backend is built as vLLM builds it (a stand-in config: any whitespace allowed, no drafts or
 `--drafts` of them) and given `batches` requests at a time, in lock step. One step of one request:
 
-- without drafts: `fill_bitmask` into vLLM's shared bitmask, then `accept_tokens` with the stream's next token;
+- without drafts: the manager's mask step for the batch, then `accept_tokens` with each stream's next token. The
+  step is each backend's as it runs inside vLLM: for XGrammar and llguidance, vLLM's own (`fill_bitmask` per
+  request); for extractor, the plugin's batch step (each request's packed row looked up, timed per request, then
+  every row written by one C call whose time is shared evenly among the batch's requests);
 - with drafts (the stream's next `--drafts` tokens, the last of them wrong on every other step): the
   scheduler's `validate_tokens`, the manager's fill loop (`fill_bitmask` + `accept_tokens` per draft, the bonus
   row, `rollback`), then `accept_tokens` with what verification kept (the right drafts and the next token).
@@ -19,8 +22,8 @@ Each batch size and draft count runs in a fresh process, every backend from cold
 tables forgotten; the heap made so far frozen for the cyclic collector, as vLLM's engine core freezes its heap once
 started), and replays the streams twice: `cold` (first
 sight of each schema: compile and first visits) and `warm` (the same schemas compiled again). Reported per
-backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (all its rows' `fill_bitmask`
-work, which vLLM runs before each forward pass), compile ms; over the streams every backend accepted whole.
+backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (its mask step, which vLLM runs
+before each forward pass), compile ms; over the streams every backend accepted whole.
 """
 
 from __future__ import annotations
@@ -92,6 +95,7 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
     from vllm.v1.structured_output.backend_types import StructuredOutputOptions
 
     bitmask = be.allocate_token_bitmask(batch * (1 + drafts))
+    batched = type(be).__module__.startswith("extractor.")
     steps: dict[int, list[float]] = {}
     accepted: dict[int, bool] = {}
     compile_ms: list[float] = []
@@ -111,29 +115,65 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
         at = {i: 0 for i in grammars}
         step = 0
         while at:
-            filled, full = 0.0, len(at) == len(grammars)  # every row still running: a full batch's fill
-            for row, i in enumerate(list(at)):
-                tokens, g = items[i]["tokens"], grammars[i]
-                start = time.perf_counter()
-                if drafts:
-                    ok, fill, taken = _with_drafts(g, bitmask, row * (1 + drafts), tokens, at[i], drafts, step,
-                                                   vocab_size)
-                else:
-                    t0 = time.perf_counter()
-                    if not g.is_terminated():
-                        g.fill_bitmask(bitmask, row)
-                    fill = time.perf_counter() - t0
-                    ok, taken = g.accept_tokens(str(i), [tokens[at[i]]]), 1
-                steps[i].append((time.perf_counter() - start) * 1e6)
-                filled += fill
-                at[i] += taken
-                if not ok or at[i] >= len(tokens):
-                    accepted[i] = accepted[i] and ok and g.is_terminated()
-                    del at[i]
+            full = len(at) == len(grammars)  # every row still running: a full batch's fill
+            order = list(at)
+            if drafts:
+                filled = 0.0
+                for row, i in enumerate(order):
+                    start = time.perf_counter()
+                    ok, fill, taken = _with_drafts(grammars[i], bitmask, row * (1 + drafts), items[i]["tokens"],
+                                                   at[i], drafts, step, vocab_size)
+                    steps[i].append((time.perf_counter() - start) * 1e6)
+                    filled += fill
+                    _advanced(at, i, ok, taken, items, grammars, accepted)
+            else:  # the manager's mask step for the whole batch, then each request's sampled token
+                spent = _fill_step(grammars, order, bitmask, batched)
+                filled = sum(spent.values())
+                for i in order:
+                    start = time.perf_counter()
+                    ok = grammars[i].accept_tokens(str(i), [items[i]["tokens"][at[i]]])
+                    steps[i].append(spent[i] * 1e6 + (time.perf_counter() - start) * 1e6)
+                    _advanced(at, i, ok, 1, items, grammars, accepted)
             if full:
                 fills.append(filled * 1e3)
             step += 1
     return {"steps": steps, "accepted": accepted, "compile_ms": compile_ms, "fill_ms": fills}
+
+
+def _advanced(at: dict[int, int], i: int, ok: bool, taken: int, items: list[dict[str, Any]], grammars: dict[int, Any],
+              accepted: dict[int, bool]) -> None:
+    """Move stream `i` on by `taken` tokens; a stream that ended or was refused leaves the batch."""
+    at[i] += taken
+    if not ok or at[i] >= len(items[i]["tokens"]):
+        accepted[i] = accepted[i] and ok and grammars[i].is_terminated()
+        del at[i]
+
+
+def _fill_step(grammars: dict[int, Any], order: list[int], bitmask: Any, batched: bool) -> dict[int, float]:
+    """Seconds each request's row took in one mask step: vLLM's own step calls `fill_bitmask` per request; ours
+    (`batched`: extractor's `fill_batch`, which the plugin puts in the manager) looks each row up, timed per
+    request, then writes them all in one C call, whose time is shared evenly."""
+    spent = {}
+    if not batched:
+        for row, i in enumerate(order):
+            start = time.perf_counter()
+            if not grammars[i].is_terminated():
+                grammars[i].fill_bitmask(bitmask, row)
+            spent[i] = time.perf_counter() - start
+        return spent
+    from extractor.integrations.vllm.backend import _rows
+    from extractor.masks.bits import write_rows
+
+    rows = []
+    for row, i in enumerate(order):  # fill_batch's two halves, timed apart
+        start = time.perf_counter()
+        g = grammars[i]
+        rows.append((row, None if g.is_terminated() else g.row()))
+        spent[i] = time.perf_counter() - start
+    start = time.perf_counter()
+    write_rows(_rows(bitmask), rows)
+    share = (time.perf_counter() - start) / len(order)
+    return {i: t + share for i, t in spent.items()}
 
 
 def _with_drafts(g: Any, bitmask: Any, index: int, tokens: list[int], at: int, k: int, step: int,

@@ -819,6 +819,68 @@ fail:
     return NULL;
 }
 
+/* fill_rows(out, width, rows) -> None: write packed mask rows into `out`, a writable C-contiguous int32 buffer of
+ * rows of `width` words (vLLM's shared bitmask). `rows`: a list of (index, words) pairs, `words` an int32 buffer of
+ * at most `width` words (the words past it are zeroed: ids past the vocabulary are never allowed) or None for a
+ * row allowing everything. The buffers are taken first, then every copy runs with the GIL released: a batch of
+ * requests costs one crossing. */
+static PyObject *fill_rows(PyObject *self, PyObject *args) {
+    Py_buffer out_b;
+    Py_ssize_t width;
+    PyObject *rows;
+    if (!PyArg_ParseTuple(args, "w*nO!", &out_b, &width, &PyList_Type, &rows)) return NULL;
+    Py_ssize_t n = PyList_GET_SIZE(rows), height = width > 0 ? out_b.len / (width * 4) : 0, got = 0;
+    Py_buffer *bufs = NULL;
+    Py_ssize_t *at = NULL;
+    if (width <= 0 || out_b.len % (width * 4)) {
+        PyErr_Format(PyExc_ValueError, "fill_rows: a buffer of %zd bytes is no whole number of %zd-word rows",
+                     out_b.len, width);
+        goto fail;
+    }
+    bufs = calloc((size_t)(n ? n : 1), sizeof(Py_buffer));
+    at = malloc(sizeof(Py_ssize_t) * (size_t)(n ? n : 1));
+    if (!bufs || !at) { PyErr_NoMemory(); goto fail; }
+    for (; got < n; got++) {
+        PyObject *pair = PyList_GET_ITEM(rows, got), *words;
+        if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2) {
+            PyErr_Format(PyExc_TypeError, "fill_rows: entry %zd is not an (index, words) pair", got);
+            goto fail;
+        }
+        at[got] = PyLong_AsSsize_t(PyTuple_GET_ITEM(pair, 0));
+        if (at[got] == -1 && PyErr_Occurred()) goto fail;
+        if (at[got] < 0 || at[got] >= height) {
+            PyErr_Format(PyExc_IndexError, "fill_rows: row %zd of a bitmask of %zd rows", at[got], height);
+            goto fail;
+        }
+        words = PyTuple_GET_ITEM(pair, 1);
+        if (words == Py_None) { bufs[got].buf = NULL; continue; }
+        if (PyObject_GetBuffer(words, bufs + got, PyBUF_C_CONTIGUOUS) < 0) goto fail;
+        if (bufs[got].len > width * 4 || bufs[got].len % 4) {
+            PyErr_Format(PyExc_ValueError, "fill_rows: entry %zd has %zd bytes, not up to %zd int32 words", got,
+                         bufs[got].len, width);
+            got++;
+            goto fail;
+        }
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) {
+        char *row = (char *)out_b.buf + at[i] * width * 4;
+        if (!bufs[i].buf) { memset(row, 0xff, (size_t)width * 4); continue; }
+        memcpy(row, bufs[i].buf, (size_t)bufs[i].len);
+        memset(row + bufs[i].len, 0, (size_t)(width * 4 - bufs[i].len));
+    }
+    Py_END_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) if (bufs[i].buf) PyBuffer_Release(bufs + i);
+    free(bufs); free(at);
+    PyBuffer_Release(&out_b);
+    Py_RETURN_NONE;
+fail:
+    for (Py_ssize_t i = 0; i < got && bufs; i++) if (bufs[i].buf) PyBuffer_Release(bufs + i);
+    free(bufs); free(at);
+    PyBuffer_Release(&out_b);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},
@@ -832,6 +894,7 @@ static PyMethodDef methods[] = {
     {"machine_next", machine_next, METH_VARARGS, "The configurations some token leads to from one."},
     {"machine_walk", machine_walk, METH_VARARGS, "pda_walk from one of a machine's configurations."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
+    {"fill_rows", fill_rows, METH_VARARGS, "Copy packed mask rows into a bitmask, the GIL released."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -233,9 +233,9 @@ def test_the_plugin_gives_each_grammar_its_requests_token_budget(monkeypatch: py
 
     from vllm.v1.structured_output import StructuredOutputManager
 
-    from extractor.integrations.vllm.backend import ENV, register
+    from extractor.integrations.vllm.plugin import ENV, register
 
-    for name in ("grammar_init", "_create_grammar"):  # restored after the test: register() patches the class
+    for name in ("grammar_init", "_create_grammar", "grammar_bitmask"):  # restored after: register() patches them
         monkeypatch.setattr(StructuredOutputManager, name, getattr(StructuredOutputManager, name))
     monkeypatch.setenv(ENV, "1")
     register()
@@ -246,3 +246,62 @@ def test_the_plugin_gives_each_grammar_its_requests_token_budget(monkeypatch: py
         structured_output_request=SimpleNamespace(structured_output_key=(StructuredOutputOptions.JSON, "{}")))
     assert StructuredOutputManager._create_grammar(SimpleNamespace(backend=backend), request) is made
     assert made.budget == 77
+
+
+def _manager(spec_tokens: int = 0):
+    """A stand-in for vLLM's StructuredOutputManager holding what its mask step reads."""
+    from types import SimpleNamespace
+
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    width = (small_vocab("llama3").size + PAD + 31) // 32
+    m = SimpleNamespace(
+        _grammar_bitmask=None, _full_mask=torch.tensor(-1, dtype=torch.int32), fill_bitmask_parallel_threshold=128,
+        backend=SimpleNamespace(allocate_token_bitmask=lambda n: torch.full((n, width), -1, dtype=torch.int32)),
+        vllm_config=SimpleNamespace(num_speculative_tokens=spec_tokens, model_config=SimpleNamespace(is_diffusion=False),
+                                    scheduler_config=SimpleNamespace(max_num_seqs=8)))
+    m._fill_bitmasks = lambda batch: StructuredOutputManager._fill_bitmasks(m, batch)
+    m._get_constraint_bounds = lambda request, tokens, *rest: request.bounds
+    return m
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_batch_mask_step_writes_what_vllms_own_step_writes(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
+    """The manager's step with our batch fill (one C call for every row) against vLLM's own (a call per request),
+    on requests at random places: guarded, with extra stop tokens, finished, and not yet constrained (a reasoning
+    model still thinking: every id allowed)."""
+    from types import SimpleNamespace
+
+    from vllm.v1.structured_output import ConstraintBounds, StructuredOutputManager
+
+    from extractor.integrations.vllm import fill
+
+    own = StructuredOutputManager.grammar_bitmask
+    monkeypatch.setattr(StructuredOutputManager, "grammar_bitmask", own)
+    fill.patch(StructuredOutputManager)
+    batched, calls, real = StructuredOutputManager.grammar_bitmask, [], fill.fill_batch
+    monkeypatch.setattr(fill, "fill_batch", lambda *a: calls.append(1) or real(*a))
+    rng = np.random.default_rng(seed)
+    requests = {}
+    for i in range(6):
+        schema = (SCHEMAS + GUARDED)[int(rng.integers(len(SCHEMAS) + len(GUARDED)))]
+        g = _grammar(schema, stops=(3,) if i % 2 else (), guards=Guards(wrap_up=True) if i % 3 == 0 else None)
+        g.budget = 40
+        eos = set(g.grammar.vocab.eos_ids)
+        for _ in range(int(rng.integers(0, 30))):
+            allowed = [t for t in _allowed(g, g.grammar.vocab.size) if t not in eos or rng.random() < 0.2]
+            if g.is_terminated() or not allowed:
+                break
+            assert g.accept_tokens("r", [int(rng.choice(allowed))])
+        bounds = ConstraintBounds(1, 1) if i == 4 else ConstraintBounds(0, 0)
+        requests[f"r{i}"] = SimpleNamespace(structured_output_request=SimpleNamespace(grammar=g), bounds=bounds)
+    ids = list(requests)
+    ours, theirs = _manager(), _manager()
+    got = batched(ours, requests, ids, {})
+    want = own(theirs, requests, ids, {})
+    assert calls == [1] and got.shape == want.shape == (len(ids), ours._grammar_bitmask.shape[1])
+    assert (got == want).all()
+    assert (got[4] == -1).all()  # not constrained yet
+    drafts = _manager(spec_tokens=2)  # with drafts, vLLM's own step runs
+    assert (batched(drafts, requests, ids, {}) == own(_manager(spec_tokens=2), requests, ids, {})).all()
+    assert calls == [1]

@@ -10,7 +10,7 @@ accepts only its built-in names): then every request with a JSON Schema (`respon
 import importlib
 from typing import Any
 
-_WHERE = {"ENV": "backend", "ExtractorBackend": "backend", "ExtractorGrammar": "backend", "register": "backend",
+_WHERE = {"ENV": "backend", "ExtractorBackend": "backend", "ExtractorGrammar": "backend", "register": "plugin",
           "ExtractorLogitsProcessor": "logits", "VLLMExtractor": "engine", "OPTIONS_KEY": "spec", "with_options": "spec"}
 """Where each public name lives; modules that import vllm are loaded only when one of their names is asked for,
 so `with_options` works without vLLM installed (a client talking to a server)."""

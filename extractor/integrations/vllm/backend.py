@@ -3,10 +3,7 @@ vLLM's shared int32 bitmask, tokens accepted, validated and rolled back for spec
 
 from __future__ import annotations
 
-import os
-import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import torch
@@ -14,11 +11,10 @@ from vllm.v1.structured_output.backend_types import (
     StructuredOutputBackend, StructuredOutputGrammar, StructuredOutputOptions,
 )
 
-from extractor.errors import ExtractorError
-from extractor.integrations.vllm.spec import GrammarCache, Spec
+from extractor.integrations.vllm.spec import GrammarCache
 from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
-from extractor.masks.matcher import pack
+from extractor.masks.bits import pack, write_rows
 from extractor.masks.states import NOT_ALLOWED
 from extractor.tokens import Vocabulary
 
@@ -120,6 +116,16 @@ class ExtractorGrammar(StructuredOutputGrammar):
                     self.guard.feed(bytes(self.matcher.output))
 
     def fill_bitmask(self, bitmask: torch.Tensor, idx: int) -> None:
+        words, rows = self.row(), _rows(bitmask)
+        if rows is None:
+            bitmask[idx, :len(words)].copy_(torch.from_numpy(words))
+            bitmask[idx, len(words):] = 0
+        else:
+            write_rows(rows, [(idx, words)])
+
+    def row(self) -> np.ndarray:
+        """This step's mask packed as vLLM reads it (`fill_bitmask` writes it; `fill_batch` writes many at once):
+        a kept array, never mutate it."""
         matcher, guard = self.matcher, self.guard
         ended = self.stopped or matcher.finished
         plan = None
@@ -132,23 +138,17 @@ class ExtractorGrammar(StructuredOutputGrammar):
             mask = matcher.mask()
             narrowed = guard.apply(plan, mask, matcher.config)  # type: ignore[union-attr]
             words = matcher.bitmask() if narrowed is mask else pack(narrowed)
+        if not self.stop_set:
+            return words
         complete = not ended and matcher.accepting()
         change = self.stops if complete else self.text_stops
-        if self.stop_set and len(change):  # stops where the output is complete; never a stop that is also text
+        if len(change):  # stops where the output is complete; never a stop that is also text
             words = words.copy().view(np.uint32)
             for token in change:
                 word, bit = divmod(int(token), 32)
                 words[word] = words[word] | (1 << bit) if complete else words[word] & ~np.uint32(1 << bit)
             words = words.view(np.int32)
-        rows = _rows(bitmask)
-        if rows is None:
-            bitmask[idx, :len(words)].copy_(torch.from_numpy(words))
-            bitmask[idx, len(words):] = 0
-        elif rows.shape[1] == len(words):
-            rows[idx] = words
-        else:
-            rows[idx, :len(words)] = words
-            rows[idx, len(words):] = 0  # ids past the vocabulary (a padded logits width) are never allowed
+        return words
 
     @property
     def generated(self) -> int:
@@ -220,75 +220,3 @@ class ExtractorBackend(StructuredOutputBackend):
 
     def destroy(self) -> None:
         self.grammars.items.clear()
-
-
-def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> None:
-    """Check a structured request in the front end (an HTTP 400 there, not a failure in the engine) and mark it
-    for this backend."""
-    from vllm.exceptions import VLLMValidationError
-
-    so = params.structured_outputs
-    if so is None:
-        return
-    spec: Any = so.json
-    if so.json is not None:
-        kind = "JSON"
-    elif so.json_object:
-        kind = "JSON_OBJECT"
-    elif so.choice is not None:
-        kind, spec = "CHOICE", so.choice
-    elif so.regex is not None:
-        kind, spec = "REGEX", so.regex
-    elif so.grammar is not None:
-        kind, spec = "GRAMMAR", so.grammar
-    else:  # named as vLLM names its request types
-        kind = "STRUCTURAL_TAG" if getattr(so, "structural_tag", None) else "UNKNOWN"
-    try:
-        Spec.parse(kind, spec).check()
-    except (ExtractorError, ValueError) as exc:
-        raise VLLMValidationError(f"extractor: {exc}") from None
-    so._backend = NAME
-
-
-def register() -> None:
-    """The `vllm.general_plugins` entry point: where `EXTRACTOR_VLLM=1`, route structured requests to this
-    backend (front end: validation, and on the OpenAI server the refusal decision; engine: the manager's backend).
-    Safe to call more than once."""
-    if os.environ.get(ENV, "").strip().lower() not in ("1", "true", "yes", "on"):
-        return
-    from vllm.sampling_params import SamplingParams
-    from vllm.v1.structured_output import StructuredOutputManager
-
-    if {"vllm.entrypoints.openai.api_server", "vllm.entrypoints.launchers.api_server.entry"} & set(sys.modules):
-        from vllm.entrypoints.openai.chat_completion.serving import OpenAIServingChat
-
-        from extractor.integrations.vllm.server import patch
-
-        patch(OpenAIServingChat)  # the OpenAI server's front end: the refusal decision, as `extract` makes it
-    if getattr(StructuredOutputManager.grammar_init, "_extractor", False):
-        return
-    validate, init = SamplingParams._validate_structured_outputs, StructuredOutputManager.grammar_init
-    create = StructuredOutputManager._create_grammar
-
-    def _validate_structured_outputs(self: Any, model_config: Any, config: Any, tokenizer: Any) -> None:
-        if config is None or self.structured_outputs is None or tokenizer is None:
-            return validate(self, model_config, config, tokenizer)
-        return _validate(self, model_config, config, tokenizer)
-
-    def grammar_init(self: Any, request: Any) -> None:
-        so = request.sampling_params.structured_outputs if request.sampling_params else None
-        if self.backend is None and so is not None and so._backend == NAME:
-            self.backend = ExtractorBackend(self.vllm_config, tokenizer=self.tokenizer,
-                                            vocab_size=self.vllm_config.model_config.get_vocab_size())
-        return init(self, request)
-
-    def _create_grammar(self: Any, request: Any) -> StructuredOutputGrammar:
-        grammar = create(self, request)
-        if isinstance(grammar, ExtractorGrammar):  # compiled in this thread: the budget is set before it is used
-            grammar.budget = request.max_tokens
-        return grammar
-
-    grammar_init._extractor = True  # type: ignore[attr-defined]
-    SamplingParams._validate_structured_outputs = _validate_structured_outputs  # type: ignore[method-assign]
-    StructuredOutputManager.grammar_init = grammar_init  # type: ignore[method-assign]
-    StructuredOutputManager._create_grammar = _create_grammar  # type: ignore[method-assign]

@@ -16,7 +16,7 @@ from extractor.decode.loop import Generation
 from extractor.decode.prompt import PromptTemplate, chat_prompt
 from extractor.errors import Attempt, ExtractionError, ExtractorError, InputError, Usage
 from extractor.inputs import nonempty
-from extractor.integrations.vllm.backend import ENV, register
+from extractor.integrations.vllm.plugin import ENV, register
 from extractor.integrations.vllm.spec import with_options
 from extractor.options import ExtractOptions
 from extractor.grounding import Grounding

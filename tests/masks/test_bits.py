@@ -1,0 +1,68 @@
+"""Packed rows written into a shared (batch, words) bitmask: the C copy equals the NumPy loop it replaces, and a bad
+entry is refused before anything is written."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from extractor.masks import bits
+from extractor.masks.bits import pack, write_rows
+from extractor.masks.trie import _kernel
+
+WIDTH = 5
+
+CASES = [  # (name, rows as (index, words or None))
+    ("full width", [(0, np.arange(WIDTH, dtype=np.int32) - 2)]),
+    ("short row: the words past it zeroed", [(2, np.array([7, -1], dtype=np.int32))]),
+    ("None allows every id", [(1, None)]),
+    ("empty row", [(3, np.zeros(0, dtype=np.int32))]),
+    ("several, one index twice: the last wins", [(0, None), (3, np.array([1], dtype=np.int32)),
+                                                  (0, np.full(WIDTH, 9, dtype=np.int32))]),
+    ("no rows", []),
+]
+
+
+def _numpy(out: np.ndarray, rows: list) -> None:
+    kernel, bits._kernel = bits._kernel, None
+    try:
+        write_rows(out, rows)
+    finally:
+        bits._kernel = kernel
+
+
+@pytest.mark.parametrize(("name", "rows"), CASES, ids=[c[0] for c in CASES])
+def test_rows_are_written_as_the_numpy_loop_writes_them(name: str, rows: list) -> None:
+    expected = np.full((4, WIDTH), 12345, dtype=np.int32)
+    _numpy(expected, rows)
+    got = np.full((4, WIDTH), 12345, dtype=np.int32)
+    write_rows(got, rows)
+    assert (got == expected).all()
+    untouched = sorted(set(range(4)) - {i for i, _ in rows})
+    assert (got[untouched] == 12345).all()
+
+
+def test_a_packed_mask_round_trips() -> None:
+    mask = np.random.default_rng(1).random(150) < 0.4
+    out = np.zeros((2, WIDTH), dtype=np.int32)
+    write_rows(out, [(1, pack(mask))])
+    words = out[1].view(np.uint32)
+    got = (words[np.arange(160) // 32] >> (np.arange(160) % 32).astype(np.uint32)) & 1
+    assert (got[:150] == mask).all() and not got[150:].any()
+
+
+BAD = [  # (name, rows, error)
+    ("index past the batch", [(4, None)], IndexError),
+    ("negative index", [(-1, None)], IndexError),
+    ("row wider than the bitmask", [(0, np.zeros(WIDTH + 1, dtype=np.int32))], ValueError),
+    ("not a pair", [(0,)], TypeError),
+]
+
+
+@pytest.mark.skipif(_kernel is None, reason="the C kernel is not built here (no compiler): the NumPy loop runs")
+@pytest.mark.parametrize(("name", "rows", "error"), BAD, ids=[c[0] for c in BAD])
+def test_a_bad_entry_is_refused_and_nothing_is_written(name: str, rows: list, error: type) -> None:
+    out = np.full((4, WIDTH), 3, dtype=np.int32)
+    with pytest.raises(error, match="fill_rows"):
+        write_rows(out, [(1, None)] + rows)
+    assert (out == 3).all()
