@@ -115,7 +115,12 @@ def worker(backend: str, model: str, max_tokens: int, path: Path) -> dict[str, A
 
 
 def _timed_backend(backend: str) -> tuple[list[float], list[float]]:
-    """Wrap the backend's compile and its per-step work (mask fill and token acceptance) with timers."""
+    """Wrap the backend's compile and its per-step work with timers: the manager's mask step (vLLM's loop calling
+    `fill_bitmask` per request, or for extractor the plugin's batch step) and each request's token acceptance."""
+    import functools
+
+    from vllm.v1.structured_output import StructuredOutputManager as Manager
+
     if backend == "extractor":
         from extractor.integrations.vllm.backend import ExtractorBackend as Backend, ExtractorGrammar as Grammar
     elif backend == "xgrammar":
@@ -126,6 +131,7 @@ def _timed_backend(backend: str) -> tuple[list[float], list[float]]:
     step_s: list[float] = []
 
     def timed(fn: Any, sink: list[float], scale: float) -> Any:
+        @functools.wraps(fn)  # (keeps the plugin's mark on a step it patched: it is not patched twice)
         def wrapper(*args: Any, **kw: Any) -> Any:
             start = time.perf_counter()
             try:
@@ -135,7 +141,7 @@ def _timed_backend(backend: str) -> tuple[list[float], list[float]]:
         return wrapper
 
     Backend.compile_grammar = timed(Backend.compile_grammar, compile_ms, 1e3)
-    Grammar.fill_bitmask = timed(Grammar.fill_bitmask, step_s, 1.0)
+    Manager.grammar_bitmask = timed(Manager.grammar_bitmask, step_s, 1.0)
     Grammar.accept_tokens = timed(Grammar.accept_tokens, step_s, 1.0)
     return compile_ms, step_s
 

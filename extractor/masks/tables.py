@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import tempfile
 import threading
@@ -27,8 +28,10 @@ from extractor.masks.walk import walk
 
 
 SAVE_AFTER = 0.002
-"""Seconds a table must take to build before it is kept on disk: loading a checked .npz back costs about
-0.4 ms, more than almost every table takes to build (benchmarks/table_cache.py)."""
+"""CPU seconds a table must take to build before it is kept on disk: loading a checked .npz back costs about
+0.4 ms, more than almost every table takes to build (benchmarks/table_cache.py), and beside a busy thread (a
+server's decoding loop) several times that, each of its reads handing the GIL over. Timed on the building
+thread's CPU clock: a build that waited for the GIL (and so took long on the wall) is not worth a file."""
 
 
 TABLE_BYTES = 512 << 20
@@ -60,7 +63,10 @@ class Table:
 class TableCache:
     """A bounded LRU of tables keyed by (vocabulary, rule fingerprint, state), optionally backed by a
     directory so that a later process pays nothing for the tables an earlier one took long to compute
-    (`save_after` seconds or more: most tables build faster than a file loads)."""
+    (`save_after` seconds or more: most tables build faster than a file loads). Which files there are is read
+    off one listing of a folder per process (plus the files this cache writes), not a stat per table missed in
+    memory: a stat hands the GIL over, and beside a busy thread (a server's decoding loop) each costs a switch
+    interval, 5 ms. Files another process writes later are seen by the next process."""
 
     def __init__(self, max_bytes: int = TABLE_BYTES, directory: Path | None = None, max_files: int = 20_000,
                  save_after: float = SAVE_AFTER) -> None:
@@ -73,6 +79,8 @@ class TableCache:
         self.saved = 0
         self.lock = threading.Lock()
         self.unit_paths: ByteLRU[tuple[str, str, int], UnitPaths] = ByteLRU(PATHS_BYTES)
+        self.listed: dict[str, set[str]] = {}
+        """The table files of each folder looked in, by name."""
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         state = automaton.table_state(rule, state, trie.width)
@@ -124,9 +132,9 @@ class TableCache:
                 return hit[0]
         table = self.load(key)
         if table is None:
-            start = time.perf_counter()
+            start = time.thread_time()  # this thread's CPU: a build that waited for the GIL is not a slow one
             table = build()
-            if time.perf_counter() - start >= self.save_after:
+            if time.thread_time() - start >= self.save_after:
                 self.save(key, table)
         size = table.nbytes
         with self.lock:
@@ -154,10 +162,12 @@ class TableCache:
         """The table on disk, only where the file names this key and its content matches its checksum: a torn,
         foreign, stale or tampered file is recomputed (and overwritten), never trusted."""
         path = self.path(key)
-        if path is None or not os.path.exists(path):
+        if path is None or not self._listed(path):
             return None
         try:
-            with np.load(path, allow_pickle=False) as data:
+            with open(path, "rb") as f:  # read whole, then parsed in memory: each read hands the GIL over
+                blob = f.read()
+            with np.load(io.BytesIO(blob), allow_pickle=False) as data:
                 packed, size, exits = data["allowed"], int(data["size"]), data["exit_nodes"]
                 if str(data["key"]) != _key_text(key) or str(data["digest"]) != _digest(packed, size, exits):
                     return None
@@ -180,20 +190,36 @@ class TableCache:
                 np.savez(f, allowed=packed, size=len(table.allowed), exit_nodes=exits, key=_key_text(key),
                          digest=_digest(packed, len(table.allowed), exits))
             os.replace(tmp, path)  # atomic: readers see a whole file or none
+            self._listed(path, add=True)
         except OSError:
             return  # a read-only or full disk only costs the recomputation
         self.saved += 1
         if self.saved % 256 == 0:
             self.prune()
 
+    def _listed(self, path: str, add: bool = False) -> bool:
+        """Whether the folder's listing names the file (the folder listed on first sight); `add` names it."""
+        folder, name = os.path.split(path)
+        names = self.listed.get(folder)
+        if names is None:
+            try:
+                names = set(os.listdir(folder))
+            except OSError:
+                names = set()
+            self.listed[folder] = names
+        if add:
+            names.add(name)
+        return name in names
+
     def prune(self) -> None:
         """Keep at most max_files tables on disk, dropping the least recently written."""
         files = sorted(self.directory.glob(f"v{FORMAT}/*/*.npz"), key=lambda p: p.stat().st_mtime)  # type: ignore[union-attr]
         for old in files[: max(0, len(files) - self.max_files)]:
             old.unlink(missing_ok=True)
+            self.listed.get(str(old.parent), set()).discard(old.name)
 
 
-FORMAT = 6
+FORMAT = 7
 """Version of the tables' meaning, file layout and which tables are kept: bump it when one changes."""
 
 

@@ -190,6 +190,9 @@ def test_a_compile_prepares_configurations_and_rows_only_within_its_budget(prepa
         assert numbered > 10 and len(table.rows) > 10  # explored ahead: the whole small grammar
     else:
         assert numbered <= 1 and not table.rows  # nothing numbered ahead (the start mask is made, not its row by id)
+    from extractor.masks.finish import _WAYS
+    ways = _WAYS.get(grammar.automaton)  # the wrap-up guard's shortest ways out: computed here, or on a step
+    assert (ways is not None and ways.whole is not None) == bool(prepare)
 
 
 def test_the_cache_drops_the_least_recently_used_grammars_past_its_bytes() -> None:

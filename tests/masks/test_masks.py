@@ -195,6 +195,26 @@ def test_tables_on_disk_are_reused_only_when_whole_and_their_own(tmp_path, how) 
     assert second.tables.saved == len(files)  # every faulty file computed again and rewritten
 
 
+def test_tables_missed_in_memory_are_looked_for_in_one_listing_per_folder(tmp_path, monkeypatch) -> None:
+    """No stat per table missed: a server's compile thread would hand the GIL over at each one."""
+    import os
+
+    vocab = small_vocab("gpt2")
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 80}, "n": {"type": "integer"}}}
+    writer = compile_schema(schema, vocab)
+    writer.tables = TableCache(directory=tmp_path, save_after=0)
+    writer.prepare(60.0)
+    assert writer.tables.saved
+    listings, stats, real, exists = [], [], os.listdir, os.path.exists
+    monkeypatch.setattr(os, "listdir", lambda folder: listings.append(folder) or real(folder))
+    monkeypatch.setattr(os.path, "exists", lambda path: stats.append(path) or exists(path))
+    reader = compile_schema(schema, vocab)
+    reader.tables = TableCache(directory=tmp_path, save_after=0)
+    assert reader.prepare(60.0) == writer.prepare(60.0)
+    assert len(listings) == 1 and reader.tables.saved == 0  # every table read back off the one listing
+    assert not [path for path in stats if str(tmp_path) in str(path)]
+
+
 def test_only_tables_slow_to_build_are_kept_on_disk(tmp_path) -> None:
     grammar = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}}, small_vocab("gpt2"))
     grammar.tables = TableCache(directory=tmp_path, save_after=60.0)

@@ -15,6 +15,7 @@ from extractor.grammar import CompileOptions, Layout
 from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
+from extractor.masks.finish import finishing_path
 from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
 
@@ -172,6 +173,8 @@ class GrammarCache:
         if self.prepare > 0:
             grammar[0].prepare(self.prepare)  # the tables its first masks read
             grammar[0].states().explore(self.prepare, EXPLORE_STATES)  # and the first configurations' rows
+            if spec.guards:  # the rules' shortest ways out, which the wrap-up guard reads near a request's budget
+                finishing_path(grammar[0].automaton, grammar[0].start)
         with self.lock:
             self.items[key] = grammar
             held = sum(g.held_bytes() for g, _ in self.items.values())
