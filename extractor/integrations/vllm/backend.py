@@ -59,8 +59,8 @@ class ExtractorGrammar(StructuredOutputGrammar):
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
         guard = self.guard
-        if self.drafts and guard is not None and tokens:
-            self.marks[len(self.matcher.output)] = guard.mark()
+        if self.drafts and guard is not None and tokens and len(self.matcher.output) not in self.marks:
+            self.marks[len(self.matcher.output)] = guard.mark()  # (one kept from before a rollback here still holds)
             if len(self.marks) > self.drafts + 2:
                 del self.marks[min(self.marks)]
         matcher, spelled = self.matcher, self.grammar.vocab.tokens
