@@ -48,6 +48,8 @@ class ExtractorGrammar(StructuredOutputGrammar):
     marks: dict[int, GuardMark] = field(default_factory=dict, init=False)
     """The guard's place at these output lengths (bytes), before the last accepts."""
     stop_set: frozenset[int] = field(init=False)
+    spelled: tuple[bytes, ...] = field(init=False)
+    """Each token id's bytes."""
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
 
@@ -55,26 +57,29 @@ class ExtractorGrammar(StructuredOutputGrammar):
         self.text_stops = [int(t) for t in self.stops if self.grammar.vocab.tokens[t]]
         """Stop tokens that are also text the grammar may allow mid-output: cleared there."""
         self.stop_set = frozenset(int(t) for t in self.stops)
+        self.spelled = self.grammar.vocab.tokens
         self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
-        guard = self.guard
-        if self.drafts and guard is not None and tokens and len(self.matcher.output) not in self.marks:
-            self.marks[len(self.matcher.output)] = guard.mark()  # (one kept from before a rollback here still holds)
-            if len(self.marks) > self.drafts + 2:
-                del self.marks[min(self.marks)]
-        matcher, spelled = self.matcher, self.grammar.vocab.tokens
+        matcher, guard = self.matcher, self.guard
+        if guard is not None and self.drafts and tokens:
+            size = len(matcher.output)
+            if size not in self.marks:  # (one kept from before a rollback to here still holds)
+                self.marks[size] = guard.mark()
+                if len(self.marks) > self.drafts + 2:
+                    del self.marks[min(self.marks)]
+        stops, spelled = self.stop_set, self.spelled
         for token in tokens:
-            if self.stopped or matcher.finished or token in self.stop_set:
-                if not self._take(token):
+            if self.stopped or matcher.finished or token in stops:
+                if not self._take(token):  # a stop token where the output may end (the guard sees nothing)
                     return False
-            else:
-                try:
-                    matcher.advance(token)
-                except ValueError:
-                    return False
-            if guard is not None:
-                guard.feed(b"" if self.stopped or matcher.finished else spelled[token])
+                continue
+            try:
+                matcher.advance(token)
+            except ValueError:
+                return False
+            if guard is not None and not matcher.finished:
+                guard.feed(spelled[token])
         return True
 
     def validate_tokens(self, tokens: list[int]) -> list[int]:
