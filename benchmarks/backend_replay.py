@@ -15,8 +15,10 @@ token. Each backend is built as vLLM builds it (a stand-in config: any whitespac
   request); for extractor, the plugin's batch step (each request's packed row looked up, timed per request, then
   every row written by one C call whose time is shared evenly among the batch's requests);
 - with drafts (the stream's next `--drafts` tokens, the last of them wrong on every other step): the
-  scheduler's `validate_tokens`, the manager's fill loop (`fill_bitmask` + `accept_tokens` per draft, the bonus
-  row, `rollback`), then `accept_tokens` with what verification kept (the right drafts and the next token).
+  scheduler's `validate_tokens` per request, the manager's mask step for the batch (a row per validated draft,
+  each draft accepted after its row, the bonus row, `rollback`: vLLM's own loop of `fill_bitmask` calls for
+  XGrammar and llguidance, the plugin's `draft_rows` per request and one C write for extractor), then
+  `accept_tokens` with what verification kept (the right drafts and the next token).
 
 Each batch size and draft count runs in a fresh process, every backend from cold (a new backend; our mask
 tables forgotten; the heap made so far frozen for the cyclic collector, as vLLM's engine core freezes its heap once
@@ -117,15 +119,24 @@ def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_
         while at:
             full = len(at) == len(grammars)  # every row still running: a full batch's fill
             order = list(at)
-            if drafts:
-                filled = 0.0
-                for row, i in enumerate(order):
+            if drafts:  # the scheduler's validation, the manager's mask step for the batch, then what was kept
+                proposed, valid, spent = {}, {}, {}
+                for i in order:
+                    proposed[i] = _proposed(items[i]["tokens"], at[i], drafts, step, vocab_size)
                     start = time.perf_counter()
-                    ok, fill, taken = _with_drafts(grammars[i], bitmask, row * (1 + drafts), items[i]["tokens"],
-                                                   at[i], drafts, step, vocab_size)
-                    steps[i].append((time.perf_counter() - start) * 1e6)
-                    filled += fill
-                    _advanced(at, i, ok, taken, items, grammars, accepted)
+                    valid[i] = grammars[i].validate_tokens(proposed[i]) if proposed[i] else []
+                    spent[i] = time.perf_counter() - start
+                fill = _draft_step(grammars, order, valid, bitmask, batched)
+                filled = sum(fill.values())
+                for i in order:
+                    tokens, right = items[i]["tokens"], 0
+                    while right < len(proposed[i]) and proposed[i][right] == tokens[at[i] + right]:
+                        right += 1
+                    kept = tokens[at[i]:at[i] + right + 1]  # the right drafts, then the token sampled after them
+                    start = time.perf_counter()
+                    ok = grammars[i].accept_tokens(str(i), kept)
+                    steps[i].append((spent[i] + fill[i] + time.perf_counter() - start) * 1e6)
+                    _advanced(at, i, ok, len(kept), items, grammars, accepted)
             else:  # the manager's mask step for the whole batch, then each request's sampled token
                 spent = _fill_step(grammars, order, bitmask, batched)
                 filled = sum(spent.values())
@@ -176,31 +187,48 @@ def _fill_step(grammars: dict[int, Any], order: list[int], bitmask: Any, batched
     return {i: t + share for i, t in spent.items()}
 
 
-def _with_drafts(g: Any, bitmask: Any, index: int, tokens: list[int], at: int, k: int, step: int,
-                 vocab_size: int) -> tuple[bool, float, int]:
-    """One request's step with `k` drafts as vLLM runs it: (accepted, seconds filling, tokens kept)."""
-    proposed = tokens[at:at + k]  # the drafts this step verifies (right ones: the stream's next tokens)
+def _proposed(tokens: list[int], at: int, k: int, step: int, vocab_size: int) -> list[int]:
+    """The drafts one step verifies: the stream's next `k` tokens, the last of them wrong on every other step."""
+    proposed = tokens[at:at + k]
     if step % 2 and len(proposed) == k:
         proposed = proposed[:-1] + [(proposed[-1] + 1) % vocab_size]
-    start = time.perf_counter()
-    valid = g.validate_tokens(proposed) if proposed else []
-    advanced = 0
-    for j, token in enumerate(valid):  # the manager's fill loop: one row per draft, then the bonus row
-        if not g.is_terminated():
-            g.fill_bitmask(bitmask, index + j)
-        if g.is_terminated() or not g.accept_tokens("r", [token]):
-            break
-        advanced += 1
-    if not g.is_terminated():
-        g.fill_bitmask(bitmask, index + len(valid))
-    if advanced:
-        g.rollback(advanced)
-    fill = time.perf_counter() - start
-    right = 0
-    while right < len(proposed) and proposed[right] == tokens[at + right]:
-        right += 1
-    kept = tokens[at:at + right + 1]  # the right drafts, then the token sampled after them
-    return g.accept_tokens("r", kept), fill, len(kept)
+    return proposed
+
+
+def _draft_step(grammars: dict[int, Any], order: list[int], valid: dict[int, list[int]], bitmask: Any,
+                batched: bool) -> dict[int, float]:
+    """Seconds each request's rows took in one speculative mask step (a row per validated draft, each draft
+    accepted after its row, the bonus row, the drafts taken back): vLLM's own loop of `fill_bitmask` calls, or
+    ours (`batched`: the plugin's `draft_rows` per request, timed apart, then one C write shared evenly)."""
+    from extractor.integrations.vllm.backend import _rows
+    from extractor.integrations.vllm.fill import draft_rows
+    from extractor.masks.bits import write_rows
+
+    spent, index, rows = {}, 0, []
+    for i in order:
+        g, start = grammars[i], time.perf_counter()
+        if batched:
+            index = draft_rows(g, valid[i], (0, 0), index, rows)
+        else:
+            advanced = 0
+            for j, token in enumerate(valid[i]):  # vLLM's loop: one row per draft, then the bonus row
+                if not g.is_terminated():
+                    g.fill_bitmask(bitmask, index + j)
+                if g.is_terminated() or not g.accept_tokens("r", [token]):
+                    break
+                advanced += 1
+            if not g.is_terminated():
+                g.fill_bitmask(bitmask, index + len(valid[i]))
+            if advanced:
+                g.rollback(advanced)
+            index += len(valid[i]) + 1
+        spent[i] = time.perf_counter() - start
+    if batched:
+        start = time.perf_counter()
+        write_rows(_rows(bitmask), rows)
+        share = (time.perf_counter() - start) / len(order)
+        spent = {i: t + share for i, t in spent.items()}
+    return spent
 
 
 def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:

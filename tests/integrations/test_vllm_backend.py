@@ -265,43 +265,88 @@ def _manager(spec_tokens: int = 0):
     return m
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_the_batch_mask_step_writes_what_vllms_own_step_writes(monkeypatch: pytest.MonkeyPatch, seed: int) -> None:
-    """The manager's step with our batch fill (one C call for every row) against vLLM's own (a call per request),
-    on requests at random places: guarded, with extra stop tokens, finished, and not yet constrained (a reasoning
-    model still thinking: every id allowed)."""
+def _requests(seed: int, drafts: int) -> tuple[dict, dict]:
+    """Requests at random places (guarded, with extra stop tokens, finished, one not yet constrained: a reasoning
+    model still thinking) and, with `drafts`, each one's scheduled drafts (right ones, a wrong one, -1 padding,
+    none); built the same way for every seed, so two calls give two equal batches."""
     from types import SimpleNamespace
 
-    from vllm.v1.structured_output import ConstraintBounds, StructuredOutputManager
+    from vllm.v1.structured_output import ConstraintBounds
 
-    from extractor.integrations.vllm import fill
-
-    own = StructuredOutputManager.grammar_bitmask
-    monkeypatch.setattr(StructuredOutputManager, "grammar_bitmask", own)
-    fill.patch(StructuredOutputManager)
-    batched, calls, real = StructuredOutputManager.grammar_bitmask, [], fill.fill_batch
-    monkeypatch.setattr(fill, "fill_batch", lambda *a: calls.append(1) or real(*a))
     rng = np.random.default_rng(seed)
-    requests = {}
+    requests, spec = {}, {}
     for i in range(6):
         schema = (SCHEMAS + GUARDED)[int(rng.integers(len(SCHEMAS) + len(GUARDED)))]
         g = _grammar(schema, stops=(3,) if i % 2 else (), guards=Guards(wrap_up=True) if i % 3 == 0 else None)
-        g.budget = 40
+        g.budget, g.drafts = 40, drafts
         eos = set(g.grammar.vocab.eos_ids)
         for _ in range(int(rng.integers(0, 30))):
             allowed = [t for t in _allowed(g, g.grammar.vocab.size) if t not in eos or rng.random() < 0.2]
             if g.is_terminated() or not allowed:
                 break
             assert g.accept_tokens("r", [int(rng.choice(allowed))])
+        proposed = []
         bounds = ConstraintBounds(1, 1) if i == 4 else ConstraintBounds(0, 0)
+        kind = int(rng.integers(4)) if drafts else -1
+        if kind >= 0 and not g.is_terminated():
+            allowed = [int(t) for t in _allowed(g, g.grammar.vocab.size) if t not in eos]
+            proposed = [int(rng.choice(allowed))] * drafts if allowed else []  # right once at least
+            if kind == 1:
+                proposed[-1:] = [g.grammar.vocab.size - 1]  # (most likely) refused
+            elif kind == 2:
+                proposed[1:] = [-1] * (drafts - 1)
+            elif kind == 3:
+                proposed = []
         requests[f"r{i}"] = SimpleNamespace(structured_output_request=SimpleNamespace(grammar=g), bounds=bounds)
-    ids = list(requests)
-    ours, theirs = _manager(), _manager()
-    got = batched(ours, requests, ids, {})
-    want = own(theirs, requests, ids, {})
-    assert calls == [1] and got.shape == want.shape == (len(ids), ours._grammar_bitmask.shape[1])
+        spec[f"r{i}"] = proposed
+    return requests, spec
+
+
+@pytest.mark.parametrize("drafts", [0, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_batch_mask_step_writes_what_vllms_own_step_writes(monkeypatch: pytest.MonkeyPatch, seed: int,
+                                                               drafts: int) -> None:
+    """The manager's step with our batch fill (one C call for every row) against vLLM's own (a call per row), on
+    equal batches; with drafts each request's rows are one per draft and the bonus row, and afterwards every
+    grammar is where it was (its next rows equal)."""
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    from extractor.integrations.vllm import fill
+
+    own = StructuredOutputManager.grammar_bitmask
+    monkeypatch.setattr(StructuredOutputManager, "grammar_bitmask", own)
+    fill.patch(StructuredOutputManager)
+    batched, calls, real = StructuredOutputManager.grammar_bitmask, [], fill.write_rows
+    monkeypatch.setattr(fill, "write_rows", lambda *a: calls.append(1) or real(*a))
+    ours, theirs = _requests(seed, drafts), _requests(seed, drafts)
+    ids = list(ours[0])
+    got = batched(_manager(drafts), ours[0], ids, ours[1])
+    want = own(_manager(drafts), theirs[0], ids, theirs[1])
+    assert calls == [1] and got.shape == want.shape
+    assert got.shape[0] == len(ids) + sum(len(ours[1][r]) for r in ids)  # a row per draft, and the bonus row
     assert (got == want).all()
-    assert (got[4] == -1).all()  # not constrained yet
-    drafts = _manager(spec_tokens=2)  # with drafts, vLLM's own step runs
-    assert (batched(drafts, requests, ids, {}) == own(_manager(spec_tokens=2), requests, ids, {})).all()
-    assert calls == [1]
+    for r in ids:
+        a, b = ours[0][r].structured_output_request.grammar, theirs[0][r].structured_output_request.grammar
+        assert bytes(a.matcher.output) == bytes(b.matcher.output)
+        assert (a.row() == b.row()).all() if not a.is_terminated() else b.is_terminated()
+    if not drafts:
+        assert (got[4] == -1).all()  # not constrained yet
+
+
+def test_a_batch_with_another_backends_request_takes_vllms_own_step(monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    from extractor.integrations.vllm import fill
+
+    own = StructuredOutputManager.grammar_bitmask
+    monkeypatch.setattr(StructuredOutputManager, "grammar_bitmask", own)
+    fill.patch(StructuredOutputManager)
+    calls = []
+    monkeypatch.setattr(fill, "write_rows", lambda *a: calls.append(1))
+    requests, spec = _requests(0, 0)
+    other = SimpleNamespace(fill_bitmask=lambda bitmask, index: bitmask[index].fill_(7), is_terminated=lambda: False)
+    requests["x"] = SimpleNamespace(structured_output_request=SimpleNamespace(grammar=other), bounds=requests["r0"].bounds)
+    out = StructuredOutputManager.grammar_bitmask(_manager(), requests, list(requests), spec)
+    assert not calls and (out[-1] == 7).all()
