@@ -306,8 +306,9 @@ def markdown(result: dict[str, Any], names: list[str]) -> str:
     lines = [f"# Backends replayed without a model\n\n{result['streams']} MaskBench instances ({result['stream_tokens']} "
              f"tokens of the embedded model's tokenizer, seed {result['seed']}) replayed through each backend's "
              f"grammar objects as vLLM calls them; speculative runs draft {result['drafts']} tokens a step. "
-             f"µs per request-step over the streams every backend accepted; batch fill: every row's "
-             f"`fill_bitmask` work in one step. Commit `{result['commit']}`.\n",
+             f"µs per request-step over the streams every backend accepted; batch fill: the manager's mask step for "
+             f"the batch (vLLM's own for XGrammar and llguidance, the plugin's for extractor). "
+             f"Commit `{result['commit']}`.\n",
              "| batch, drafts | backend | streams | warm µs p50 / p99 / mean | cold µs p50 / p99 / mean "
              "| warm batch fill ms p50 / p99 | compile ms cold p50 / p99 / max | rejected |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
