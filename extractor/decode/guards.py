@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from extractor.automata import Config
+from extractor.masks.bits import clear_bits, has_bits, pack, set_bits
 from extractor.masks.exits import shortest_path
 from extractor.masks.finish import finishing_path
 from extractor.masks.matcher import CompiledGrammar
@@ -123,6 +124,8 @@ class TokenClasses:
         self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
         self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
+        self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(~self.number_start)
+        """The same classes packed (`masks.bits`), for narrowing a packed row."""
 
     @classmethod
     def of(cls, vocab: Vocabulary) -> TokenClasses:
@@ -472,6 +475,27 @@ class Guard:
         self.fired += 1
         return out
 
+    def apply_packed(self, plan: Plan, words: np.ndarray, config: Config | None = None) -> np.ndarray:
+        """`apply` on the mask packed 32 tokens per int32 word (`masks.bits`), the bool mask never made (a server's
+        step, whose rows are packed): the same tokens taken out, `words` itself where none is."""
+        out, steered = words, False
+        if plan.kind == "finish":
+            out, steered = self._steer_packed(words, config, "finish", self._way_out), True  # type: ignore[arg-type]
+        elif plan.kind == "string":
+            out = out & self.classes.has_quote_words
+            if not out.any() and config is not None:
+                out, steered = self._steer_packed(words, config, "string", self._to_quote, b'"'), True
+        elif plan.kind == "number":
+            out = out & self.classes.not_number_start_words
+        if not steered and plan.banned:
+            out = out.copy() if out is words else out  # cached rows are shared: never written to
+            for ids in plan.banned:
+                clear_bits(out, ids)
+        if out is words or not out.any():
+            return words
+        self.fired += 1
+        return out
+
     def _finishing(self, config: Config, left: int) -> bool:
         """Whether the shortest way to a complete output (in bytes, so at most that many tokens) needs
         about all the tokens left; looked for at 256 tokens left, then again halfway to where it would."""
@@ -512,18 +536,35 @@ class Guard:
                end: bytes = b"") -> np.ndarray:
         """Only the tokens along the way `find` gives (then `end`), kept while the model follows it; at the
         end of a way to a complete output, only EOS."""
+        ids = self._along(config, kind, find, end)
+        if ids is None:
+            return mask
+        out = np.zeros_like(mask)
+        out[ids] = mask[ids]
+        return out
+
+    def _steer_packed(self, words: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
+                      end: bytes = b"") -> np.ndarray:
+        """`_steer` on a packed mask."""
+        ids = self._along(config, kind, find, end)
+        if ids is None:
+            return words
+        out = np.zeros_like(words)
+        set_bits(out, ids[has_bits(words, ids)])
+        return out
+
+    def _along(self, config: Config, kind: str, find: Callable[[Config], bytes | None], end: bytes) -> np.ndarray | None:
+        """The tokens that keep to the way of `kind` (found with `find`, then `end`, on first need and remembered
+        while the model follows it); EOS at its end; None where there is no way."""
         route = self.routes.get(kind)
         rest = route.rest(self.json.data) if route is not None else None
         if rest is None:
             path = find(config)
             if path is None:
-                return mask
+                return None
             rest = path + end
             self.routes[kind] = Route(len(self.json.data), rest)
-        out = np.zeros_like(mask)
-        ids = along(self.trie, rest) if rest else self.grammar.eos
-        out[ids] = mask[ids]
-        return out
+        return along(self.trie, rest) if rest else self.grammar.eos
 
     def _repeats(self) -> list[np.ndarray]:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`

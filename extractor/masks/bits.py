@@ -14,10 +14,41 @@ def pack(mask: np.ndarray) -> np.ndarray:
     return data.view("<i4").astype(np.int32, copy=False)
 
 
+MANY_IDS = 256
+"""Past this many ids, bits are set or cleared through a packed copy of them (`ufunc.at` costs per id: 160 µs for
+20,000 ids against 26 through a 49k-token bool vector)."""
+
+
+def _packed_ids(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """`ids` as packed words of `words`' width."""
+    bits = np.zeros(len(words) * 32, dtype=bool)
+    bits[ids] = True
+    return pack(bits)
+
+
 def set_bits(words: np.ndarray, ids: np.ndarray) -> None:
     """Set the bits of token `ids` in packed `words`, in place (ids may share a word)."""
     ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) > MANY_IDS:
+        np.bitwise_or(words, _packed_ids(words, ids), out=words)
+        return
     np.bitwise_or.at(words.view(np.uint32), ids >> 5, np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+
+
+def clear_bits(words: np.ndarray, ids: np.ndarray) -> None:
+    """Clear the bits of token `ids` in packed `words`, in place."""
+    ids = np.asarray(ids, dtype=np.int64)
+    if len(ids) > MANY_IDS:
+        np.bitwise_and(words, ~_packed_ids(words, ids), out=words)
+        return
+    np.bitwise_and.at(words.view(np.uint32), ids >> 5,
+                      ~np.left_shift(np.uint32(1), (ids & 31).astype(np.uint32)))
+
+
+def has_bits(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Whether each of token `ids` is set in packed `words` (bool per id)."""
+    ids = np.asarray(ids, dtype=np.int64)
+    return ((words.view(np.uint32)[ids >> 5] >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
 
 
 def write_rows(out: np.ndarray, rows: list[tuple[int, np.ndarray | None]]) -> None:

@@ -457,3 +457,48 @@ def test_loops_and_stutters_read_off_the_window_are_those_of_the_whole_string(al
             _stuttering_brute(text, 4, source, source_digits(source)), (text, source)
         answers.add((looping(data, start), stuttering(data, start, 4)))
     assert {a for a, _ in answers} == {True, False} and {b for _, b in answers} == {True, False}
+
+
+PACKED_WALKS = [  # (schema, guards, budget, what the guards must have done): each way a guard narrows a mask
+    ({"type": "array", "items": {"type": "string"}}, Guards(max_string_bytes=12), 60, {"string"}),
+    ({"type": "array", "items": {"type": "integer"}}, Guards(max_number_digits=3), 40, {"number"}),
+    ({"type": "array", "items": {"enum": ["a1", "a2", "b", 7]}}, Guards(similar_items=2), 40, {"banned"}),
+    ({"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {
+        "a": {"type": "integer"}, "b": {"type": "string"}}}}}, "required": ["rows"]},
+     Guards(wrap_up=True, alike_objects=1, distinct_members=True), 30, {"finish"}),
+    ({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[a-z]{6}$"}}, "required": ["code"]},
+     Guards(max_string_bytes=2), 40, {"string"}),  # must close, cannot yet: steered to where it can
+]
+
+
+@pytest.mark.parametrize(("schema", "guards", "budget", "done"), PACKED_WALKS, ids=range(len(PACKED_WALKS)))
+def test_narrowing_a_packed_row_takes_out_what_narrowing_the_bool_mask_does(gpt2, schema, guards, budget, done):
+    """`apply_packed` (a server's packed rows) against `apply` (the bool mask), on twin guards fed the same random
+    walks: the same plan, the same tokens taken out, the same steps counted as fired."""
+    from extractor.masks.bits import pack
+
+    grammar = compile_schema(schema, gpt2, refusal=None)
+    rng, decided, fired, kinds = np.random.default_rng(5), 0, 0, set()
+    for _ in range(12):
+        matcher, plain, packed = grammar.matcher(), Guard(guards, grammar), Guard(guards, grammar)
+        while not matcher.finished and matcher.steps < budget:
+            left, config, mask = budget - matcher.steps, matcher.config, matcher.mask()
+            plan, twin = plain.plan(config, left), packed.plan(config, left)
+            assert (plan is None) == (twin is None)
+            if plan is None:
+                out = mask
+            else:
+                decided += 1
+                kinds |= {plan.kind} | ({"banned"} if plan.banned else set())
+                assert plan.kind == twin.kind and len(plan.banned) == len(twin.banned)
+                out = plain.apply(plan, mask, config)
+                words = packed.apply_packed(twin, pack(mask), config)
+                assert (pack(out) == words).all() and plain.fired == packed.fired
+            allowed = np.flatnonzero(out)
+            going = [t for t in allowed if t not in grammar.vocab.eos_ids]
+            token = int(rng.choice(going if going and rng.random() < 0.9 else allowed))
+            matcher.advance(token)
+            for guard in (plain, packed):
+                guard.feed(b"" if matcher.finished else grammar.vocab.tokens[token])
+        fired += plain.fired
+    assert decided >= 10 and fired and done <= kinds  # the guards decided, and took tokens out

@@ -66,3 +66,22 @@ def test_a_bad_entry_is_refused_and_nothing_is_written(name: str, rows: list, er
     with pytest.raises(error, match="fill_rows"):
         write_rows(out, [(1, None)] + rows)
     assert (out == 3).all()
+
+
+@pytest.mark.parametrize("many", [40, 600])  # one id at a time, and through a packed copy of them
+def test_bits_set_cleared_and_read_as_on_the_bool_mask(many: int) -> None:
+    from extractor.masks.bits import MANY_IDS, clear_bits, has_bits, set_bits
+
+    rng = np.random.default_rng(2)
+    mask = rng.random(1000) < 0.5
+    words = pack(mask)
+    ids = rng.integers(0, 1000, many)  # repeats and ids sharing a word included
+    assert (many > MANY_IDS) == (many == 600)
+    assert (has_bits(words, ids) == mask[ids]).all()
+    cleared, expected = words.copy(), mask.copy()
+    clear_bits(cleared, ids)
+    expected[ids] = False
+    assert (cleared == pack(expected)).all()
+    set_bits(cleared, ids)
+    expected[ids] = True
+    assert (cleared == pack(expected)).all()

@@ -14,7 +14,7 @@ from vllm.v1.structured_output.backend_types import (
 from extractor.integrations.vllm.spec import GrammarCache
 from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
-from extractor.masks.bits import pack, write_rows
+from extractor.masks.bits import write_rows
 from extractor.masks.states import NOT_ALLOWED
 from extractor.tokens import Vocabulary
 
@@ -137,12 +137,9 @@ class ExtractorGrammar(StructuredOutputGrammar):
         if guard is not None and not ended:
             left = None if self.budget is None else self.budget - matcher.steps - self.stopped
             plan = guard.plan(matcher.config, left)
-        if plan is None:  # most steps: the configuration's packed row as it stands
-            words = matcher.bitmask()
-        else:
-            mask = matcher.mask()
-            narrowed = guard.apply(plan, mask, matcher.config)  # type: ignore[union-attr]
-            words = matcher.bitmask() if narrowed is mask else pack(narrowed)
+        words = matcher.bitmask()  # most steps: the configuration's packed row as it stands
+        if plan is not None:  # narrowed on the packed row (no bool mask made where the grammar needs none)
+            words = guard.apply_packed(plan, words, matcher.config)  # type: ignore[union-attr]
         if not self.stop_set:
             return words
         complete = not ended and matcher.accepting()
