@@ -123,8 +123,9 @@ class TokenClasses:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
         self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
-        self.number_start = np.array([bool(t) and t[0] in _NUMBER for t in vocab.tokens], dtype=bool)
-        self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(~self.number_start)
+        self.not_number_start = np.array([not t or t[0] not in _NUMBER for t in vocab.tokens], dtype=bool)
+        """Tokens that do not go on with a number (empty ones included)."""
+        self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(self.not_number_start)
         """The same classes packed (`masks.bits`), for narrowing a packed row."""
 
     @classmethod
@@ -457,42 +458,33 @@ class Guard:
 
     def apply(self, plan: Plan, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
         """`mask` narrowed as `plan` says (`restrict`'s second half)."""
-        out, steered = mask, False
-        if plan.kind == "finish":
-            out, steered = self._steer(mask, config, "finish", self._way_out), True  # type: ignore[arg-type]
-        elif plan.kind == "string":
-            out = out & self.classes.has_quote
-            if not out.any() and config is not None:
-                out, steered = self._steer(mask, config, "string", self._to_quote, b'"'), True
-        elif plan.kind == "number":
-            out = out & ~self.classes.number_start
-        if not steered and plan.banned:
-            out = out.copy() if out is mask else out  # cached masks are shared: never written to
-            for ids in plan.banned:
-                out[ids] = False
-        if out is mask or not out.any():
-            return mask
-        self.fired += 1
-        return out
+        return self._narrow(plan, mask, config, packed=False)
 
     def apply_packed(self, plan: Plan, words: np.ndarray, config: Config | None = None) -> np.ndarray:
         """`apply` on the mask packed 32 tokens per int32 word (`masks.bits`), the bool mask never made (a server's
         step, whose rows are packed): the same tokens taken out, `words` itself where none is."""
-        out, steered = words, False
+        return self._narrow(plan, words, config, packed=True)
+
+    def _narrow(self, plan: Plan, mask: np.ndarray, config: Config | None, packed: bool) -> np.ndarray:
+        classes = self.classes
+        out, steered = mask, False
         if plan.kind == "finish":
-            out, steered = self._steer_packed(words, config, "finish", self._way_out), True  # type: ignore[arg-type]
+            out, steered = self._steer(mask, config, "finish", self._way_out, packed=packed), True  # type: ignore[arg-type]
         elif plan.kind == "string":
-            out = out & self.classes.has_quote_words
+            out = out & (classes.has_quote_words if packed else classes.has_quote)
             if not out.any() and config is not None:
-                out, steered = self._steer_packed(words, config, "string", self._to_quote, b'"'), True
+                out, steered = self._steer(mask, config, "string", self._to_quote, b'"', packed), True
         elif plan.kind == "number":
-            out = out & self.classes.not_number_start_words
+            out = out & (classes.not_number_start_words if packed else classes.not_number_start)
         if not steered and plan.banned:
-            out = out.copy() if out is words else out  # cached rows are shared: never written to
+            out = out.copy() if out is mask else out  # cached masks and rows are shared: never written to
             for ids in plan.banned:
-                clear_bits(out, ids)
-        if out is words or not out.any():
-            return words
+                if packed:
+                    clear_bits(out, ids)
+                else:
+                    out[ids] = False
+        if out is mask or not out.any():
+            return mask
         self.fired += 1
         return out
 
@@ -533,38 +525,24 @@ class Guard:
         return shortest_path(self.grammar, config, automaton.accepting)
 
     def _steer(self, mask: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
-               end: bytes = b"") -> np.ndarray:
+               end: bytes = b"", packed: bool = False) -> np.ndarray:
         """Only the tokens along the way `find` gives (then `end`), kept while the model follows it; at the
-        end of a way to a complete output, only EOS."""
-        ids = self._along(config, kind, find, end)
-        if ids is None:
-            return mask
-        out = np.zeros_like(mask)
-        out[ids] = mask[ids]
-        return out
-
-    def _steer_packed(self, words: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
-                      end: bytes = b"") -> np.ndarray:
-        """`_steer` on a packed mask."""
-        ids = self._along(config, kind, find, end)
-        if ids is None:
-            return words
-        out = np.zeros_like(words)
-        set_bits(out, ids[has_bits(words, ids)])
-        return out
-
-    def _along(self, config: Config, kind: str, find: Callable[[Config], bytes | None], end: bytes) -> np.ndarray | None:
-        """The tokens that keep to the way of `kind` (found with `find`, then `end`, on first need and remembered
-        while the model follows it); EOS at its end; None where there is no way."""
+        end of a way to a complete output, only EOS. `packed`: `mask` is packed (`masks.bits`)."""
         route = self.routes.get(kind)
         rest = route.rest(self.json.data) if route is not None else None
         if rest is None:
             path = find(config)
             if path is None:
-                return None
+                return mask
             rest = path + end
             self.routes[kind] = Route(len(self.json.data), rest)
-        return along(self.trie, rest) if rest else self.grammar.eos
+        out = np.zeros_like(mask)
+        ids = along(self.trie, rest) if rest else self.grammar.eos
+        if packed:
+            set_bits(out, ids[has_bits(mask, ids)])
+        else:
+            out[ids] = mask[ids]
+        return out
 
     def _repeats(self) -> list[np.ndarray]:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
