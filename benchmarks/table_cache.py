@@ -4,8 +4,9 @@ usage: python benchmarks/table_cache.py [--sample 500] [--seed 7] [--json OUT] [
 
 Every table the first masks of the MaskBench sample need (Llama-3) is built once with every table written to a
 temporary directory (`save_after=0`), then loaded back by a fresh cache reading that directory. Each table's
-build and load are timed in one process and one thread. `masks/tables.py` writes only the tables that took
-`SAVE_AFTER` or more to build; this says how many that is and what the rest would have cost to load.
+build and load are timed in one process and one thread, with nothing else running (wall time is then the
+building thread's CPU time, which `masks/tables.py` reads). It writes only the tables that took `SAVE_AFTER` or
+more to build; this says how many that is and what the rest would have cost to load.
 """
 
 from __future__ import annotations
