@@ -350,3 +350,16 @@ def test_a_batch_with_another_backends_request_takes_vllms_own_step(monkeypatch:
     requests["x"] = SimpleNamespace(structured_output_request=SimpleNamespace(grammar=other), bounds=requests["r0"].bounds)
     out = StructuredOutputManager.grammar_bitmask(_manager(), requests, list(requests), spec)
     assert not calls and (out[-1] == 7).all()
+
+
+def test_a_refused_draft_is_logged_and_its_row_repeated(caplog: pytest.LogCaptureFixture) -> None:
+    from extractor.integrations.vllm.fill import draft_rows
+
+    g = _grammar(SCHEMAS[0])
+    brace = g.grammar.vocab.tokens.index(b"{")
+    rows: list = []
+    with caplog.at_level("ERROR"):
+        assert draft_rows(g, [brace, brace, brace], (0, 0), 5, rows, "req-7") == 9
+    assert [i for i, _ in rows] == [5, 6, 7, 8] and rows[2][1] is rows[1][1] and rows[3][1] is rows[1][1]
+    assert "rejected draft token" in caplog.text and "req-7" in caplog.text
+    assert bytes(g.matcher.output) == b""  # the accepted draft taken back

@@ -5,6 +5,7 @@ Python call, one tensor write and, above 128 requests without drafts, one thread
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import numpy as np
@@ -14,6 +15,8 @@ from extractor.masks.bits import write_rows
 
 NEEDS = ("_grammar_bitmask", "_get_constraint_bounds", "backend", "vllm_config")
 """What the batch step reads of vLLM's StructuredOutputManager; where a version lacks one, vLLM's own step runs."""
+
+_log = logging.getLogger(__name__)
 
 Rows = list[tuple[int, "np.ndarray | None"]]
 """(bitmask row, packed words) pairs; None: every id allowed."""
@@ -27,7 +30,7 @@ def fill_batch(rows: np.ndarray, entries: list[tuple[ExtractorGrammar, int, bool
 
 
 def draft_rows(grammar: ExtractorGrammar, drafts: list[int], bounds: tuple[int, int], index: int,
-               rows: Rows) -> int:
+               rows: Rows, request_id: str = "") -> int:
     """Append one request's rows to `rows` as vLLM's speculative mask step makes them, from bitmask row `index`:
     a row per draft (each draft accepted after its row; the grammar's constraint starts at `bounds[1]`, the
     tokens it is fed at `bounds[0]`; a -1 pads the rest), then the bonus row, the accepted drafts taken back
@@ -45,9 +48,11 @@ def draft_rows(grammar: ExtractorGrammar, drafts: list[int], bounds: tuple[int, 
         if token == -1:
             padded = True
         elif not padded and i >= grammar_start:
-            if not grammar.is_terminated() and grammar.accept_tokens("", [token]):
+            if not grammar.is_terminated() and grammar.accept_tokens(request_id, [token]):
                 advanced += 1
-            else:  # (vLLM logs this: drafts are validated before they are scheduled)
+            else:  # drafts are validated before they are scheduled: logged as vLLM's own step logs it
+                _log.error("Unexpected: grammar terminated or rejected draft token %s for request %s during "
+                           "bitmask fill.", token, request_id)
                 failed = True
         index += 1
     if failed:
@@ -101,7 +106,7 @@ def patch(manager: type) -> None:
             for req_id, grammar in zip(ids, grammars):
                 tokens = spec_tokens.get(req_id, [])
                 bounds = self._get_constraint_bounds(requests[req_id], strip_speculative_padding(tokens))
-                used = draft_rows(grammar, tokens, (bounds[0], bounds[1]), used, rows)
+                used = draft_rows(grammar, tokens, (bounds[0], bounds[1]), used, rows, req_id)
             write_rows(view, rows)
         return (bitmask[:used] if used < bitmask.shape[0] else bitmask).numpy()
 
