@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import heapq
 import threading
+import time
 import weakref
 
 from extractor.automata import Automaton, Config, Stack
@@ -54,22 +55,26 @@ class Ways:
             self.memo[key] = self._search(rule, state, self.whole)  # type: ignore[arg-type]
         return self.memo[key]
 
-    def _fixpoint(self) -> None:
+    def _fixpoint(self, deadline: float | None = None) -> bool:
         """Each rule's shortest string. A shortest string never nests a rule inside itself, so its derivation
-        is at most as deep as there are rules: that many passes (plus one that changes nothing) settle it."""
+        is at most as deep as there are rules: that many passes (plus one that changes nothing) settle it. Past
+        `deadline` (perf_counter seconds) it gives up and keeps nothing; whether it is settled."""
         with self.lock:
             if self.whole is not None:
-                return
+                return True
             whole: list[bytes | None] = [None] * len(self.automaton.dfas)
             for _ in range(len(whole) + 1):
                 changed = False
                 for rule in reversed(range(len(whole))):  # rules are listed callers first: callees go first
+                    if deadline is not None and time.perf_counter() > deadline:
+                        return False
                     way = self._search(rule, 0, whole)
                     if _shorter(way, whole[rule]):
                         whole[rule], changed = way, True
                 if not changed:
                     break
             self.whole = whole
+            return True
 
     def _search(self, rule: int, start: int, whole: list[bytes | None]) -> bytes | None:
         """Dijkstra over the rule's states: bytes cost 1, calls their callee's known shortest string."""
@@ -99,10 +104,20 @@ _WAYS: weakref.WeakKeyDictionary[Automaton, Ways] = weakref.WeakKeyDictionary()
 _WAYS_LOCK = threading.Lock()
 
 
-def finishing_path(automaton: Automaton, config: Config) -> bytes | None:
-    """The fewest bytes from `config` to a complete output, by the rules' shortest ways (see above)."""
+def _ways(automaton: Automaton) -> Ways:
     with _WAYS_LOCK:
         ways = _WAYS.get(automaton)
         if ways is None:
             ways = _WAYS[automaton] = Ways(automaton)
-    return ways.finish(config)
+    return ways
+
+
+def finishing_path(automaton: Automaton, config: Config) -> bytes | None:
+    """The fewest bytes from `config` to a complete output, by the rules' shortest ways (see above)."""
+    return _ways(automaton).finish(config)
+
+
+def prepare_ways(automaton: Automaton, seconds: float) -> bool:
+    """Work out the rules' shortest strings ahead of the first `finishing_path` (a server's compile thread), within
+    `seconds` (one rule's search past them at most): whether they are settled (if not, the first call does it)."""
+    return _ways(automaton)._fixpoint(time.perf_counter() + seconds)

@@ -60,3 +60,14 @@ def test_found_at_depth_where_the_search_gives_up() -> None:
         config = grammar.automaton.step(config, byte)
     assert shortest_path(grammar, config, grammar.automaton.accepting) is None  # every string byte branches
     assert finishing_path(grammar.automaton, config) == b'"}' + b"]}" * 30 + b"]}"
+
+
+def test_ways_prepared_out_of_time_keep_nothing_and_in_time_give_the_same_paths() -> None:
+    from extractor.masks.finish import _WAYS, prepare_ways
+
+    grammar = _grammar(SCHEMAS[0])
+    aut = grammar.automaton
+    assert not prepare_ways(aut, 0.0) and _WAYS[aut].whole is None  # past its time at once: nothing kept
+    assert prepare_ways(aut, 60.0) and _WAYS[aut].whole is not None
+    fresh = _grammar(SCHEMAS[0]).automaton  # worked out on first need instead
+    assert finishing_path(aut, grammar.start) == finishing_path(fresh, fresh.start())

@@ -15,7 +15,7 @@ from extractor.grammar import CompileOptions, Layout
 from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
-from extractor.masks.finish import finishing_path
+from extractor.masks.finish import prepare_ways
 from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
 
@@ -119,8 +119,9 @@ def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str =
 
 
 PREPARE_ENV = "EXTRACTOR_VLLM_PREPARE_MS"
-"""Milliseconds a compile may spend preparing its first steps, twice over: building the grammar's token tables,
-then numbering configurations with their rows (default 50; 0 prepares nothing). vLLM holds a request until its
+"""Milliseconds a compile may spend preparing its first steps, three times over: building the grammar's token
+tables, numbering configurations with their rows, and (with guards) the rules' shortest ways out that the wrap-up
+guard reads (default 50; 0 prepares nothing). vLLM holds a request until its
 grammar is compiled, so this is added to the first request of a new schema's time to first token, and taken
 off its steps (and its batch's) later."""
 PREPARE_MS = 50
@@ -174,7 +175,7 @@ class GrammarCache:
             grammar[0].prepare(self.prepare)  # the tables its first masks read
             grammar[0].states().explore(self.prepare, EXPLORE_STATES)  # and the first configurations' rows
             if spec.guards:  # the rules' shortest ways out, which the wrap-up guard reads near a request's budget
-                finishing_path(grammar[0].automaton, grammar[0].start)
+                prepare_ways(grammar[0].automaton, self.prepare)
         with self.lock:
             self.items[key] = grammar
             held = sum(g.held_bytes() for g, _ in self.items.values())
