@@ -466,6 +466,7 @@ class Guard:
         return self._narrow(plan, words, config, packed=True)
 
     def _narrow(self, plan: Plan, mask: np.ndarray, config: Config | None, packed: bool) -> np.ndarray:
+        """`apply` on a bool mask or (`packed`) on packed words: one narrowing, so the two cannot drift apart."""
         classes = self.classes
         out, steered = mask, False
         if plan.kind == "finish":

@@ -855,9 +855,9 @@ static PyObject *fill_rows(PyObject *self, PyObject *args) {
         words = PyTuple_GET_ITEM(pair, 1);
         if (words == Py_None) { bufs[got].buf = NULL; continue; }
         if (PyObject_GetBuffer(words, bufs + got, PyBUF_C_CONTIGUOUS) < 0) goto fail;
-        if (bufs[got].len > width * 4 || bufs[got].len % 4) {
-            PyErr_Format(PyExc_ValueError, "fill_rows: entry %zd has %zd bytes, not up to %zd int32 words", got,
-                         bufs[got].len, width);
+        if (bufs[got].itemsize != 4 || bufs[got].len > width * 4) {
+            PyErr_Format(PyExc_ValueError, "fill_rows: entry %zd has %zd bytes in items of %zd, not up to %zd int32 "
+                         "words", got, bufs[got].len, bufs[got].itemsize, width);
             got++;
             goto fail;
         }

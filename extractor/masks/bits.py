@@ -55,6 +55,8 @@ def write_rows(out: np.ndarray, rows: list[tuple[int, np.ndarray | None]]) -> No
     """Write packed rows into a C-contiguous (batch, words) int32 array: `(index, words)` pairs, words past a row's
     own zeroed (ids past the vocabulary are never allowed), None allowing every id. One call for a whole batch:
     the copies run in C with the GIL released (a NumPy loop where the kernel is not built)."""
+    if out.dtype != np.int32 or out.ndim != 2 or not out.flags.c_contiguous:
+        raise ValueError(f"write_rows: a C-contiguous (batch, words) int32 array, not {out.dtype} of shape {out.shape}")
     if _kernel is not None:
         _kernel.fill_rows(out, out.shape[1], rows)
         return

@@ -308,10 +308,7 @@ class Matcher:
             nxt = self._walk(data)
         if nxt == NOT_ALLOWED:
             raise ValueError(f"token {token} ({data!r}) is not allowed after {bytes(self.output[-40:])!r}")
-        self._at.append(self.state)  # `_push`, inlined
-        self._sizes.append(len(self.output))
-        if before is not None:
-            self._distincts.append(before)
+        self._push(before)
         self.state = nxt
         self.output += data
 

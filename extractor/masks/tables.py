@@ -34,6 +34,8 @@ server's decoding loop) several times that, each of its reads handing the GIL ov
 thread's CPU clock: a build that waited for the GIL (and so took long on the wall) is not worth a file."""
 
 
+MAX_FILE_BYTES = 64 << 20
+"""A table file larger than this is not read (the largest tables, of a vocabulary's every trie node, are a few MB)."""
 TABLE_BYTES = 512 << 20
 """Bytes of tables kept in memory per table cache (least recently used dropped first): about 9,000 tables of a
 49k-token vocabulary, 3,600 of a 128k one."""
@@ -166,7 +168,9 @@ class TableCache:
             return None
         try:
             with open(path, "rb") as f:  # read whole, then parsed in memory: each read hands the GIL over
-                blob = f.read()
+                blob = f.read(MAX_FILE_BYTES + 1)
+            if len(blob) > MAX_FILE_BYTES:  # no table is this large: not ours
+                return None
             with np.load(io.BytesIO(blob), allow_pickle=False) as data:
                 packed, size, exits = data["allowed"], int(data["size"]), data["exit_nodes"]
                 if str(data["key"]) != _key_text(key) or str(data["digest"]) != _digest(packed, size, exits):

@@ -56,6 +56,7 @@ BAD = [  # (name, rows, error)
     ("negative index", [(-1, None)], IndexError),
     ("row wider than the bitmask", [(0, np.zeros(WIDTH + 1, dtype=np.int32))], ValueError),
     ("not a pair", [(0,)], TypeError),
+    ("words not int32", [(0, np.zeros(2, dtype=np.int64))], ValueError),
 ]
 
 
@@ -85,3 +86,10 @@ def test_bits_set_cleared_and_read_as_on_the_bool_mask(many: int) -> None:
     set_bits(cleared, ids)
     expected[ids] = True
     assert (cleared == pack(expected)).all()
+
+
+@pytest.mark.parametrize("out", [np.zeros((2, WIDTH), dtype=np.int64), np.zeros(WIDTH, dtype=np.int32),
+                                 np.zeros((WIDTH, 2), dtype=np.int32).T], ids=["int64", "one row", "strided"])
+def test_a_bitmask_that_is_not_contiguous_int32_rows_is_refused(out: np.ndarray) -> None:
+    with pytest.raises(ValueError, match="write_rows"):
+        write_rows(out, [(0, None)])

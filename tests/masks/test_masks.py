@@ -215,6 +215,21 @@ def test_tables_missed_in_memory_are_looked_for_in_one_listing_per_folder(tmp_pa
     assert not [path for path in stats if str(tmp_path) in str(path)]
 
 
+def test_a_table_file_past_the_size_bound_is_not_read(tmp_path, monkeypatch) -> None:
+    from extractor.masks import tables
+
+    vocab = small_vocab("gpt2")
+    schema = {"type": "object", "properties": {"name": {"type": "string", "maxLength": 80}}, "required": ["name"]}
+    writer = compile_schema(schema, vocab)
+    writer.tables = TableCache(directory=tmp_path, save_after=0)
+    writer.prepare(60.0)
+    monkeypatch.setattr(tables, "MAX_FILE_BYTES", 16)  # every file is now "too large"
+    reader = compile_schema(schema, vocab)
+    reader.tables = TableCache(directory=tmp_path, save_after=0)
+    reader.prepare(60.0)
+    assert reader.tables.saved == writer.tables.saved  # each computed again and rewritten, none read
+
+
 def test_only_tables_slow_to_build_are_kept_on_disk(tmp_path) -> None:
     grammar = compile_schema({"type": "object", "properties": {"a": {"type": "integer"}}}, small_vocab("gpt2"))
     grammar.tables = TableCache(directory=tmp_path, save_after=60.0)

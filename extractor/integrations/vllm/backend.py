@@ -14,7 +14,7 @@ from vllm.v1.structured_output.backend_types import (
 from extractor.integrations.vllm.spec import GrammarCache
 from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
-from extractor.masks.bits import write_rows
+from extractor.masks.bits import clear_bits, set_bits, write_rows
 from extractor.masks.states import NOT_ALLOWED
 from extractor.tokens import Vocabulary
 
@@ -48,8 +48,6 @@ class ExtractorGrammar(StructuredOutputGrammar):
     marks: dict[int, GuardMark] = field(default_factory=dict, init=False)
     """The guard's place at these output lengths (bytes), before the last accepts."""
     stop_set: frozenset[int] = field(init=False)
-    spelled: tuple[bytes, ...] = field(init=False)
-    """Each token id's bytes."""
     stopped: bool = field(default=False, init=False)
     """Ended by a stop token that is not the grammar's EOS (the matcher itself never saw it)."""
 
@@ -57,7 +55,6 @@ class ExtractorGrammar(StructuredOutputGrammar):
         self.text_stops = [int(t) for t in self.stops if self.grammar.vocab.tokens[t]]
         """Stop tokens that are also text the grammar may allow mid-output: cleared there."""
         self.stop_set = frozenset(int(t) for t in self.stops)
-        self.spelled = self.grammar.vocab.tokens
         self.reset()
 
     def accept_tokens(self, request_id: str, tokens: list[int]) -> bool:
@@ -68,7 +65,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
                 self.marks[size] = guard.mark()
                 if len(self.marks) > self.drafts + 2:
                     del self.marks[min(self.marks)]
-        stops, spelled = self.stop_set, self.spelled
+        stops, spelled = self.stop_set, self.grammar.vocab.tokens
         for token in tokens:
             if self.stopped or matcher.finished or token in stops:
                 if not self._take(token):  # a stop token where the output may end (the guard sees nothing)
@@ -135,7 +132,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
         ended = self.stopped or matcher.finished
         plan = None
         if guard is not None and not ended:
-            left = None if self.budget is None else self.budget - matcher.steps - self.stopped
+            left = None if self.budget is None else self.budget - self.generated
             plan = guard.plan(matcher.config, left)
         words = matcher.bitmask()  # most steps: the configuration's packed row as it stands
         if plan is not None:  # narrowed on the packed row (no bool mask made where the grammar needs none)
@@ -145,11 +142,8 @@ class ExtractorGrammar(StructuredOutputGrammar):
         complete = not ended and matcher.accepting()
         change = self.stops if complete else self.text_stops
         if len(change):  # stops where the output is complete; never a stop that is also text
-            words = words.copy().view(np.uint32)
-            for token in change:
-                word, bit = divmod(int(token), 32)
-                words[word] = words[word] | (1 << bit) if complete else words[word] & ~np.uint32(1 << bit)
-            words = words.view(np.int32)
+            words = words.copy()
+            (set_bits if complete else clear_bits)(words, change)
         return words
 
     @property

@@ -72,7 +72,10 @@ def patch(manager: type) -> None:
     original = manager.grammar_bitmask
     if getattr(original, "_extractor", False):
         return
-    from vllm.v1.structured_output.utils import strip_speculative_padding
+    try:
+        from vllm.v1.structured_output.utils import strip_speculative_padding
+    except ImportError:  # a vLLM without it: its own step, unpatched
+        return
 
     def grammar_bitmask(self: Any, requests: dict[str, Any], ids: list[str],
                         spec_tokens: dict[str, list[int]]) -> np.ndarray | None:
