@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Union
@@ -67,13 +68,15 @@ class Distinct:
             del self.seen[d]
         return nxt, repeated
 
-    def narrow(self, mask: np.ndarray, config: Config, tokens: tuple[bytes, ...], quoted: Quoted,
-               present: Present) -> np.ndarray:
-        """`mask` less the tokens that would finish a string already written at its depth (a copy where any
-        is removed). Only tokens holding a quote can: one ending the open string (looked up by the text before
-        its first quote), or one opening and ending a new string (run byte by byte where one of the strings it
-        finishes could be a repeat). `present[k]`: the ids of the tokens of `mask` with more than k quotes."""
-        out, so_far = mask, None
+    def repeats(self, has: Callable[[np.ndarray], np.ndarray], config: Config, tokens: tuple[bytes, ...],
+                quoted: Quoted, present: Present) -> list[int]:
+        """The allowed tokens that would finish a string already written at its depth (`has(ids)`: whether each
+        is allowed; a bool mask and a packed row alike). Only tokens holding a quote can: one ending the open
+        string (looked up by the text before its first quote), or one opening and ending a new string (run byte
+        by byte where one of the strings it finishes could be a repeat). `present[k]`: the ids of the allowed
+        tokens with more than k quotes."""
+        out: list[int] = []
+        so_far = None
         written = any(self.seen.values())
         if not written:  # only a token that finishes two strings can repeat one: three quotes
             candidates = present[2 if self.depth is not None else 3]  # from inside a kept string, four otherwise
@@ -85,9 +88,8 @@ class Distinct:
             else:
                 for end in ends:
                     hit = quoted.by_head.get(end)
-                    if hit is not None and mask[hit].any():
-                        out = out if out is not mask else mask.copy()
-                        out[hit] = False
+                    if hit is not None:
+                        out.extend(hit[has(hit)].tolist())
                 candidates = present[2]  # may end this string, then open and end another
         else:  # must open a string before it can end one, and first end the one it is in, if any
             candidates = present[2 if self.in_string else 1]
@@ -101,8 +103,7 @@ class Distinct:
                                                                           self.escaped), so_far, seen):
                 continue
             if not self.after(config, tokens[token])[0]:  # allowed by the grammar: empty means a repeat
-                out = out if out is not mask else mask.copy()
-                out[token] = False
+                out.append(token)
         return out
 
     def _so_far(self) -> str | None:
@@ -178,9 +179,10 @@ class Quoted:
     by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
     _strings: dict[tuple[int, bool, bool], Strings | None] = field(default_factory=dict)
 
-    def present(self, mask: np.ndarray) -> Present:
-        """The tokens of `mask` that hold quotes, by how many (what `Distinct.narrow` reads)."""
-        return Present(self, mask)
+    def present(self, has: Callable[[np.ndarray], np.ndarray], nbytes: int) -> Present:
+        """The allowed tokens that hold quotes, by how many (what `Distinct.repeats` reads): `has(ids)` says
+        whether each is allowed, reading a mask of `nbytes` (kept alive)."""
+        return Present(self, has, nbytes)
 
     @cached_property
     def more_than(self) -> tuple[np.ndarray, ...]:
@@ -212,23 +214,23 @@ class Present:
     """`present[k]`: the ids of a mask's tokens with more than k quotes (k < 4), each list made when first read
     (a mask mostly needs a short one: tokens that can finish two strings are few)."""
 
-    __slots__ = ("quoted", "mask", "made")
+    __slots__ = ("quoted", "has", "mask_bytes", "made")
 
-    def __init__(self, quoted: Quoted, mask: np.ndarray) -> None:
-        self.quoted, self.mask = quoted, mask
+    def __init__(self, quoted: Quoted, has: Callable[[np.ndarray], np.ndarray], mask_bytes: int) -> None:
+        self.quoted, self.has, self.mask_bytes = quoted, has, mask_bytes
         self.made: list[list[int] | None] = [None] * 4
 
     def __getitem__(self, k: int) -> list[int]:
         made = self.made[k]
         if made is None:
             ids = self.quoted.more_than[k]
-            made = self.made[k] = ids[self.mask[ids]].tolist()
+            made = self.made[k] = ids[self.has(ids)].tolist()
         return made
 
     @property
     def nbytes(self) -> int:
         """The most it holds: the mask it reads (kept alive), and the lists of at most every quoted token."""
-        return self.mask.nbytes + 8 * sum(map(len, self.quoted.more_than))
+        return self.mask_bytes + 8 * sum(map(len, self.quoted.more_than))
 
 
 def closing_quote(token: bytes) -> int:

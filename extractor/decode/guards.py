@@ -43,6 +43,7 @@ from extractor.masks.bits import clear_bits, has_bits, pack, set_bits
 from extractor.masks.exits import shortest_path
 from extractor.masks.finish import finishing_path
 from extractor.masks.matcher import CompiledGrammar
+from extractor.masks.states import NOT_ALLOWED
 from extractor.masks.trie import TokenTrie, along
 from extractor.tokens import Vocabulary
 
@@ -516,13 +517,11 @@ class Guard:
         against the automaton), else searched among configurations."""
         automaton = self.grammar.automaton
         path = finishing_path(automaton, config)
-        end = config
-        for byte in path or b"":
-            end = automaton.step(end, byte)
-            if not end:
-                break
-        if path is not None and end and automaton.accepting(end):
-            return path
+        if path is not None:
+            states = self.grammar.states()
+            end = states.after(states.id(config), path)
+            if end != NOT_ALLOWED and states.accepting(end):
+                return path
         return shortest_path(self.grammar, config, automaton.accepting)
 
     def _steer(self, mask: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],

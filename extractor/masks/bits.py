@@ -51,6 +51,48 @@ def has_bits(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
     return ((words.view(np.uint32)[ids >> 5] >> (ids & 31).astype(np.uint32)) & 1).astype(bool)
 
 
+class Row:
+    """A mask read alike whether it is a bool per token or packed words: what narrowing by distinct strings and
+    unique items reads, so that a server's packed row is narrowed without the bool mask ever being made."""
+
+    __slots__ = ("mask", "packed")
+
+    def __init__(self, mask: np.ndarray) -> None:
+        self.mask = mask
+        self.packed = mask.dtype != np.bool_
+
+    def has(self, ids: np.ndarray) -> np.ndarray:
+        """Whether each of token `ids` is allowed (bool per id)."""
+        return has_bits(self.mask, ids) if self.packed else self.mask[ids]
+
+    def ids(self) -> np.ndarray:
+        """The allowed token ids, ascending."""
+        if not self.packed:
+            return np.flatnonzero(self.mask)
+        return np.flatnonzero(np.unpackbits(self.mask.view(np.uint8), bitorder="little"))
+
+    def count(self) -> int:
+        """How many tokens are allowed."""
+        if not self.packed:
+            return int(np.count_nonzero(self.mask))
+        return int(np.count_nonzero(np.unpackbits(self.mask.view(np.uint8))))
+
+    def without(self, ids: list[int]) -> np.ndarray:
+        """The mask less token `ids`: a copy where any is allowed, the mask itself otherwise (cached masks and
+        rows are shared: never written to)."""
+        if not ids:
+            return self.mask
+        drop = np.asarray(ids, dtype=np.int64)
+        if not self.has(drop).any():
+            return self.mask
+        out = self.mask.copy()
+        if self.packed:
+            clear_bits(out, drop)
+        else:
+            out[drop] = False
+        return out
+
+
 def write_rows(out: np.ndarray, rows: list[tuple[int, np.ndarray | None]]) -> None:
     """Write packed rows into a C-contiguous (batch, words) int32 array: `(index, words)` pairs, words past a row's
     own zeroed (ids past the vocabulary are never allowed), None allowing every id. One call for a whole batch:

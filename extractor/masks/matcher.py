@@ -11,12 +11,12 @@ import numpy as np
 from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
 from extractor.automata.distinct import Distinct, Present, Quoted, fresh
-from extractor.masks.bits import pack, set_bits
+from extractor.masks.bits import Row, pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
 from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
-from extractor.masks.unique import TokenKinds, narrow_items
+from extractor.masks.unique import TokenKinds, item_repeats
 from extractor.masks.walk import native, walk
 from extractor.tokens import Vocabulary
 
@@ -153,13 +153,14 @@ class CompiledGrammar:
         self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
         return ids
 
-    def quotes(self, config: Config) -> Present:
+    def quotes(self, config: Config, row: Row) -> Present:
         """The tokens of the mask that hold quotes, by how many (`Quoted.present`), remembered per configuration:
-        the matcher narrows masks of grammars with distinct strings by them at every step."""
+        the matcher narrows masks of grammars with distinct strings by them at every step. `row`: the
+        configuration's mask, as a bool vector or packed (either gives the same)."""
         hit = self.present.get(config)
         if hit is None:
             assert self.quoted is not None
-            hit = self.quoted.present(self.mask(config))
+            hit = self.quoted.present(row.has, row.mask.nbytes)
             self.present.put(config, hit, hit.nbytes)
         return hit
 
@@ -259,24 +260,28 @@ class Matcher:
         """Bool vector of the tokens allowed next (EOS only where the output may end)."""
         if self.finished:
             return np.zeros(self.grammar.vocab.size, dtype=bool)
-        config = self.config
-        mask = self.grammar.mask(config)
-        if self.distinct is None:
-            return mask
-        if self.grammar.automaton.distinct:
-            mask = self.distinct.narrow(mask, config, self.grammar.vocab.tokens, self.grammar.quoted,
-                                        self.grammar.quotes(config))
-        return narrow_items(mask, config, self.distinct, self.grammar)
+        mask = self.grammar.mask(self.config)
+        return mask if self.distinct is None else self._narrowed(mask)
 
     def bitmask(self) -> np.ndarray:
-        """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask)."""
+        """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask); grammars with distinct strings
+        or unique items narrow the configuration's packed row itself (the bool mask never made)."""
         if self.finished:
             return np.zeros((self.grammar.vocab.size + 31) // 32, dtype=np.int32)
-        if self.distinct is not None:
-            mask = self.mask()
-            if mask is not self.grammar.mask(self.config):  # narrowed: not the cached mask of the config
-                return pack(mask)
-        return self.states.row(self.state)
+        words = self.states.row(self.state)
+        return words if self.distinct is None else self._narrowed(words)
+
+    def _narrowed(self, mask: np.ndarray) -> np.ndarray:
+        """The configuration's mask (a bool vector or packed) less the tokens that would finish a distinct string
+        again or leave the item under way only repeats to end as: a copy where any is removed."""
+        grammar, distinct, config = self.grammar, self.distinct, self.config
+        assert distinct is not None
+        row = Row(mask)
+        if grammar.automaton.distinct:
+            assert grammar.quoted is not None
+            row = Row(row.without(distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted,
+                                                   grammar.quotes(config, row))))
+        return row.without(item_repeats(row, config, distinct, grammar))
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
         """Write the packed mask into row `row` of a preallocated (batch, words) int32 array."""

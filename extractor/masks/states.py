@@ -92,6 +92,16 @@ class States:
             self.steps[key] = found
         return found
 
+    def after(self, state: int, data: bytes) -> int:
+        """The id after `data` from `state` (any bytes, not a token's: not remembered), or NOT_ALLOWED; in the C
+        machine where there is one (a guard checking a way out of tens of bytes)."""
+        if not data:
+            return state
+        if self.machine is not None:
+            return self._from_machine(_kernel.machine_step(self.machine, self._to_machine(state), data))
+        config = self.walk_bytes(self.configs[state], data)
+        return self.id(config) if config else NOT_ALLOWED
+
     def walk(self, config: Config, roots: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """`masks.walk.walk` in this table's machine (its steps kept for later walks); None without the machine."""
         if self.machine is None:

@@ -13,6 +13,7 @@ import numpy as np
 from extractor.automata import Config, Distinct
 from extractor.automata.distinct import Quoted, closing_quote, fresh
 from extractor.automata.items import WS, escape_at, unescape
+from extractor.masks.bits import Row
 from extractor.masks.trie import TokenTrie, along
 from extractor.tokens import Vocabulary
 
@@ -87,42 +88,40 @@ def _holding(tokens: tuple[bytes, ...]) -> Callable[[bytes], np.ndarray]:
     return ids
 
 
-def narrow_items(mask: np.ndarray, config: Config, distinct: Distinct, grammar: Grammar) -> np.ndarray:
-    """`mask` less the tokens after which the item under way can only repeat an earlier one (a copy where
-    any is removed)."""
+def item_repeats(row: Row, config: Config, distinct: Distinct, grammar: Grammar) -> list[int]:
+    """The allowed tokens after which the item under way can only repeat an earlier one (`row`: a bool mask or
+    a packed row alike)."""
     items = distinct.items
     if items is None or not items.records:
-        return mask
+        return []
     kinds = TokenKinds.of(grammar.vocab)
     rise = items.level - items.records[-1].level  # levels between the position and the innermost array
     if not items.watching:  # no item finished yet: only a token that finishes one can lead to a repeat
-        candidates = _among(mask, [kinds.onward(rise) if distinct.in_string else kinds.terminators])
+        candidates = _among(row, [kinds.onward(rise) if distinct.in_string else kinds.terminators], grammar)
     elif distinct.in_string:
-        candidates = _among(mask, _in_string(mask, items.open_string(), items.strings(), rise, grammar))
-    elif mask.sum() > TRY_ALL:
-        candidates = _among(mask, _outside(mask, items.strings(), grammar))
+        candidates = _among(row, _in_string(row, items.open_string(), items.strings(), rise, grammar), grammar)
+    elif row.count() > TRY_ALL:
+        candidates = _among(row, _outside(row, items.strings(), grammar), grammar)
     else:
-        candidates = np.flatnonzero(mask)
-    out, tokens = mask, grammar.vocab.tokens
+        candidates = row.ids()
+    out, tokens = [], grammar.vocab.tokens
     for token in candidates.tolist():
         after, fork = distinct.after(config, tokens[token])
         if not after or not fresh(fork, after):
-            out = out if out is not mask else mask.copy()
-            out[token] = False
+            out.append(token)
     return out
 
 
-def _among(mask: np.ndarray, found: list[np.ndarray] | None) -> np.ndarray:
-    """The allowed tokens among those found (all allowed ones for None)."""
-    if found is None:
-        return np.flatnonzero(mask)
-    chosen = np.zeros_like(mask)
+def _among(row: Row, found: list[np.ndarray], grammar: Grammar) -> np.ndarray:
+    """The allowed tokens among those found, ascending."""
+    chosen = np.zeros(grammar.vocab.size, dtype=bool)
     for ids in found:
         chosen[ids] = True
-    return np.flatnonzero(chosen & mask)
+    ids = np.flatnonzero(chosen)
+    return ids[row.has(ids)]
 
 
-def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: int, grammar: Grammar
+def _in_string(row: Row, raw: bytes, strings: frozenset[bytes], rise: int, grammar: Grammar
                ) -> list[np.ndarray]:
     """The allowed tokens that may make the open string equal some string of an earlier item (or respell
     it): those that add a prefix of what such a string still lacks, close it equal to one, hold an escape,
@@ -139,7 +138,7 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
     if cut < len(raw) or content is None:  # inside an escape: each allowed token finishes it its own way
         if not _may_lead(raw, live):  # the escape cannot spell what any of them has next: no token can
             return found
-        return found + [_leading(raw, np.flatnonzero(mask), tokens, live, lambda token: 1)]  # by their first byte
+        return found + [_leading(raw, row.ids(), tokens, live, lambda token: 1)]  # by their first byte
     for s in live:
         rest = s[len(content):]
         found.append(along(grammar.trie, rest))
@@ -151,7 +150,7 @@ def _in_string(mask: np.ndarray, raw: bytes, strings: frozenset[bytes], rise: in
             found.append(hit)
     if _partial_utf8(content):  # a quote token's head then starts mid-character: not in `by_head`
         found.append(quoted.ids)
-    escapes = kinds.escapes[mask[kinds.escapes]]
+    escapes = kinds.escapes[row.has(kinds.escapes)]
     found.append(_leading(raw, escapes, tokens, live, lambda token: token.index(b"\\")))
     return found
 
@@ -191,11 +190,12 @@ def _leading(raw: bytes, ids: np.ndarray, tokens: tuple[bytes, ...], live: froze
 _HIGH_SURROGATE_END = re.compile(rb"\\u[dD][89abAB][0-9a-fA-F]{2}$")
 
 
-def _outside(mask: np.ndarray, strings: frozenset[bytes], grammar: Grammar) -> list[np.ndarray]:
+def _outside(row: Row, strings: frozenset[bytes], grammar: Grammar) -> list[np.ndarray]:
     """The allowed tokens that do not just open a string, and those that open one with a prefix of some
     string of an earlier item."""
     kinds = TokenKinds.of(grammar.vocab)
-    found = [np.flatnonzero(mask & ~kinds.opens_plain)]
+    allowed = row.ids()
+    found = [allowed[~kinds.opens_plain[allowed]]]
     for s in strings:
         for k in range(len(s) + 1):
             hit = kinds.openers.get(s[:k])

@@ -93,3 +93,20 @@ def test_bits_set_cleared_and_read_as_on_the_bool_mask(many: int) -> None:
 def test_a_bitmask_that_is_not_contiguous_int32_rows_is_refused(out: np.ndarray) -> None:
     with pytest.raises(ValueError, match="write_rows"):
         write_rows(out, [(0, None)])
+
+
+@pytest.mark.parametrize("size", [1, 31, 32, 33, 700])
+def test_a_packed_row_reads_as_its_bool_mask(size: int) -> None:
+    """`Row` over packed words answers as over the bool mask they pack: membership, ids, count, and removal (a copy
+    only where a removed id was allowed; the mask itself otherwise)."""
+    rng = np.random.default_rng(size)
+    for _ in range(20):
+        mask = rng.random(size) < rng.random()
+        plain, packed = bits.Row(mask), bits.Row(pack(mask))
+        probe = rng.integers(0, size, 10)
+        assert (plain.has(probe) == packed.has(probe)).all()
+        assert (plain.ids() == packed.ids()).all() and plain.count() == packed.count() == mask.sum()
+        drop = rng.integers(0, size, rng.integers(0, 4)).tolist()
+        assert (pack(plain.without(drop)) == packed.without(drop)).all()
+        kept = not mask[drop].any()
+        assert (plain.without(drop) is mask) == kept and (packed.without(drop) is packed.mask) == kept

@@ -18,6 +18,7 @@ from pydantic import BaseModel, StringConstraints
 from extractor import compile_schema
 from extractor.automata.distinct import _strings
 from extractor.errors import UnsupportedSchemaError
+from extractor.masks.bits import pack
 from extractor.masks.matcher import Matcher
 from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
@@ -37,6 +38,12 @@ class Tags(BaseModel):
     scores: dict[AB, int]
 
 
+def same_packed(matcher: Matcher, mask: np.ndarray) -> bool:
+    """The matcher's packed row (a server's step: the configuration's row narrowed in place) equals its bool
+    mask packed."""
+    return np.array_equal(matcher.bitmask(), pack(mask))
+
+
 def long_walk(matcher: Matcher, rng: np.random.Generator, keep_open: int) -> bytes:
     """A walk that favours tokens ending a string (so keys and items stay short) and may not close an object
     or array for its first `keep_open` steps (so they pile up and repeats become likely)."""
@@ -46,6 +53,7 @@ def long_walk(matcher: Matcher, rng: np.random.Generator, keep_open: int) -> byt
     steps = 0
     while not matcher.finished and steps < 4 * keep_open:
         mask = matcher.mask()
+        assert same_packed(matcher, mask), bytes(matcher.output)
         if steps < keep_open and (mask & ~closing).any():
             mask = mask & ~closing
         matcher.advance(sample(mask, ending, rng))
@@ -150,6 +158,7 @@ def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema
         fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
         diff = np.flatnonzero(fast != slow)
         assert not len(diff), (bytes(matcher.output), [(grammar.vocab.tokens[t], bool(fast[t])) for t in diff[:5]])
+        assert same_packed(matcher, fast), bytes(matcher.output)
         matcher.advance_bytes(bytes([byte]))
     assert matcher.accepting()
 
@@ -191,6 +200,7 @@ def test_random_walks_over_quote_heavy_tokens_mask_like_brute_force(data, extra:
     for step in range(60):
         fast, slow = matcher.mask(), brute_force(matcher.grammar, matcher.config, matcher.distinct)
         assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
+        assert same_packed(matcher, fast), bytes(matcher.output)
         allowed = fast & (np.arange(len(tokens)) != 0)
         if step < 40 and (allowed & ~closing).any():
             allowed &= ~closing

@@ -62,6 +62,9 @@ def test_steps_rows_and_acceptance_by_id_equal_the_plain_automaton(schema: dict,
             step = table.step(m.state, tid)
             assert (step == NOT_ALLOWED) == (not plain)
             assert step == NOT_ALLOWED or table.configs[step] == plain
+        data = tokens[token] + tokens[refused]  # any bytes, not one token's: a way out checked whole
+        plain, walked = _plain(grammar, config, data), table.after(m.state, data)
+        assert (walked == NOT_ALLOWED) == (not plain) and (walked == NOT_ALLOWED or table.configs[walked] == plain)
     assert len(grammar.states().steps) > 0 or automaton.distinct
 
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from extractor import compile_schema
 from extractor.tokens import Vocabulary
-from tests.masks.test_distinct import long_walk
+from tests.masks.test_distinct import long_walk, same_packed
 from tests.vocabs import shared_vocab
 
 TAGS = {"type": "array", "uniqueItems": True, "items": {
@@ -244,4 +244,5 @@ def test_masks_inside_and_around_escapes_equal_every_token_tried(document: str) 
             slow[t] = bool(after) and fresh(fork, after)
         slow[list(grammar.vocab.eos_ids)] = fast[list(grammar.vocab.eos_ids)]
         assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
+        assert same_packed(matcher, fast), bytes(matcher.output)
         matcher.advance_bytes(bytes([byte]))
