@@ -128,6 +128,8 @@ class TokenClasses:
         """Tokens that do not go on with a number (empty ones included)."""
         self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(self.not_number_start)
         """The same classes packed (`masks.bits`), for narrowing a packed row."""
+        self.spelled: dict[bytes, np.ndarray] = {}
+        """`Guard._spelled` by its marks (a trie walk that branches at every whitespace: milliseconds each)."""
 
     @classmethod
     def of(cls, vocab: Vocabulary) -> TokenClasses:
@@ -609,6 +611,9 @@ class Guard:
     def _spelled(self, marks: bytes) -> np.ndarray:
         """Token ids that start with `marks` in order, whitespace before and between them aside (a walk of
         the token trie, as deep as tokens are long)."""
+        hit = self.classes.spelled.get(marks)
+        if hit is not None:
+            return hit
         trie, found, work = self.trie, [], [(0, 0)]  # (trie node, marks read)
         while work:
             node, read = work.pop()
@@ -617,7 +622,8 @@ class Guard:
                 continue
             work += [(child, read + (byte == marks[read])) for byte in (marks[read], *_WS)
                      if (child := trie.child(node, byte)) >= 0]
-        return np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+        hit = self.classes.spelled[marks] = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
+        return hit
 
     def _prefixed(self, prefix: bytes) -> np.ndarray:
         """Token ids whose bytes start with `prefix`."""
