@@ -119,22 +119,25 @@ class RuleDFA:
 
 class Rows:
     """`rows[s][byte]`: a table's rows as tuples of Python ints, each made when first read (most states of a
-    large rule are never stepped through in Python)."""
+    large rule are never stepped through in Python; a dict of those made, not a slot per state, gives the cyclic
+    collector nothing to walk for the rest)."""
 
     __slots__ = ("trans", "made")
 
     def __init__(self, trans: np.ndarray) -> None:
         self.trans = trans
-        self.made: list[tuple[int, ...] | None] = [None] * len(trans)
+        self.made: dict[int, tuple[int, ...]] = {}
 
     def __getitem__(self, state: int) -> tuple[int, ...]:
-        row = self.made[state]
+        row = self.made.get(state)
         if row is None:
+            if not -len(self.trans) <= state < len(self.trans):
+                raise IndexError(f"state {state} of a {len(self.trans)}-state table")
             row = self.made[state] = tuple(self.trans[state].tolist())
         return row
 
     def __len__(self) -> int:
-        return len(self.made)
+        return len(self.trans)
 
 
 CHARGE_EVERY = 1024

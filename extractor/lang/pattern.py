@@ -55,6 +55,12 @@ _CONTROL_ESCAPES = {"t": 0x09, "n": 0x0A, "v": 0x0B, "f": 0x0C, "r": 0x0D, "0": 
 _JSON_SHORT = {0x22: '\\"', 0x5C: "\\\\", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
 
 
+CHAR_CACHE = 256
+"""Character classes kept as built: every unanchored pattern starts and ends with any text, and a class such as
+`\\P{C}` is thousands of nodes, each left for the cyclic collector to walk where every pattern rebuilt its own."""
+
+
+@lru_cache(maxsize=CHAR_CACHE)
 def raw_chars(ranges: Ranges) -> Node:
     """One code point from `ranges` as raw UTF-8 (surrogates have none)."""
     parts = [_utf8(max(lo, a), min(hi, b)) for lo, hi in ranges for a, b in ((0, 0xD7FF), (0xE000, MAX_CP))
@@ -62,6 +68,7 @@ def raw_chars(ranges: Ranges) -> Node:
     return alt(*parts) if parts else NOTHING
 
 
+@lru_cache(maxsize=CHAR_CACHE)
 def chars(ranges: Ranges) -> Node:
     """One code point from `ranges`, as JSON string content: raw UTF-8, or its escape where JSON needs one."""
     parts = []
@@ -187,10 +194,15 @@ def _categories() -> dict[str, Ranges]:
     return {cat: tuple(rs) for cat, rs in found.items()}
 
 
-@lru_cache(maxsize=512)
 def compile_pattern(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
     """Content of a JSON string the pattern matches somewhere (search semantics, as JSON Schema says); kept per
-    process, since a schema's patterns are read when it is normalized and again when its grammar is built."""
+    process, since a schema's patterns are read when it is normalized and again when its grammar is built (one
+    entry whether `max_repeat` is passed or left to its default)."""
+    return _compiled(pattern, max_repeat)
+
+
+@lru_cache(maxsize=512)
+def _compiled(pattern: str, max_repeat: int) -> Node:
     return _Parser(pattern, max_repeat).top()
 
 

@@ -144,10 +144,11 @@ def _byte_class(mask: int) -> Bytes:
 _BYTE = tuple(Bytes(1 << b) for b in range(256))  # shared: a 100 KB literal holds references, not objects
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def lit(data: bytes | str) -> Node:
     """The exact byte string (one node per string while it is in use: keys and punctuation recur across
-    schemas, and a shared node keeps its digest)."""
+    schemas, and a shared node keeps its digest); a thousand kept, not more: each is objects the cyclic collector
+    walks at every full collection, wherever that lands (a mask call of a server's step)."""
     raw = data.encode() if isinstance(data, str) else data
     return _BYTE[raw[0]] if len(raw) == 1 else Seq(tuple(_BYTE[b] for b in raw))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Iterator
 from itertools import chain
 
@@ -85,7 +86,13 @@ class CompiledGrammar:
         return done
 
     def _new_states(self) -> States:
-        return States(self.automaton, self.trie, self.start, self.walk, self.bitmask)
+        """A table reaching back through a weak proxy: bound methods would make grammar and table a cycle, so a
+        grammar dropped from a server's cache (its tables, rows and machine: megabytes) would wait for a full
+        collection of the cyclic collector instead of going when its last user lets go. A table is only used
+        beside its grammar (a matcher holds it); used alone, it raises ReferenceError."""
+        grammar = weakref.proxy(self)
+        return States(self.automaton, self.trie, self.start, lambda config, data: grammar.walk(config, data),
+                      lambda config: grammar.bitmask(config))
 
     def held_bytes(self) -> int:
         """Bytes its caches hold now (masks, rows, walks and exits; not the shared tables): what a cache of many

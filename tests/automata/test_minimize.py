@@ -16,7 +16,7 @@ from extractor.lang import dfa
 from extractor.lang.budget import Budget, metered
 from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
-from extractor.lang.pattern import compile_pattern
+from extractor.lang.pattern import ANY, MAX_REPEAT, chars, compile_pattern
 from extractor.lang.regex import Both, Minus, alt, lit
 
 needs_native = pytest.mark.skipif(dfa._partition is None, reason="lang/_partition.c is not built here (no C compiler)")
@@ -413,3 +413,11 @@ def test_the_native_content_digest_holds_on_large_tables_and_column_hash_collisi
     native = RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
     monkeypatch.setattr(dfa, "_partition", None)
     assert native == RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
+
+
+def test_patterns_and_their_classes_are_built_once_per_process():
+    """A pattern read when its schema is normalized (`max_repeat` left out) and again when its grammar is built
+    (passed) is one entry, and the any-text class around every unanchored pattern is one tree, not one a pattern."""
+    assert compile_pattern("^q[0-9]+z$") is compile_pattern("^q[0-9]+z$", MAX_REPEAT)
+    first, second = compile_pattern("a\\P{C}b").items, compile_pattern("c\\P{C}d").items  # (any text, a, class, b, any)
+    assert first[0].item is second[0].item is chars(ANY) and first[2] is second[2]

@@ -4,7 +4,9 @@ grammar number each configuration once."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -154,7 +156,8 @@ def test_exploring_numbers_exactly_the_configurations_tokens_reach(schema: dict)
 
 def test_exploring_stops_at_its_limit() -> None:
     plain = compile_schema(SCHEMAS[0], small_vocab("llama3"))
-    table = CompiledGrammar(plain.automaton, plain.vocab, plain.trie).states()
+    grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie)  # (a table is used beside its grammar)
+    table = grammar.states()
     if table.machine is None:
         pytest.skip("the C kernel is not built: nothing explores")
     assert table.explore(60.0, 5) == 5 and len(table.rows) <= 5
@@ -175,3 +178,21 @@ def test_a_token_outside_the_vocabulary_is_refused_not_read_as_another_states_st
             assert table.step(m.state, outside) == NOT_ALLOWED
             with pytest.raises(ValueError, match="not allowed"):
                 m.advance(outside)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_a_dropped_grammar_is_freed_without_the_cyclic_collector(schema: dict) -> None:
+    """Nothing of a grammar's own refers back to it (its table reaches it weakly): once its last matcher is gone it
+    goes with its tables, rows and machine, not at the next full collection."""
+    gc.disable()
+    try:
+        grammar = compile_schema(schema, small_vocab("llama3"))
+        for m, _, _ in _walks(grammar, 3, n=2, steps=12):
+            m.bitmask()
+        alive, table = weakref.ref(grammar), grammar.states()
+        del grammar, m
+        assert alive() is None
+        with pytest.raises(ReferenceError):  # a table kept past its grammar says so
+            table.bitmask(table.start)
+    finally:
+        gc.enable()
