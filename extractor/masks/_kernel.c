@@ -881,7 +881,37 @@ fail:
     return NULL;
 }
 
+static PyObject *set_ids(PyObject *self, PyObject *args) {
+    Py_buffer words_b, ids_b;
+    int on;
+    if (!PyArg_ParseTuple(args, "w*y*p", &words_b, &ids_b, &on)) return NULL;
+    if (words_b.itemsize != 4 || ids_b.itemsize != 8 || words_b.len % 4 || ids_b.len % 8) {
+        PyErr_Format(PyExc_ValueError, "set_ids: int32 words and int64 ids, not items of %zd and %zd bytes",
+                     words_b.itemsize, ids_b.itemsize);
+        goto fail;
+    }
+    uint32_t *words = (uint32_t *)words_b.buf;
+    const int64_t *ids = (const int64_t *)ids_b.buf;
+    Py_ssize_t n = ids_b.len / 8, bits = (words_b.len / 4) * 32;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (ids[i] < 0 || ids[i] >= bits) {
+            PyErr_Format(PyExc_IndexError, "set_ids: token %lld of a row of %zd bits", (long long)ids[i], bits);
+            goto fail;
+        }
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        uint32_t bit = (uint32_t)1 << (ids[i] & 31);
+        if (on) words[ids[i] >> 5] |= bit; else words[ids[i] >> 5] &= ~bit;
+    }
+    PyBuffer_Release(&words_b); PyBuffer_Release(&ids_b);
+    Py_RETURN_NONE;
+fail:
+    PyBuffer_Release(&words_b); PyBuffer_Release(&ids_b);
+    return NULL;
+}
+
 static PyMethodDef methods[] = {
+    {"set_ids", set_ids, METH_VARARGS, "Set (or clear) the bits of token ids in packed int32 words, in place."},
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},

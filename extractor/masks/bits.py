@@ -15,8 +15,8 @@ def pack(mask: np.ndarray) -> np.ndarray:
 
 
 MANY_IDS = 256
-"""Past this many ids, bits are set or cleared through a packed copy of them (`ufunc.at` costs per id, the copy
-per word of the row)."""
+"""Without the C kernel, past this many ids, bits are set or cleared through a packed copy of them (`ufunc.at` costs
+per id, the copy per word of the row)."""
 
 
 def _packed_ids(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -27,8 +27,12 @@ def _packed_ids(words: np.ndarray, ids: np.ndarray) -> np.ndarray:
 
 
 def set_bits(words: np.ndarray, ids: np.ndarray) -> None:
-    """Set the bits of token `ids` in packed `words`, in place (ids may share a word)."""
+    """Set the bits of token `ids` in packed `words`, in place (ids may share a word): one C loop where the kernel is
+    built (a first visit's row sets exit and EOS bits a few times; `ufunc.at` costs microseconds a call)."""
     ids = np.asarray(ids, dtype=np.int64)
+    if _kernel is not None:
+        _kernel.set_ids(words, np.ascontiguousarray(ids), True)
+        return
     if len(ids) > MANY_IDS:
         np.bitwise_or(words, _packed_ids(words, ids), out=words)
         return
@@ -38,6 +42,9 @@ def set_bits(words: np.ndarray, ids: np.ndarray) -> None:
 def clear_bits(words: np.ndarray, ids: np.ndarray) -> None:
     """Clear the bits of token `ids` in packed `words`, in place."""
     ids = np.asarray(ids, dtype=np.int64)
+    if _kernel is not None:
+        _kernel.set_ids(words, np.ascontiguousarray(ids), False)
+        return
     if len(ids) > MANY_IDS:
         np.bitwise_and(words, ~_packed_ids(words, ids), out=words)
         return

@@ -110,3 +110,22 @@ def test_a_packed_row_reads_as_its_bool_mask(size: int) -> None:
         assert (pack(plain.without(drop)) == packed.without(drop)).all()
         kept = not mask[drop].any()
         assert (plain.without(drop) is mask) == kept and (packed.without(drop) is packed.mask) == kept
+
+
+@pytest.mark.skipif(_kernel is None, reason="the C kernel is not built: set_bits and clear_bits are the NumPy path")
+@pytest.mark.parametrize("count", [0, 1, 7, bits.MANY_IDS + 1, 2000])
+def test_bits_set_and_cleared_in_c_equal_the_numpy_path(count: int) -> None:
+    rng = np.random.default_rng(count)
+    start = rng.integers(-2**31, 2**31, 40).astype(np.int32)
+    ids = rng.integers(0, 40 * 32, count)  # duplicates included
+    for change in (bits.set_bits, bits.clear_bits):
+        fast, slow = start.copy(), start.copy()
+        change(fast, ids)
+        kernel, bits._kernel = bits._kernel, None
+        try:
+            change(slow, ids)
+        finally:
+            bits._kernel = kernel
+        assert (fast == slow).all()
+    with pytest.raises(IndexError):
+        bits.set_bits(start.copy(), np.array([40 * 32]))
