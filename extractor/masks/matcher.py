@@ -286,9 +286,11 @@ class Matcher:
         row = Row(mask)
         if grammar.automaton.distinct:
             assert grammar.quoted is not None
-            row = Row(row.without(distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted,
-                                                   grammar.quotes(config, row))))
-        return row.without(item_repeats(row, config, distinct, grammar))
+            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, grammar.quotes(config, row))
+            if drop:  # (most steps drop nothing: no second wrapper, no copy)
+                row = Row(row.without(drop))
+        drop = item_repeats(row, config, distinct, grammar) if distinct.items is not None else []
+        return row.without(drop) if drop else row.mask
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
         """Write the packed mask into row `row` of a preallocated (batch, words) int32 array."""
