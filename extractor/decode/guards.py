@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from extractor.automata import Config
-from extractor.masks.bits import clear_bits, has_bits, pack, set_bits
+from extractor.masks.bits import Row, pack
 from extractor.masks.exits import shortest_path
 from extractor.masks.finish import finishing_path
 from extractor.masks.matcher import CompiledGrammar
@@ -460,33 +460,21 @@ class Guard:
         return None if kind is None and not banned else Plan(kind, banned)
 
     def apply(self, plan: Plan, mask: np.ndarray, config: Config | None = None) -> np.ndarray:
-        """`mask` narrowed as `plan` says (`restrict`'s second half)."""
-        return self._narrow(plan, mask, config, packed=False)
-
-    def apply_packed(self, plan: Plan, words: np.ndarray, config: Config | None = None) -> np.ndarray:
-        """`apply` on the mask packed 32 tokens per int32 word (`masks.bits`), the bool mask never made (a server's
-        step, whose rows are packed): the same tokens taken out, `words` itself where none is."""
-        return self._narrow(plan, words, config, packed=True)
-
-    def _narrow(self, plan: Plan, mask: np.ndarray, config: Config | None, packed: bool) -> np.ndarray:
-        """`apply` on a bool mask or (`packed`) on packed words: one narrowing, so the two cannot drift apart."""
-        classes = self.classes
+        """`mask` narrowed as `plan` says (`restrict`'s second half): a bool mask, or one packed 32 tokens per int32
+        word (`masks.bits`: a server's rows, narrowed without a bool mask ever made); `mask` itself where no token
+        is taken out."""
+        row, classes = Row(mask), self.classes
         out, steered = mask, False
         if plan.kind == "finish":
-            out, steered = self._steer(mask, config, "finish", self._way_out, packed=packed), True  # type: ignore[arg-type]
+            out, steered = self._steer(row, config, "finish", self._way_out), True  # type: ignore[arg-type]
         elif plan.kind == "string":
-            out = out & (classes.has_quote_words if packed else classes.has_quote)
+            out = mask & (classes.has_quote_words if row.packed else classes.has_quote)
             if not out.any() and config is not None:
-                out, steered = self._steer(mask, config, "string", self._to_quote, b'"', packed), True
+                out, steered = self._steer(row, config, "string", self._to_quote, b'"'), True
         elif plan.kind == "number":
-            out = out & (classes.not_number_start_words if packed else classes.not_number_start)
+            out = mask & (classes.not_number_start_words if row.packed else classes.not_number_start)
         if not steered and plan.banned:
-            out = out.copy() if out is mask else out  # cached masks and rows are shared: never written to
-            for ids in plan.banned:
-                if packed:
-                    clear_bits(out, ids)
-                else:
-                    out[ids] = False
+            out = Row(out).without(np.concatenate(plan.banned))
         if out is mask or not out.any():
             return mask
         self.fired += 1
@@ -526,25 +514,19 @@ class Guard:
                 return path
         return shortest_path(self.grammar, config, automaton.accepting)
 
-    def _steer(self, mask: np.ndarray, config: Config, kind: str, find: Callable[[Config], bytes | None],
-               end: bytes = b"", packed: bool = False) -> np.ndarray:
+    def _steer(self, row: Row, config: Config, kind: str, find: Callable[[Config], bytes | None],
+               end: bytes = b"") -> np.ndarray:
         """Only the tokens along the way `find` gives (then `end`), kept while the model follows it; at the
-        end of a way to a complete output, only EOS. `packed`: `mask` is packed (`masks.bits`)."""
+        end of a way to a complete output, only EOS."""
         route = self.routes.get(kind)
         rest = route.rest(self.json.data) if route is not None else None
         if rest is None:
             path = find(config)
             if path is None:
-                return mask
+                return row.mask
             rest = path + end
             self.routes[kind] = Route(len(self.json.data), rest)
-        out = np.zeros_like(mask)
-        ids = along(self.trie, rest) if rest else self.grammar.eos
-        if packed:
-            set_bits(out, ids[has_bits(mask, ids)])
-        else:
-            out[ids] = mask[ids]
-        return out
+        return row.only(along(self.trie, rest) if rest else self.grammar.eos)
 
     def _repeats(self) -> list[np.ndarray]:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`

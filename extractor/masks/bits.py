@@ -84,10 +84,10 @@ class Row:
             return int(np.count_nonzero(self.mask))
         return int(np.count_nonzero(np.unpackbits(self.mask.view(np.uint8))))
 
-    def without(self, ids: list[int]) -> np.ndarray:
+    def without(self, ids: list[int] | np.ndarray) -> np.ndarray:
         """The mask less token `ids`: a copy where any is allowed, the mask itself otherwise (cached masks and
         rows are shared: never written to)."""
-        if not ids:
+        if len(ids) == 0:
             return self.mask
         drop = np.asarray(ids, dtype=np.int64)
         if not self.has(drop).any():
@@ -97,6 +97,15 @@ class Row:
             clear_bits(out, drop)
         else:
             out[drop] = False
+        return out
+
+    def only(self, ids: np.ndarray) -> np.ndarray:
+        """A new mask allowing just those of token `ids` this one allows."""
+        out = np.zeros_like(self.mask)
+        if self.packed:
+            set_bits(out, ids[self.has(ids)])
+        else:
+            out[ids] = self.mask[ids]
         return out
 
 

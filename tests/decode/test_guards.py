@@ -473,7 +473,7 @@ PACKED_WALKS = [  # (schema, guards, budget, what the guards must have done): ea
 
 @pytest.mark.parametrize(("schema", "guards", "budget", "done"), PACKED_WALKS, ids=range(len(PACKED_WALKS)))
 def test_narrowing_a_packed_row_takes_out_what_narrowing_the_bool_mask_does(gpt2, schema, guards, budget, done):
-    """`apply_packed` (a server's packed rows) against `apply` (the bool mask), on twin guards fed the same random
+    """`apply` on a server's packed rows against `apply` on the bool mask, on twin guards fed the same random
     walks: the same plan, the same tokens taken out, the same steps counted as fired."""
     from extractor.masks.bits import pack
 
@@ -492,7 +492,7 @@ def test_narrowing_a_packed_row_takes_out_what_narrowing_the_bool_mask_does(gpt2
                 kinds |= {plan.kind} | ({"banned"} if plan.banned else set())
                 assert plan.kind == twin.kind and len(plan.banned) == len(twin.banned)
                 out = plain.apply(plan, mask, config)
-                words = packed.apply_packed(twin, pack(mask), config)
+                words = packed.apply(twin, pack(mask), config)
                 assert (pack(out) == words).all() and plain.fired == packed.fired
             allowed = np.flatnonzero(out)
             going = [t for t in allowed if t not in grammar.vocab.eos_ids]

@@ -97,8 +97,8 @@ def test_a_bitmask_that_is_not_contiguous_int32_rows_is_refused(out: np.ndarray)
 
 @pytest.mark.parametrize("size", [1, 31, 32, 33, 700])
 def test_a_packed_row_reads_as_its_bool_mask(size: int) -> None:
-    """`Row` over packed words answers as over the bool mask they pack: membership, ids, count, and removal (a copy
-    only where a removed id was allowed; the mask itself otherwise)."""
+    """`Row` over packed words answers as over the bool mask they pack: membership, ids, count, removal (a copy
+    only where a removed id was allowed; the mask itself otherwise) and keeping only some ids."""
     rng = np.random.default_rng(size)
     for _ in range(20):
         mask = rng.random(size) < rng.random()
@@ -108,6 +108,7 @@ def test_a_packed_row_reads_as_its_bool_mask(size: int) -> None:
         assert (plain.ids() == packed.ids()).all() and plain.count() == packed.count() == mask.sum()
         drop = rng.integers(0, size, rng.integers(0, 4)).tolist()
         assert (pack(plain.without(drop)) == packed.without(drop)).all()
+        assert (pack(plain.only(probe)) == packed.only(probe)).all() and not (plain.only(probe) & ~mask).any()
         kept = not mask[drop].any()
         assert (plain.without(drop) is mask) == kept and (packed.without(drop) is packed.mask) == kept
 

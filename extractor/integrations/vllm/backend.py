@@ -136,7 +136,7 @@ class ExtractorGrammar(StructuredOutputGrammar):
             plan = guard.plan(matcher.config, left)
         words = matcher.bitmask()  # most steps: the configuration's packed row as it stands
         if plan is not None:  # narrowed on the packed row (no bool mask made where the grammar needs none)
-            words = guard.apply_packed(plan, words, matcher.config)  # type: ignore[union-attr]
+            words = guard.apply(plan, words, matcher.config)  # type: ignore[union-attr]
         if not self.stop_set:
             return words
         complete = not ended and matcher.accepting()
