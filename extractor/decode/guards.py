@@ -29,16 +29,14 @@ the guard steers the model along the shortest way to a closing quote instead of 
 
 from __future__ import annotations
 
-import json
-import re
-from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from extractor.automata import Config
+from extractor.decode.tracker import (FILLED, MUST_CLOSE, MUST_END, NO_DIGITS, NUMBER, WS, Checks, Mark, NativeMark,
+                                      _Array, _Object, _object, agree, source_digits, tracker)
 from extractor.masks.bits import Row, pack
 from extractor.masks.exits import shortest_path
 from extractor.masks.finish import finishing_path
@@ -105,14 +103,7 @@ class Guards:
 NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
                    alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
 
-_NUMBER = frozenset(b"0123456789.eE+-")
-_DIGITS = frozenset(b"0123456789")
-_NUMBER_START = frozenset(b"-0123456789")
-_WS = b" \t\r\n"
-_NO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 _VALUE_ENDS = {bytes([b]) for b in b'"0123456789el}]'}
-MAX_ITEM_BYTES = 4096
-"""Object items longer than this are not compared (`alike_objects`): the check reparses the item each step."""
 
 
 class TokenClasses:
@@ -122,9 +113,9 @@ class TokenClasses:
 
     def __init__(self, vocab: Vocabulary) -> None:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
-        self.comma = np.flatnonzero([t.lstrip(_WS).startswith(b",") for t in vocab.tokens])
+        self.comma = np.flatnonzero([t.lstrip(WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
-        self.not_number_start = np.array([not t or t[0] not in _NUMBER for t in vocab.tokens], dtype=bool)
+        self.not_number_start = np.array([not t or t[0] not in NUMBER for t in vocab.tokens], dtype=bool)
         """Tokens that do not go on with a number (empty ones included)."""
         self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(self.not_number_start)
         """The same classes packed (`masks.bits`), for narrowing a packed row."""
@@ -136,234 +127,6 @@ class TokenClasses:
         if vocab.fingerprint not in cls._cache:
             cls._cache[vocab.fingerprint] = cls(vocab)
         return cls._cache[vocab.fingerprint]
-
-
-@dataclass
-class _Array:
-    item_start: int
-    items: list[bytes] = field(default_factory=list)
-    alike: Counter[bytes] = field(default_factory=Counter)
-    """How many items have each shape (the item with every digit as 0), kept as items complete."""
-    objects: list[dict[str, Any]] = field(default_factory=list)
-    """The object items so far, parsed."""
-    near: int = 0
-    """How many of them agree with an earlier one on more than half their members (`agree`)."""
-
-    def mark(self) -> tuple[int, int, int, int]:
-        """What `restore` needs to come back here: items are only ever appended after it."""
-        return self.item_start, len(self.items), len(self.objects), self.near
-
-    def restore(self, mark: tuple[int, int, int, int]) -> None:
-        self.item_start, items, objects, self.near = mark
-        for item in self.items[items:]:
-            shape = item.translate(_NO_DIGITS)
-            self.alike[shape] -= 1
-            if not self.alike[shape]:
-                del self.alike[shape]
-        del self.items[items:], self.objects[objects:]
-
-    def add(self, item: bytes) -> None:
-        """Record a completed item (whitespace around it stripped)."""
-        self.items.append(item)
-        self.alike[item.translate(_NO_DIGITS)] += 1
-        obj = _object(item)
-        if obj is not None:
-            self.near += any(agree(obj, earlier) for earlier in self.objects)
-            self.objects.append(obj)
-
-
-@dataclass
-class _Object:
-    """An object being written: whether a key comes next, and the string values of its members so far."""
-
-    key: bool = True
-    strings: list[bytes] = field(default_factory=list)
-
-    def mark(self) -> tuple[bool, int]:
-        return self.key, len(self.strings)
-
-    def restore(self, mark: tuple[bool, int]) -> None:
-        self.key, strings = mark
-        del self.strings[strings:]
-
-
-def agree(a: dict[str, Any], b: dict[str, Any]) -> bool:
-    """Two object items agree on more than half of all the members either has, and on two at least."""
-    same = sum(1 for k in a.keys() & b.keys() if a[k] == b[k])
-    return same >= 2 and 2 * same > len(a.keys() | b.keys())
-
-
-def _object(item: bytes) -> dict[str, Any] | None:
-    """The item as a dict when it is a complete JSON object of at most MAX_ITEM_BYTES, else None."""
-    if len(item) > MAX_ITEM_BYTES or not (item.startswith(b"{") and item.endswith(b"}")):
-        return None
-    try:
-        value = json.loads(item)
-    except (ValueError, RecursionError):  # nested past what json's parser recurses through
-        return None
-    return value if isinstance(value, dict) else None
-
-
-Mark = tuple[int, bool, bool, int, int, int, bool, int, list[tuple["_Array | _Object", tuple[Any, ...]]]]
-"""A tracker's place (`JsonTracker.mark`)."""
-
-
-class JsonTracker:
-    """Where the output is in JSON terms (in a string, in a number, inside which arrays), kept byte by byte."""
-
-    def __init__(self) -> None:
-        self.data = bytearray()
-        self.in_string = False
-        self.escape = False
-        self.string_start = 0
-        self.digits = 0
-        self.number_start = -1
-        self.stack: list[_Array | _Object] = []
-        self.member = False
-        """The string being written is an object member's value (not a key, not an array item)."""
-        self.filled = 0
-        """Arrays on the stack that hold an item already (none: no item can repeat one)."""
-
-    def mark(self) -> Mark:
-        """The place to come back to after bytes fed past it: sizes and scalars, not a copy (bytes are only
-        appended, and every frame only grows, until `restore`)."""
-        return (len(self.data), self.in_string, self.escape, self.string_start, self.digits, self.number_start,
-                self.member, self.filled, [(frame, frame.mark()) for frame in self.stack])
-
-    def restore(self, mark: Mark) -> None:
-        """Back to `mark`, taken on this tracker with nothing before it taken back since."""
-        (size, self.in_string, self.escape, self.string_start, self.digits, self.number_start, self.member,
-         self.filled, frames) = mark
-        del self.data[size:]
-        self.stack = [frame for frame, _ in frames]
-        for frame, at in frames:
-            frame.restore(at)  # type: ignore[arg-type]
-
-    def value(self) -> bytes:
-        """The string content or number written so far of the value being written (b"" between values)."""
-        if self.in_string:
-            return bytes(self.data[self.string_start:])
-        return bytes(self.data[self.number_start:]) if self.number_start >= 0 else b""
-
-    def feed(self, data: bytes) -> None:
-        if self.in_string and not self.escape and b'"' not in data and b"\\" not in data:
-            self.data += data  # inside a string, bytes other than a quote or backslash change nothing else
-            return
-        for byte in data:
-            self._byte(byte)
-            self.data.append(byte)
-
-    def _byte(self, byte: int) -> None:
-        if self.in_string:
-            if self.escape:
-                self.escape = False
-            elif byte == 0x5C:  # backslash
-                self.escape = True
-            elif byte == 0x22:
-                self.in_string = False
-                if self.member:
-                    self.stack[-1].strings.append(bytes(self.data[self.string_start:]))  # type: ignore[union-attr]
-            return
-        pos = len(self.data)
-        if byte in _NUMBER:
-            if self.number_start < 0 and byte in _NUMBER_START:
-                self.number_start = pos
-            self.digits += byte in _DIGITS
-            return
-        self.digits, self.number_start = 0, -1
-        top = self.stack[-1] if self.stack else None
-        if byte == 0x22:
-            self.in_string, self.string_start = True, pos + 1
-            self.member = isinstance(top, _Object) and not top.key
-        elif byte == 0x5B:  # [
-            self.stack.append(_Array(pos + 1))
-        elif byte == 0x7B:  # {
-            self.stack.append(_Object())
-        elif byte in (0x5D, 0x7D):  # ] }
-            if self.stack:
-                frame = self.stack.pop()
-                self.filled -= isinstance(frame, _Array) and bool(frame.items)
-        elif isinstance(top, _Object) and byte in (0x3A, 0x2C):  # a value follows `:`, a key follows `,`
-            top.key = byte == 0x2C
-        elif byte == 0x2C and isinstance(top, _Array):  # , between array items
-            self.filled += not top.items
-            top.add(bytes(self.data[top.item_start:pos]).strip(_WS))
-            top.item_start = pos + 1
-
-
-SHORT_LOOP_BYTES = 24
-"""A stretch of 1-5 bytes repeated back to back over this many bytes (`L-L-L-L-...`) is a loop."""
-
-
-def _TWICE(period: int) -> int:
-    return 2 if period >= 16 else 3
-
-
-def _OVER_SHORT(period: int) -> int:
-    return -(-SHORT_LOOP_BYTES // period)
-
-
-def _FOUR(period: int) -> int:
-    return 4
-
-
-LOOP_WINDOW = 256
-"""The most bytes at the end of a string any loop `looping` looks for spans (128 twice, 64 four times)."""
-
-
-def looping(data: bytearray, start: int) -> bool:
-    """True when the string from `start` ends with a stretch repeated back to back: 16-128 bytes twice,
-    6-15 bytes three times, 1-5 bytes over `SHORT_LOOP_BYTES`; or, once digits are ignored, 6-64 bytes four
-    times (a model counting `2022-01-01, 2022-01-02, ...`)."""
-    text = bytes(data[max(start, len(data) - LOOP_WINDOW):])  # no loop below reaches further back
-    shape = text.translate(_NO_DIGITS)  # without digits to ignore, four times is already twice (or three times)
-    return _repeats_at_end(text, 6, 128, _TWICE) or _repeats_at_end(text, 1, 5, _OVER_SHORT) or \
-        (shape != text and _repeats_at_end(shape, 6, 64, _FOUR))
-
-
-def stuttering(data: bytearray, start: int, times: int, source: bytes = b"", digits: bytes = b"") -> bool:
-    """True when the value from `start` ends with a stretch of 2-4 bytes repeated `times` times back to back and
-    neither `source` holds that run nor `digits` (the source's digits, thousands separators dropped) its digits."""
-    end = len(data)
-    for period in (2, 3, 4):
-        need = period * times
-        if end - start < need or data[end - need:] != data[end - period:] * times:
-            continue  # the last `times` stretches differ: no run long enough ends here
-        text = bytes(data[start:])
-        tail, count, size = text[-period:], 1, len(text)
-        while count * period + period <= size and text[size - (count + 1) * period:size - count * period] == tail:
-            count += 1
-        if count < times:
-            continue
-        run = text[size - count * period:]
-        plain = bytes(b for b in run if 0x30 <= b <= 0x39)
-        if run not in source and not (plain == run and plain in digits):
-            return True
-    return False
-
-
-def source_digits(source: bytes) -> bytes:
-    """The source with the separators inside numbers dropped (`100,000,000` → `100000000`)."""
-    return re.sub(rb"(?<=\d)[,.' ](?=\d{3}(?!\d))", b"", source)
-
-
-def _repeats_at_end(text: bytes, shortest: int, longest: int, times: Callable[[int], int]) -> bool:
-    """Whether `text` ends with some stretch of `shortest`..`longest` bytes repeated `times(period)` times
-    (only the periods at which the last `shortest` bytes come back are tried: found by `rfind`, not one by one)."""
-    size = len(text)
-    if size < 2 * shortest:
-        return False
-    needle, low = text[size - shortest:], size - shortest - min(longest, size // 2)
-    pos = text.rfind(needle, low, size - shortest)  # an earlier copy starting at least `shortest` back
-    while pos >= 0:
-        period = size - shortest - pos
-        n = times(period)
-        if period * n <= size:
-            tail = text[size - period:]
-            if all(text[size - k * period:size - (k - 1) * period] == tail for k in range(2, n + 1)):
-                return True
-        pos = text.rfind(needle, low, pos + shortest - 1) if pos > low else -1
-    return False
 
 
 WRAP_UP_FROM = 256
@@ -387,7 +150,7 @@ class Route:
         return self.path[len(written):]
 
 
-GuardMark = tuple[Mark, dict[str, "Route"], int, int]
+GuardMark = tuple["Mark | NativeMark", dict[str, "Route"], int, int]
 """A guard's place (`Guard.mark`)."""
 
 
@@ -406,10 +169,12 @@ class Guard:
     def __init__(self, guards: Guards, grammar: CompiledGrammar, source: bytes = b"") -> None:
         self.guards = guards
         self.grammar = grammar
-        self.source, self.digits = source, source_digits(source) if source and guards.stutter else b""
         self.trie: TokenTrie = grammar.trie
         self.classes = TokenClasses.of(grammar.vocab)
-        self.json = JsonTracker()
+        self.json = tracker(Checks(
+            max_string=guards.max_string_bytes, loops=guards.string_loops, stutter=guards.stutter,
+            max_digits=guards.max_number_digits, source=source,
+            digits=source_digits(source) if source and guards.stutter else b""))
         self.fired = 0  # steps where a guard removed tokens
         self.routes: dict[str, Route] = {}  # ways out being steered along: "string", "finish"
         self.check_at = WRAP_UP_FROM  # tokens left at which to look for the way to a complete output
@@ -440,20 +205,10 @@ class Guard:
         if g.wrap_up and config is not None and left is not None and (left <= self.check_at or self.routes) \
                 and self._finishing(config, left):  # (`_finishing` looks no further before either)
             return Plan("finish", [])
-        kind = None
-        if js.in_string:
-            size = len(js.data) - js.string_start
-            if (g.max_string_bytes is not None and size >= g.max_string_bytes) or \
-                    (g.string_loops and size >= 18 and looping(js.data, js.string_start)) or \
-                    (g.stutter is not None and size >= 2 * g.stutter
-                     and stuttering(js.data, js.string_start, g.stutter, self.source, self.digits)):
-                kind = "string"
-        elif (g.max_number_digits is not None and js.digits >= g.max_number_digits) or (
-                g.stutter is not None and js.number_start >= 0
-                and stuttering(js.data, js.number_start, g.stutter, self.source, self.digits)):
-            kind = "number"
+        bits = js.check()
+        kind = "string" if bits & MUST_CLOSE else "number" if bits & MUST_END else None
         banned = []
-        if js.filled and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
+        if bits & FILLED and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
             banned = self._repeats()
         if g.distinct_members:
             banned += self._same_member()
@@ -531,22 +286,22 @@ class Guard:
     def _repeats(self) -> list[np.ndarray]:
         """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
         (whitespace around the item and before the `,` aside)."""
-        data, out = self.json.data, []
-        for arr in self.json.stack:
+        data, stack, in_string, out = self.json.data, self.json.stack, self.json.in_string, []
+        for arr in stack:
             if not isinstance(arr, _Array) or not arr.items:
                 continue
-            current = bytes(data[arr.item_start:]).lstrip(_WS)
-            ended = arr is self.json.stack[-1] and not self.json.in_string and current.rstrip(_WS) != current
-            current = current.rstrip(_WS) if ended else current
+            current = bytes(data[arr.item_start:]).lstrip(WS)
+            ended = arr is stack[-1] and not in_string and current.rstrip(WS) != current
+            current = current.rstrip(WS) if ended else current
             if self.guards.unique_items:
                 out += self._endings(set(arr.items), current, ended)
             n = self.guards.similar_items
             if n is not None and len(arr.items) >= n - 1:
                 shapes = {shape for shape, count in arr.alike.items() if count >= n - 1}
                 if shapes:
-                    out += self._endings(shapes, current.translate(_NO_DIGITS), ended, digits=False)
-        if self.guards.alike_objects is not None:
-            out += self._alike_ending()
+                    out += self._endings(shapes, current.translate(NO_DIGITS), ended, digits=False)
+        if self.guards.alike_objects is not None and not in_string:
+            out += self._alike_ending(stack)
         return out
 
     def _same_member(self) -> list[np.ndarray]:
@@ -558,16 +313,15 @@ class Guard:
         return [self._prefixed(sibling[len(current):] + b'"') for sibling in set(js.stack[-1].strings)  # type: ignore[union-attr]
                 if sibling and sibling.startswith(current)]
 
-    def _alike_ending(self) -> list[np.ndarray]:
+    def _alike_ending(self, stack: list[_Array | _Object]) -> list[np.ndarray]:
         """Tokens that would go on with `,` after an object item that makes `alike_objects` alike items
-        (right after its `}`, or closing it and going on in one token)."""
-        js, stack = self.json, self.json.stack
+        (right after its `}`, or closing it and going on in one token), outside strings."""
         closing = bool(stack) and isinstance(stack[-1], _Object) and len(stack) > 1 and isinstance(stack[-2], _Array)
         arr = stack[-2] if closing else stack[-1] if stack else None
-        if js.in_string or not isinstance(arr, _Array) or not arr.objects or \
+        if not isinstance(arr, _Array) or not arr.objects or \
                 arr.near + 1 < (self.guards.alike_objects or 0):
             return []
-        current = bytes(js.data[arr.item_start:]).strip(_WS)
+        current = bytes(self.json.data[arr.item_start:]).strip(WS)
         if current[-1:] not in _VALUE_ENDS:
             return []
         obj = _object(current + b"}" if closing else current)
@@ -602,7 +356,7 @@ class Guard:
             if read == len(marks):
                 found.append(trie.under(node))
                 continue
-            work += [(child, read + (byte == marks[read])) for byte in (marks[read], *_WS)
+            work += [(child, read + (byte == marks[read])) for byte in (marks[read], *WS)
                      if (child := trie.child(node, byte)) >= 0]
         hit = self.classes.spelled[marks] = np.concatenate(found) if found else np.empty(0, dtype=np.int64)
         return hit

@@ -11,7 +11,8 @@ import torch
 from extractor.decode.copy import SourceDrafts
 from extractor.decode.draft import NO_DRAFT, Draft, learn_split
 from extractor.decode.forced import SpanTokenizer, forced_tokens
-from extractor.decode.guards import NO_GUARDS, Guard, Guards, JsonTracker
+from extractor.decode.guards import NO_GUARDS, Guard, Guards
+from extractor.decode.tracker import Tracker, tracker
 from extractor.decode.head import PassLogits
 from extractor.decode.sampling import SamplingOptions, choose, penalize, verify
 from extractor.masks import Matcher
@@ -102,14 +103,14 @@ class Row:
     complete: bool = False
     done: bool = False
     guard: Guard | None = None
-    json: JsonTracker | None = None
+    json: Tracker | None = None
     _allowed: torch.Tensor | None = None
 
     def __post_init__(self) -> None:
         if self.matcher is not None and self.guards.active:
             self.guard = Guard(self.guards, self.matcher.grammar, self.source)
         if self.copy is not None and self.matcher is not None and self.options.verify:
-            self.json = JsonTracker()
+            self.json = tracker()
         else:
             self.copy = None
 

@@ -9,7 +9,8 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards
-from extractor.decode.guards import Guard, JsonTracker, _Object, agree, looping, source_digits, stuttering
+from extractor.decode.guards import Guard
+from extractor.decode.tracker import JsonTracker, _Object, agree, looping, source_digits, stuttering
 from extractor.grammar import CompileOptions
 from tests.decode.fakes import hf_tokenizer
 
@@ -389,7 +390,7 @@ def _repeats_brute(text: bytes, shortest: int, longest: int, times) -> bool:
 
 @pytest.mark.parametrize("alphabet", [b"ab", b"abc", b"a-b ", b"0123456789-"])
 def test_loop_ends_found_by_rfind_are_the_ones_every_period_finds(alphabet):
-    from extractor.decode.guards import _repeats_at_end
+    from extractor.decode.tracker import _repeats_at_end
     rng = np.random.default_rng(len(alphabet))
     rules = [(6, 128, lambda p: 2 if p >= 16 else 3), (1, 5, lambda p: -(-24 // p)), (6, 64, lambda p: 4)]
     seen = set()
