@@ -40,18 +40,24 @@ class Distinct:
             nxt, self.items = self.items.step(self.automaton, config, nxt, byte, not self.in_string, closing)
         if not nxt:
             return nxt, False
+        return nxt, self.read(byte, shape(self.automaton, nxt) if self.automaton.distinct else None)
+
+    def read(self, byte: int, at: Shape | None) -> bool:
+        """Take a byte the grammar allowed into a configuration of shape `at` (None: the grammar has no distinct
+        strings); whether it finished a string already written. A caller stepping configurations its own way
+        (a server's C machine) keeps the strings through this."""
         if self.escaped:
             self.escaped = False
         elif self.in_string and byte == 0x5C:
             self.escaped = True
         elif byte == 0x22:
             self.in_string = not self.in_string
-        if not self.automaton.distinct:
-            return nxt, False
-        depth = self._inside(nxt)
+        if at is None:
+            return False
+        depth, finished, low = at
         repeated = False
         if self.depth is not None and depth is None:  # the string ended, or only another path went on
-            if self._finished(nxt, self.depth):  # (a declared key is no undeclared one)
+            if self.depth in finished:  # (a declared key is no undeclared one)
                 text = json.loads(b'"' + (self.raw or b"") + b'"')
                 old = self.seen.get(self.depth, frozenset())
                 repeated = text in old
@@ -63,18 +69,18 @@ class Distinct:
             else:
                 self.raw = self.raw + bytes([byte])  # type: ignore[operator]  # new bytes: forks share the old
         self.depth = depth
-        low = min(len(st) for st in nxt)  # an object or array that closed takes its strings along
-        for d in [d for d in self.seen if d > low]:
+        for d in [d for d in self.seen if d > low]:  # an object or array that closed takes its strings along
             del self.seen[d]
-        return nxt, repeated
+        return repeated
 
     def repeats(self, has: Callable[[np.ndarray], np.ndarray], config: Config, tokens: tuple[bytes, ...],
-                quoted: Quoted, present: Present) -> list[int]:
+                quoted: Quoted, present: Present, passes: Callable[[bytes], bool] | None = None) -> list[int]:
         """The allowed tokens that would finish a string already written at its depth (`has(ids)`: whether each
         is allowed; a bool mask and a packed row alike). Only tokens holding a quote can: one ending the open
         string (looked up by the text before its first quote), or one opening and ending a new string (run byte
         by byte where one of the strings it finishes could be a repeat). `present[k]`: the ids of the allowed
-        tokens with more than k quotes."""
+        tokens with more than k quotes. `passes(data)`: whether `data` may follow here, no string repeated (a
+        walk of the caller's; `after`'s by default)."""
         out: list[int] = []
         so_far = None
         written = any(self.seen.values())
@@ -98,11 +104,13 @@ class Distinct:
         if self.depth is not None and not written:
             so_far = self._so_far()
         seen = frozenset().union(*self.seen.values())
+        if passes is None:
+            passes = lambda data: bool(self.after(config, data)[0])  # noqa: E731
         for token in candidates:
             if self.items is None and not self._may_repeat(quoted.strings(token, tokens[token], self.in_string,
                                                                           self.escaped), so_far, seen):
                 continue
-            if not self.after(config, tokens[token])[0]:  # allowed by the grammar: empty means a repeat
+            if not passes(tokens[token]):  # allowed by the grammar: not passing means a repeat
                 out.append(token)
         return out
 
@@ -138,29 +146,40 @@ class Distinct:
     def after(self, config: Config, data: bytes) -> tuple[Config, Distinct]:
         """The configuration after `data` and the state it leaves (this one unchanged); the configuration is
         empty where a byte is not allowed or finishes a string already written."""
-        fork = type(self).__new__(type(self))  # a shallow copy (copy.copy's protocol costs more than the step)
-        fork.__dict__.update(self.__dict__)
-        fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `step`
+        fork = self.fork()
         for byte in data:
             config, repeated = fork.step(config, byte)
             if not config or repeated:
                 return frozenset(), fork
         return config, fork
 
-    def _finished(self, config: Config, depth: int) -> bool:
-        """Whether a distinct rule's frame at `depth` has just read its last byte (its closing quote)."""
-        dfas, rules = self.automaton.dfas, self.automaton.distinct
-        return any(len(st) - 1 == depth and st[-1][0] in rules and dfas[st[-1][0]].accept[st[-1][1]]
-                   for st in config)
+    def fork(self) -> Distinct:
+        """A copy to step on, this one left as it is."""
+        fork = type(self).__new__(type(self))  # a shallow copy (copy.copy's protocol costs more than the step)
+        fork.__dict__.update(self.__dict__)
+        fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `read`
+        return fork
 
-    def _inside(self, config: Config) -> int | None:
-        """The depth of a distinct rule's frame past its opening quote and short of its end, if any."""
-        dfas, rules = self.automaton.dfas, self.automaton.distinct
-        for st in config:
-            rule, state = st[-1]
-            if rule in rules and state != 0 and not dfas[rule].accept[state]:
-                return len(st) - 1
-        return None
+
+Shape = tuple[Union[int, None], frozenset[int], int]
+"""A configuration as `Distinct` reads it: the depth of a distinct rule's frame past its opening quote and short of
+its end (the least, if several; None: none), the depths where a distinct rule's frame has just read its last byte
+(its closing quote), and the shortest stack's length (an object or array closed below it takes its strings)."""
+
+
+def shape(automaton: Automaton, config: Config) -> Shape:
+    """`config`'s `Shape` (a non-empty configuration of an automaton with distinct rules)."""
+    dfas, rules = automaton.dfas, automaton.distinct
+    inside, finished = None, set()
+    for st in config:
+        rule, state = st[-1]
+        if rule in rules:
+            depth = len(st) - 1
+            if dfas[rule].accept[state]:
+                finished.add(depth)
+            elif state != 0 and (inside is None or depth < inside):
+                inside = depth
+    return inside, frozenset(finished), min(len(st) for st in config)
 
 
 def accepts(automaton: Automaton, data: bytes) -> bool:

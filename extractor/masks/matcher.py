@@ -286,11 +286,17 @@ class Matcher:
         row = Row(mask)
         if grammar.automaton.distinct:
             assert grammar.quoted is not None
-            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, grammar.quotes(config, row))
+            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, grammar.quotes(config, row),
+                                    self._passes if distinct.items is None and self.states.machine is not None else None)
             if drop:  # (most steps drop nothing: no second wrapper, no copy)
                 row = Row(row.without(drop))
         drop = item_repeats(row, config, distinct, grammar) if distinct.items is not None else []
         return row.without(drop) if drop else row.mask
+
+    def _passes(self, data: bytes) -> bool:
+        """Whether `data` may follow here, no distinct string repeated (walked in the C machine)."""
+        walked = self.states.distinct_after(self.state, self.distinct, data)  # type: ignore[arg-type]
+        return walked is not None and walked[0] != NOT_ALLOWED
 
     def fill_bitmask(self, out: np.ndarray, row: int = 0) -> None:
         """Write the packed mask into row `row` of a preallocated (batch, words) int32 array."""
@@ -377,6 +383,11 @@ class Matcher:
         if self.distinct is None:
             config = self.grammar.walk(self.config, data)
             return self.states.id(config) if config else NOT_ALLOWED
+        fast = self.states.distinct_after(self.state, self.distinct, data)
+        if fast is not None:
+            if fast[0] != NOT_ALLOWED:
+                self.distinct = fast[1]
+            return fast[0]
         config, state = self.distinct.after(self.config, data)
         if config and not fresh(state, config):  # the item under way could only repeat an earlier one
             config = frozenset()

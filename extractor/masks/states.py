@@ -14,6 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from extractor.automata import Automaton, Config
+from extractor.automata.distinct import Distinct, Shape, shape
 from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.walk import flat, native
 
@@ -55,6 +56,8 @@ class States:
         self.from_machine: dict[int, int] = {}
         self.walk_from: dict[Config, int] = {}
         """The machine's ids of configurations walked from that are not numbered here (the parents of exits)."""
+        self.shapes: dict[int, Shape] = {}
+        """`automata.distinct.shape` of the machine's configurations, by its id."""
 
     @property
     def full(self) -> bool:
@@ -101,6 +104,26 @@ class States:
             return self._from_machine(_kernel.machine_step(self.machine, self._to_machine(state), data))
         config = self.walk_bytes(self.configs[state], data)
         return self.id(config) if config else NOT_ALLOWED
+
+    def distinct_after(self, state: int, distinct: Distinct, data: bytes) -> tuple[int, Distinct] | None:
+        """`Distinct.after` from `state` in the C machine: the id after `data` (NOT_ALLOWED where a byte is not
+        allowed or finishes a string already written) and the strings' state it leaves; each byte a memo step and
+        each configuration's shape read once. None without the machine, or where whole items must differ too
+        (`Distinct.after` then)."""
+        if self.machine is None or distinct.items is not None:
+            return None
+        machine, shapes, automaton = self.machine, self.shapes, self.automaton
+        fork, walked = distinct.fork(), self._to_machine(state)
+        for k in range(len(data)):
+            walked = _kernel.machine_step(machine, walked, data[k:k + 1])
+            if walked < 0:
+                return NOT_ALLOWED, fork
+            at = shapes.get(walked)
+            if at is None:
+                at = shapes[walked] = shape(automaton, _config(_kernel.machine_stacks(machine, walked)))
+            if fork.read(data[k], at):
+                return NOT_ALLOWED, fork
+        return self._from_machine(walked), fork
 
     def walk(self, config: Config, roots: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """`masks.walk.walk` in this table's machine (its steps kept for later walks); None without the machine."""

@@ -20,6 +20,7 @@ from extractor.automata.distinct import _strings
 from extractor.errors import UnsupportedSchemaError
 from extractor.masks.bits import pack
 from extractor.masks.matcher import Matcher
+from extractor.masks.states import NOT_ALLOWED
 from extractor.schema import NormalizeOptions
 from extractor.tokens import Vocabulary
 from tests.masks.test_masks import brute_force
@@ -42,6 +43,21 @@ def same_packed(matcher: Matcher, mask: np.ndarray) -> bool:
     """The matcher's packed row (a server's step: the configuration's row narrowed in place) equals its bool
     mask packed."""
     return np.array_equal(matcher.bitmask(), pack(mask))
+
+
+def same_after(matcher: Matcher, tokens: tuple[bytes, ...]) -> None:
+    """Every token walked from the matcher's place by the C machine (`States.distinct_after`, what advancing
+    takes) and by `Distinct.after` over configurations: the same place after it, the same strings remembered."""
+    states, distinct = matcher.states, matcher.distinct
+    for token in tokens[1:]:
+        fast = states.distinct_after(matcher.state, distinct, token)
+        if fast is None:
+            return  # no C machine, or whole items kept apart too: `Distinct.after` is the only walk
+        config, plain = distinct.after(matcher.config, token)
+        assert (fast[0] == NOT_ALLOWED) == (not config), (bytes(matcher.output), token)
+        if config:
+            assert states.configs[fast[0]] == config, (bytes(matcher.output), token)
+            assert vars(fast[1]) == vars(plain), (bytes(matcher.output), token)
 
 
 def long_walk(matcher: Matcher, rng: np.random.Generator, keep_open: int) -> bytes:
@@ -155,6 +171,7 @@ def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema
     grammar = compile_schema(schema, quote_tokens(), normalize=NormalizeOptions(strict_objects=False))
     matcher = grammar.matcher()
     for byte in document.encode():
+        same_after(matcher, grammar.vocab.tokens)
         fast, slow = matcher.mask(), brute_force(grammar, matcher.config, matcher.distinct)
         diff = np.flatnonzero(fast != slow)
         assert not len(diff), (bytes(matcher.output), [(grammar.vocab.tokens[t], bool(fast[t])) for t in diff[:5]])
@@ -198,6 +215,7 @@ def test_random_walks_over_quote_heavy_tokens_mask_like_brute_force(data, extra:
     weight = np.array([1 + 4 * t.count(b'"') for t in tokens], dtype=float)
     closing = np.array([t[:1] in (b"}", b"]") for t in tokens])
     for step in range(60):
+        same_after(matcher, tokens)
         fast, slow = matcher.mask(), brute_force(matcher.grammar, matcher.config, matcher.distinct)
         assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
         assert same_packed(matcher, fast), bytes(matcher.output)
