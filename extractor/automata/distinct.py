@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Union
@@ -169,17 +169,23 @@ its end (the least, if several; None: none), the depths where a distinct rule's 
 
 def shape(automaton: Automaton, config: Config) -> Shape:
     """`config`'s `Shape` (a non-empty configuration of an automaton with distinct rules)."""
-    dfas, rules = automaton.dfas, automaton.distinct
+    rules = automaton.distinct
+    return shape_of(automaton, min(len(st) for st in config),
+                    [(len(st), *st[-1]) for st in config if st and st[-1][0] in rules])
+
+
+def shape_of(automaton: Automaton, low: int, tops: Iterable[tuple[int, int, int]] | Iterable[list[int]]) -> Shape:
+    """The `Shape` of a configuration whose shortest stack has `low` frames and whose stacks topped by a distinct
+    rule's frame are `tops` (frames, rule, state each): all `shape` reads of it, however the caller found them."""
+    dfas = automaton.dfas
     inside, finished = None, set()
-    for st in config:
-        rule, state = st[-1]
-        if rule in rules:
-            depth = len(st) - 1
-            if dfas[rule].accept[state]:
-                finished.add(depth)
-            elif state != 0 and (inside is None or depth < inside):
-                inside = depth
-    return inside, frozenset(finished), min(len(st) for st in config)
+    for size, rule, state in tops:
+        depth = size - 1
+        if dfas[rule].accept[state]:
+            finished.add(depth)
+        elif state != 0 and (inside is None or depth < inside):
+            inside = depth
+    return inside, frozenset(finished), low
 
 
 def accepts(automaton: Automaton, data: bytes) -> bool:

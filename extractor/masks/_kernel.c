@@ -694,6 +694,38 @@ static PyObject *machine_stacks(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* machine_tops(machine, config, flagged) -> (least stack depth, int32 bytes [depth, rule, state] per stack whose top
+ * frame's rule is flagged): what a caller reading only top frames needs, no configuration built in Python.
+ * `flagged`: one byte per rule, nonzero for the rules asked about. */
+static PyObject *machine_tops(PyObject *self, PyObject *args) {
+    PyObject *capsule;
+    int32_t cfg;
+    Py_buffer flag_b;
+    if (!PyArg_ParseTuple(args, "Oiy*", &capsule, &cfg, &flag_b)) return NULL;
+    Machine *M = machine_of(capsule);
+    PDA *P = M ? &M->P : NULL;
+    if (P && (cfg < 0 || cfg >= P->ncfg)) PyErr_SetString(PyExc_IndexError, "machine_tops: no such configuration");
+    if (!P || PyErr_Occurred()) { PyBuffer_Release(&flag_b); return NULL; }
+    const uint8_t *flagged = flag_b.buf;
+    int32_t low = -1, n = 0;
+    for (int32_t a = 0; a < P->clen[cfg]; a++) {
+        StackNode *top = P->st + P->arena[P->cbeg[cfg] + a];
+        if (low < 0 || top->depth < low) low = top->depth;
+        n += top->depth > 0 && top->rule < flag_b.len && flagged[top->rule];
+    }
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n * 12);
+    if (!out) { PyBuffer_Release(&flag_b); return NULL; }
+    int32_t *w = (int32_t *)PyBytes_AS_STRING(out);
+    for (int32_t a = 0; a < P->clen[cfg]; a++) {
+        StackNode *top = P->st + P->arena[P->cbeg[cfg] + a];
+        if (top->depth > 0 && top->rule < flag_b.len && flagged[top->rule]) {
+            *w++ = top->depth; *w++ = top->rule; *w++ = top->state;
+        }
+    }
+    PyBuffer_Release(&flag_b);
+    return Py_BuildValue("(iN)", low, out);
+}
+
 /* machine_next(machine, nodes, config) -> int64 bytes: the distinct configurations some token leads to from
  * `config` (the whole trie walked, in the machine's memo: each step is remembered for later calls) */
 static PyObject *machine_next(PyObject *self, PyObject *args) {
@@ -921,6 +953,7 @@ static PyMethodDef methods[] = {
     {"machine_config", machine_intern, METH_VARARGS, "The id of a configuration in a machine."},
     {"machine_step", machine_step, METH_VARARGS, "A machine's configuration after some bytes (-1: refused)."},
     {"machine_stacks", machine_stacks, METH_VARARGS, "A machine's configuration as its stacks."},
+    {"machine_tops", machine_tops, METH_VARARGS, "A machine configuration's least depth and its flagged top frames."},
     {"machine_next", machine_next, METH_VARARGS, "The configurations some token leads to from one."},
     {"machine_walk", machine_walk, METH_VARARGS, "pda_walk from one of a machine's configurations."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},

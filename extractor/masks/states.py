@@ -14,7 +14,7 @@ from collections.abc import Callable
 import numpy as np
 
 from extractor.automata import Automaton, Config
-from extractor.automata.distinct import Distinct, Shape, shape
+from extractor.automata.distinct import Distinct, Shape, shape_of
 from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.walk import flat, native
 
@@ -58,6 +58,8 @@ class States:
         """The machine's ids of configurations walked from that are not numbered here (the parents of exits)."""
         self.shapes: dict[int, Shape] = {}
         """`automata.distinct.shape` of the machine's configurations, by its id."""
+        self.distinct_rules = bytes(rule in automaton.distinct for rule in range(len(automaton.dfas)))
+        """One byte per rule: whether its strings must differ (what `machine_tops` is asked about)."""
 
     @property
     def full(self) -> bool:
@@ -119,11 +121,12 @@ class States:
             if walked < 0:
                 return NOT_ALLOWED, fork
             at = shapes.get(walked)
-            if at is None:
-                at = shapes[walked] = shape(automaton, _config(_kernel.machine_stacks(machine, walked)))
+            if at is None:  # read off the top frames in C: the configuration itself is never built in Python
+                low, tops = _kernel.machine_tops(machine, walked, self.distinct_rules)
+                at = shapes[walked] = shape_of(automaton, low, np.frombuffer(tops, dtype=np.int32).reshape(-1, 3).tolist())
             if fork.read(data[k], at):
                 return NOT_ALLOWED, fork
-        return self._from_machine(walked), fork
+        return self._from_machine(walked, state, data), fork
 
     def walk(self, config: Config, roots: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """`masks.walk.walk` in this table's machine (its steps kept for later walks); None without the machine."""
@@ -145,13 +148,17 @@ class States:
             self.from_machine[found] = state
         return found
 
-    def _from_machine(self, walked: int) -> int:
-        """The id of the machine's configuration `walked` (NOT_ALLOWED for its -1), read back on first sight."""
+    def _from_machine(self, walked: int, state: int | None = None, data: bytes = b"") -> int:
+        """The id of the machine's configuration `walked` (NOT_ALLOWED for its -1), read back on first sight: walked
+        in Python from `state` over `data` where the machine got there so (a configuration of deep stacks is built
+        cheaper from its parent's, whose frames it shares, than afresh from the machine's), else off its stacks."""
         if walked < 0:
             return NOT_ALLOWED
         found = self.from_machine.get(walked)
         if found is None:
-            found = self.id(_config(_kernel.machine_stacks(self.machine, walked)))
+            config = _config(_kernel.machine_stacks(self.machine, walked)) if state is None else \
+                self.walk_bytes(self.configs[state], data)
+            found = self.id(config)
             self.from_machine[walked], self.to_machine[found] = found, walked
         return found
 

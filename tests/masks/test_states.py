@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from extractor import compile_schema
+from extractor.automata.distinct import shape, shape_of
 from extractor.masks import states as states_module
 from extractor.masks.matcher import CompiledGrammar, pack
 from extractor.masks.states import NOT_ALLOWED
@@ -56,6 +57,11 @@ def test_steps_rows_and_acceptance_by_id_equal_the_plain_automaton(schema: dict,
         assert np.array_equal(table.row(m.state), pack(grammar.mask(config)))
         assert table.accepting(m.state) == automaton.accepting(config)
         if automaton.distinct:  # keys written before decide, not the configuration: the matcher walks itself
+            if table.machine is not None:  # where, reading only its top frames in C, the shape of the configuration
+                low, tops = states_module._kernel.machine_tops(table.machine, table._to_machine(m.state),
+                                                               table.distinct_rules)
+                assert shape_of(automaton, low, np.frombuffer(tops, dtype=np.int32).reshape(-1, 3).tolist()) == \
+                    shape(automaton, config)
             continue
         for tid in (token, refused):
             if not tokens[tid]:  # EOS and other empty tokens end the matcher, never step it
