@@ -286,8 +286,9 @@ class Matcher:
         row = Row(mask)
         if grammar.automaton.distinct:
             assert grammar.quoted is not None
-            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, grammar.quotes(config, row),
-                                    self._passes if distinct.items is None and self.states.machine is not None else None)
+            walk = self._passes if distinct.items is None and self.states.machine is not None else None
+            present = grammar.quotes(config, row)
+            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, present, walk)
             if drop:  # (most steps drop nothing: no second wrapper, no copy)
                 row = Row(row.without(drop))
         drop = item_repeats(row, config, distinct, grammar) if distinct.items is not None else []

@@ -123,7 +123,8 @@ class States:
             at = shapes.get(walked)
             if at is None:  # read off the top frames in C: the configuration itself is never built in Python
                 low, tops = _kernel.machine_tops(machine, walked, self.distinct_rules)
-                at = shapes[walked] = shape_of(automaton, low, np.frombuffer(tops, dtype=np.int32).reshape(-1, 3).tolist())
+                frames = np.frombuffer(tops, dtype=np.int32).reshape(-1, 3).tolist()
+                at = shapes[walked] = shape_of(automaton, low, frames)
             if fork.read(data[k], at):
                 return NOT_ALLOWED, fork
         return self._from_machine(walked, state, data), fork

@@ -87,9 +87,11 @@ def test_native_tracker_follows_the_python_one_through_marks_and_restores(value,
 
 def test_native_checks_decide_as_the_python_ones_at_every_byte():
     """Loops, stutters, long strings and long numbers, fed one byte at a time: the same bits at every step."""
-    outputs = [b'{"a":"' + b"MALANANANANANANA" + b'"}', b'["2022-01-01, 2022-01-02, 2022-01-03, 2022-01-04, 2022-01-05"]',
+    outputs = [b'{"a":"' + b"MALANANANANANANA" + b'"}',
+               b'["2022-01-01, 2022-01-02, 2022-01-03, 2022-01-04, 2022-01-05"]',
                b'{"n":1000000000000000,"m":-0.00000',
-               b'{"s":"' + b"the cat sat on the mat. " * 4 + b'"', b'["abcdef-12 abcdef-13 abcdef-14 abcdef-15 abcdef-16"]']
+               b'{"s":"' + b"the cat sat on the mat. " * 4 + b'"',
+               b'["abcdef-12 abcdef-13 abcdef-14 abcdef-15 abcdef-16"]']
     for source in (b"", b"a MALANANANANANANA 1000000000000000"):
         checks = _checks(source, 64, True, 4, 20)
         for out in outputs:
