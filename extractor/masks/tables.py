@@ -92,8 +92,21 @@ class TableCache:
             if table is None:
                 table = automaton.own[key] = self.build(automaton, trie, rule, state)
             return table
-        return self.cached((trie.vocab.fingerprint, automaton.fingerprints[rule], state),
-                           lambda: self.build(automaton, trie, rule, state))
+        key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
+        hit = self._hit(key)  # (most calls: no closure made for a build that does not happen)
+        return hit if hit is not None else self.cached(key, lambda: self.build(automaton, trie, rule, state))
+
+    def _hit(self, key: tuple[str, str, int]) -> Table | None:
+        """The table held in memory for `key`, made most recently used; read without the lock (a dict read and an
+        OrderedDict move are each atomic under the GIL; one dropped by another thread in between is a miss)."""
+        hit = self.entries.get(key)
+        if hit is None:
+            return None
+        try:
+            self.entries.move_to_end(key)
+        except KeyError:
+            return None
+        return hit[0]
 
     def build(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         """A table not cached yet: walked, or the reference's where the languages are equal, or walked
@@ -127,11 +140,9 @@ class TableCache:
     def cached(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
         """The table for `key`, built (outside the lock: two threads may build one table twice, never
         corrupt the LRU) when neither memory nor disk has it."""
-        with self.lock:
-            hit = self.entries.get(key)
-            if hit is not None:
-                self.entries.move_to_end(key)
-                return hit[0]
+        hit = self._hit(key)
+        if hit is not None:
+            return hit
         table = self.load(key)
         if table is None:
             start = time.thread_time()  # this thread's CPU: a build that waited for the GIL is not a slow one

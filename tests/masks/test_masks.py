@@ -392,3 +392,48 @@ def test_tables_of_rules_copying_a_text_stay_with_their_grammar_and_masks_are_un
     private = {auto.fingerprints[r] for r in auto.private}
     assert auto.own and not {key[1] for key in grammar.tables.entries} & private
     assert not (set(_PAIRINGS) - pairings) & private
+
+
+def test_table_hits_read_without_the_lock_while_other_threads_fill_and_evict():
+    """Threads hitting, building and evicting one small cache at once: every table comes back equal to a fresh
+    build, and the bytes held stay the sum of the entries kept (hits read without the lock)."""
+    import threading
+
+    grammar = compile_schema({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+                             small_vocab("gpt2", 500))
+    aut, trie = grammar.automaton, grammar.trie
+    keys = [(r, s) for r in range(len(aut.dfas)) for s in range(aut.dfas[r].size)
+            if r not in aut.private][:40]
+    fresh = {k: TableCache().get(aut, trie, *k) for k in keys}
+    cache = TableCache(max_bytes=4 * max(t.nbytes for t in fresh.values()))  # a few tables: evictions all the time
+    errors: list[BaseException] = []
+
+    def work(seed: int) -> None:
+        rng = np.random.default_rng(seed)
+        try:
+            for k in rng.choice(len(keys), 400).tolist():
+                got = cache.get(aut, trie, *keys[k])
+                assert np.array_equal(got.allowed, fresh[keys[k]].allowed)
+        except BaseException as exc:  # noqa: BLE001 - reported below, from the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors[0]
+    assert cache.bytes == sum(size for _, size in cache.entries.values())
+
+
+def test_a_table_hit_makes_it_the_last_one_dropped():
+    grammar = compile_schema({"type": "array", "items": {"type": "string"}}, small_vocab("gpt2", 500))
+    aut, trie = grammar.automaton, grammar.trie
+    keys = [(r, s) for r in range(len(aut.dfas)) for s in range(aut.dfas[r].size) if r not in aut.private][:3]
+    tables = [TableCache().get(aut, trie, *k) for k in keys]
+    cache = TableCache(max_bytes=sum(t.nbytes for t in tables[:2]))  # room for the first two
+    first, second = (cache.get(aut, trie, *k) for k in keys[:2])
+    cache.get(aut, trie, *keys[0])  # a hit: the first is now the most recently used
+    cache.get(aut, trie, *keys[2])  # the third pushes one out: the second
+    held = [entry for entry, _ in cache.entries.values()]
+    assert any(t is first for t in held) and not any(t is second for t in held)
