@@ -148,15 +148,20 @@ static PyObject *tracker_open(PyObject *self, PyObject *args) {
 /* feed(tracker, bytes) -> events waiting (the bytes appended to the output's bytearray) */
 static PyObject *tracker_feed(PyObject *self, PyObject *args) {
     PyObject *capsule;
-    const char *in;
-    Py_ssize_t n;
-    if (!PyArg_ParseTuple(args, "Oy#", &capsule, &in, &n)) return NULL;
+    Py_buffer in_b;  /* held while the output grows: the output itself fed to itself cannot be resized, an error */
+    if (!PyArg_ParseTuple(args, "Oy*", &capsule, &in_b)) return NULL;
     Tracker *T = tracker_of(capsule);
-    if (!T) return NULL;
-    Py_ssize_t size = PyByteArray_GET_SIZE(T->data);
-    if (size != T->s.size) { PyErr_SetString(PyExc_RuntimeError, "feed: the output was changed outside the tracker"); return NULL; }
-    if (PyByteArray_Resize(T->data, size + n) < 0) return NULL;
-    memcpy(PyByteArray_AS_STRING(T->data) + size, in, (size_t)n);
+    if (!T) { PyBuffer_Release(&in_b); return NULL; }
+    Py_ssize_t size = PyByteArray_GET_SIZE(T->data), n = in_b.len;
+    if (size != T->s.size) {
+        PyBuffer_Release(&in_b);
+        PyErr_SetString(PyExc_RuntimeError, "feed: the output was changed outside the tracker");
+        return NULL;
+    }
+    if (PyByteArray_Resize(T->data, size + n) < 0) { PyBuffer_Release(&in_b); return NULL; }
+    memcpy(PyByteArray_AS_STRING(T->data) + size, in_b.buf, (size_t)n);
+    const char *in = PyByteArray_AS_STRING(T->data) + size;  /* the copy: the caller's buffer is let go */
+    PyBuffer_Release(&in_b);
     Scalars *s = &T->s;
     const uint8_t *data = (const uint8_t *)in;
     Py_ssize_t k = 0;
@@ -321,6 +326,10 @@ static PyObject *tracker_check(PyObject *self, PyObject *capsule) {
     Tracker *T = tracker_of(capsule);
     if (!T) return NULL;
     Scalars *s = &T->s;
+    if (PyByteArray_GET_SIZE(T->data) != s->size) {
+        PyErr_SetString(PyExc_RuntimeError, "check: the output was changed outside the tracker");
+        return NULL;
+    }
     const uint8_t *data = (const uint8_t *)PyByteArray_AS_STRING(T->data);
     int64_t end = s->size;
     long bits = (s->filled ? 4 : 0) | (s->in_string && s->member ? 8 : 0);

@@ -142,6 +142,19 @@ def test_the_output_changed_behind_the_tracker_is_an_error():
     js.data.extend(b"1")
     with pytest.raises(RuntimeError, match="changed outside the tracker"):
         js.feed(b"2")
+    with pytest.raises(RuntimeError, match="changed outside the tracker"):
+        js.check()  # (never a read past the bytes there are)
+
+
+def test_the_output_fed_to_itself_is_refused_not_read_freed():
+    js = NativeTracker()
+    js.feed(b'["ab')
+    with pytest.raises(BufferError):
+        js.feed(js.data)
+    js.feed(bytes(js.data[1:]))  # a copy is fine
+    plain = JsonTracker()
+    plain.feed(b'["ab"ab')
+    assert _seen(js) == _seen(plain)
 
 
 def test_a_mark_of_another_tracker_is_refused():
