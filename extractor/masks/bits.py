@@ -10,7 +10,8 @@ from extractor.masks.trie import _kernel
 def pack(mask: np.ndarray) -> np.ndarray:
     """Bool per token -> int32 words, little-endian bit order (token 0 is bit 0 of word 0)."""
     data = np.packbits(mask, bitorder="little")
-    data = np.concatenate([data, np.zeros(-len(data) % 4, dtype=np.uint8)])
+    if len(data) % 4:  # (a vocabulary of whole words, most of them, is packed without a copy)
+        data = np.concatenate([data, np.zeros(-len(data) % 4, dtype=np.uint8)])
     return data.view("<i4").astype(np.int32, copy=False)
 
 

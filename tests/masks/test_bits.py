@@ -51,6 +51,15 @@ def test_a_packed_mask_round_trips() -> None:
     assert (got[:150] == mask).all() and not got[150:].any()
 
 
+@pytest.mark.parametrize("size", [1, 8, 31, 32, 33, 64, 100, 49152])
+def test_a_mask_of_any_size_packs_to_whole_words_bit_by_bit(size: int) -> None:
+    mask = np.random.default_rng(size).random(size) < 0.5
+    words = pack(mask)
+    assert words.dtype == np.int32 and len(words) == -(-size // 32)
+    bits = (words.view(np.uint32)[np.arange(32 * len(words)) // 32] >> (np.arange(32 * len(words)) % 32)) & 1
+    assert (bits[:size] == mask).all() and not bits[size:].any()
+
+
 BAD = [  # (name, rows, error)
     ("index past the batch", [(4, None)], IndexError),
     ("negative index", [(-1, None)], IndexError),
