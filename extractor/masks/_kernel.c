@@ -707,22 +707,18 @@ static PyObject *machine_tops(PyObject *self, PyObject *args) {
     if (P && (cfg < 0 || cfg >= P->ncfg)) PyErr_SetString(PyExc_IndexError, "machine_tops: no such configuration");
     if (!P || PyErr_Occurred()) { PyBuffer_Release(&flag_b); return NULL; }
     const uint8_t *flagged = flag_b.buf;
-    int32_t low = -1, n = 0;
+    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)P->clen[cfg] * 12);  /* every stack at most */
+    if (!out) { PyBuffer_Release(&flag_b); return NULL; }
+    int32_t low = -1, *w = (int32_t *)PyBytes_AS_STRING(out), *start = w;
     for (int32_t a = 0; a < P->clen[cfg]; a++) {
         StackNode *top = P->st + P->arena[P->cbeg[cfg] + a];
         if (low < 0 || top->depth < low) low = top->depth;
-        n += top->depth > 0 && top->rule < flag_b.len && flagged[top->rule];
-    }
-    PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)n * 12);
-    if (!out) { PyBuffer_Release(&flag_b); return NULL; }
-    int32_t *w = (int32_t *)PyBytes_AS_STRING(out);
-    for (int32_t a = 0; a < P->clen[cfg]; a++) {
-        StackNode *top = P->st + P->arena[P->cbeg[cfg] + a];
         if (top->depth > 0 && top->rule < flag_b.len && flagged[top->rule]) {
             *w++ = top->depth; *w++ = top->rule; *w++ = top->state;
         }
     }
     PyBuffer_Release(&flag_b);
+    if (_PyBytes_Resize(&out, (Py_ssize_t)(w - start) * 4) < 0) return NULL;
     return Py_BuildValue("(iN)", low, out);
 }
 
