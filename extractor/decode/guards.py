@@ -11,7 +11,8 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
   around items aside) may not be followed by `,`: the array closes after the first repeat.
 - `similar_items`: an array item that equals earlier items of its array once digits are ignored (a model
   counting `"1.1.1.20", "1.1.1.21", ...`, repeating a line item with a growing price, or alternating two
-  such items) may not be followed by `,` when it makes that many of them.
+  such items) may not be followed by `,` when it makes that many of them, unless it stands whole in the source
+  text (a real list of years or phone numbers is copied, not counted).
 - `alike_objects`: object items that each agree with an earlier item of their array on more than half of
   their members (two at least) end the array once there are that many (a model pairing every company it
   saw with one invented title and the same years).
@@ -29,6 +30,8 @@ the guard steers the model along the shortest way to a closing quote instead of 
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -60,8 +63,9 @@ class Guards:
     unique_items: bool = True
     """An array item equal to an earlier one ends the array (no `,` after it)."""
     similar_items: int | None = 4
-    """This many items of one array that are equal but for their digits end the array (None: off). 4 keeps
-    every list of the quality benchmark's gold objects whole (at most 3 alike there, phone numbers)."""
+    """This many items of one array that are equal but for their digits end the array (None: off), an item that
+    stands whole in the source text aside (a list the text holds is kept whole). 4 keeps every list of the quality
+    benchmark's gold objects whole (at most 3 alike there, phone numbers)."""
     alike_objects: int | None = 2
     """Object items of one array, each agreeing with an earlier item on more than half of all their members
     (two at least), end the array once there are this many (None: off). No two items of a gold list in the
@@ -104,6 +108,8 @@ NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=F
                    alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
 
 _VALUE_ENDS = {bytes([b]) for b in b'"0123456789el}]'}
+MAX_SOURCED = 4096
+"""Items whose place in the source a guard remembers (`Guard._sourced`)."""
 
 
 class TokenClasses:
@@ -171,6 +177,9 @@ class Guard:
         self.grammar = grammar
         self.trie: TokenTrie = grammar.trie
         self.classes = TokenClasses.of(grammar.vocab)
+        self.source = source.decode("utf-8", "replace")
+        self.sourced: dict[bytes, bool] = {}
+        """`_sourced` by item."""
         self.json = tracker(Checks(
             max_string=guards.max_string_bytes, loops=guards.string_loops, stutter=guards.stutter,
             max_digits=guards.max_number_digits, source=source,
@@ -299,7 +308,7 @@ class Guard:
             if n is not None and len(arr.items) >= n - 1:
                 shapes = {shape for shape, count in arr.alike.items() if count >= n - 1}
                 if shapes:
-                    out += self._endings(shapes, current.translate(NO_DIGITS), ended, digits=False)
+                    out += self._endings(shapes, current.translate(NO_DIGITS), ended, digits=False, actual=current)
         if self.guards.alike_objects is not None and not in_string:
             out += self._alike_ending(stack)
         return out
@@ -329,20 +338,43 @@ class Guard:
             return []
         return [self._spelled(b"},") if closing else self.classes.comma]
 
-    def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True) -> list[np.ndarray]:
+    def _endings(self, items: set[bytes], current: bytes, ended: bool, digits: bool = True,
+                 actual: bytes = b"") -> list[np.ndarray]:
         """Tokens that would end the current item equal to one of `items` and go on with `,`
-        (`digits=False`: compared with every digit as 0, and only where no digit is left to write)."""
+        (`digits=False`: compared with every digit as 0, and only where no digit is left to write; an item ending
+        so whose text, `actual` then the rest, stands in the source is left alone: a real list, not a count)."""
         out = []
         for item in items:
             if item == current:
-                out.append(self.classes.comma)
+                if digits or not self._sourced(actual):
+                    out.append(self.classes.comma)
             elif item.startswith(current) and not ended:
                 rest = item[len(current):]
-                if digits or b"0" not in rest:
+                if digits or (b"0" not in rest and not self._sourced(actual + rest)):
                     ids = self._prefixed(rest + b",")
                     if len(ids):
                         out.append(ids)
         return out
+
+    def _sourced(self, item: bytes) -> bool:
+        """Whether an array item (a string or a number) stands in the source text whole: not inside a longer word
+        or number (`11` in `2011` is not)."""
+        hit = self.sourced.get(item)
+        if hit is None:
+            text = None
+            try:
+                value = json.loads(item) if self.source else None
+            except ValueError:
+                value = None
+            if isinstance(value, str) and value.strip():
+                text = value
+            elif isinstance(value, (int, float)) and not isinstance(value, bool):
+                text = item.decode()
+            hit = text is not None and re.search(rf"(?<![0-9A-Za-z]){re.escape(text)}(?![0-9A-Za-z])",
+                                                 self.source) is not None
+            if len(self.sourced) < MAX_SOURCED:
+                self.sourced[item] = hit
+        return hit
 
     def _spelled(self, marks: bytes) -> np.ndarray:
         """Token ids that start with `marks` in order, whitespace before and between them aside (a walk of

@@ -179,6 +179,32 @@ def test_items_equal_but_for_digits_end_the_array_after_four(gpt2):
     assert out is mask
 
 
+YEARS = b"Years on record: 2018, 2019, 2020, 2021, 2022 and 2023; phone 555-0101, 555-0102, 555-0103, 555-0104."
+
+
+@pytest.mark.parametrize(("written", "source", "ends"), [
+    (b'["2018","2019","2020","2021"', YEARS, False),  # a real list of years, each in the text: kept whole
+    (b'["2018","2019","2020","2021","2022"', YEARS, False),
+    (b'["555-0101","555-0102","555-0103","555-0104"', YEARS, False),
+    (b'[2018,2019,2020,2021', YEARS, False),  # numbers alike
+    (b'["2018","2019","2020","2021"', b"", True),  # no text given (a server's request): four alike end it
+    (b'["2020","2021","2022","2023","2024"', YEARS, True),  # counting past the text: 2024 is not in it
+    (b'["2018","2019","2020","2021"', b"2018 2019 2020 in 12021", True),  # `2021` only inside a longer number
+])
+def test_items_alike_but_each_in_the_source_are_a_list_not_a_count(gpt2, written, source, ends):
+    grammar = compile_schema({"type": "array", "items": {"type": ["string", "integer"]}}, gpt2, refusal=None,
+                             options=CompileOptions(layout="compact"))
+    matcher = grammar.matcher()
+    matcher.advance_bytes(written)
+    guard = Guard(Guards(), grammar, source=source or b"")
+    guard.feed(written)
+    mask = matcher.mask()
+    out = guard.restrict(mask, matcher.config)
+    commas = {t for t in _allowed(grammar.vocab, mask) if t.lstrip().startswith(b",")}
+    assert commas, written
+    assert (not commas & _allowed(grammar.vocab, out)) is ends, written
+
+
 JOBS = {"type": "array", "items": {"type": "object", "properties": {
     "company": {"type": "string"}, "title": {"type": "string"}, "start": {"type": "integer"}}}}
 
