@@ -108,6 +108,7 @@ NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=F
                    alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
 
 _VALUE_ENDS = {bytes([b]) for b in b'"0123456789el}]'}
+_SCALAR_STARTS = {bytes([b]) for b in b'"-0123456789'}
 MAX_SOURCED = 4096
 """Items whose place in the source a guard remembers (`Guard._sourced`)."""
 
@@ -361,11 +362,12 @@ class Guard:
         or number (`11` in `2011` is not)."""
         hit = self.sourced.get(item)
         if hit is None:
-            text = None
-            try:
-                value = json.loads(item) if self.source else None
-            except ValueError:
-                value = None
+            text, value = None, None
+            if self.source and item[:1] in _SCALAR_STARTS:  # (objects and arrays are never read: nothing to parse)
+                try:
+                    value = json.loads(item)
+                except ValueError:
+                    value = None
             if isinstance(value, str) and value.strip():
                 text = value
             elif isinstance(value, (int, float)) and not isinstance(value, bool):

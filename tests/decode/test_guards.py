@@ -205,6 +205,16 @@ def test_items_alike_but_each_in_the_source_are_a_list_not_a_count(gpt2, written
     assert (not commas & _allowed(grammar.vocab, out)) is ends, written
 
 
+@pytest.mark.parametrize(("item", "sourced"), [
+    (b'"2019"', True), (b"2019", True), (b'"20"', False), (b'" "', False), (b"true", False),
+    (b"[" * 5000 + b"]" * 5000, False),  # an array item is never parsed (nor recursed into)
+    (b'{"a":"2019"}', False), (b'"2019', False),  # an object; a string not closed
+])
+def test_an_item_stands_in_the_source_as_a_whole_string_or_number(gpt2, item, sourced):
+    grammar = compile_schema({"type": "array", "items": {"type": "string"}}, gpt2, refusal=None)
+    assert Guard(Guards(), grammar, source=YEARS)._sourced(item) is sourced
+
+
 JOBS = {"type": "array", "items": {"type": "object", "properties": {
     "company": {"type": "string"}, "title": {"type": "string"}, "start": {"type": "integer"}}}}
 
