@@ -626,6 +626,17 @@ static void machine_destroy(PyObject *capsule) {
 
 static Machine *machine_of(PyObject *capsule) { return PyCapsule_GetPointer(capsule, MACHINE); }
 
+/* The automaton of a machine capsule where `cfg` is one of its configurations; NULL with an error set otherwise. */
+static PDA *machine_at(PyObject *capsule, int32_t cfg, const char *who) {
+    Machine *M = machine_of(capsule);
+    if (!M) return NULL;
+    if (cfg < 0 || cfg >= M->P.ncfg) {
+        PyErr_Format(PyExc_IndexError, "%s: no such configuration", who);
+        return NULL;
+    }
+    return &M->P;
+}
+
 /* machine(automaton) -> capsule */
 static PyObject *machine_open(PyObject *self, PyObject *args) {
     PyObject *aut;
@@ -660,11 +671,10 @@ static PyObject *machine_step(PyObject *self, PyObject *args) {
     const char *data;
     Py_ssize_t size;
     if (!PyArg_ParseTuple(args, "Oiy#", &capsule, &cfg, &data, &size)) return NULL;
-    Machine *M = machine_of(capsule);
-    if (!M) return NULL;
-    if (cfg < 0 || cfg >= M->P.ncfg) { PyErr_SetString(PyExc_IndexError, "machine_step: no such configuration"); return NULL; }
-    for (Py_ssize_t k = 0; k < size && cfg >= 0; k++) cfg = pda_step(&M->P, cfg, (uint8_t)data[k]);
-    if (M->P.failed) return PyErr_NoMemory();
+    PDA *P = machine_at(capsule, cfg, "machine_step");
+    if (!P) return NULL;
+    for (Py_ssize_t k = 0; k < size && cfg >= 0; k++) cfg = pda_step(P, cfg, (uint8_t)data[k]);
+    if (P->failed) return PyErr_NoMemory();
     return PyLong_FromLong(cfg);
 }
 
@@ -673,10 +683,8 @@ static PyObject *machine_stacks(PyObject *self, PyObject *args) {
     PyObject *capsule;
     int32_t cfg;
     if (!PyArg_ParseTuple(args, "Oi", &capsule, &cfg)) return NULL;
-    Machine *M = machine_of(capsule);
-    if (!M) return NULL;
-    PDA *P = &M->P;
-    if (cfg < 0 || cfg >= P->ncfg) { PyErr_SetString(PyExc_IndexError, "machine_stacks: no such configuration"); return NULL; }
+    PDA *P = machine_at(capsule, cfg, "machine_stacks");
+    if (!P) return NULL;
     int64_t total = 0;
     for (int32_t a = 0; a < P->clen[cfg]; a++) total += 1 + 2 * (int64_t)P->st[P->arena[P->cbeg[cfg] + a]].depth;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(total * 4));
@@ -702,10 +710,8 @@ static PyObject *machine_tops(PyObject *self, PyObject *args) {
     int32_t cfg;
     Py_buffer flag_b;
     if (!PyArg_ParseTuple(args, "Oiy*", &capsule, &cfg, &flag_b)) return NULL;
-    Machine *M = machine_of(capsule);
-    PDA *P = M ? &M->P : NULL;
-    if (P && (cfg < 0 || cfg >= P->ncfg)) PyErr_SetString(PyExc_IndexError, "machine_tops: no such configuration");
-    if (!P || PyErr_Occurred()) { PyBuffer_Release(&flag_b); return NULL; }
+    PDA *P = machine_at(capsule, cfg, "machine_tops");
+    if (!P) { PyBuffer_Release(&flag_b); return NULL; }
     const uint8_t *flagged = flag_b.buf;
     PyObject *out = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)P->clen[cfg] * 12);  /* every stack at most */
     if (!out) { PyBuffer_Release(&flag_b); return NULL; }
@@ -729,14 +735,13 @@ static PyObject *machine_next(PyObject *self, PyObject *args) {
     Py_buffer nodes_b;
     int32_t from;
     if (!PyArg_ParseTuple(args, "Oy*i", &capsule, &nodes_b, &from)) return NULL;
-    Machine *M = machine_of(capsule);
+    PDA *P = machine_at(capsule, from, "machine_next");
     PyObject *result = NULL;
     Walked W = {0};
     int32_t root = 0;
-    if (M && (from < 0 || from >= M->P.ncfg)) PyErr_SetString(PyExc_IndexError, "machine_next: no such configuration");
-    else if (M) {
-        walk_trie(&M->P, nodes_b.buf, NULL, from, &root, 1, 0, 1, &W);
-        result = M->P.failed ? PyErr_NoMemory()
+    if (P) {
+        walk_trie(P, nodes_b.buf, NULL, from, &root, 1, 0, 1, &W);
+        result = P->failed ? PyErr_NoMemory()
             : PyBytes_FromStringAndSize(W.reached ? (const char *)W.reached : "", (Py_ssize_t)(W.nr * 8));
     }
     walked_free(&W);
@@ -752,14 +757,13 @@ static PyObject *machine_walk(PyObject *self, PyObject *args) {
     int32_t from;
     int want_exits;
     if (!PyArg_ParseTuple(args, "Oy*y*iy*p", &capsule, &nodes_b, &ids_b, &from, &roots_b, &want_exits)) return NULL;
-    Machine *M = machine_of(capsule);
+    PDA *P = machine_at(capsule, from, "machine_walk");
     PyObject *result = NULL;
     Walked W = {0};
-    if (M && (from < 0 || from >= M->P.ncfg)) PyErr_SetString(PyExc_IndexError, "machine_walk: no such configuration");
-    else if (M) {
-        walk_trie(&M->P, nodes_b.buf, ids_b.buf, from, roots_b.buf, roots_b.len / (Py_ssize_t)sizeof(int32_t),
+    if (P) {
+        walk_trie(P, nodes_b.buf, ids_b.buf, from, roots_b.buf, roots_b.len / (Py_ssize_t)sizeof(int32_t),
                   want_exits, 0, &W);
-        result = walked_result(&M->P, &W);
+        result = walked_result(P, &W);
     }
     walked_free(&W);
     PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&roots_b);

@@ -94,7 +94,7 @@ class TableCache:
             return table
         key = (trie.vocab.fingerprint, automaton.fingerprints[rule], state)
         hit = self._hit(key)  # (most calls: no closure made for a build that does not happen)
-        return hit if hit is not None else self.cached(key, lambda: self.build(automaton, trie, rule, state))
+        return hit if hit is not None else self._fill(key, lambda: self.build(automaton, trie, rule, state))
 
     def _hit(self, key: tuple[str, str, int]) -> Table | None:
         """The table held in memory for `key`, made most recently used; read without the lock (a dict read and an
@@ -141,8 +141,10 @@ class TableCache:
         """The table for `key`, built (outside the lock: two threads may build one table twice, never
         corrupt the LRU) when neither memory nor disk has it."""
         hit = self._hit(key)
-        if hit is not None:
-            return hit
+        return hit if hit is not None else self._fill(key, build)
+
+    def _fill(self, key: tuple[str, str, int], build: Callable[[], Table]) -> Table:
+        """The table for `key` missed in memory: read from disk, else built (and saved if slow), then held."""
         table = self.load(key)
         if table is None:
             start = time.thread_time()  # this thread's CPU: a build that waited for the GIL is not a slow one

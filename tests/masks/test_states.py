@@ -202,3 +202,18 @@ def test_a_dropped_grammar_is_freed_without_the_cyclic_collector(schema: dict) -
             table.bitmask(table.start)
     finally:
         gc.enable()
+
+
+@pytest.mark.skipif(states_module._kernel is None, reason="the C kernel is not built here (no compiler)")
+@pytest.mark.parametrize(("call", "args"), [
+    ("machine_step", lambda m, nodes, bad: (m, bad, b"a")),
+    ("machine_stacks", lambda m, nodes, bad: (m, bad)),
+    ("machine_tops", lambda m, nodes, bad: (m, bad, b"\0")),
+    ("machine_next", lambda m, nodes, bad: (m, nodes, bad)),
+])
+@pytest.mark.parametrize("bad", [-1, 1 << 30])
+def test_a_configuration_the_machine_never_made_is_an_index_error(call, args, bad) -> None:
+    grammar = compile_schema(SCHEMAS[3], small_vocab("llama3"))
+    table = grammar.states()
+    with pytest.raises(IndexError, match=f"{call}: no such configuration"):
+        getattr(states_module._kernel, call)(*args(table.machine, grammar.trie.packed, bad))
