@@ -240,7 +240,8 @@ static PyObject *tracker_restore(PyObject *self, PyObject *args) {
     Scalars s;
     if (n < (Py_ssize_t)sizeof(Scalars)) goto bad;
     memcpy(&s, mark, sizeof s);
-    if (n != (Py_ssize_t)(sizeof(Scalars) + (size_t)s.depth * sizeof(Frame)) || s.size > PyByteArray_GET_SIZE(T->data)) goto bad;
+    if (s.depth < 0 || s.size < 0 || n != (Py_ssize_t)(sizeof(Scalars) + (size_t)s.depth * sizeof(Frame))
+        || s.size > PyByteArray_GET_SIZE(T->data)) goto bad;
     if (s.depth > T->cap) {
         Frame *f = realloc(T->frames, (size_t)s.depth * sizeof(Frame));
         if (!f) return PyErr_NoMemory();

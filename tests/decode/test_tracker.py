@@ -162,6 +162,10 @@ def test_a_mark_of_another_tracker_is_refused():
     b.feed(b"[[[")
     with pytest.raises(ValueError, match="not a mark of this tracker"):
         a.restore(b.mark())
+    at, frames = b.mark()
+    for bad in (b"", at[:-1], (-1).to_bytes(8, "little", signed=True) + at[8:]):  # short, cut, a negative size
+        with pytest.raises(ValueError, match="not a mark of this tracker"):
+            b.restore((bad, frames))
 
 
 _ITEMS = st.lists(st.fixed_dictionaries({"name": st.sampled_from(["Ann", "Bo", "Ann Lee"]),
