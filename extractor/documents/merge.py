@@ -4,15 +4,16 @@ and every disagreement kept."""
 
 from __future__ import annotations
 
-import json
-import re
-import unicodedata
-from collections.abc import Callable, Sequence
+import math
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from extractor.schema.window import admits_null
 from extractor.tracing.record import Conflict, Incomplete
+from extractor.tracing.views import fold
 
 Grounded = Callable[[int, str], bool]
 """Whether window `i`'s text holds the value at a JSON pointer of that window's own object."""
@@ -80,10 +81,9 @@ class _Merger:
 
     def merge_list(self, items: Any, parts: list[Part], pointer: str) -> list[Any]:
         """Items in window order; an item written again (by the overlapping next window, or repeated) is merged
-        into the first: the same after normalization, or an object agreeing on every identifying member both
-        wrote."""
+        into the first: the same value (`_key`), or an object agreeing on every identifying member both wrote."""
         groups: list[list[Part]] = []
-        index: dict[str, list[int]] = {}
+        index: dict[Hashable, list[int]] = {}
         for w, value, at in parts:
             for i, item in enumerate(value):
                 part, keys = (w, item, f"{at}/{i}"), self.identity(items, item)
@@ -113,26 +113,26 @@ class _Merger:
         """The first value whose window's text holds it, else the first; the others kept as a conflict."""
         kept = next((p for p in parts if self.grounded(p[0], p[2])), parts[0])
         self.out.origin[pointer] = (kept[0], kept[2])
-        others = tuple((v, w) for w, v, _ in parts if _norm(v) != _norm(kept[1]))
+        others = tuple((v, w) for w, v, _ in parts if _key(v) != _key(kept[1]))
         if others:
             self.out.conflicts.append(Conflict(pointer, kept[1], kept[0], others))
         return kept[1]
 
-    def identity(self, items: Any, item: Any) -> list[str]:
-        """The keys an item is looked up by: its normalized value, or for an object each identifying member's."""
+    def identity(self, items: Any, item: Any) -> list[Hashable]:
+        """The keys an item is looked up by: its value's `_key`, or for an object each identifying member's."""
         shape = self.object_shape(self.resolve(items))
         if isinstance(item, dict) and isinstance(shape, dict):
-            return [f"{k}={_norm(item[k])}" for k in self.identifying(shape) if item.get(k) is not None]
-        return [_norm(item)]
+            return [(k, _key(item[k])) for k in self.identifying(shape) if item.get(k) is not None]
+        return [_key(item)]
 
     def agree(self, items: Any, a: Any, b: Any) -> bool:
-        """Whether two items are one: equal after normalization, or objects whose identifying members agree
-        wherever both wrote one (and both wrote at least one)."""
+        """Whether two items are one: the same value, or objects whose identifying members are the same wherever
+        both wrote one (and both wrote at least one)."""
         shape = self.object_shape(self.resolve(items))
         if not (isinstance(a, dict) and isinstance(b, dict) and isinstance(shape, dict)):
-            return _norm(a) == _norm(b)
+            return _key(a) == _key(b)
         both = [k for k in self.identifying(shape) if a.get(k) is not None and b.get(k) is not None]
-        return bool(both) and all(_norm(a[k]) == _norm(b[k]) for k in both)
+        return bool(both) and all(_key(a[k]) == _key(b[k]) for k in both)
 
     def identifying(self, shape: dict[str, Any]) -> list[str]:
         """An object's identifying members: its required scalar members, or every scalar member if none is."""
@@ -184,19 +184,20 @@ class _Merger:
         return schema
 
 
-_SPACE = re.compile(r"\s+")
-_EDGE = re.compile(r"^[\W_]+|[\W_]+$")
-
-
-def _norm(value: Any) -> str:
-    """What two values written a little differently share: strings case-folded, spacing collapsed, punctuation
-    at the ends dropped; numbers by value; anything else as canonical JSON."""
+def _key(value: Any) -> Hashable:
+    """A JSON value's key, equal for two values exactly when they are one value: strings folded for case and
+    spacing only (the trace's `folded` form: NFKC, casefold, whitespace collapsed; never a sign or a symbol
+    dropped, so `C`, `C++` and `C#` stay three), numbers compared exactly by value (never through a float, so
+    big ints stay apart; `2` and `2.0` are one; a bool is not a number), arrays and objects member by member."""
     if isinstance(value, str):
-        text = _SPACE.sub(" ", unicodedata.normalize("NFKC", value).casefold()).strip()
-        return "s:" + (_EDGE.sub("", text) or text)
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return f"n:{float(value)!r}"
-    return "j:" + json.dumps(value, sort_keys=True)
+        return "s", fold(value)
+    if isinstance(value, bool) or value is None:
+        return "j", value
+    if isinstance(value, (int, float, Decimal)):
+        return "n", Fraction(value) if math.isfinite(value) else repr(float(value))
+    if isinstance(value, dict):
+        return "o", tuple(sorted((k, _key(v)) for k, v in value.items()))
+    return "a", tuple(_key(v) for v in value)
 
 
 def escape(key: str) -> str:
