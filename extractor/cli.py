@@ -8,21 +8,32 @@ import importlib
 import json
 import sys
 import time
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from pydantic import BaseModel
 
 from extractor.errors import ExtractorError, MissingFieldsError
+from extractor.files import atomic_text, check_folder, check_output, finite
 from extractor.grammar.layout import LAYOUTS
 from extractor.inputs import at_least
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
+
+EXTRACT_EXIT = """exit status:
+  0  every file extracted (or refused) from its whole text
+  1  some file failed: its line holds "error" ({"type", "message"}); the other lines are written
+  2  bad arguments, an output that is also an input, or one that cannot be written: no --jsonl written
+  3  no file failed, but some text was not read in full: its line's "unread" lists the windows cut by
+     --max-tokens even when halved; what they hold is missing from its "result".
+"""
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="extractor", description="Structured extraction with local language models.")
     sub = parser.add_subparsers(dest="command", required=True)
-    ext = sub.add_parser("extract", help="extract one object per input file, as JSON lines")
+    ext = sub.add_parser("extract", help="extract one object per input file, as JSON lines", epilog=EXTRACT_EXIT,
+                         formatter_class=argparse.RawDescriptionHelpFormatter)
     ext.add_argument("--schema", required=True, help="module:Model (a Pydantic model) or a JSON Schema file")
     ext.add_argument("--input", required=True, type=Path, help="a text file, or a folder of them (*.txt, *.md)")
     ext.add_argument("--model", help="Hugging Face id, local folder or .gguf (default: the embedded SmolLM2)")
@@ -50,10 +61,13 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--parquet", type=Path, metavar="OUTDIR",
                      help="the corpus job's folder of Parquet shards (implies --ray; default: the --jsonl path + .parquet)")
     ext.add_argument("--actors", type=int, default=1, help="with --ray: actors, each holding a copy of the model")
-    rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts")
+    rev = sub.add_parser("review", help="write an HTML page to check `extract --trace` results against their texts",
+                         epilog="exit status: 0 the page written; 2 nothing written (why, on standard error: a "
+                                "results file that cannot be read, an output that is also an input)")
     rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
     rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")
-    rev.add_argument("-o", "--output", type=Path, default=Path("review.html"), help="the page to write")
+    rev.add_argument("-o", "--output", type=Path, default=Path("review.html"),
+                     help="the page to write (never the results file or a text it shows)")
     rev.add_argument("--title", default=None, help="the page's title (default: the results file's name)")
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
     info.add_argument("target", help="module:Model or a JSON Schema file")
@@ -71,7 +85,9 @@ def main(argv: list[str] | None = None) -> int:
 def load_target(spec: str) -> Any:
     """`package.module:Model`, or the path of a JSON Schema file."""
     path = Path(spec)
-    if path.suffix == ".json" and path.exists():
+    if path.suffix == ".json" and not path.exists():
+        raise ValueError(f"schema file {spec} does not exist")
+    if path.suffix == ".json":
         try:
             schema = json.loads(path.read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -113,62 +129,87 @@ def _extract(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from extractor.api import Extractor
-    from extractor.schema import Refusal
-    from extractor.tracing import Traced
 
     target = load_target(args.schema)
     files = _inputs(args.input)
+    read = [*files, *(Path(p) for p in (args.schema, args.model) if p and Path(p).is_file())]
+    if args.jsonl is not None:
+        check_output(args.jsonl, read)
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
                              max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim,
                              window=args.window, overlap=args.overlap)
     if args.ray is not None or args.parquet is not None:
         at_least(1, actors=args.actors)  # an InputError, before Ray is loaded or a cluster started
+        if args.parquet is None and args.jsonl is None:
+            raise ValueError("a corpus job writes its results as it goes: give --parquet OUTDIR and/or --jsonl FILE")
+        folder = check_folder(args.parquet or args.jsonl.with_name(args.jsonl.name + ".parquet"),
+                              [*read, *([args.jsonl] if args.jsonl else [])])
         from extractor.integrations.ray import corpus_command
 
-
-        return corpus_command(files, target, options, address=args.ray or None, parquet=args.parquet,
+        return corpus_command(files, target, options, address=args.ray or None, folder=folder,
                               jsonl=args.jsonl, model=args.model, actors=args.actors, trace=args.trace)
     extractor = Extractor(args.model)
-    out = args.jsonl.open("w") if args.jsonl else sys.stdout
-    failed = 0
-    try:
+    failed = incomplete = 0
+    with _lines(args.jsonl) as out:
         for path in tqdm(files, desc="extracting", unit="file", disable=len(files) < 2, file=sys.stderr):
-            started = time.perf_counter()
-            record: dict[str, Any] = {"file": str(path)}
-            try:
-                text = path.read_text(encoding="utf-8")
-                traced: Traced[Any] = extractor.extract(target, text, options, with_trace=True)
-                result = traced.result
-                record["refused"] = isinstance(result, Refusal)
-                record["result"] = result.model_dump(mode="json", by_alias=True) if hasattr(result, "model_dump") \
-                    else result
-                if args.trace:
-                    record["trace"] = traced.trace.to_json()
-                if traced.trace.conflicts:  # a long text's windows that disagreed: what was kept, what was not
-                    record["conflicts"] = [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
-                                            "others": [{"value": v, "window": w} for v, w in c.others]}
-                                           for c in traced.trace.conflicts]
-            except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
-                failed += 1
-                message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
-                record["error"] = {"type": type(exc).__name__, "message": message}
-                if isinstance(exc, MissingFieldsError):
-                    record["error"].update(missing=exc.missing, partial=exc.partial)
-            record["seconds"] = round(time.perf_counter() - started, 3)
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+            record = finite(_record(extractor, target, path, options, args.trace))
+            failed += "error" in record
+            incomplete += "unread" in record
+            out.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
             out.flush()
-    finally:
-        if args.jsonl:
-            out.close()
-    return 1 if failed else 0
+    return 1 if failed else 3 if incomplete else 0
+
+
+def _lines(jsonl: Path | None) -> AbstractContextManager[TextIO]:
+    """Where the lines go: the --jsonl file through a temporary one (a run that stops leaves the previous file
+    whole), else standard output."""
+    return atomic_text(jsonl) if jsonl is not None else nullcontext(sys.stdout)
+
+
+def _record(extractor: Any, target: Any, path: Path, options: ExtractOptions, with_trace: bool) -> dict[str, Any]:
+    """One file's line: its result and what the trace says is missing from it, or the error it ended in."""
+    from extractor.schema import Refusal
+
+    started = time.perf_counter()
+    record: dict[str, Any] = {"file": str(path)}
+    try:
+        text = path.read_text(encoding="utf-8")
+        traced = extractor.extract(target, text, options, with_trace=True)
+        result, trace = traced.result, traced.trace
+        record["refused"] = isinstance(result, Refusal)
+        record["result"] = result.model_dump(mode="json", by_alias=True) if hasattr(result, "model_dump") else result
+        if with_trace:
+            record["trace"] = trace.to_json()
+        if trace.conflicts:  # a long text's windows that disagreed: what was kept, what was not
+            record["conflicts"] = [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
+                                    "others": [{"value": v, "window": w} for v, w in c.others]}
+                                   for c in trace.conflicts]
+        if trace.unread:  # windows cut even when halved: what they hold is missing from the result
+            record["unread"] = [{"window": i, "start": trace.windows[i].start, "end": trace.windows[i].end}
+                                for i in trace.unread]
+        if trace.left_out:  # list items no window completed: left out of the result
+            record["left_out"] = [{"pointer": x.pointer, "item": x.item, "windows": list(x.windows),
+                                   "missing": list(x.missing)} for x in trace.left_out]
+    except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
+        message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
+        record = {"file": str(path), "error": {"type": type(exc).__name__, "message": message}}
+        if isinstance(exc, MissingFieldsError):
+            record["error"].update(missing=exc.missing, partial=exc.partial)
+    record["seconds"] = round(time.perf_counter() - started, 3)
+    return record
 
 
 def _review(args: argparse.Namespace) -> int:
-    from extractor.review import read_jsonl, write_review
+    from extractor.review import read_jsonl, review_html
 
     documents = read_jsonl(args.results, args.texts)
-    path = write_review(documents, args.output, args.title or args.results.name)
-    print(f"{path}: {len(documents)} documents", file=sys.stderr)
+    # every file of --texts, else each record's own `file`, from here or from the results file's folder
+    texts = [p for p in args.texts.iterdir() if p.is_file()] if args.texts else \
+        [p for d in documents for p in (Path(d.name), args.results.parent / d.name)]
+    output = check_output(args.output, [args.results, *texts])
+    with atomic_text(output) as page:
+        page.write(review_html(documents, args.title or args.results.name))
+    print(f"{output}: {len(documents)} documents", file=sys.stderr)
     return 0
 
 

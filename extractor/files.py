@@ -1,20 +1,24 @@
-"""Files the command line writes: never one it reads, and never half-written (a temporary file beside the
-output, renamed over it when complete, so a killed run leaves the previous file whole)."""
+"""Files the command line writes: never one it reads, never half-written (a temporary file beside the
+output, renamed over it when complete, so a killed run leaves the previous file whole), and JSON lines only
+of what JSON can hold."""
 
 from __future__ import annotations
 
+import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from extractor.errors import InputError
 
 
 def _same(a: Path, b: Path) -> bool:
-    """Whether two paths name one file, through links and `..` (a path that does not exist yet names none)."""
+    """Whether two paths name one file, through links and `..` (a path that does not exist yet names none). `a`
+    is resolved first, as `atomic_text` resolves it: `gone/../x` is `x`, though the system finds no `gone`."""
+    a = a.resolve()
     try:
         return a.exists() and b.exists() and os.path.samefile(a, b)
     except OSError:
@@ -33,11 +37,47 @@ def check_output(output: str | Path, inputs: Iterable[str | Path]) -> Path:
     return out
 
 
+def check_folder(folder: str | Path, inputs: Iterable[str | Path]) -> Path:
+    """`folder` as a Path, or an InputError where it is a file read or holds one: a corpus job writes its shards
+    there and deletes the `part-*` and `*.tmp` files it did not list."""
+    out = Path(folder)
+    for given in inputs:
+        path = Path(given).resolve()
+        if out.resolve() in (path, *path.parents):
+            raise InputError(f"the output folder {out} is or holds an input ({given}): choose another folder; "
+                             "nothing was written")
+    return out
+
+
+def finite(record: dict[str, Any]) -> dict[str, Any]:
+    """`record`, or an error record for its file in its place where it holds NaN or an infinity (a float from
+    `1e999`, or a validator's): JSON has no such numbers, and a line holding one is not JSON to a strict reader."""
+    found = _non_finite(record, "")
+    if found is None:
+        return record
+    pointer, number = found
+    message = f"{pointer} is {number}, which JSON cannot write: this error stands in for the record"
+    return {"file": record["file"], "error": {"type": "ValueError", "message": message}, "seconds": record["seconds"]}
+
+
+def _non_finite(value: Any, pointer: str) -> tuple[str, float] | None:
+    """The JSON pointer and value of the first NaN or infinity in `value`, depth first; None where there is none."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (pointer, value)
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
+    for key, item in items:
+        found = _non_finite(item, f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}")
+        if found is not None:
+            return found
+    return None
+
+
 @contextmanager
 def atomic_text(path: str | Path) -> Iterator[TextIO]:
     """A text file to write `path` through: a temporary file in the same folder, renamed over `path` when the
-    block ends without an error (the rename is atomic), removed otherwise."""
-    target = Path(path)
+    block ends without an error (the rename is atomic), removed otherwise. A link is followed: its target is
+    rewritten and the link kept."""
+    target = Path(path).resolve()
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:

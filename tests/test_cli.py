@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from extractor.cli import main
+from extractor.errors import InputError, MissingFieldsError
+from extractor.tracing import Conflict, Incomplete, Span, Trace, Traced
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -27,6 +31,9 @@ def test_schema_prints_the_refusal_branch_and_grammar_statistics(capsys):
     (["schema", "schemas"], "module:Model"),
     (["schema", "typing:Optional"], "not a Pydantic model"),
     (["extract", "--schema", "schemas:ContactCard", "--input", "/no/such/file"], "does not exist"),
+    (["schema", "missing.json"], "schema file missing.json does not exist"),
+    (["extract", "--schema", "no/such.json", "--input", "README.md"], "schema file no/such.json does not exist"),
+    (["schema", "README.md"], "expected module:Model or a .json file, got 'README.md'"),
 ])
 def test_bad_arguments_exit_2_with_a_message(argv, message, capsys):
     assert main(argv) == 2
@@ -85,27 +92,182 @@ def test_a_file_in_the_working_directory_cannot_stand_in_for_a_dependency(tmp_pa
     assert importlib.util.find_spec("tenacity").origin != str(tmp_path / "tenacity.py")  # ...after the packages
 
 
-def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, monkeypatch):
+@pytest.fixture
+def answers(monkeypatch):
+    """The model replaced by a fake: a text's outcome is what this dict maps it to (a `Traced`, or an exception to
+    raise), else a ContactCard named by the text."""
     import extractor.api
     from extractor import Traced, trace
     from schemas import ContactCard
+
+    outcomes: dict[str, Any] = {}
 
     class Fake:
         def __init__(self, model=None):
             pass
 
         def extract(self, target, text, options=None, with_trace=False, **kw):
-            result = ContactCard(name=text.strip(), emails=[], phones=[])
-            return Traced(result, trace(result, text)) if with_trace else result
+            outcome = outcomes.get(text)
+            if isinstance(outcome, BaseException):
+                raise outcome
+            if outcome is None:
+                result = ContactCard(name=text.strip(), emails=[], phones=[])
+                outcome = Traced(result, trace(result, text))
+            return outcome if with_trace else outcome.result
 
     monkeypatch.setattr(extractor.api, "Extractor", Fake)
+    return outcomes
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    """A JSONL file's records, read as strictly as other languages read JSON (no NaN, no Infinity)."""
+    def refuse(token: str) -> None:
+        raise ValueError(f"{token} is not JSON")
+    return [json.loads(line, parse_constant=refuse) for line in path.read_text().splitlines()]
+
+
+def _extract(folder: Path, *extra: str) -> int:
+    return main(["extract", "--schema", "schemas:ContactCard", "--input", str(folder), *extra])
+
+
+def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, answers):
     (tmp_path / "a.txt").write_bytes(b"\xff\xfe broken")
     (tmp_path / "b.txt").write_text("Ada Lovelace")
     out = tmp_path / "out.jsonl"
-    assert main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path), "--jsonl", str(out)]) == 1
-    first, second = map(json.loads, out.read_text().splitlines())
+    assert _extract(tmp_path, "--jsonl", str(out)) == 1
+    first, second = _lines(out)
     assert first["error"]["type"] == "UnicodeDecodeError" and "a.txt" in first["error"]["message"]
     assert second["result"]["name"] == "Ada Lovelace"
+
+
+WINDOWS = (Span(0, 40), Span(30, 80))
+LEFT_OUT = Incomplete("/phones/1", {"number": None, "kind": "fax"}, (0, 1), ("/phones/1/number",))
+
+
+@pytest.mark.parametrize("trace_kw,failing,fields,code", [
+    ({}, False, {}, 0),  # a text read whole
+    ({"windows": WINDOWS, "unread": (1,)}, False, {"unread": [{"window": 1, "start": 30, "end": 80}]}, 3),
+    ({"windows": WINDOWS, "left_out": (LEFT_OUT,)}, False,
+     {"left_out": [{"pointer": "/phones/1", "item": {"number": None, "kind": "fax"}, "windows": [0, 1],
+                    "missing": ["/phones/1/number"]}]}, 0),
+    ({"windows": WINDOWS, "unread": (0, 1)}, True,  # a failed file says more than an incomplete one
+     {"unread": [{"window": 0, "start": 0, "end": 40}, {"window": 1, "start": 30, "end": 80}]}, 1),
+])
+def test_a_long_texts_unread_windows_and_left_out_items_are_on_its_record_and_unread_sets_exit_3(
+        tmp_path, answers, trace_kw, failing, fields, code):
+    from schemas import ContactCard
+
+    (tmp_path / "a.txt").write_text("a long text")
+    answers["a long text"] = Traced(ContactCard(name="Ada", emails=[], phones=[]), Trace(**trace_kw))
+    if failing:
+        (tmp_path / "b.txt").write_text("a failing text")
+        answers["a failing text"] = InputError("the text is empty")
+    out = tmp_path / "out.jsonl"
+    assert _extract(tmp_path, "--jsonl", str(out)) == code
+    record = _lines(out)[0]
+    assert {k: record[k] for k in ("unread", "left_out") if k in record} == fields
+
+
+@pytest.mark.parametrize("outcome,kind,message", [
+    (b"\xff\xfe", "UnicodeDecodeError", "is not UTF-8 text"),
+    (InputError("the text is empty"), "InputError", "the text is empty"),
+    (MissingFieldsError(["/name"], {"emails": []}, []), "MissingFieldsError", "the required /name"),
+    (Traced({"score": float("nan")}, Trace()), "ValueError", "/result/score is nan, which JSON cannot write"),
+    (Traced({"name": "Ada"}, Trace(windows=WINDOWS, left_out=(Incomplete("/xs/0", {"n": float("inf")}, (1,), ()),))),
+     "ValueError", "/left_out/0/item/n is inf"),
+    (Traced({"name": "Ada"}, Trace(conflicts=(Conflict("/n", 1.0, 0, ((float("-inf"), 1),)),))),
+     "ValueError", "/conflicts/0/others/0/value is -inf"),
+])
+def test_a_failed_file_is_a_json_error_record_of_two_strings_and_exit_1(tmp_path, answers, outcome, kind, message):
+    if isinstance(outcome, bytes):
+        (tmp_path / "a.txt").write_bytes(outcome)
+    else:
+        (tmp_path / "a.txt").write_text("a text")
+        answers["a text"] = outcome
+    out = tmp_path / "out.jsonl"
+    assert _extract(tmp_path, "--jsonl", str(out)) == 1
+    [record] = _lines(out)
+    assert set(record) == {"file", "error", "seconds"} and isinstance(record["error"]["type"], str)
+    assert record["error"]["type"] == kind and message in record["error"]["message"]
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("argv", [
+    ["--input", "{d}/in/a.txt", "--jsonl", "{d}/in/a.txt"],
+    ["--input", "{d}/in", "--jsonl", "{d}/in/b.md"],  # a file of the folder
+    ["--input", "{d}/in", "--jsonl", "{d}/symlink.jsonl"],  # a link to one
+    ["--input", "{d}/in", "--jsonl", "{d}/hardlink.jsonl"],
+    ["--input", "{d}/in", "--jsonl", "{d}/in/../in/a.txt"],
+    ["--input", "{d}/in", "--jsonl", "{d}/contact.json", "--schema", "{d}/contact.json"],
+    ["--input", "{d}/in", "--jsonl", "{d}/model.gguf", "--model", "{d}/model.gguf"],
+    ["--input", "{d}/in", "--parquet", "{d}/in"],  # the corpus job's folder
+    ["--input", "{d}/in", "--parquet", "{d}"],
+    ["--input", "{d}/in", "--jsonl", "{d}/out", "--parquet", "{d}/out"],
+    ["--input", "{d}/in", "--jsonl", "{d}/in/gone/../a.txt"],  # through a folder that does not exist
+])
+def test_extract_never_writes_over_a_file_it_reads(tmp_path, answers, capsys, argv):
+    from schemas import ContactCard
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("Ada Lovelace")
+    (tmp_path / "in" / "b.md").write_text("Bob Stone")
+    (tmp_path / "contact.json").write_text(json.dumps(ContactCard.model_json_schema()))
+    (tmp_path / "model.gguf").write_bytes(b"GGUF")
+    (tmp_path / "symlink.jsonl").symlink_to(tmp_path / "in" / "a.txt")
+    os.link(tmp_path / "in" / "b.md", tmp_path / "hardlink.jsonl")
+    before = _tree(tmp_path)
+    args = [a.format(d=tmp_path) for a in argv]
+    assert main(["extract", "--schema", "schemas:ContactCard", *args]) == 2
+    assert "an input (" in capsys.readouterr().err
+    assert _tree(tmp_path) == before
+
+
+@pytest.mark.parametrize("output,texts", [
+    ("out.jsonl", True),  # the results file
+    ("link.html", True),  # a symbolic link to it
+    ("hard.html", True),  # a hard link to it
+    ("texts/a.txt", True),  # a text the page shows
+    ("texts/c.txt", True),  # any file of --texts
+    ("texts/a.txt", False),  # a record's own file, read where there is no --texts
+])
+def test_review_never_writes_over_the_results_or_a_text(tmp_path, monkeypatch, capsys, output, texts):
+    monkeypatch.chdir(tmp_path)
+    Path("texts").mkdir()
+    Path("texts/a.txt").write_text("Ada Lovelace")
+    Path("texts/c.txt").write_text("not in the results")
+    record = {"file": "texts/a.txt", "refused": False, "result": {"name": "Ada"}}
+    Path("out.jsonl").write_text(json.dumps(record) + "\n")
+    Path("link.html").symlink_to("out.jsonl")
+    os.link("out.jsonl", "hard.html")
+    before = _tree(tmp_path)
+    assert main(["review", "out.jsonl", *(["--texts", "texts"] if texts else []), "-o", output]) == 2
+    assert "is also an input" in capsys.readouterr().err
+    assert _tree(tmp_path) == before
+
+
+def test_a_run_that_stops_leaves_the_previous_results_whole_and_no_temporary_file(tmp_path, answers, monkeypatch):
+    import extractor.review
+
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("Ada Lovelace")
+    (tmp_path / "in" / "b.txt").write_text("stops here")
+    answers["stops here"] = KeyboardInterrupt()
+    out, page = tmp_path / "out.jsonl", tmp_path / "review.html"
+    out.write_text("previous results\n")
+    page.write_text("previous page")
+    with pytest.raises(KeyboardInterrupt):  # after the first file's line
+        _extract(tmp_path / "in", "--jsonl", str(out))
+    assert out.read_text() == "previous results\n"
+    del answers["stops here"]
+    assert _extract(tmp_path / "in", "--jsonl", str(out)) == 0
+    unwritable = "<html>\ud800"  # a lone surrogate: the write fails once the file is open
+    monkeypatch.setattr(extractor.review, "review_html", lambda *a: unwritable)
+    assert main(["review", str(out), "--texts", str(tmp_path / "in"), "-o", str(page)]) == 2
+    assert page.read_text() == "previous page"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["in", "out.jsonl", "review.html"]
 
 
 def test_review_writes_one_page_from_the_jsonl_and_the_texts(tmp_path, capsys):

@@ -8,36 +8,34 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from extractor.files import atomic_text, finite
 from extractor.integrations.ray.job import read_documents, run_corpus
 from extractor.integrations.ray.store import tables
 from extractor.options import ExtractOptions
 
 
 def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,
-                   parquet: Path | None, jsonl: Path | None, model: str | None, actors: int, trace: bool) -> int:
-    """Run the job (resuming one left in the folder), write the JSON lines, report; 1 where any file failed."""
+                   folder: Path, jsonl: Path | None, model: str | None, actors: int, trace: bool) -> int:
+    """Run the job into `folder` (resuming one left there), write the JSON lines, report; 1 where any file failed."""
     import ray
     import ray.data
 
-    if parquet is not None:
-        folder = parquet
-    elif jsonl is not None:
-        folder = jsonl.with_name(jsonl.name + ".parquet")
-    else:
-        raise ValueError("a corpus job writes its results as it goes: give --parquet OUTDIR and/or --jsonl FILE")
     if not ray.is_initialized():  # before the dataset: building one starts a local cluster otherwise
         ray.init(address=address)
     ray.data.DataContext.get_current().enable_progress_bars = False  # before the dataset: the job's bar is the one
     blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // actors))))  # work for every actor
     summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
                          progress=len(files) > 1)
-    if jsonl is not None:
-        records = sorted((_record(row, trace) for table in tables(folder) for row in table.to_pylist()),
+    if jsonl is None:
+        failed = sum(t.num_rows - t.column("error_type").null_count for t in tables(folder))
+    else:  # a record JSON cannot write becomes an error record, and counts as failed
+        records = sorted((finite(_record(row, trace)) for table in tables(folder) for row in table.to_pylist()),
                          key=lambda r: r["file"])
-        jsonl.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+        with atomic_text(jsonl) as out:  # a run that stops leaves the previous file whole
+            out.writelines(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+        failed = sum("error" in r for r in records)
     print(f"{folder}: {summary.written} extracted ({summary.errors} failed, {summary.refused} refused), "
           f"{summary.skipped} done before; {summary.docs_per_second:.2f} documents/s", file=sys.stderr)
-    failed = sum(t.num_rows - t.column("error_type").null_count for t in tables(folder))
     return 1 if failed else 0
 
 
