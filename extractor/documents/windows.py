@@ -38,11 +38,13 @@ class Window:
         return head + document[self.start:self.end]
 
     def offset(self, document: str, at: int) -> int:
-        """Where position `at` of the window's text lies in the document."""
+        """Where position `at` of the window's text lies in the document, as a span's start or its end: the
+        header's end (`at` its length, where the repeated header's line break stands) is the header's end in
+        the document, so a span ending on the header's last cell stays inside the header."""
         if self.header is None:
             return self.start + at
-        size = self.header[1] - self.header[0] + 1
-        return self.header[0] + at if at < size - 1 else self.start + max(0, at - size)
+        head = self.header[1] - self.header[0]
+        return self.header[0] + at if at <= head else self.start + at - head - 1
 
 
 def windows(document: str, token_ends: Sequence[int], size: int, overlap: int = 0) -> list[Window]:
