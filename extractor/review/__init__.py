@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import html
 import json
+import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
@@ -15,7 +17,7 @@ from pydantic import BaseModel
 
 from extractor.errors import ExtractorError
 from extractor.schema import Refusal
-from extractor.tracing import Trace, Traced
+from extractor.tracing import STATUSES, Span, Trace, Traced, ValueTrace
 
 __all__ = ["Reviewed", "read_jsonl", "review_html", "reviewed", "write_review"]
 
@@ -34,6 +36,9 @@ class Reviewed:
     error: dict[str, str] | None = None
     """{"type", "message"} of the error an extraction ended in."""
     trace: Trace = field(default_factory=Trace)
+    notes: tuple[str, ...] = ()
+    """What the page flags beside the document: parts of its trace left out as unreadable (entries, spans outside
+    the text), or the extraction's own error when the text could not be read."""
 
 
 def reviewed(name: str, text: str, outcome: Any) -> Reviewed:
@@ -48,50 +53,163 @@ def reviewed(name: str, text: str, outcome: Any) -> Reviewed:
     return Reviewed(name, text, value, trace=found)
 
 
-def read_jsonl(path: str | Path, texts: str | Path | Mapping[str, str] | None = None) -> list[Reviewed]:
-    """The documents of an `extractor extract --trace` JSONL file. Each line's text is read from `texts` (a folder
-    holding the files by name, or a mapping from the line's `file` to its text), else from the `file` itself."""
-    out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-            name = str(record["file"])
-        except (ValueError, KeyError, TypeError) as exc:
-            raise ValueError(f"{path}:{number}: not a line of `extractor extract` output ({exc})") from None
-        result = record.get("result")
-        refused = bool(record.get("refused"))
-        out.append(Reviewed(name, _text(name, texts), None if refused else result, refused,
-                            str(result.get("error", "")) if refused and isinstance(result, dict) else "",
-                            record.get("error"), Trace.from_json(record.get("trace", []))))
-    return out
+def read_jsonl(path: str | Path, texts: str | Path | Mapping[str, str] | None = None, *,
+               trust_paths: bool = False) -> list[Reviewed]:
+    """The documents of an `extractor extract --trace` JSONL file, one per line that is not blank. A line that
+    cannot be read, or whose text cannot be, is a document holding the error (`path:line: what`), never an
+    exception: one bad line does not lose the others.
 
-
-def _text(name: str, texts: str | Path | Mapping[str, str] | None) -> str:
-    if isinstance(texts, Mapping):
-        if name not in texts:
-            raise ValueError(f"no text given for {name}")
-        return texts[name]
-    path = Path(texts) / Path(name).name if texts is not None else Path(name)
+    Each line's text is read from `texts`: a mapping from the line's `file` to its text, or a folder holding the
+    files by base name; without `texts`, from the line's `file` taken relative to the results file's folder. A
+    path that is absolute, climbs with `..` or leads out of that folder through a link is refused (the page
+    embeds what it reads, and a results file may come from anywhere), unless `trust_paths`."""
+    path = Path(path)
     try:
-        return path.read_text(encoding="utf-8")
+        lines = path.read_bytes().split(b"\n")  # not splitlines: U+2028 and the like may stand inside a string
     except OSError as exc:
-        raise ValueError(f"cannot read the text of {name} at {path}: {exc.strerror}") from None
+        raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    return [_read_line(raw, path, number, texts, trust_paths) for number, raw in enumerate(lines, 1) if raw.strip()]
+
+
+def _read_line(raw: bytes, path: Path, number: int, texts: str | Path | Mapping[str, str] | None,
+               trust: bool) -> Reviewed:
+    """One line as a document: its record checked field by field, its trace entry by entry, its text read."""
+    where, line = f"{path}:{number}", f"line {number}"
+    try:
+        record = json.loads(raw.decode("utf-8"), parse_constant=_not_json, parse_float=_finite)
+    except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
+        return _broken(line, f"{where}: not a line of JSON ({exc})")
+    if not isinstance(record, dict) or not isinstance(record.get("file"), str) or not record["file"]:
+        return _broken(line, f'{where}: not a record with a "file" name ({_kind(record)})')
+    name, refused, result = record["file"], record.get("refused", False), record.get("result")
+    if not isinstance(refused, bool):
+        return _broken(name, f'{where}: "refused" is {_kind(refused)}, not true or false')
+    refusal = _string(result.get("error", "")) if refused and isinstance(result, dict) else ""
+    error = _error(record.get("error"))
+    text, unread = _text(name, texts, path.parent, trust)
+    if unread:
+        notes = (f"the extraction's own error: {error['type']}: {error['message']}",) if error else ()
+        return Reviewed(name, "", None if refused else result, refused, refusal,
+                        {"type": "TextNotRead", "message": f"{where}: {unread}"}, notes=notes)
+    found, notes = _trace(record.get("trace"))
+    return Reviewed(name, text, None if refused else result, refused, refusal, error, found, tuple(notes))
+
+
+def _broken(name: str, message: str) -> Reviewed:
+    """A line that is no document, listed as an error so that the page still counts it."""
+    return Reviewed(name, "", error={"type": "BadLine", "message": message})
+
+
+def _not_json(token: str) -> Any:
+    """NaN and Infinity: Python reads them, JSON (and the page) cannot hold them."""
+    raise ValueError(f"{token} is not a JSON number")
+
+
+def _finite(token: str) -> float:
+    """A float that overflows (1e400) would be Infinity on the page."""
+    value = float(token)
+    if not math.isfinite(value):
+        raise ValueError(f"{token[:40]} is too large for a JSON number")
+    return value
+
+
+def _kind(value: Any) -> str:
+    """What a value is, for a message: its JSON type and the start of its text."""
+    kinds = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number",
+             float: "a number", type(None): "null"}
+    return f"{kinds.get(type(value), type(value).__name__)} {json.dumps(value)[:40]}"
+
+
+def _string(value: Any) -> str:
+    """A string shown as is; anything else as its JSON text."""
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+def _error(value: Any) -> dict[str, str] | None:
+    """{"type", "message"} from the record's `error`: an object as `extract` writes, or anything else as the
+    message (a bare string is an error too, not one to lose)."""
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        return {"type": _string(value.get("type", "Error")), "message": _string(value.get("message", ""))}
+    return {"type": "Error", "message": _string(value)}
+
+
+def _text(name: str, texts: str | Path | Mapping[str, str] | None, home: Path, trust: bool) -> tuple[str, str]:
+    """(the text of the line's `file`, "") or ("", why it was not read)."""
+    if isinstance(texts, Mapping):
+        text = texts.get(name)
+        return (text, "") if isinstance(text, str) else ("", f"no text given for {name}")
+    folder, relative = (Path(texts), Path(Path(name).name)) if texts is not None else (home, Path(name))
+    try:
+        path = (folder / relative).resolve()
+        if not trust:
+            if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+                return "", f"{name} is refused: an absolute path or one climbing out with .. (--trust-paths reads it)"
+            if not path.is_relative_to(folder.resolve()):
+                return "", f"{name} is refused: {folder / relative} links out of {folder} (--trust-paths reads it)"
+        if not path.is_file():
+            return "", f"no file {folder / relative}" if not path.exists() else f"{folder / relative} is not a file"
+        return path.read_text(encoding="utf-8"), ""
+    except UnicodeDecodeError as exc:
+        return "", f"{folder / relative} is not UTF-8 text ({exc.reason} at byte {exc.start})"
+    except (OSError, ValueError) as exc:  # ValueError: a name holding a NUL or a lone surrogate
+        return "", f"cannot read {folder / relative!r}: {getattr(exc, 'strerror', None) or exc}"
+
+
+def _trace(data: Any) -> tuple[Trace, list[str]]:
+    """The trace of a line, each entry checked: one that is not a value's trace is left out, with a note."""
+    if data is None:
+        return Trace(), []
+    if not isinstance(data, list):
+        return Trace(), [f"the trace is {_kind(data)}, not a list: left out"]
+    values, notes = [], []
+    for number, entry in enumerate(data):
+        value = _value_trace(entry, notes)
+        if isinstance(value, str):
+            notes.append(f"trace entry {number} left out: {value}")
+        else:
+            values.append(value)
+    return Trace(tuple(values)), notes
+
+
+def _value_trace(entry: Any, notes: list[str]) -> ValueTrace | str:
+    """One trace entry, or why it is none. Spans that are not pairs of integers are dropped, with a note."""
+    if not isinstance(entry, dict) or not isinstance(entry.get("pointer"), str):
+        return f'not an object with a "pointer" string: {_kind(entry)}'
+    pointer, status, spans = entry["pointer"], entry.get("status"), entry.get("spans", [])
+    if not isinstance(status, str) or status not in STATUSES:
+        return f"{pointer}: its status is not one of {', '.join(STATUSES)}: {_kind(status)}"
+    if not isinstance(spans, list):
+        notes.append(f"{pointer}: its spans are {_kind(spans)}, not a list: dropped")
+        spans = []
+    pairs = [Span(*s) for s in spans if isinstance(s, list) and len(s) == 2 and all(_integer(i) for i in s)]
+    if len(pairs) < len(spans):
+        notes.append(f"{pointer}: {len(spans) - len(pairs)} span(s) not a pair of integers: dropped")
+    how, occurrences, marked = entry.get("how", ""), entry.get("occurrences", len(pairs)), entry.get("marked", False)
+    return ValueTrace(pointer, entry.get("value"), status, tuple(pairs), how if isinstance(how, str) else "",
+                      occurrences if _integer(occurrences) else len(pairs), marked is True)
+
+
+def _integer(value: Any) -> bool:
+    """An int and not a bool (True is an int to Python, not to JSON)."""
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def review_html(documents: Sequence[Reviewed], title: str = "extractor review") -> str:
     """The page: its script, styles and every document inline (no network access, no external file)."""
-    docs = [_document(d) for d in documents]
-    values = [v for d in documents for v in d.trace]
-    totals = {"refused": sum(d.refused for d in documents), "errors": sum(d.error is not None for d in documents),
-              "values": len(values), **{s: sum(v.status == s for v in values) for s in ("copied", "found", "not_found")}}
-    payload = json.dumps({"documents": docs, "totals": totals}, ensure_ascii=False)
-    # inside <script>: no "</" or "<!--" can end it, and U+2028/2029 stay escaped
-    payload = payload.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    payload = "[" + ",".join(_embedded(d) for d in documents) + "]"
+    # inside <script>: no "</" or "<!--" can end it, U+2028/2029 stay escaped, and a lone surrogate (a JSON line
+    # may escape one) is written as its escape, which UTF-8 cannot encode but JSON can
+    payload = _UNSAFE.sub(lambda m: f"\\u{ord(m[0]):04x}", payload)
     here = files("extractor.review")
-    return _PAGE.format(title=html.escape(title), css=here.joinpath("page.css").read_text(encoding="utf-8"),
+    return _PAGE.format(title=html.escape(_SURROGATE.sub("\ufffd", title)),
+                        css=here.joinpath("page.css").read_text(encoding="utf-8"),
                         js=here.joinpath("page.js").read_text(encoding="utf-8"), data=payload)
+
+
+_UNSAFE = re.compile("[<\u2028\u2029\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def write_review(documents: Iterable[Reviewed], path: str | Path, title: str = "extractor review") -> Path:
@@ -101,12 +219,28 @@ def write_review(documents: Iterable[Reviewed], path: str | Path, title: str = "
     return out
 
 
+def _embedded(d: Reviewed) -> str:
+    """A document's JSON on the page; one that JSON cannot hold (NaN, a value too deep or of no JSON type) is
+    shown as that error instead, so that it alone is lost, not the page."""
+    try:
+        return json.dumps(_document(d), ensure_ascii=False, allow_nan=False)
+    except (ValueError, TypeError, RecursionError) as exc:
+        return json.dumps(_document(Reviewed(d.name, "", error={"type": "NotJSON", "message": str(exc)})),
+                          ensure_ascii=False)
+
+
 def _document(d: Reviewed) -> dict[str, Any]:
-    """A document as the page's script reads it: spans also in UTF-16 units, JavaScript's string indices."""
-    units = _utf16(d.text)
-    trace = [{**v, "spans16": [[units(a), units(b)] for a, b in v["spans"]]} for v in d.trace.to_json()]
+    """A document as the page's script reads it: spans also in UTF-16 units, JavaScript's string indices. Spans
+    outside the text (reversed, or past its end: the text was edited since) are dropped, with a note."""
+    units, notes, trace = _utf16(d.text), list(d.notes), []
+    for v in d.trace.to_json():
+        spans = [(a, b) for a, b in v["spans"] if _integer(a) and _integer(b) and 0 <= a <= b <= len(d.text)]
+        if len(spans) < len(v["spans"]):
+            notes.append(f"{v['pointer']}: {len(v['spans']) - len(spans)} span(s) outside the text "
+                         f"({len(d.text)} characters): dropped")
+        trace.append({**v, "spans": spans, "spans16": [[units(a), units(b)] for a, b in spans]})
     return {"name": d.name, "text": d.text, "result": d.result, "refused": d.refused, "refusal": d.refusal,
-            "error": d.error, "trace": trace, "not_found": sum(v["status"] == "not_found" for v in trace)}
+            "error": d.error, "trace": trace, "notes": notes}
 
 
 def _utf16(text: str) -> Any:

@@ -3,8 +3,6 @@
 // highlighted in its field's colour, and the result as a tree. Only the selected document is rendered, so a
 // page of thousands of documents opens at once. Document text only ever reaches the page as text nodes.
 (function () {
-  const data = JSON.parse(document.getElementById("review-data").textContent);
-  const docs = data.documents;
   const palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
                    "#7f7f00", "#393b79", "#637939", "#843c39"];
   const colours = new Map();
@@ -16,6 +14,46 @@
     if (text !== undefined) node.textContent = text;
     return node;
   };
+  const docs = load().map(clean);
+
+  // The documents on the page, [] when its data cannot be read (a page cut short): the page says so.
+  function load() {
+    try {
+      const data = JSON.parse(document.getElementById("review-data").textContent);
+      if (Array.isArray(data)) return data;
+    } catch {
+      // said on the page, below
+    }
+    $("title").textContent = "the page's data cannot be read";
+    return [];
+  }
+
+  // A document with every field of the type the page expects: the page is written from files anyone may have
+  // edited, so nothing is trusted, and what is left out is said in the document's notes.
+  function clean(raw, i) {
+    const d = raw !== null && typeof raw === "object" ? raw : {};
+    const str = (x) => (typeof x === "string" ? x : "");
+    const list = (x) => (Array.isArray(x) ? x : []);
+    const text = str(d.text);
+    const span = (s) => Array.isArray(s) && Number.isInteger(s[0]) && Number.isInteger(s[1]) &&
+      0 <= s[0] && s[0] <= s[1] && s[1] <= text.length;
+    const values = list(d.trace).filter((v) => v !== null && typeof v === "object" &&
+      typeof v.pointer === "string" && typeof v.status === "string");
+    const trace = values.map((v) => ({ pointer: v.pointer, value: v.value, status: v.status, how: str(v.how),
+                                       spans16: list(v.spans16).filter(span) }));
+    const notes = list(d.notes).filter((n) => typeof n === "string");
+    const lost = list(d.trace).length - values.length +
+      values.flatMap((v) => list(v.spans16)).length - trace.flatMap((v) => v.spans16).length;
+    if (lost) notes.push(`${lost} trace entries or spans the page cannot read: left out`);
+    let error = d.error === undefined ? null : d.error;
+    if (error !== null) {  // a bare string (or number) is the error's message
+      error = typeof error === "object" ? { type: str(error.type) || "Error", message: str(error.message) } :
+        { type: "Error", message: String(error) };
+    }
+    return { name: str(d.name) || `document ${i + 1}`, text, result: d.result, refused: d.refused === true,
+             refusal: str(d.refusal), error, trace, notes,
+             not_found: trace.filter((v) => v.status === "not_found").length };
+  }
 
   // A field's colour: one per member path, array indices aside (/jobs/0/company and /jobs/1/company share).
   function colour(pointer) {
@@ -141,7 +179,7 @@
       leaf.append(el("span", "key", key ? `${key}: ` : ""), el("span", "value", JSON.stringify(value)));
       if (trace) {
         const badge = el("span", `status ${trace.status}`, trace.status.replace("_", " "));
-        badge.title = trace.how ? `${trace.status} (${trace.how}), ${trace.spans.length} span(s)` : trace.status;
+        badge.title = trace.how ? `${trace.status} (${trace.how}), ${trace.spans16.length} span(s)` : trace.status;
         leaf.append(badge);
       }
       leaf.addEventListener("click", () => select(pointer, "text"));
@@ -155,6 +193,7 @@
     box.textContent = "";
     if (d.refused) box.append(el("div", "notice refused", `Refused: ${d.refusal || "(no reason given)"}`));
     if (d.error) box.append(el("div", "notice", `${d.error.type}: ${d.error.message}`));
+    for (const note of d.notes) box.append(el("div", "notice note", note));
     const missing = d.trace.filter((v) => v.status === "not_found");
     if (missing.length) {
       box.append(el("h2", "", `Values not found in the text (${missing.length})`));
@@ -180,9 +219,13 @@
       return;
     }
     $("title").textContent = d.name;
-    renderText(d);
-    renderTree(d);
-    renderIssues(d);
+    try {
+      renderText(d);
+      renderTree(d);
+      renderIssues(d);
+    } catch (error) {  // a document the checks above let through: it alone is not shown
+      $("issues").prepend(el("div", "notice broken", `This document cannot be shown: ${error}`));
+    }
     const row = $("docs").querySelector(`li[data-index="${i}"]`);
     if (row) row.scrollIntoView({ block: "nearest" });
   }
@@ -215,9 +258,11 @@
     event.preventDefault();
   });
 
-  const totals = data.totals;
-  $("summary").textContent = `${docs.length} documents · ${totals.refused} refused · ${totals.errors} errors · ` +
-    `${totals.values} values: ${totals.copied} copied, ${totals.found} found, ${totals.not_found} not found`;
+  const values = docs.flatMap((d) => d.trace);
+  const count = (status) => values.filter((v) => v.status === status).length;
+  $("summary").textContent = `${docs.length} documents · ${docs.filter(FILTERS.refused).length} refused · ` +
+    `${docs.filter(FILTERS.errors).length} errors · ${values.length} values: ${count("copied")} copied, ` +
+    `${count("found")} found, ${count("not_found")} not found`;
   setFilter("all");
   window.review = { docs, show, select, setFilter, state };
 })();
