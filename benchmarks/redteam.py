@@ -23,6 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import REPO, commit, write_results  # noqa: E402
+from benchmarks.redteam_documents import ROWS as DOCUMENT_ROWS  # noqa: E402
 
 PRELUDE = """
 import json, resource, sys
@@ -214,6 +215,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("bad targets", "{'$ref': 5}", "build({'$ref': 5})"),
     ("bad targets", "a $schema that is not a string, on the way to a $ref",
      "build({'$defs': {'a': {'$id': 'a.json', '$schema': 1}}, '$ref': 'a.json'})"),
+    *DOCUMENT_ROWS,
 ]
 
 
