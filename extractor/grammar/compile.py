@@ -74,7 +74,7 @@ MAX_UNIQUE_VALUES = 12
 """uniqueItems over at most this many distinct constants is built into the automaton (a state per subset
 used); over more, the matcher keeps the items apart as it does for open sets."""
 
-LEAF_RULES = {"string": jt.string(), "number": jt.NUMBER, "integer": jt.INTEGER}
+LEAF_RULES = {"string": jt.string(), "number": Both(numbers.finite_parts()), "integer": jt.INTEGER}
 MAX_STORED = 1024
 """Most entries of each store below before it starts over (a layout is any value a caller makes)."""
 _ANY_VALUES: dict[tuple[Layout, int], tuple[tuple[tuple[str, Node], ...], frozenset[str]]] = {}
@@ -261,7 +261,8 @@ class _Compiler:
 
     def number(self, node: ir.Number) -> Node:
         """Bounds as digit automata; an integral multipleOf as a remainder automaton (integers only,
-        stricter for numbers); a step of 10**-k as at most k decimal places, no exponent (stricter)."""
+        stricter for numbers); a step of 10**-k as at most k decimal places, no exponent (stricter); a `number`
+        not bounded on both sides only where `float()` reads it as finite (`finite_parts`: never `inf`)."""
         kind = "integer" if node.integer else "number"
         lo, hi, step = node.minimum, node.maximum, node.multiple_of
         if lo is None and hi is None and step is None and not node.fraction and not node.not_multiples:
@@ -273,7 +274,7 @@ class _Compiler:
             body = numbers.number_range(lo, node.exclusive_minimum, hi, node.exclusive_maximum)
         else:
             body = jt.NUMBER
-        parts = [body]
+        parts = [body] if node.integer or numbers.within_float(lo, hi) else [body, *numbers.finite_parts()]
         if step is not None and step == step.to_integral_value():
             if step != 1:
                 parts.append(Multiple(int(step)))

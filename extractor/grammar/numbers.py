@@ -1,13 +1,23 @@
-"""Numeric bounds and multipleOf as exact digit-string automata (no floating point involved)."""
+"""Numeric bounds and multipleOf as exact digit-string automata (no floating point involved), and the numbers
+a float holds: every `number` the grammar writes reads as a finite float, never `inf` from `1e999`."""
 
 from __future__ import annotations
 
 from decimal import Decimal
 from functools import lru_cache
 
-from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, plus, repeat, seq, star
+from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, opt, plus, repeat, seq, star
 
 DIGIT = byte_set((0x30, 0x39))
+NONZERO = byte_set((0x31, 0x39))
+FLOAT_LIMIT = 2 ** 1024 - 2 ** 970
+"""The least magnitude `float()` reads as infinite: halfway between the largest double, (2**53 - 1) * 2**971, and
+2**1024, where rounding half to even goes up. An integer of 309 digits."""
+_LIMIT = str(FLOAT_LIMIT)
+MANTISSA_DIGITS = 24
+"""Digits a number written with an exponent may have before the `e` (a double needs 17): whether `MeE` overflows
+ties the exponent to the mantissa's length, which no finite automaton follows for every length."""
+_E = byte_set(0x45, 0x65)
 
 
 def _digits(lo: int, hi: int) -> Node:
@@ -139,3 +149,72 @@ def number_range(lo: Decimal | None, lo_excl: bool, hi: Decimal | None, hi_excl:
         mlo, mlo_excl = (-hi, hi_excl) if hi is not None and hi < 0 else (Decimal(0), True)
         parts.append(seq(lit("-"), magnitude(mlo, mlo_excl, -lo if lo is not None else None, lo_excl)))
     return alt(*parts) if parts else NOTHING
+
+
+def within_float(lo: Decimal | int | None, hi: Decimal | int | None) -> bool:
+    """Whether bounds keep every number between them below FLOAT_LIMIT in magnitude (no `finite_parts` needed)."""
+    return lo is not None and hi is not None and max(abs(lo), abs(hi)) < FLOAT_LIMIT
+
+
+@lru_cache(maxsize=1)
+def finite_parts() -> tuple[Node, Node]:
+    """Two languages whose intersection is the JSON numbers `float()` reads as finite, exactly (written with an
+    exponent, of at most MANTISSA_DIGITS mantissa digits): plain numbers of at most 309 integer digits or the
+    exact scientific ones, and plain numbers whose 309-digit integer part lies below FLOAT_LIMIT or any scientific
+    one. Each is linear in size; one regex for both needs a chain of digits per position (0.1 s to build)."""
+    sign, fraction = opt(lit("-")), opt(seq(lit("."), plus(DIGIT)))
+    loose = seq(plus(DIGIT), fraction, _E, opt(byte_set(0x2B, 0x2D)), plus(DIGIT))
+    return (seq(sign, alt(seq(_integers(len(_LIMIT)), fraction), _scientific())),
+            seq(sign, alt(seq(alt(_integers(len(_LIMIT) - 1), _lex_below(_LIMIT)), fraction), loose)))
+
+
+def _integers(most: int) -> Node:
+    """Canonical integers of at most `most` digits."""
+    return alt(lit("0"), seq(NONZERO, repeat(DIGIT, 0, most - 1)))
+
+
+def _scientific() -> Node:
+    """Non-negative numbers with an exponent, below FLOAT_LIMIT: a mantissa 0.D * 10**q (D's first digit non-zero)
+    takes an exponent up to 308 - q, or 309 - q where D lies below the limit's digits; zero takes any."""
+    parts = [seq(lit("0"), opt(seq(lit("."), repeat(lit("0"), 1, MANTISSA_DIGITS - 1))), _E,
+                 opt(byte_set(0x2B, 0x2D)), plus(DIGIT))]
+    for q in range(2 - MANTISSA_DIGITS, MANTISSA_DIGITS + 1):
+        every, below = _mantissas(q)
+        parts += [seq(every, _E, _exponent_at_most(308 - q)), seq(below, _E, opt(lit("+")), star(lit("0")),
+                                                                 natural_range(309 - q, 309 - q))]
+    return alt(*parts)
+
+
+def _mantissas(q: int) -> tuple[Node, Node]:
+    """Mantissas of order q and at most MANTISSA_DIGITS digits: all of them, and those whose digits (the point
+    left out) are at most the limit's first as many digits."""
+    if q <= 0:  # `0.` and -q zeros before D
+        head = seq(lit("0."), repeat(lit("0"), -q, -q))
+        rest = MANTISSA_DIGITS - 1 + q
+        return seq(head, NONZERO, repeat(DIGIT, 0, rest - 1)), seq(head, _prefix_at_most(_LIMIT, rest, 1))
+    fraction = opt(seq(lit("."), repeat(DIGIT, 1, MANTISSA_DIGITS - q)))
+    below = alt(seq(natural_range(10 ** (q - 1), int(_LIMIT[:q]) - 1), fraction),
+                seq(lit(_LIMIT[:q]), opt(seq(lit("."), _prefix_at_most(_LIMIT[q:], MANTISSA_DIGITS - q)))))
+    return seq(NONZERO, repeat(DIGIT, q - 1, q - 1), fraction), below
+
+
+def _prefix_at_most(t: str, n: int, low: int = 0) -> Node:
+    """Strings of 1 to n digits, the first at least `low` (at most t's first), each at most t's prefix as long."""
+    if n == 0:
+        return NOTHING
+    return alt(seq(_digits(low, int(t[0]) - 1), repeat(DIGIT, 0, n - 1)),
+               seq(lit(t[0]), opt(_prefix_at_most(t[1:], n - 1))))
+
+
+def _lex_below(t: str) -> Node:
+    """Digit strings that fall below t at some digit, after a common prefix (of t's length: the numbers below t);
+    the digits after that one are one shared tail, so the automaton's subsets stay linear in t's length."""
+    fall = NOTHING
+    for digit in reversed(t):
+        fall = alt(_digits(0, int(digit) - 1), seq(lit(digit), fall))
+    return seq(fall, star(DIGIT))
+
+
+def _exponent_at_most(c: int) -> Node:
+    """Exponents (after the `e`) of value at most c >= 0, leading zeros allowed."""
+    return alt(seq(lit("-"), plus(DIGIT)), seq(opt(lit("+")), star(lit("0")), natural_range(0, c)))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 
 import jsonschema
@@ -129,7 +130,7 @@ def test_ints_are_numbers_and_integers(n):
 @SETTINGS
 @given(st.text(alphabet="-+.eE0123456789", max_size=8))
 def test_number_forms_match_rfc8259(text):
-    assert accepts(NUMBER, text) == bool(re.fullmatch(NUMBER_RE, text))
+    assert accepts(NUMBER, text) == bool(re.fullmatch(NUMBER_RE, text) and math.isfinite(float(text)))  # no 1e999
     assert accepts(INTEGER, text) == bool(re.fullmatch(INTEGER_RE, text))
 
 

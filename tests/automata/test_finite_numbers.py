@@ -1,0 +1,100 @@
+"""A `number` the grammar accepts is one `float()` reads as finite, and every finite one is accepted: `1e999` would
+reach the result as `inf`, which JSON cannot write. Checked against `float()` itself near the limit."""
+
+from __future__ import annotations
+
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from extractor.grammar.numbers import FLOAT_LIMIT, MANTISSA_DIGITS
+from tests.automata.helpers import accepts
+
+SETTINGS = settings(deadline=None, max_examples=400, database=None, suppress_health_check=[HealthCheck.too_slow])
+SYNTAX = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+INTEGER = re.compile(r"-?(?:0|[1-9][0-9]*)")
+LIMIT = str(FLOAT_LIMIT)
+
+
+def finite(text: str) -> bool:
+    """RFC 8259 syntax, a finite `float()`, and with an exponent at most MANTISSA_DIGITS mantissa digits."""
+    if not SYNTAX.fullmatch(text):
+        return False
+    mantissa = re.split("[eE]", text.lstrip("-"))
+    return math.isfinite(float(text)) and (len(mantissa) == 1 or len(mantissa[0].replace(".", "")) <= MANTISSA_DIGITS)
+
+
+SCHEMAS: list[tuple[str, dict[str, Any], Any]] = [  # (name, schema, what else it asks of a number's spelling)
+    ("free number", {"type": "number"}, lambda t: True),
+    ("any value", {"type": "object", "additionalProperties": {}}, lambda t: True),
+    ("bounded below", {"type": "number", "minimum": 0}, lambda t: "e" not in t.lower() and not t.startswith("-")),
+    ("integral step", {"type": "number", "multipleOf": 5}, lambda t: INTEGER.fullmatch(t) and int(t) % 5 == 0),
+    ("fractional step", {"type": "number", "multipleOf": 0.5},
+     lambda t: re.fullmatch(r"-?(?:0|[1-9][0-9]*)(?:\.[05])?", t)),
+    ("bounded above", {"type": "number", "maximum": 5},
+     lambda t: "e" not in t.lower() and Decimal(t) <= 5 and not (t.startswith("-") and Decimal(t) == 0)),
+]
+
+
+def written(schema: dict[str, Any], text: str) -> str:
+    """The output holding number `text` under `schema`."""
+    return '{"a":' + text + "}" if schema.get("type") == "object" else text
+
+
+@st.composite
+def near_limit(draw: st.DrawFn) -> str:
+    """Number spellings of about the limit's magnitude: its digits, one perhaps changed, plain or with an exponent
+    that puts them just below, at or just above it."""
+    digits = (LIMIT * 2)[:draw(st.integers(1, 330))]
+    if draw(st.booleans()):
+        at = draw(st.integers(0, len(digits) - 1))
+        digits = digits[:at] + str(draw(st.integers(0, 9))) + digits[at + 1:]
+    sign = draw(st.sampled_from(["", "-"]))
+    if draw(st.booleans()):  # plain: the point somewhere after the limit's 309 digits, or none
+        point = draw(st.integers(308, 310))
+        head, tail = digits[:point].lstrip("0") or "0", digits[point:]
+        return sign + head + ("." + tail if tail else "")
+    order = draw(st.integers(-3, 26))  # the mantissa is 0.digits * 10**order
+    mantissa = ("0." + "0" * -order + digits if order <= 0 else
+                digits[:order] + "." + digits[order:] if order < len(digits) else digits + "0" * (order - len(digits)))
+    mantissa = mantissa.rstrip(".")
+    exponent = 309 - order + draw(st.integers(-1, 1))
+    return (sign + mantissa + draw(st.sampled_from("eE")) + draw(st.sampled_from(["", "+", "+00", "0"]))
+            + str(exponent))
+
+
+NUMBER, STEP, ABOVE = {"type": "number"}, {"type": "number", "multipleOf": 5}, {"type": "number", "minimum": 0}
+ROWS = [
+    (NUMBER, "1e308", True), (NUMBER, "1.7976931348623157e308", True), (NUMBER, "1.7976931348623158e308", True),
+    (NUMBER, "1.7976931348623159e308", False), (NUMBER, "1e309", False), (NUMBER, "-1e999", False),
+    (NUMBER, "1E+0309", False), (NUMBER, "0.1e309", True), (NUMBER, "0.17976931348623159e310", False),
+    (NUMBER, "1e-999", True), (NUMBER, "0e999", True), (NUMBER, "-0.0E+99999", True), (NUMBER, LIMIT, False),
+    (NUMBER, str(FLOAT_LIMIT - 1), True), (NUMBER, str(FLOAT_LIMIT - 1) + ".999", True),
+    (NUMBER, "-" + LIMIT + ".0", False), (NUMBER, "1" + "0" * 309, False), (NUMBER, "1" + "0" * 308, True),
+    (NUMBER, "0." + "0" * 400 + "1", True), (NUMBER, "1." + "0" * (MANTISSA_DIGITS - 1) + "e5", True),
+    (NUMBER, "1." + "0" * MANTISSA_DIGITS + "e5", False),
+    (STEP, "1" + "0" * 309, False), (STEP, "-1" + "0" * 308, True), (STEP, str(FLOAT_LIMIT - 1)[:-1] + "0", True),
+    (ABOVE, LIMIT, False), (ABOVE, str(FLOAT_LIMIT - 1) + ".5", True),
+]
+
+
+@pytest.mark.parametrize("schema, text, expected", ROWS, ids=[f"{s.get('multipleOf', s.get('minimum'))}-{t[:24]}"
+                                                              for s, t, _ in ROWS])
+def test_a_number_is_accepted_just_where_its_float_is_finite(schema: dict[str, Any], text: str,
+                                                             expected: bool) -> None:
+    assert finite(text) == expected
+    assert accepts(schema, text) == expected
+
+
+@pytest.mark.parametrize("name, schema, rest", SCHEMAS, ids=[s[0] for s in SCHEMAS])
+@SETTINGS
+@given(text=st.one_of(near_limit(), st.text(alphabet="-+.eE0123456789", max_size=12)))
+def test_near_the_limit_the_grammar_agrees_with_float(name: str, schema: dict[str, Any], rest: Any,
+                                                      text: str) -> None:
+    assert accepts(schema, written(schema, text)) == bool(finite(text) and rest(text))
+
