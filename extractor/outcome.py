@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -18,6 +19,9 @@ from extractor.tracing import Trace, Traced
 
 if TYPE_CHECKING:
     from extractor.decode.loop import Generation
+
+_ITEMS = (list, tuple, set, frozenset)
+"""Containers a result's numbers are looked for in, beside mappings and models."""
 
 
 class Invalid(Exception):
@@ -62,6 +66,35 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attem
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,
           is_target: Callable[[bytes], bool] | None = None) -> Any:
+    """The output as the target, or as the refusal model where it is one (see `_validated`); a ValueError where
+    it holds NaN or an infinity (`1e999` validated as a float, or a validator's), which JSON cannot write."""
+    result = _validated(target, refusal, text, is_target)
+    found = non_finite(result, "")
+    if found is not None:
+        raise ValueError(f"the number at {found[0] or 'the top level'} is {found[1]}, which JSON cannot write: "
+                         f"write a finite number")
+    return result
+
+
+def non_finite(value: Any, pointer: str) -> tuple[str, float] | None:
+    """The JSON pointer and value of the first NaN or infinity in a result (models, dataclasses, mappings,
+    sequences, depth first); None where there is none."""
+    if isinstance(value, float):
+        return None if math.isfinite(value) else (pointer, value)
+    if isinstance(value, BaseModel):
+        value = dict(value)
+    elif is_dataclass(value) and not isinstance(value, type):
+        value = {f.name: getattr(value, f.name) for f in fields(value)}
+    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, _ITEMS) else ()
+    for key, item in items:
+        found = non_finite(item, f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}")
+        if found is not None:
+            return found
+    return None
+
+
+def _validated(target: Any, refusal: type[BaseModel] | None, text: str,
+               is_target: Callable[[bytes], bool] | None = None) -> Any:
     """The output as the target, or as the refusal model where it is one. A dict target is not validated
     here (the grammar did); a refusal-shaped output is a refusal unless `is_target` says the target's own
     grammar accepts it too."""
