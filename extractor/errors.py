@@ -109,11 +109,14 @@ class ExtractionError(ExtractorError):
 
 class MissingFieldsError(ExtractionError):
     """A long document read in windows: after the merge and a follow-up over the likeliest windows, required
-    members are still missing. `missing` names them (JSON pointers); `partial` is the merged object without them."""
+    members are still missing. `missing` names them as JSON pointers (RFC 6901: `/email`, `/address/city`; `""`, the
+    whole object, where the schema requires no member and no window wrote any); `partial` is the merged object
+    without them."""
 
     def __init__(self, missing: list[str], partial: Any, attempts: list[Attempt]) -> None:
         self.missing = missing
         self.partial = partial
-        super().__init__(attempts or [Attempt("", Usage(), [f"no window holds {', '.join(missing)}"])])
-        self.args = (f"no window of the text holds the required {', '.join(missing)} (after a follow-up over the "
-                     f"likeliest windows); the rest is on .partial",)
+        named = ", ".join(pointer or "object" for pointer in missing)
+        super().__init__(attempts or [Attempt("", Usage(), [f"no window holds {named}"])])
+        self.args = (f"no window of the text holds the required {named} (after a follow-up over the likeliest "
+                     f"windows); the rest is on .partial",)

@@ -65,10 +65,30 @@ def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt
                          f"object to read it in windows with")
     overhead = len(ex._prompt(window_form(schema), "", [], _window_options(opts)))
     room = limit - overhead - opts.max_tokens - MARGIN if limit is not None else 1 << 62
-    if room < min(64, opts.window or 64):
-        raise InputError(f"the model's context ({limit} tokens) leaves {room} tokens for the text beside the prompt "
-                         f"({overhead}) and max_tokens={opts.max_tokens}: lower max_tokens")
+    if room < _least(opts):
+        raise InputError(_no_room(ex, window_form(schema), limit, overhead, room, opts))
     return min(room, opts.window or room)
+
+
+def _least(opts: ExtractOptions) -> int:
+    """Tokens of text a window must have room for: 64, or the window asked for where it is smaller."""
+    return min(64, opts.window or 64)
+
+
+def _no_room(ex: Engine, form: dict[str, Any], limit: int | None, overhead: int, room: int,
+             opts: ExtractOptions) -> str:
+    """Why a window has no room for text, so the caller knows what to change: the prompt's size without text, the
+    schema's share of it (its JSON is in the prompt), the schema's largest part, and what would make room (a lower
+    max_tokens only where it can)."""
+    share = overhead - len(ex._prompt({}, "", [], _window_options(opts)))
+    parts = [(f"/{kind}/{escape(k)}", v) for kind in ("properties", "$defs") for k, v in form.get(kind, {}).items()]
+    name, part = max(parts, key=lambda p: len(json.dumps(p[1])), default=("", form))
+    largest = f" ({100 * len(json.dumps(part)) // len(json.dumps(form))}% of it {name})" if parts else ""
+    fixes = ["use a model with a longer context", "shrink the schema (fewer enum members, shorter descriptions)"]
+    fixes += ["lower max_tokens"] if room + opts.max_tokens > _least(opts) else []
+    return (f"the prompt takes {overhead} tokens before any text, {share} of them the schema{largest}, so the "
+            f"model's context ({limit} tokens) leaves {room} tokens for the text beside max_tokens={opts.max_tokens}: "
+            f"{', '.join(fixes[:-1])} or {fixes[-1]}")
 
 
 def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, size: int, *,
@@ -116,7 +136,8 @@ def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, si
             declined = Refusal(error=f"no {title(schema)} in the text: none of its {len(parts)} windows holds "
                                      f"any of its fields")
             return returned(declined, Trace(windows=_spans(parts)), attempts, with_trace, with_usage)
-        raise MissingFieldsError(sorted(schema.get("required") or ["/"]), merged.value, attempts)
+        required = [f"/{escape(k)}" for k in sorted(schema.get("required") or [])]
+        raise MissingFieldsError(required or [""], merged.value, attempts)  # "": the whole object, none required
     if merged.missing:
         _follow_up(ex, target, schema, texts, merged, wopts, kept, found)
     if merged.missing:
