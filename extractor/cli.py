@@ -65,10 +65,15 @@ def main(argv: list[str] | None = None) -> int:
                          epilog="exit status: 0 the page written; 2 nothing written (why, on standard error: a "
                                 "results file that cannot be read, an output that is also an input)")
     rev.add_argument("results", type=Path, help="a JSONL file written by `extractor extract --trace`")
-    rev.add_argument("--texts", type=Path, help="the folder holding the input files (default: each line's own path)")
+    rev.add_argument("--texts", type=Path,
+                     help="the folder holding the input files, found by name (default: each line's file, relative to "
+                          "the results file's folder)")
     rev.add_argument("-o", "--output", type=Path, default=Path("review.html"),
                      help="the page to write (never the results file or a text it shows)")
     rev.add_argument("--title", default=None, help="the page's title (default: the results file's name)")
+    rev.add_argument("--trust-paths", action="store_true",
+                     help="read each line's file wherever it points (absolute paths, .., links out of the folder); "
+                          "by default texts are read only from inside --texts, or the results file's folder")
     info = sub.add_parser("schema", help="print the JSON Schema generation follows, and grammar statistics")
     info.add_argument("target", help="module:Model or a JSON Schema file")
     info.add_argument("--no-refusal", action="store_true")
@@ -202,14 +207,17 @@ def _record(extractor: Any, target: Any, path: Path, options: ExtractOptions, wi
 def _review(args: argparse.Namespace) -> int:
     from extractor.review import read_jsonl, review_html
 
-    documents = read_jsonl(args.results, args.texts)
+    documents = read_jsonl(args.results, args.texts, trust_paths=args.trust_paths)
     # every file of --texts, else each record's own `file`, from here or from the results file's folder
     texts = [p for p in args.texts.iterdir() if p.is_file()] if args.texts else \
         [p for d in documents for p in (Path(d.name), args.results.parent / d.name)]
     output = check_output(args.output, [args.results, *texts])
     with atomic_text(output) as page:
         page.write(review_html(documents, args.title or args.results.name))
-    print(f"{output}: {len(documents)} documents", file=sys.stderr)
+    unread = sum(d.error is not None and d.error.get("type") in ("BadLine", "TextNotRead") for d in documents)
+    print(f"{output}: {len(documents)} documents" + (f", {unread} of them lines or texts that could not be read "
+                                                      "(shown on the page as errors)" if unread else ""),
+          file=sys.stderr)
     return 0
 
 

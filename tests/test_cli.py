@@ -289,9 +289,23 @@ def test_review_writes_one_page_from_the_jsonl_and_the_texts(tmp_path, capsys):
     html = page.read_text()
     assert "in/a.txt" in html and "ada@nowhere.org" in html and "the text is empty" in html
     assert "2 documents" in capsys.readouterr().err
-    (texts / "b.txt").unlink()
-    assert main(["review", str(results), "--texts", str(texts), "-o", str(page)]) == 2
-    assert "cannot read the text of in/b.txt" in capsys.readouterr().err
+    (texts / "b.txt").unlink()  # a text gone is an error document on the page, the others kept
+    assert main(["review", str(results), "--texts", str(texts), "-o", str(page)]) == 0
+    assert "ada@nowhere.org" in page.read_text() and f"no file {texts / 'b.txt'}" in page.read_text()
+    assert "2 documents, 1 of them lines or texts that could not be read" in capsys.readouterr().err
+
+
+def test_review_reads_a_text_outside_its_folder_only_when_trusted(tmp_path, capsys):
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the secret")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    results = folder / "out.jsonl"
+    results.write_text(json.dumps({"file": str(secret), "refused": False, "result": {}}) + "\n")
+    page = folder / "review.html"
+    for flags, shown in (([], False), (["--trust-paths"], True)):
+        assert main(["review", str(results), "-o", str(page), *flags]) == 0
+        assert ("the secret" in page.read_text()) is shown, flags
 
 
 def test_model_prints_the_embedded_models_folder_for_engines_that_load_by_path(capsys):
