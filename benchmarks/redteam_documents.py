@@ -49,10 +49,55 @@ run = subprocess.run([sys.executable, "-m", "extractor.cli", "schema", "missing.
 assert run.returncode == 2 and "does not exist" in run.stderr, run.stderr[-300:]
 """
 
+REVIEW_MALFORMED = """
+import json, tempfile
+from pathlib import Path
+from extractor.review import read_jsonl, review_html
+lines = ['{"file": "a.txt", "trace": "abc"}', '{"file": "a.txt", "trace": null}',
+         '{"file": "a.txt", "result": {}, "trace": [{"pointer": "/x", "value": 1, "status": "found"}]}',
+         '{"file": "a.txt", "result": {}, "trace": [{"pointer": "/x", "value": 1, "status": "found", '
+         '"spans": [[0, 999]]}]}',
+         '{"file": "a.txt", "status": 7, "trace": [{"pointer": 5, "status": 7, "spans": []}]}',
+         '{"file": "a.txt", "result": {"x": NaN}}', '{"file": "a.txt", "error": "boom"}',
+         '{"file": "latin.txt", "result": {}}', '{"file": "gone.txt", "result": {}}', '{"file": "a.txt", "resu']
+with tempfile.TemporaryDirectory() as d:
+    Path(d, "a.txt").write_text("Ada")
+    Path(d, "latin.txt").write_bytes("caf\xe9".encode("latin-1"))
+    results = Path(d, "out.jsonl")
+    results.write_text("\\n".join(lines) + "\\n")
+    docs = read_jsonl(results)
+    assert len(docs) == len(lines), len(docs)
+    page = review_html(docs)
+    data = page.split('id="review-data">')[1].split("</script>")[0]
+    json.loads(data)  # the page's own data parses: its script starts
+    assert "latin.txt" in page and "gone.txt" in page and "boom" in page
+"""
+
+REVIEW_FILES = """
+import tempfile
+from pathlib import Path
+from extractor.review import read_jsonl
+with tempfile.TemporaryDirectory() as d:
+    secret = Path(d, "secret.txt")
+    secret.write_text("the secret")
+    texts = Path(d, "texts")
+    texts.mkdir()
+    Path(texts, "link.txt").symlink_to(secret)
+    results = Path(texts, "out.jsonl")
+    results.write_text('{"file": "%s"}\\n{"file": "link.txt"}\\n{"file": "../secret.txt"}\\n' % secret)
+    for folder in (None, texts):
+        docs = read_jsonl(results, folder)
+        assert all("the secret" not in doc.text and doc.error for doc in docs), docs
+"""
+
 ROWS: list[tuple[str, str, str]] = [
     ("document tools", "windows writing C, C++, C#, F#, F; -500.00 against 500.00; ids one apart past 2^53",
      MERGE_SYMBOLS),
     ("document tools", "a window span ending on a repeated table header's last cell", HEADER_SPAN),
     ("document tools", "extract --jsonl onto its --input; review -o onto its results", CLI_OVERWRITE),
     ("document tools", "--schema naming a file that does not exist", CLI_MISSING_SCHEMA),
+    ("document tools", "a results file of bad lines: wrong types, NaN, spans past the text, a Latin-1 and a missing "
+     "text, a cut line", REVIEW_MALFORMED),
+    ("document tools", "a results file naming /etc/passwd-like paths: absolute, a link out of --texts, ..",
+     REVIEW_FILES),
 ]
