@@ -9,8 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from jobdata import OPTIONS, Person, Windowed
 
 from extractor.cli import main
+from extractor.integrations.ray import corpus_command
+from extractor.integrations.ray.workers import GAPS
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "email": {"type": "string"}},
           "required": ["name", "email"], "additionalProperties": False}
@@ -50,6 +53,44 @@ def test_extract_on_ray_writes_the_lines_extract_writes_and_resumes(cluster: str
     again = [json.loads(line) for line in (folder / "ray.jsonl").read_text().splitlines()]
     summary = json.loads((folder / "ray.jsonl.parquet" / "summary.json").read_text())
     assert (rerun.returncode, again, summary["skipped"], summary["written"]) == (1, lines, 3, 0)
+
+
+@pytest.mark.parametrize("texts,jsonl,gaps,code", [
+    (["whole", "left_out", "conflicts"], True, {"left_out": ["left_out"], "conflicts": ["conflicts"]}, 0),
+    (["whole", "unread"], True, {"unread": ["unread"]}, 3),
+    (["unread"], False, {}, 3),  # --parquet alone: the status read from the shards
+    (["unread", "latin1"], True, {"unread": ["unread"]}, 1),  # a failed file says more than an incomplete one
+])
+def test_extract_on_ray_says_what_a_text_read_in_windows_lacks_and_exits_as_extract_does(
+        cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, texts: list[str], jsonl: bool,
+        gaps: dict[str, list[str]], code: int) -> None:
+    """A file whose text was not read in full sets exit 3 with --ray too, and its line says so as without Ray."""
+    import extractor.api
+
+    (tmp_path / "in").mkdir()
+    files = [tmp_path / "in" / f"{text}.txt" for text in texts]
+    for path, text in zip(files, texts):
+        path.write_bytes(FILES["latin1.txt"] if text == "latin1" else text.encode())
+    out = tmp_path / "ray.jsonl" if jsonl else None
+    assert corpus_command(files, Person, OPTIONS, address=None, folder=tmp_path / "ray", jsonl=out, model=Windowed,
+                          actors=1, trace=False) == code
+    summary = json.loads((tmp_path / "ray" / "summary.json").read_text())
+    assert summary["unread"] == texts.count("unread")
+    if out is None:
+        return
+    monkeypatch.setattr(extractor.api, "Extractor", Windowed)
+    plain_code = main(["extract", "--schema", "jobdata:Person", "--input", str(tmp_path / "in"), "--jsonl",
+                       str(tmp_path / "plain.jsonl")])
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    plain = [json.loads(line) for line in (tmp_path / "plain.jsonl").read_text().splitlines()]
+    assert plain_code == code
+    assert {name: stems for name in GAPS if (stems := [Path(r["file"]).stem for r in lines if name in r])} == gaps
+    assert _extracted(lines) == _extracted(plain)  # the records of the command without Ray, key for key
+
+
+def _extracted(records: list[dict]) -> list[dict]:
+    """The records of files extracted, but for their time (the error of a file not UTF-8 is worded apart)."""
+    return [{k: v for k, v in r.items() if k != "seconds"} for r in records if "error" not in r]
 
 
 def test_the_command_line_and_the_package_load_no_ray_until_a_job_runs() -> None:

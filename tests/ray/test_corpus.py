@@ -16,12 +16,14 @@ from dataclasses import replace
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 from jobdata import OPTIONS, TEXTS, Person, corpus
 
 from extractor import Extractor, ExtractorError
 from extractor.integrations.ray import JobSummary, read_results, run_corpus
 from extractor.integrations.ray.store import entries, tables
+from extractor.integrations.ray.workers import GAPS
 
 
 def _ids(folder: Path) -> Counter[str]:
@@ -37,7 +39,8 @@ def job(cluster: str, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, J
 
 def test_every_row_is_written_once_with_its_outcome(job: tuple[Path, JobSummary]) -> None:
     folder, summary = job
-    assert (summary.rows_in, summary.written, summary.skipped, summary.duplicates, summary.errors) == (6, 6, 0, 0, 1)
+    assert (summary.rows_in, summary.written, summary.skipped, summary.duplicates, summary.errors,
+            summary.unread) == (6, 6, 0, 0, 1, 0)
     assert _ids(folder) == Counter(list(TEXTS))
     assert sum(e["rows"] for e in entries(folder)) == 6 and summary.shards == len(entries(folder)) >= 3
     rows = dict(read_results(folder, Person))
@@ -74,6 +77,20 @@ def test_a_rerun_skips_every_row_done(job: tuple[Path, JobSummary], tmp_path: Pa
     assert (summary.rows_in, summary.written, summary.skipped, summary.shards) == (6, 0, 6, 0)
     assert (summary.first_batch_seconds, summary.first_batch_rows, summary.steady_docs_per_second) == (None, 0, None)
     assert _ids(folder) == Counter(list(TEXTS))
+
+
+def test_a_folder_written_before_the_gap_columns_existed_resumes(job: tuple[Path, JobSummary], tmp_path: Path) -> None:
+    """An earlier version's shards (no gap columns) are skipped, then read back as null beside those a rerun adds."""
+    folder = tmp_path / "old"
+    shutil.copytree(job[0], folder)
+    for shard in folder.glob("part-*.parquet"):
+        pq.write_table(pq.read_table(shard).drop_columns(list(GAPS)), shard)
+    more = {**TEXTS, "fay": "Fay Gold, fay@gold.io"}
+    summary = run_corpus(corpus(more), Person, folder, options=OPTIONS, concurrency=2, batch_size=2, shard_rows=2)
+    assert (summary.skipped, summary.written, summary.unread) == (6, 1, 0)
+    rows = pa.concat_tables(tables(folder)).to_pylist()
+    assert sorted(r["id"] for r in rows) == sorted(more) and all(r[name] is None for r in rows for name in GAPS)
+    assert dict(read_results(folder, Person)).keys() == more.keys()
 
 
 DRIVER = """

@@ -9,7 +9,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from extractor.integrations.ray.store import CorpusJobError, ShardStore, entries
+from extractor.integrations.ray.store import CorpusJobError, ShardStore, entries, tables
+from extractor.integrations.ray.workers import RESULT_FIELDS
 
 JOB = {"schema": "0123456789abcdef", "text_column": "text", "id_column": "id"}
 
@@ -69,3 +70,16 @@ def test_ids_the_manifest_cannot_list_are_a_corpus_job_error_before_a_shard_is_w
     with pytest.raises(CorpusJobError, match=r"ids must be strings or numbers.*\['bytes'\]"):
         store.write(pa.table({"id": [b"a"]}), [b"a"])
     assert not list(tmp_path.glob("part-*")) and entries(tmp_path) == []
+
+
+def test_a_shard_written_before_a_column_existed_reads_it_as_null(tmp_path: Path) -> None:
+    """A folder an earlier version wrote (no `unread` column, say) resumes: its shards read as those written since."""
+    store = ShardStore(tmp_path, JOB)
+    store.write(_table(["a"]), ["a"])  # the id and a result: what an earlier version wrote, and more
+    unread = '[{"window": 1, "start": 30, "end": 80}]'
+    store.write(pa.table({"id": ["b"], "result": ["{}"], "unread": [unread]}), ["b"])
+    old, new = tables(tmp_path)
+    assert old.schema == new.schema == pa.schema([("id", pa.string()), *RESULT_FIELDS])
+    rows = pa.concat_tables([old, new]).to_pylist()
+    assert [(r["id"], r["result"], r["unread"], r["conflicts"]) for r in rows] == [("a", "{}", None, None),
+                                                                                  ("b", "{}", unread, None)]

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
+import json
+
 import pyarrow as pa
 import pytest
-from jobdata import Person
+from jobdata import TRACES, Person
 
 from extractor import ExtractOptions, InputError, Refusal
 from extractor.errors import Usage
 from extractor.integrations.ray.workers import (
+    GAPS,
     READ_ERROR,
     RESULT_FIELDS,
     SKIPPED,
@@ -21,7 +24,8 @@ from extractor.tracing import Trace, Traced
 
 
 class Engine:
-    """Answers from the text alone: "BOOM" breaks the whole call, "no" is refused, a blank text is an InputError."""
+    """Answers from the text alone: "BOOM" breaks the whole call, "no" is refused, a blank text is an InputError, a
+    text `TRACES` names has that trace."""
 
     def __init__(self) -> None:
         self.calls: list[list[str]] = []
@@ -32,20 +36,21 @@ class Engine:
         if any("BOOM" in t for t in texts):
             raise RuntimeError("the engine broke")
         return [(InputError("empty") if not t.strip() else Traced(Refusal(error="no") if t == "no" else
-                                                                    Person(name=t, email=f"{t}@x.org"), Trace()),
+                                                                    Person(name=t, email=f"{t}@x.org"),
+                                                                    TRACES.get(t, Trace())),
                  Usage(prompt_tokens=len(t))) for t in texts]
 
 
-def _run(texts: list[str], done: frozenset[str] | None = None, unread: list[str | None] | None = None,
+def _run(texts: list[str], done: frozenset[str] | None = None, read_errors: list[str | None] | None = None,
          ) -> tuple[pa.Table, Engine]:
     engine = Engine()
     actor = ExtractBatches(Person, model=lambda: engine, options=ExtractOptions(), text_column="text",
                            id_column="id", batch_size=8, torch_threads=1, done=done)
     columns = {"id": [f"d{k}" for k in range(len(texts))], "text": texts}
-    if unread is not None:
-        columns[READ_ERROR] = unread
+    if read_errors is not None:
+        columns[READ_ERROR] = read_errors
     return actor(pa.table(columns, pa.schema([("id", pa.string()), ("text", pa.string())] +
-                                            ([(READ_ERROR, pa.string())] if unread is not None else [])))), engine
+                                            ([(READ_ERROR, pa.string())] if read_errors is not None else [])))), engine
 
 
 @pytest.mark.parametrize("texts,errors,calls", [
@@ -71,8 +76,23 @@ def test_a_refusal_is_a_result_marked_refused() -> None:
     assert table.column("prompt_tokens").to_pylist() == [3, 2]
 
 
+@pytest.mark.parametrize("text,gaps", [
+    ("ann", {}),  # a text read whole
+    (" ", {}),  # a failed row
+    ("unread", {"unread": [{"window": 1, "start": 30, "end": 80}]}),
+    ("left_out", {"left_out": [{"pointer": "/emails/1", "item": {"address": None}, "windows": [0, 1],
+                                "missing": ["/emails/1/address"]}]}),
+    ("conflicts", {"conflicts": [{"pointer": "/name", "kept": "Ann", "window": 0,
+                                  "others": [{"value": "Anne", "window": 1}]}]}),
+])
+def test_what_a_text_read_in_windows_lacks_is_in_its_row_as_json(text: str, gaps: dict[str, list[dict]]) -> None:
+    table, _ = _run([text])
+    row = table.to_pylist()[0]
+    assert {name: json.loads(row[name]) for name in GAPS if row[name] is not None} == gaps
+
+
 def test_rows_done_before_pass_through_and_unread_ones_fail_unextracted() -> None:
-    table, engine = _run(["ann", "bob", "cy"], done=frozenset({"d1"}), unread=[None, None, "not UTF-8"])
+    table, engine = _run(["ann", "bob", "cy"], done=frozenset({"d1"}), read_errors=[None, None, "not UTF-8"])
     assert table.column(SKIPPED).to_pylist() == [False, True, False]
     assert table.column("error_type").to_pylist() == [None, None, "InputError"]
     assert table.column("error_message")[2].as_py() == "not UTF-8"

@@ -11,12 +11,14 @@ from typing import Any
 from extractor.files import atomic_text, finite
 from extractor.integrations.ray.job import read_documents, run_corpus
 from extractor.integrations.ray.store import tables
+from extractor.integrations.ray.workers import GAPS, ModelSpec
 from extractor.options import ExtractOptions
 
 
 def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,
-                   folder: Path, jsonl: Path | None, model: str | None, actors: int, trace: bool) -> int:
-    """Run the job into `folder` (resuming one left there), write the JSON lines, report; 1 where any file failed."""
+                   folder: Path, jsonl: Path | None, model: ModelSpec, actors: int, trace: bool) -> int:
+    """Run the job into `folder` (resuming one left there), write the JSON lines, report; the exit status of
+    `extractor extract`: 1 where any file failed, else 3 where some text was not read in full, else 0."""
     import ray
     import ray.data
 
@@ -27,16 +29,18 @@ def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, a
     summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
                          progress=len(files) > 1)
     if jsonl is None:
-        failed = sum(t.num_rows - t.column("error_type").null_count for t in tables(folder))
+        failed, unread = (sum(t.num_rows - t.column(name).null_count for t in tables(folder))
+                          for name in ("error_type", "unread"))
     else:  # a record JSON cannot write becomes an error record, and counts as failed
         records = sorted((finite(_record(row, trace)) for table in tables(folder) for row in table.to_pylist()),
                          key=lambda r: r["file"])
         with atomic_text(jsonl) as out:  # a run that stops leaves the previous file whole
             out.writelines(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
-        failed = sum("error" in r for r in records)
-    print(f"{folder}: {summary.written} extracted ({summary.errors} failed, {summary.refused} refused), "
+        failed, unread = sum("error" in r for r in records), sum("unread" in r for r in records)
+    print(f"{folder}: {summary.written} extracted ({summary.errors} failed, {summary.refused} refused, "
+          f"{summary.unread} not read in full), "
           f"{summary.skipped} done before; {summary.docs_per_second:.2f} documents/s", file=sys.stderr)
-    return 1 if failed else 0
+    return 1 if failed else 3 if unread else 0
 
 
 def _record(row: dict[str, Any], trace: bool) -> dict[str, Any]:
@@ -48,5 +52,6 @@ def _record(row: dict[str, Any], trace: bool) -> dict[str, Any]:
         record.update(refused=row["refused"], result=json.loads(row["result"]))
         if trace:
             record["trace"] = json.loads(row["trace"])
+        record.update((name, json.loads(row[name])) for name in GAPS if row[name] is not None)
     record["seconds"] = round(row["seconds"], 3)
     return record

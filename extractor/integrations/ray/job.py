@@ -36,6 +36,8 @@ class JobSummary:
     duplicates: int
     errors: int
     refused: int
+    unread: int
+    """Rows extracted from part of their text only: windows cut by `max_tokens` even when halved (their `unread`)."""
     shards: int
     seconds: float
     first_batch_seconds: float | None
@@ -80,7 +82,8 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
     store = ShardStore(Path(folder), _job(target, text_column, id_column))
     total = ds.count()  # one pass over the input (metadata only, for datasets built in memory)
     results = actors(ds, target, text_column, id_column, options, workers, frozenset(store.ids))
-    started, counts = time.perf_counter(), dict.fromkeys(["written", "skipped", "duplicates", "errors", "refused"], 0)
+    counts = dict.fromkeys(["written", "skipped", "duplicates", "errors", "refused", "unread"], 0)
+    started = time.perf_counter()
     shards_before, written_now = len(store.shards), set()
     pending: list[pa.Table] = []
     last_flush, first = time.perf_counter(), (None, 0)
@@ -107,6 +110,7 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
                 counts["written"] += fresh.num_rows
                 counts["errors"] += fresh.num_rows - fresh.column("error_type").null_count
                 counts["refused"] += sum(filter(None, fresh.column("refused").to_pylist()))
+                counts["unread"] += fresh.num_rows - fresh.column("unread").null_count
             bar.update(batch.num_rows)
             if sum(t.num_rows for t in pending) >= shard_rows or time.perf_counter() - last_flush >= flush_seconds:
                 flush()

@@ -14,6 +14,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from extractor.errors import ExtractorError
+from extractor.integrations.ray.workers import RESULT_FIELDS
 
 MANIFEST = "manifest.jsonl"
 JOB = "job.json"
@@ -102,11 +103,14 @@ def entries(folder: Path, *, repair: bool = False) -> list[dict[str, Any]]:
 
 
 def tables(folder: Path) -> Iterator[pa.Table]:
-    """The listed shards of a job's folder, in the order they were written."""
+    """The listed shards in written order, a column an older shard lacks read as null: an old folder reads as new."""
     if not (folder / MANIFEST).exists():
         raise CorpusJobError(f"{folder} holds no corpus job's output (no {MANIFEST})")
     for entry in entries(folder):
-        yield pq.read_table(folder / entry["shard"])
+        table = pq.read_table(folder / entry["shard"])
+        columns = {f.name: table.column(f.name) if f.name in table.column_names else pa.nulls(table.num_rows, f.type)
+                   for f in RESULT_FIELDS}
+        yield pa.table({table.column_names[0]: table.column(0), **columns})
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -18,6 +18,7 @@ from extractor.api import Extractor
 from extractor.errors import InputError, Usage
 from extractor.inputs import at_least
 from extractor.options import ExtractOptions
+from extractor.tracing import Trace
 
 if TYPE_CHECKING:
     import ray.data
@@ -30,6 +31,9 @@ RESULT_FIELDS = [
     pa.field("error_type", pa.string()),  # the exception's class name, where the row failed
     pa.field("error_message", pa.string()),
     pa.field("trace", pa.string()),  # `Trace.to_json()` as JSON: each value's spans in the text
+    pa.field("conflicts", pa.string()),  # `gaps`' lists as JSON, null where a text has none: what its result may lack
+    pa.field("unread", pa.string()),
+    pa.field("left_out", pa.string()),
     pa.field("prompt_tokens", pa.int64()),
     pa.field("completion_tokens", pa.int64()),
     pa.field("forward_passes", pa.int64()),
@@ -38,6 +42,9 @@ RESULT_FIELDS = [
 ]
 """What each output row holds beside its id: typed once, so every batch's table has the same schema (a batch
 without a failure would otherwise type its error columns as null)."""
+
+GAPS = ("conflicts", "unread", "left_out")
+"""The columns `gaps` fills, named as `extractor extract`'s record keys; null where none (or an older shard)."""
 
 SKIPPED = "skipped"
 """The column a corpus job adds: True for a row whose id its output already holds (not extracted again)."""
@@ -134,7 +141,19 @@ class ExtractBatches:
         dumped = result.model_dump_json(by_alias=True) if isinstance(result, BaseModel) \
             else json.dumps(result, ensure_ascii=False)
         return {**row, "result": dumped, "refused": self.refused(result),
-                "trace": json.dumps(value.trace.to_json(), ensure_ascii=False)}
+                "trace": json.dumps(value.trace.to_json(), ensure_ascii=False),
+                **{name: json.dumps(found, ensure_ascii=False) for name, found in gaps(value.trace).items()}}
+
+
+def gaps(trace: Trace) -> dict[str, list[dict[str, Any]]]:
+    """What a long text's result may lack, as lists `extractor extract`'s record writes (those the trace has)."""
+    found = {"conflicts": [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
+                            "others": [{"value": v, "window": w} for v, w in c.others]} for c in trace.conflicts],
+             "unread": [{"window": i, "start": trace.windows[i].start, "end": trace.windows[i].end}
+                        for i in trace.unread],
+             "left_out": [{"pointer": x.pointer, "item": x.item, "windows": list(x.windows),
+                           "missing": list(x.missing)} for x in trace.left_out]}
+    return {name: items for name, items in found.items() if items}
 
 
 @dataclass(frozen=True, kw_only=True)
