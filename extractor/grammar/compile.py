@@ -275,6 +275,8 @@ class _Compiler:
         else:
             body = jt.NUMBER
         parts = [body] if node.integer or numbers.within_float(lo, hi) else [body, *numbers.finite_parts()]
+        if len(parts) > 1 and step is not None:
+            numbers.check_finite_step(step)
         if step is not None and step == step.to_integral_value():
             if step != 1:
                 parts.append(Multiple(int(step)))

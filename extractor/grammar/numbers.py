@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from functools import lru_cache
 
+from extractor.errors import UnsupportedSchemaError
 from extractor.lang.regex import EMPTY, NOTHING, Node, alt, byte_set, lit, opt, plus, repeat, seq, star
 
 DIGIT = byte_set((0x30, 0x39))
@@ -18,6 +19,10 @@ MANTISSA_DIGITS = 24
 """Digits a number written with an exponent may have before the `e` (a double needs 17): whether `MeE` overflows
 ties the exponent to the mantissa's length, which no finite automaton follows for every length."""
 _E = byte_set(0x45, 0x65)
+MAX_FINITE_STEP = 32
+"""Largest remainder a `multipleOf` is checked with (its digits with factors 2 and 5 divided out) on a number not
+bounded on both sides: the float bound counts up to 309 digits beside it, about 310 automaton states per remainder
+(a table of 1 KB each), so a larger one is refused, naming the bounds that would lift it."""
 
 
 def _digits(lo: int, hi: int) -> Node:
@@ -154,6 +159,18 @@ def number_range(lo: Decimal | None, lo_excl: bool, hi: Decimal | None, hi_excl:
 def within_float(lo: Decimal | int | None, hi: Decimal | int | None) -> bool:
     """Whether bounds keep every number between them below FLOAT_LIMIT in magnitude (no `finite_parts` needed)."""
     return lo is not None and hi is not None and max(abs(lo), abs(hi)) < FLOAT_LIMIT
+
+
+def check_finite_step(step: Decimal) -> None:
+    """Refuse a step whose remainders times the float bound's digit positions pass MAX_FINITE_STEP * 310 states."""
+    m = int("".join(map(str, step.normalize().as_tuple().digits)))
+    for factor in (2, 5):
+        while m % factor == 0:
+            m //= factor
+    if m > MAX_FINITE_STEP:
+        raise UnsupportedSchemaError("multipleOf", "", f"{step} on a number not bounded on both sides: keeping it "
+                                     f"below the float limit exactly takes about {310 * m:,} automaton states (a "
+                                     f"remainder of {m} per digit position); give it a minimum and a maximum")
 
 
 @lru_cache(maxsize=1)

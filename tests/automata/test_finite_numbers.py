@@ -3,6 +3,7 @@ reach the result as `inf`, which JSON cannot write. Checked against `float()` it
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from decimal import Decimal
@@ -12,8 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from extractor.errors import UnsupportedSchemaError
 from extractor.grammar.numbers import FLOAT_LIMIT, MANTISSA_DIGITS
-from tests.automata.helpers import accepts
+from tests.automata.helpers import accepts, automaton
 
 SETTINGS = settings(deadline=None, max_examples=400, database=None, suppress_health_check=[HealthCheck.too_slow])
 SYNTAX = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
@@ -98,3 +100,20 @@ def test_near_the_limit_the_grammar_agrees_with_float(name: str, schema: dict[st
                                                       text: str) -> None:
     assert accepts(schema, written(schema, text)) == bool(finite(text) and rest(text))
 
+
+
+STEPS = [  # (schema, refused): a step's remainders times the float bound's 310 digit positions, or bounds instead
+    ({"type": "number", "multipleOf": 97}, True), ({"type": "number", "multipleOf": 0.97, "minimum": 0}, True),
+    ({"type": "number", "multipleOf": 31}, False), ({"type": "number", "multipleOf": 2500}, False),
+    ({"type": "number", "multipleOf": 97, "minimum": -1000, "maximum": 1000}, False),
+    ({"type": "integer", "multipleOf": 97}, False),
+]
+
+
+@pytest.mark.parametrize("schema, refused", STEPS, ids=[json.dumps(s) for s, _ in STEPS])
+def test_a_step_too_large_to_bound_exactly_is_refused_naming_the_bounds(schema: dict[str, Any], refused: bool) -> None:
+    if refused:
+        with pytest.raises(UnsupportedSchemaError, match="give it a minimum and a maximum"):
+            automaton(schema)
+    else:
+        assert accepts(schema, str(schema["multipleOf"] * 2))
