@@ -19,6 +19,7 @@ from extractor.files import atomic_text, check_folder, check_output, finite
 from extractor.grammar.layout import LAYOUTS
 from extractor.inputs import at_least
 from extractor.options import DEFAULT_LAYOUT, ExtractOptions
+from extractor.records import gaps
 
 EXTRACT_EXIT = """exit status:
   0  every file extracted (or refused) from its whole text
@@ -185,16 +186,7 @@ def _record(extractor: Any, target: Any, path: Path, options: ExtractOptions, wi
         record["result"] = result.model_dump(mode="json", by_alias=True) if hasattr(result, "model_dump") else result
         if with_trace:
             record["trace"] = trace.to_json()
-        if trace.conflicts:  # a long text's windows that disagreed: what was kept, what was not
-            record["conflicts"] = [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
-                                    "others": [{"value": v, "window": w} for v, w in c.others]}
-                                   for c in trace.conflicts]
-        if trace.unread:  # windows cut even when halved: what they hold is missing from the result
-            record["unread"] = [{"window": i, "start": trace.windows[i].start, "end": trace.windows[i].end}
-                                for i in trace.unread]
-        if trace.left_out:  # list items no window completed: left out of the result
-            record["left_out"] = [{"pointer": x.pointer, "item": x.item, "windows": list(x.windows),
-                                   "missing": list(x.missing)} for x in trace.left_out]
+        record.update(gaps(trace))  # a long text: windows that disagreed, were not read, items left out
     except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
         message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
         record = {"file": str(path), "error": {"type": type(exc).__name__, "message": message}}

@@ -18,7 +18,7 @@ from extractor.api import Extractor
 from extractor.errors import InputError, Usage
 from extractor.inputs import at_least
 from extractor.options import ExtractOptions
-from extractor.tracing import Trace
+from extractor.records import gaps
 
 if TYPE_CHECKING:
     import ray.data
@@ -143,17 +143,6 @@ class ExtractBatches:
         return {**row, "result": dumped, "refused": self.refused(result),
                 "trace": json.dumps(value.trace.to_json(), ensure_ascii=False),
                 **{name: json.dumps(found, ensure_ascii=False) for name, found in gaps(value.trace).items()}}
-
-
-def gaps(trace: Trace) -> dict[str, list[dict[str, Any]]]:
-    """What a long text's result may lack, as lists `extractor extract`'s record writes (those the trace has)."""
-    found = {"conflicts": [{"pointer": c.pointer, "kept": c.kept, "window": c.window,
-                            "others": [{"value": v, "window": w} for v, w in c.others]} for c in trace.conflicts],
-             "unread": [{"window": i, "start": trace.windows[i].start, "end": trace.windows[i].end}
-                        for i in trace.unread],
-             "left_out": [{"pointer": x.pointer, "item": x.item, "windows": list(x.windows),
-                           "missing": list(x.missing)} for x in trace.left_out]}
-    return {name: items for name, items in found.items() if items}
 
 
 @dataclass(frozen=True, kw_only=True)
