@@ -4,7 +4,6 @@ of what JSON can hold."""
 
 from __future__ import annotations
 
-import math
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from extractor.errors import InputError
+from extractor.outcome import non_finite
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -52,24 +52,12 @@ def check_folder(folder: str | Path, inputs: Iterable[str | Path]) -> Path:
 def finite(record: dict[str, Any]) -> dict[str, Any]:
     """`record`, or an error record for its file in its place where it holds NaN or an infinity (a float from
     `1e999`, or a validator's): JSON has no such numbers, and a line holding one is not JSON to a strict reader."""
-    found = _non_finite(record, "")
+    found = non_finite(record, "")
     if found is None:
         return record
     pointer, number = found
     message = f"{pointer} is {number}, which JSON cannot write: this error stands in for the record"
     return {"file": record["file"], "error": {"type": "ValueError", "message": message}, "seconds": record["seconds"]}
-
-
-def _non_finite(value: Any, pointer: str) -> tuple[str, float] | None:
-    """The JSON pointer and value of the first NaN or infinity in `value`, depth first; None where there is none."""
-    if isinstance(value, float):
-        return None if math.isfinite(value) else (pointer, value)
-    items = value.items() if isinstance(value, dict) else enumerate(value) if isinstance(value, list | tuple) else ()
-    for key, item in items:
-        found = _non_finite(item, f"{pointer}/{str(key).replace('~', '~0').replace('/', '~1')}")
-        if found is not None:
-            return found
-    return None
 
 
 @contextmanager
