@@ -3,7 +3,7 @@
 - `Engine`: the small protocol a constrained-decoding engine implements to be benchmarked
   (`name`, `compile(schema) -> handle`, `matcher(handle)` with mask/advance/accepting, `classify`).
   `extractor` is here; the peers (llguidance, xgrammar, outlines-core) are in peers.py, loaded on use.
-- `time_limit`: a per-call wall-clock limit (SIGALRM) raising `Timeout`.
+- `time_limit`, `Timeout`: a per-call wall-clock limit (SIGALRM), from limits.py (re-exported here).
 - `compact`: the serialization every engine is checked on (compact JSON, UTF-8).
 - `Reorderer`: rewrites an instance so that object keys follow `properties` order, walking the
   instance alongside its schema; used to tell "rejected only for key order" apart from real rejects.
@@ -17,8 +17,6 @@ import itertools
 import json
 import os
 import re
-import signal
-import threading
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +24,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from benchmarks.limits import Timeout, time_limit  # noqa: F401 (re-exported: maskbench.py, jsts.py, compile_profile.py)
 from extractor.automata import Automaton, accepts
 
 REPO = Path(__file__).resolve().parents[1]
@@ -33,31 +32,6 @@ SHARED = REPO.parent / "shared"
 MASKBENCH_DATA = SHARED / "corpora" / "maskbench" / "data"
 JSTS_SUITE = SHARED / "corpora" / "json-schema-test-suite" / "tests" / "draft2020-12"
 LLAMA3 = SHARED / "tokenizers" / "llama3" / "tokenizer.json"
-
-
-# --- time limits -------------------------------------------------------------------------------
-
-class Timeout(BaseException):
-    """A per-call time limit ran out. A BaseException, so an engine's `except Exception` cannot swallow it."""
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float | None) -> Iterator[None]:
-    """Raise `Timeout` in the body after `seconds` of wall time (main thread only; no limit elsewhere)."""
-    if not seconds or seconds <= 0 or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _expired(signum: int, frame: Any) -> None:
-        raise Timeout(f"time limit of {seconds:g} s exceeded")
-
-    previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @contextlib.contextmanager

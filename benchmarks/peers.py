@@ -26,6 +26,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.limits import Timeout
+
 PACKAGES = {"llguidance": "llguidance", "xgrammar": "xgrammar", "outlines": "outlines_core"}
 
 
@@ -119,8 +121,6 @@ def probe(compile_fn: Any, schema: Any, seconds: float, memory_gib: float = 8.0)
     `ProbeCrash` when it dies of a signal (a crash, or the child's address-space cap of current + `memory_gib`);
     nothing when it finishes, refusals included (the timed compile in this process then repeats it).
     """
-    from benchmarks.common import Timeout
-
     if not seconds or seconds <= 0:
         return
     pid = os.fork()
