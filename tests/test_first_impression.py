@@ -4,6 +4,8 @@ among the text's own)."""
 
 from __future__ import annotations
 
+import json
+import re
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,9 @@ import schemas
 from extractor import Refusal
 from extractor.tracing import Traced
 
-DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "examples" / "data"
+README = ROOT / "README.md"
 
 
 class Contact(BaseModel):
@@ -39,3 +43,16 @@ def test_every_value_printed_is_in_the_text(model_extractor, target, text):
     assert isinstance(traced, Traced) and not isinstance(traced.result, Refusal)
     missing = [(v.pointer, v.value) for v in traced.trace if v.status == "not_found"]
     assert missing == []
+
+
+def test_readme_shows_what_the_code_prints(model_extractor):
+    """README.md's first extraction is the code's own: its JSON block is what `make demo` extracts (lists folded
+    onto one line there, values equal), and its quick start's output lines are what that snippet prints."""
+    readme = README.read_text(encoding="utf-8")
+    resume = model_extractor.extract(schemas.Resume, (DATA / "resume.txt").read_text())
+    shown = json.loads(re.search(r"```json\n(.*?)```", readme, re.S).group(1))
+    assert shown == resume.model_dump(mode="json")
+    invoice = model_extractor.extract(schemas.Invoice, (DATA / "invoice.txt").read_text())
+    printed = re.search(r"```text\n(.*?)```", readme, re.S).group(1).splitlines()
+    assert printed == [f"{resume.name} {resume.email} {resume.skills}",
+                       f"{invoice.invoice_number} {invoice.issue_date} {invoice.total} {invoice.paid}"]
