@@ -13,7 +13,7 @@ from extractor.schema import ir
 from extractor.tracing import forms
 from extractor.tracing.leaves import Leaf, leaves, output_ranges
 from extractor.tracing.record import Span, Trace, ValueTrace
-from extractor.tracing.views import MAX_SPANS, View, fold, folded_view, occurrences, words, words_view
+from extractor.tracing.views import MAX_SPANS, View, fold, folded_view, occurrences, visible_view, words, words_view
 
 
 SHORT = 3
@@ -26,6 +26,7 @@ class Finder:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._visible: View | None = None
         self._folded: View | None = None
         self._words: View | None = None
         self._forms: dict[forms.Meaning, list[tuple[int, int]]] | None = None
@@ -34,14 +35,18 @@ class Finder:
     def find(self, value: Any) -> tuple[str, list[tuple[int, int]], int] | None:
         """(how, spans, occurrences) of the first way the text holds `value`, or None."""
         if isinstance(value, str) and value.strip():
-            spans, count = self.exact(value.strip())
+            written = value.strip()
+            spans, count = self.exact(written)
             if count:
                 return "exact", spans, count
-            for how, needle, view in (("folded", fold(value), self.folded), ("words", words(value), self.words)):
-                if len(needle) > SHORT:  # `UK` is not `.uk`, nor `IT` `it`: short values match as written
-                    spans, count = view().find(needle)
-                    if count:
-                        return how, spans, count
+            views = [("folded", written, self.visible)]  # as written, invisible characters aside: short values too
+            views += [(how, needle, view) for how, needle, view in (("folded", fold(value), self.folded),
+                                                                     ("words", words(value), self.words))
+                      if len(needle) > SHORT]  # `UK` is not `.uk`, nor `IT` `it`: short values match as written
+            for how, needle, view in views:
+                spans, count = view().find(needle)
+                if count:
+                    return how, spans, count
         for meaning in sorted(forms.meanings(value), key=repr):
             spans = self.forms().get(meaning, [])
             if spans:
@@ -50,12 +55,13 @@ class Finder:
 
     def exact(self, needle: str) -> tuple[list[tuple[int, int]], int]:
         """Occurrences of `needle` as written that cut no word in two."""
-        spans, count = [], 0
-        for at in occurrences(self.text, needle):
-            count += 1
-            if len(spans) < MAX_SPANS:
-                spans.append((at, at + len(needle)))
-        return spans, count
+        starts, count = occurrences(self.text, needle)
+        return [(at, at + len(needle)) for at in starts], count
+
+    def visible(self) -> View:
+        if self._visible is None:
+            self._visible = visible_view(self.text)
+        return self._visible
 
     def folded(self) -> View:
         if self._folded is None:

@@ -16,6 +16,8 @@ from collections.abc import Iterator
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from extractor.tracing.views import visible, visible_view
+
 Meaning = tuple[Any, ...]
 """("number", Decimal), ("date", y, m, d), ("month", y, m), ("time", minutes), ("digits", str)."""
 
@@ -55,12 +57,17 @@ MIN_DIGITS = 6
 
 
 def index(text: str) -> dict[Meaning, list[tuple[int, int]]]:
-    """Every meaning the text's numbers, dates, times and digit strings may have, with their spans, in order."""
+    """Every meaning the text's numbers, dates, times and digit strings may have, with their spans, in order;
+    read with the text's invisible format characters left out (`5 Sep\u00adtember 2017`), each span covering
+    those inside it."""
+    view = visible_view(text)
+    read = view.form if view.starts else text
     found: dict[Meaning, list[tuple[int, int]]] = defaultdict(list)
-    for start, end, meaning in sorted(_read(text), key=lambda r: (r[0], r[1])):
+    for start, end, meaning in sorted(_read(read), key=lambda r: (r[0], r[1])):
+        span = (view.starts[start], view.ends[end - 1]) if view.starts else (start, end)
         spans = found[meaning]
-        if (start, end) not in spans:
-            spans.append((start, end))
+        if not spans or spans[-1] != span:  # in order, so a span read twice follows itself
+            spans.append(span)
     return found
 
 
@@ -76,7 +83,7 @@ def meanings(value: Any) -> set[Meaning]:
             return set()
     if not isinstance(value, str) or len(value) > 64:
         return set()
-    whole = value.strip()
+    whole = visible(value).strip()
     out = set()
     for start, end, meaning in _read(whole):
         rest = whole[:start] + whole[end:]
