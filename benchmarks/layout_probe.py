@@ -43,7 +43,7 @@ def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[d
 
     layout = Layout.named(layout_name)
     grammar = ex.compile(target, None, layout=layout_name)  # compiled once per layout (no Verbatim fields here)
-    prompt = ex._prompt(target, doc["text"], [], ExtractOptions(layout=layout_name))
+    prompt = ex.prompt_ids(target, doc["text"], [], ExtractOptions(layout=layout_name))
     rows = []
     for field, value in doc["gold"].items():
         if not (isinstance(value, list) and value):

@@ -51,7 +51,7 @@ def one(kind: str, chars: int, window: int | None, max_tokens: int) -> dict[str,
     started = time.perf_counter()
     ex, text = Extractor(), text_of(kind, chars)
     load = time.perf_counter() - started
-    tokens = len(ex._tokenizer()(text, add_special_tokens=False)["input_ids"])
+    tokens = len(ex.tokenizer(text, add_special_tokens=False)["input_ids"])
     reads: list[Any] = []
     start = time.perf_counter()
     try:

@@ -127,10 +127,10 @@ class Runner:
     def windows(self, text: str) -> list[str]:
         """The windows `extract` reads the text in (the whole text where it fits)."""
         options = ExtractOptions(max_tokens=self.max_tokens, window=self.window, overlap=self.overlap)
-        size = window_size(self.ex, NDA, text, options, self.ex._prompt(NDA, text, [], options))
+        size = window_size(self.ex, NDA, text, options, self.ex.prompt_ids(NDA, text, [], options))
         if size is None:
             return [text]
-        return [w.text(text) for w in windows(text, token_ends(self.ex._tokenizer(), text), size,
+        return [w.text(text) for w in windows(text, token_ends(self.ex.tokenizer, text), size,
                                               min(self.overlap, size // 4))]
 
     def run(self, method: str, doc: dict[str, Any]) -> dict[str, Any]:

@@ -63,7 +63,7 @@ def one(chars: int, window: int | None, max_tokens: int) -> dict[str, Any]:
     from schemas import NDA
 
     ex, text = Extractor(), contract(chars)
-    tokens = len(ex._tokenizer()(text, add_special_tokens=False)["input_ids"])
+    tokens = len(ex.tokenizer(text, add_special_tokens=False)["input_ids"])
     start = time.perf_counter()
     try:
         out: Any = ex.extract(NDA, text, window=window, max_tokens=max_tokens, with_trace=True)

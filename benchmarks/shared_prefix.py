@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> None:
     from extractor.decode.loop import _shared
 
     ex, target, batch = Extractor(), getattr(schemas, args.target), texts(args.target, args.docs)
-    prompts = [ex._prompt(target, t, []) for t in batch]
+    prompts = [ex.prompt_ids(target, t, []) for t in batch]
     best: dict[bool, tuple[float, float]] = {}
     outputs: dict[bool, list] = {}
     for _ in range(args.repeats):

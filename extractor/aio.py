@@ -11,12 +11,12 @@ import asyncio
 import contextlib
 import threading
 from collections.abc import AsyncIterator, Sequence
-from functools import partial
 from typing import Any
 
 from extractor.api import Extractor, shared_extractor
 from extractor.options import ExtractOptions
-from extractor.stream import stoppable, stream
+from extractor.engine import Control
+from extractor.stream import stream
 
 
 async def aextract(target: Any, text: str, options: ExtractOptions | None = None, *,
@@ -26,8 +26,7 @@ async def aextract(target: Any, text: str, options: ExtractOptions | None = None
     ex = extractor or await asyncio.to_thread(shared_extractor, model, device)
     halt = threading.Event()
     try:
-        return await asyncio.to_thread(ex.extract, target, text, options, _matcher=partial(stoppable, halt=halt),
-                                       **kw)
+        return await asyncio.to_thread(ex.extract, target, text, options, control=Control(halt=halt), **kw)
     finally:
         halt.set()  # cancelled (or done): decoding still under way ends at its next token
 
@@ -39,8 +38,7 @@ async def aextract_many(target: Any, texts: Sequence[str], options: ExtractOptio
     ex = extractor or await asyncio.to_thread(shared_extractor, model, device)
     halt = threading.Event()
     try:
-        return await asyncio.to_thread(ex.extract_many, target, texts, options,
-                                       _matcher=partial(stoppable, halt=halt), **kw)
+        return await asyncio.to_thread(ex.extract_many, target, texts, options, control=Control(halt=halt), **kw)
     finally:
         halt.set()
 

@@ -38,7 +38,7 @@ class Grounding:
             return None, []
         found = trace_result(result, self.text, self.target, gen)
         must = [v for v in found.not_found if self.mode == "all" or v.marked and self.mode == "marked"]
-        errors = [{"loc": tuple(_unescape(p) for p in v.pointer.split("/")[1:]), "type": "not_found",
+        errors = [{"loc": tuple(_located(p) for p in v.pointer.split("/")[1:]), "type": "not_found",
                    "msg": f"{v.value!r} occurs nowhere in the text: write the value as the text gives it"} for v in must]
         return found, errors
 
@@ -68,7 +68,13 @@ def _marks(text: str) -> bool:
     return marks_text(schema_ir(text))
 
 
-def _unescape(token: str) -> str | int:
-    token = token.replace("~1", "/").replace("~0", "~")
+def unescape(token: str) -> str:
+    """One JSON pointer token as the member name it stands for (RFC 6901)."""
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _located(token: str) -> str | int:
+    """A pointer token as a Pydantic error's `loc` part: an item's index as an int."""
+    token = unescape(token)
     return int(token) if token.isdigit() else token
 

@@ -15,10 +15,11 @@ from extractor.decode.guards import Guards
 from extractor.errors import InputError
 from extractor.grammar import Layout, LayoutName
 from extractor.grounding import GroundingMode
-from extractor.inputs import at_least
+from extractor.inputs import at_least, guards_for
 from extractor.schema import Refusal
 
 if TYPE_CHECKING:  # torch-backed: built where a model runs
+    from extractor.decode.rows import DecodeOptions
     from extractor.decode.sampling import SamplingOptions
 
 VerbatimMode = Literal["auto", "marked", "all"]
@@ -149,3 +150,13 @@ class ExtractOptions:
 
         return SamplingOptions(temperature=self.temperature, top_p=self.top_p, top_k=self.top_k, seed=self.seed,
                                repetition_penalty=self.repetition_penalty)
+
+    def decoding(self) -> DecodeOptions:
+        """The decoding loop's options: the jump-forward mode, the budget and the sampling."""
+        from extractor.decode.loop import jump_forward_options
+
+        return replace(jump_forward_options(self.jump_forward), max_tokens=self.max_tokens, sampling=self.sampling())
+
+    def guards_for(self, text: str, tight: bool = False) -> Guards:
+        """The guards one text is decoded under: bounded by its length, tightened after a cut attempt."""
+        return guards_for(self.guards, text, tight)

@@ -1,15 +1,16 @@
-"""One attempt's output made a result: parsed, validated, checked, or an error that says how to retry."""
+"""One attempt's output made a value: parsed (validated, checked, traced), invalid with its errors, or cut; and the
+retry policy as rounds."""
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import fields, is_dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, fields, is_dataclass
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt
+from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
 
 from extractor.checks import Check, run_checks
 from extractor.errors import Attempt, IncompleteOutputError, Usage
@@ -24,44 +25,53 @@ _ITEMS = (list, tuple, set, frozenset)
 """Containers a result's numbers are looked for in, beside mappings and models."""
 
 
-class Invalid(Exception):
-    """An attempt failed parsing or validation: retried, then reported as ExtractionError."""
+@dataclass(frozen=True)
+class Parsed:
+    """An attempt parsed, validated and checked: the result, and its trace where one was asked for."""
+
+    result: Any
+    trace: Trace | None
 
 
-class Cut(Exception):
-    """An attempt was cut by max_tokens: retried with tightened guards, then its error is raised."""
-
-    def __init__(self, error: IncompleteOutputError) -> None:
-        super().__init__(str(error))
-        self.error = error
+@dataclass(frozen=True)
+class Invalid:
+    """An attempt that failed parsing, validation, a check or grounding (its errors are on its `Attempt`)."""
 
 
-def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, attempts: list[Attempt],
+@dataclass(frozen=True)
+class Cut:
+    """An attempt cut by max_tokens."""
+
+    error: IncompleteOutputError
+
+
+Outcome = Parsed | Invalid | Cut
+"""What one attempt came to: data the pipeline branches on."""
+
+
+def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earlier: Sequence[Attempt],
             max_tokens: int, checks: Sequence[Check], is_target: Callable[[bytes], bool] | None = None,
-            grounding: Grounding | None = None) -> tuple[Any, Trace | None]:
-    """The result of one attempt and its trace (None unless `grounding` traces it): the parsed object,
-    IncompleteOutputError, or Invalid (errors recorded: validation, checks, values the text must hold and does
+            grounding: Grounding | None = None) -> tuple[Attempt, Outcome]:
+    """One attempt, kept whole, and what it came to: the parsed object and its trace (None unless `grounding`
+    traces it), Cut, or Invalid (errors on the attempt: validation, checks, values the text must hold and does
     not)."""
-    attempts.append(Attempt(gen.text, gen.usage, cut=not gen.complete))
+    attempt = Attempt(gen.text, gen.usage, cut=not gen.complete)
     if not gen.complete:
-        raise IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data, attempts=list(attempts))
+        return attempt, Cut(IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
+                                                  attempts=[*earlier, attempt]))
     try:
         result = parse(target, refusal, gen.text, is_target)
     except (ValueError, ValidationError) as exc:
-        attempts[-1].errors = errors_of(exc)
-        raise Invalid() from exc
+        attempt.errors = errors_of(exc)
+        return attempt, Invalid()
     refused = refusal is not None and isinstance(result, refusal)
-    failed = [] if refused else run_checks(result, checks)
-    if failed:
-        attempts[-1].errors = failed
-        raise Invalid()
+    attempt.errors = [] if refused else run_checks(result, checks)
+    if attempt.errors:
+        return attempt, Invalid()
     if refused or grounding is None:
-        return result, Trace() if grounding is not None and grounding.keep else None
-    found, missing = grounding.check(result, gen)
-    if missing:
-        attempts[-1].errors = missing
-        raise Invalid()
-    return result, found
+        return attempt, Parsed(result, Trace() if grounding is not None and grounding.keep else None)
+    found, attempt.errors = grounding.check(result, gen)
+    return attempt, Invalid() if attempt.errors else Parsed(result, found)
 
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,
@@ -131,13 +141,15 @@ def errors_of(exc: Exception) -> list[Any]:
     return [str(exc)]
 
 
-def retrying(max_retries: int | Retrying) -> Retrying:
-    """Retry failed validations and cut outputs: `max_retries` more attempts, or the given tenacity policy's
-    stop/wait."""
-    retry = retry_if_exception_type((Invalid, Cut))
-    if isinstance(max_retries, Retrying):
-        return max_retries.copy(retry=retry, reraise=True)
-    return Retrying(stop=stop_after_attempt(1 + max_retries), reraise=True, retry=retry)
+def rounds(max_retries: int | Retrying) -> Iterator[RetryCallState]:
+    """One round per attempt the retry policy allows (`max_retries` more, or the given tenacity policy's stop and
+    wait): the caller sets each round's result to whether anything is left to retry, and the rounds end when
+    nothing is or the policy stops."""
+    retry, spent = retry_if_result(bool), (lambda state: None)
+    policy = max_retries.copy(retry=retry, retry_error_callback=spent) if isinstance(max_retries, Retrying) \
+        else Retrying(stop=stop_after_attempt(1 + max_retries), retry=retry, retry_error_callback=spent)
+    for attempt in policy:
+        yield attempt.retry_state
 
 
 def returned(result: Any, found: Trace | None, attempts: list[Attempt], with_trace: bool, with_usage: bool) -> Any:

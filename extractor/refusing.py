@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from extractor.grounding import key, schema_ir
+from extractor.grounding import key, schema_ir, unescape
 from extractor.schema import Refusal, ir
 from extractor.tracing import Trace, ValueTrace
 from extractor.tracing.leaves import shapes
@@ -88,7 +88,7 @@ def title(schema: Any) -> str:
 
 
 def _top(pointer: str) -> str:
-    return pointer.split("/")[1].replace("~1", "/").replace("~0", "~") if pointer.count("/") else ""
+    return unescape(pointer.split("/")[1]) if pointer.count("/") else ""
 
 
 def _article(word: str) -> str:

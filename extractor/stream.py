@@ -7,20 +7,17 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel
 from pydantic_core import from_json
 
-from extractor.masks import CompiledGrammar, Matcher
+from extractor.engine import Control, SteppingEngine
+from extractor.masks import Matcher
 from extractor.options import ExtractOptions
+from extractor.rounds import extracting
+from extractor.target import Target
 
-
-
-class Engine(Protocol):
-    """What streaming uses of the `Extractor` running it (named here so this layer imports nothing above it)."""
-
-    def _extracting(self, *args: Any, **kw: Any) -> Any: ...
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C
 _OPEN, _CLOSE, _ENDS = frozenset(b"{["), frozenset(b"}]"), frozenset(b",}]")
@@ -100,18 +97,14 @@ class Partial:
         return self.target.model_construct(**value) if self.model else value
 
 
-def stream(extractor: Engine, target: Any, text: str, options: ExtractOptions,
+def stream(engine: SteppingEngine, target: Any, text: str, options: ExtractOptions,
            halt: threading.Event | None = None, with_trace: bool = False) -> Iterator[Any]:
     """The partial results of an extraction (jump-forward off, so values arrive token by token), then its
     result. Closing the generator, or setting `halt`, stops the decoding at its next step."""
     matchers: list[Matcher] = []
-
-    def watch(grammar: CompiledGrammar) -> Matcher:
-        matchers.append(grammar.matcher())
-        return matchers[-1]
-
-    steps = extractor._extracting(target, text, replace(options, jump_forward=False), with_trace=with_trace,
-                                  _matcher=watch)
+    opts = replace(options, jump_forward=False)
+    steps = extracting(engine, Target(target, opts), text, opts, with_trace=with_trace,
+                       control=Control(watch=matchers.append))
     partial = Partial(target)
     try:
         while halt is None or not halt.is_set():
@@ -126,29 +119,3 @@ def stream(extractor: Engine, target: Any, text: str, options: ExtractOptions,
                     yield update
     finally:
         steps.close()
-
-
-def stoppable(grammar: CompiledGrammar, halt: threading.Event) -> Matcher:
-    """A matcher for `grammar` that raises `_Cancelled` (a BaseException: nothing in the decoding catches
-    it) at its first step after `halt` is set: how a call running on a worker thread is stopped."""
-    matcher = _StoppableMatcher(grammar)
-    matcher.halt = halt
-    return matcher
-
-
-class _Cancelled(BaseException):
-    """Raised inside a decoding once its caller has stopped waiting for it (not an error: nobody listens)."""
-
-
-class _StoppableMatcher(Matcher):
-    halt: threading.Event
-
-    def advance(self, token: int) -> None:
-        if self.halt.is_set():
-            raise _Cancelled
-        super().advance(token)
-
-    def advance_bytes(self, data: bytes) -> None:
-        if self.halt.is_set():
-            raise _Cancelled
-        super().advance_bytes(data)

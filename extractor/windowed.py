@@ -13,24 +13,23 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from extractor.checks import model_checks, run_checks
+from extractor.checks import run_checks
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, MissingFieldsError, Usage,
 )
-from extractor.outcome import Invalid, errors_of, parse, retrying, returned
+from extractor.engine import Engine
+from extractor.grounding import unescape
 from extractor.options import ExtractOptions
-from extractor.refusing import title
-from extractor.schema import Refusal, json_schema
+from extractor.outcome import errors_of, parse, returned, rounds
+from extractor.schema import Refusal
+from extractor.target import Target
 from extractor.schema.window import window_form
 from extractor.tracing import Span, Trace
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
-WINDOW_BATCH_TOKENS = 8_192
-"""Tokens of window text an engine that batches windows itself decodes together: its key-value cache stays
-bounded whatever the window size (8 windows of 1,024 tokens, 1 of 8,192)."""
 SPLITS = 3
 """Times a window whose answer `max_tokens` cut inside a list (longer than the budget) is halved and read again."""
 FOLLOW_UP = 2
@@ -38,35 +37,38 @@ FOLLOW_UP = 2
 relevance screen)."""
 
 
-class Engine(Protocol):
-    """What reading in windows needs of an engine (`Extractor`, `VLLMExtractor`)."""
+class Read(Protocol):
+    """A batch read of window texts under a form of the target (each text's `Traced` result, or its error)."""
 
-    def extract_many(self, *args: Any, **kw: Any) -> list[Any]: ...
-    def _prompt(self, target: Any, text: str, attempts: list[Attempt], opts: ExtractOptions) -> list[int]: ...
-    def _context(self) -> int | None: ...
-    def _tokenizer(self) -> Any: ...
-    def _relevance(self, target: Any, texts: list[str]) -> list[float]: ...
-    def _window_batch(self, tokens: int) -> dict[str, Any]: ...
+    def __call__(self, target: Any, texts: list[str], opts: ExtractOptions, *,
+                 on_attempt: Callable[[int, Attempt], None], progress: bool | None = None,
+                 **batch: int | None) -> list[Any]: ...
 
 
-def window_size(ex: Engine, target: Any, text: str, opts: ExtractOptions, prompt: list[int]) -> int | None:
+def _target(target: Any, opts: ExtractOptions) -> Target:
+    return target if isinstance(target, Target) else Target(target, opts)
+
+
+def window_size(engine: Engine, target: Target | Any, text: str, opts: ExtractOptions,
+                prompt: list[int]) -> int | None:
     """Tokens of text one window holds where `text` (whose first prompt is `prompt`) must be read in windows;
     None where it is read whole, as it always was."""
-    limit = ex._context()
+    target = _target(target, opts)
+    limit = engine.context()
     fits = limit is None or len(prompt) + opts.max_tokens <= limit
     if fits and opts.window is None:
         return None
-    whole = len(prompt) - len(ex._prompt(target, " ", [], opts)) + 1
+    whole = len(prompt) - len(engine.prompt_ids(target.spec, " ", [], opts)) + 1
     if fits and whole <= opts.window:
         return None
-    schema = json_schema(target)
+    schema = target.schema
     if not isinstance(schema, dict):
-        raise InputError(f"the text ({whole} tokens) is longer than a window and {target!r} has no JSON Schema "
+        raise InputError(f"the text ({whole} tokens) is longer than a window and {target.spec!r} has no JSON Schema "
                          f"object to read it in windows with")
-    overhead = len(ex._prompt(window_form(schema), "", [], _window_options(opts)))
+    overhead = len(engine.prompt_ids(window_form(schema), "", [], _window_options(opts)))
     room = limit - overhead - opts.max_tokens - MARGIN if limit is not None else 1 << 62
     if room < _least(opts):
-        raise InputError(_no_room(ex, window_form(schema), limit, overhead, room, opts))
+        raise InputError(_no_room(engine, window_form(schema), limit, overhead, room, opts))
     return min(room, opts.window or room)
 
 
@@ -75,12 +77,12 @@ def _least(opts: ExtractOptions) -> int:
     return min(64, opts.window or 64)
 
 
-def _no_room(ex: Engine, form: dict[str, Any], limit: int | None, overhead: int, room: int,
+def _no_room(engine: Engine, form: dict[str, Any], limit: int | None, overhead: int, room: int,
              opts: ExtractOptions) -> str:
     """Why a window has no room for text, so the caller knows what to change: the prompt's size without text, the
     schema's share of it (its JSON is in the prompt), the schema's largest part, and what would make room (a lower
     max_tokens only where it can)."""
-    share = overhead - len(ex._prompt({}, "", [], _window_options(opts)))
+    share = overhead - len(engine.prompt_ids({}, "", [], _window_options(opts)))
     parts = [(f"/{kind}/{escape(k)}", v) for kind in ("properties", "$defs") for k, v in form.get(kind, {}).items()]
     name, part = max(parts, key=lambda p: len(json.dumps(p[1])), default=("", form))
     largest = f" ({100 * len(json.dumps(part)) // len(json.dumps(form))}% of it {name})" if parts else ""
@@ -91,72 +93,137 @@ def _no_room(ex: Engine, form: dict[str, Any], limit: int | None, overhead: int,
             f"{', '.join(fixes[:-1])} or {fixes[-1]}")
 
 
-def read_in_windows(ex: Engine, target: Any, text: str, opts: ExtractOptions, size: int, *,
+def read_in_windows(engine: Engine, read: Read, target: Target | Any, text: str, opts: ExtractOptions, size: int, *,
                     on_attempt: Callable[[Attempt], None] | None = None, with_usage: bool = False,
                     with_trace: bool = False, progress: bool | None = None) -> Any:
     """`extract` of a text longer than a window: what `extract` returns for it (see the module's docstring)."""
-    schema = json_schema(target)
-    ends = token_ends(ex._tokenizer(), text)
-    parts = windows(text, ends, size, min(opts.overlap, size // 4))
-    texts = [w.text(text) for w in parts]
-    attempts: list[Attempt] = []
+    reading = _Reading(engine, read, _target(target, opts), text, opts, on_attempt)
+    reading.first(size, progress)
+    merged = reading.merged()
+    if merged is None:
+        declined = Refusal(error=f"no {reading.target.title} in the text: none of its {len(reading.parts)} windows "
+                                 f"holds any of its fields")
+        return returned(declined, Trace(windows=_spans(reading.parts)), reading.attempts, with_trace, with_usage)
+    result = reading.validated(merged)
+    unread = tuple(i for i, r in enumerate(reading.results) if isinstance(r, ExtractorError))
+    return returned(result, replace(_trace(merged, reading.found, reading.parts, text), unread=unread),
+                    reading.attempts, with_trace, with_usage)
 
-    def kept(i: int, attempt: Attempt) -> None:
-        attempts.append(attempt)
-        if on_attempt is not None:
-            on_attempt(attempt)
 
-    wopts = _window_options(opts)
-    shown = None if progress is None and len(parts) > 4 else progress or False
-    batch = ex._window_batch(size)
-    results = ex.extract_many(window_form(schema), texts, wopts, with_trace=True, on_attempt=kept, progress=shown,
-                              **batch)
-    for _ in range(SPLITS):  # a window whose answer max_tokens cut is read again in halves
-        cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)}
-        halves = {i: _halves(text, ends, parts[i], opts.overlap) for i in cut}
-        halves = {i: h for i, h in halves.items() if len(h) > 1}
-        if not halves:
-            break
-        more = [w.text(text) for i in sorted(halves) for w in halves[i]]
-        answers = iter(ex.extract_many(window_form(schema), more, wopts, with_trace=True, on_attempt=kept,
-                                       progress=shown, **batch))
-        parts = [w for i, old in enumerate(parts) for w in halves.get(i, [old])]
-        results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
-        parts, texts = [replace(w, index=j) for j, w in enumerate(parts)], [w.text(text) for w in parts]
-    found = _values(results, range(len(parts)))
-    failed = [r for r in results if isinstance(r, ExtractorError)]
-    merged = merge(schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
-    if not _written(merged.value) and failed:  # not "nothing here": the windows that might hold it were not read
-        last = failed[-1]
-        if isinstance(last, IncompleteOutputError):
-            raise IncompleteOutputError(last.partial, last.max_tokens, last.usage, data=last.data, attempts=attempts)
-        raise ExtractionError(attempts)
-    if not _written(merged.value):
-        if opts.refusal_model is Refusal:
-            declined = Refusal(error=f"no {title(schema)} in the text: none of its {len(parts)} windows holds "
-                                     f"any of its fields")
-            return returned(declined, Trace(windows=_spans(parts)), attempts, with_trace, with_usage)
-        required = [f"/{escape(k)}" for k in sorted(schema.get("required") or [])]
-        raise MissingFieldsError(required or [""], merged.value, attempts)  # "": the whole object, none required
-    if merged.missing:
-        _follow_up(ex, target, schema, texts, merged, wopts, kept, found)
-    if merged.missing:
-        raise MissingFieldsError(merged.missing, merged.value, attempts)
-    rejected: Attempt | None = None
-    try:
-        for attempt in retrying(opts.max_retries):  # the merged object's attempts, as `extract`'s
-            with attempt:
-                if rejected is not None:
-                    _reread(ex, target, schema, texts, merged, wopts, kept, found, rejected)
-                result, rejected = _checked(target, merged.value, opts)
-                if rejected is not None:
-                    kept(-1, rejected)
-                    raise Invalid()
-    except Invalid:
-        raise ExtractionError(attempts) from None
-    unread = tuple(i for i, r in enumerate(results) if isinstance(r, ExtractorError))
-    return returned(result, replace(_trace(merged, found, parts, text), unread=unread), attempts, with_trace,
-                    with_usage)
+class _Reading:
+    """One long text read in windows: its windows, their answers and every attempt made."""
+
+    def __init__(self, engine: Engine, read: Read, target: Target, text: str, opts: ExtractOptions,
+                 on_attempt: Callable[[Attempt], None] | None) -> None:
+        self.engine, self.read, self.target, self.text, self.opts = engine, read, target, text, opts
+        self.schema: dict[str, Any] = target.schema
+        self.on_attempt, self.attempts, self.wopts = on_attempt, [], _window_options(opts)
+        self.parts: list[Window] = []
+        self.texts: list[str] = []
+        self.results: list[Any] = []
+        self.found: dict[int, tuple[Any, Trace, int]] = {}
+
+    def kept(self, i: int, attempt: Attempt) -> None:
+        self.attempts.append(attempt)
+        if self.on_attempt is not None:
+            self.on_attempt(attempt)
+
+    def first(self, size: int, progress: bool | None) -> None:
+        """Every window read under the window form; a window whose answer max_tokens cut inside a list read again
+        in halves."""
+        text, opts = self.text, self.opts
+        ends = token_ends(self.engine.tokenizer, text)
+        parts = windows(text, ends, size, min(opts.overlap, size // 4))
+        shown = None if progress is None and len(parts) > 4 else progress or False
+        batch, form = self.engine.window_batch(size), window_form(self.schema)
+        results = self.read(form, [w.text(text) for w in parts], self.wopts, on_attempt=self.kept, progress=shown,
+                            **batch)
+        for _ in range(SPLITS):
+            cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)}
+            halves = {i: h for i in cut if len(h := _halves(text, ends, parts[i], opts.overlap)) > 1}
+            if not halves:
+                break
+            more = [w.text(text) for i in sorted(halves) for w in halves[i]]
+            answers = iter(self.read(form, more, self.wopts, on_attempt=self.kept, progress=shown, **batch))
+            parts = [w for i, old in enumerate(parts) for w in halves.get(i, [old])]
+            results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
+            parts = [replace(w, index=j) for j, w in enumerate(parts)]
+        self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
+        self.found = _values(results, range(len(parts)))
+
+    def merged(self) -> Merged | None:
+        """The windows' objects merged, the members still missing looked for once more; None where no window holds
+        anything and the library's `Refusal` says so (else the error that says why)."""
+        failed = [r for r in self.results if isinstance(r, ExtractorError)]
+        found = self.found
+        merged = merge(self.schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
+        if not _written(merged.value) and failed:  # not "nothing here": the windows that might hold it were not read
+            last = failed[-1]
+            if isinstance(last, IncompleteOutputError):
+                raise IncompleteOutputError(last.partial, last.max_tokens, last.usage, data=last.data,
+                                            attempts=self.attempts)
+            raise ExtractionError(self.attempts)
+        if not _written(merged.value):
+            if self.opts.refusal_model is Refusal:
+                return None
+            required = [f"/{escape(k)}" for k in sorted(self.schema.get("required") or [])]
+            raise MissingFieldsError(required or [""], merged.value, self.attempts)  # "": the whole object
+        if merged.missing:  # looked for once more, alone, in the likeliest windows
+            keys = list(dict.fromkeys(unescape(p.split("/")[1]) for p in merged.missing))
+            self.again(merged, keys, _members(self.schema, keys), self.likeliest(), empty=True)
+        if merged.missing:
+            raise MissingFieldsError(merged.missing, merged.value, self.attempts)
+        return merged
+
+    def validated(self, merged: Merged) -> Any:
+        """The merged object as the target, validated and checked; a rejected one's members read again with the
+        errors fed back, under the retry policy (as `extract` retries)."""
+        rejected: Attempt | None = None
+        for state in rounds(self.opts.max_retries):  # the merged object's attempts, as `extract`'s
+            if rejected is not None:
+                self.reread(merged, rejected)
+            result, rejected = _checked(self.target, merged.value)
+            if rejected is None:
+                return result
+            self.kept(-1, rejected)
+            state.set_result(True)
+        raise ExtractionError(self.attempts)
+
+    def reread(self, merged: Merged, rejected: Attempt) -> None:
+        """Read again the top-level members a rejected merged object's errors name (every member where an error
+        names none, as a failed check), the errors fed back in the target's description: in the windows they were
+        taken from and the likeliest by the relevance screen, or every window where every member is read again."""
+        members = list(self.schema.get("properties") or {})
+        named = [e["loc"][0] for e in rejected.errors
+                 if isinstance(e, dict) and e.get("loc") and e["loc"][0] in members]
+        keys = list(dict.fromkeys(named)) if len(named) == len(rejected.errors) else members
+        if not keys:
+            return
+        told = "; ".join(str(e["msg"]) if isinstance(e, dict) else str(e) for e in rejected.errors)
+        values = json.dumps({k: merged.value.get(k) for k in keys}, ensure_ascii=False)
+        wanted = _members(self.schema, keys, f"An earlier reading of the whole document was rejected ({told}); its "
+                                             f"values were {values}.")
+        if keys == members:
+            chosen = list(range(len(self.texts)))
+        else:
+            tops = ["/" + escape(k) for k in keys]
+            taken = [self.found[source][2] for p, (source, _) in merged.origin.items()
+                     if any(_inside(p, t) for t in tops)]
+            chosen = sorted({*taken, *self.likeliest()})
+        self.again(merged, keys, wanted, chosen, empty=False)
+
+    def likeliest(self) -> list[int]:
+        """The windows the relevance screen finds likeliest to be the target."""
+        scores = self.engine.relevance_scores(self.target.spec, self.texts)
+        return sorted(range(len(self.texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
+
+    def again(self, merged: Merged, keys: list[str], wanted: dict[str, Any], chosen: list[int], *,
+              empty: bool) -> None:
+        """The members `keys` read again under `wanted` in the windows `chosen`, and filled in (see `_fill`)."""
+        results = self.read(window_form(wanted), [self.texts[i] for i in chosen], self.wopts,
+                            on_attempt=lambda j, a: self.kept(chosen[j], a), progress=False)
+        again = _values(results, chosen, first=max(self.found, default=-1) + 1)
+        _fill(merged, keys, wanted, again, self.found, empty=empty)
 
 
 def in_list(partial: str) -> bool:
@@ -236,54 +303,15 @@ def _written(value: Any) -> bool:
     return value not in (None, "")
 
 
-def _follow_up(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str], merged: Merged,
-               wopts: ExtractOptions, kept: Callable[[int, Attempt], None],
-               found: dict[int, tuple[Any, Trace, int]]) -> None:
-    """Look for the top-level members still missing once more, alone, in the windows the relevance screen
-    finds likeliest to be the target; fill what is found (its answers kept in `found` after the first pass's)."""
-    keys = list(dict.fromkeys(_unescape(p.split("/")[1]) for p in merged.missing))
-    wanted = _members(schema, keys)
-    scores = ex._relevance(target, texts)
-    ranked = sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
-    results = ex.extract_many(window_form(wanted), [texts[i] for i in ranked], wopts, with_trace=True,
-                              on_attempt=lambda j, a: kept(ranked[j], a), progress=False)
-    _fill(merged, keys, wanted, _values(results, ranked, first=max(found, default=-1) + 1), found)
-
-
-def _checked(target: Any, value: Any, opts: ExtractOptions) -> tuple[Any, Attempt | None]:
+def _checked(target: Target, value: Any) -> tuple[Any, Attempt | None]:
     """The merged object as the target, validated and checked; else None and the attempt that names why."""
     data = json.dumps(value, ensure_ascii=False)
     try:
-        result = parse(target, None, data)
+        result = parse(target.spec, None, data)
     except (ValueError, ValidationError) as exc:
         return None, Attempt(data, Usage(), errors_of(exc))
-    failed = run_checks(result, [*model_checks(target), *opts.checks])
+    failed = run_checks(result, target.checks)
     return (None, Attempt(data, Usage(), failed)) if failed else (result, None)
-
-
-def _reread(ex: Engine, target: Any, schema: dict[str, Any], texts: list[str], merged: Merged, wopts: ExtractOptions,
-            kept: Callable[[int, Attempt], None], found: dict[int, tuple[Any, Trace, int]], rejected: Attempt) -> None:
-    """Read again the top-level members a rejected merged object's errors name (every member where an error names
-    none, as a failed check), the errors fed back in the target's description: in the windows they were taken
-    from and the likeliest by the relevance screen, or every window where every member is read again."""
-    members = list(schema.get("properties") or {})
-    named = [e["loc"][0] for e in rejected.errors if isinstance(e, dict) and e.get("loc") and e["loc"][0] in members]
-    keys = list(dict.fromkeys(named)) if len(named) == len(rejected.errors) else members
-    if not keys:
-        return
-    told = "; ".join(str(e["msg"]) if isinstance(e, dict) else str(e) for e in rejected.errors)
-    wanted = _members(schema, keys, f"An earlier reading of the whole document was rejected ({told}); its values "
-                                    f"were {json.dumps({k: merged.value.get(k) for k in keys}, ensure_ascii=False)}.")
-    if keys == members:
-        chosen = list(range(len(texts)))
-    else:
-        tops = ["/" + escape(k) for k in keys]
-        taken = [found[source][2] for p, (source, _) in merged.origin.items() if any(_inside(p, t) for t in tops)]
-        scores = ex._relevance(target, texts)
-        chosen = sorted({*taken, *sorted(range(len(texts)), key=lambda i: -scores[i])[:FOLLOW_UP]})
-    results = ex.extract_many(window_form(wanted), [texts[i] for i in chosen], wopts, with_trace=True,
-                              on_attempt=lambda j, a: kept(chosen[j], a), progress=False)
-    _fill(merged, keys, wanted, _values(results, chosen, first=max(found, default=-1) + 1), found, empty=False)
 
 
 def _members(schema: dict[str, Any], keys: list[str], told: str = "") -> dict[str, Any]:
@@ -316,10 +344,6 @@ def _fill(merged: Merged, keys: list[str], wanted: dict[str, Any], again: dict[i
 
 def _inside(pointer: str, top: str) -> bool:
     return pointer == top or pointer.startswith(top + "/")
-
-
-def _unescape(key: str) -> str:
-    return key.replace("~1", "/").replace("~0", "~")
 
 
 def _trace(merged: Merged, found: dict[int, tuple[Any, Trace, int]], parts: list[Window], text: str) -> Trace:

@@ -33,7 +33,7 @@ def test_failed_checks_are_retried_and_every_attempt_kept(model_extractor):
     attempts = err.value.attempts
     assert len(attempts) == 2 and seen == attempts
     assert all(a.errors == ["<lambda>: always wrong"] and a.usage.completion_tokens > 0 for a in attempts)
-    history = model_extractor.lm.tokenizer.decode(model_extractor._prompt(Person, CONTACT, attempts[:1]))
+    history = model_extractor.lm.tokenizer.decode(model_extractor.prompt_ids(Person, CONTACT, attempts[:1]))
     assert "always wrong" in history
 
 
@@ -160,7 +160,7 @@ def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed
     prompt = model_extractor.prompt(Sourced, RECIPE)  # the first prompt; the retry's holds the error too
     assert "occurs nowhere in the text" not in prompt
     assert "occurs nowhere in the text" in model_extractor.lm.tokenizer.decode(
-        model_extractor._prompt(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False, verbatim="marked")))
+        model_extractor.prompt_ids(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False, verbatim="marked")))
 
 
 class Picky(BaseModel):

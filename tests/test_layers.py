@@ -47,3 +47,60 @@ def test_imports_go_down_the_stack(path: Path) -> None:
 def test_every_stage_package_is_placed() -> None:
     packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert packages <= set(LAYERS), f"packages without a layer: {sorted(packages - set(LAYERS))}"
+
+
+NATIVE_REACHES = {"automata/counted.py": {"_partition"}, "automata/pda.py": {"_partition"}}
+"""Known reaches across packages, to be given public names: automata reads lang's native kernel (`_partition.c`)
+where it was built."""
+
+
+def _private_names(path: Path) -> set[str]:
+    """The private names a module defines: its functions, classes and attributes (module level, on `self`/`cls`); a
+    `Protocol`'s underscore methods name another class's privates, so they do not count."""
+    tree = ast.parse(path.read_text())
+    described = {id(f) for c in ast.walk(tree) if isinstance(c, ast.ClassDef)
+                 and any(getattr(b, "id", getattr(b, "attr", "")) == "Protocol" for b in c.bases) for f in c.body}
+    names = set()
+    for node in ast.walk(tree):
+        if id(node) in described:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+    return {n for n in names if n.startswith("_") and not n.startswith("__")}
+
+
+def _package_private(path: Path) -> set[str]:
+    """The private names a module may use: its own, and those of its package's modules (a package's private
+    helpers and native kernels, `_kernel.c`, are its own business); the root modules are each their own."""
+    if path.parent == PACKAGE:
+        return _private_names(path)
+    names = {c.stem for c in path.parent.glob("_*.c")}
+    for sibling in path.parent.glob("*.py"):
+        names |= _private_names(sibling)
+    return names | NATIVE_REACHES.get(str(path.relative_to(PACKAGE)), set())
+
+
+def _private_reaches(path: Path) -> list[str]:
+    """Where a module reaches into another module's private names: `obj._name` for a `_name` its package does not
+    define (`self._x`, `cls._x` are its own), and `from m import _name` from another package."""
+    own = _package_private(path)
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            mine = isinstance(node.value, ast.Name) and node.value.id in ("self", "cls")
+            if not mine and node.attr not in own:
+                found.append(f"line {node.lineno}: .{node.attr}")
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("extractor"):
+            found += [f"line {node.lineno}: import {a.name}" for a in node.names
+                      if a.name.startswith("_") and not a.name.startswith("__") and a.name not in own]
+    return found
+
+
+@pytest.mark.parametrize("path", MODULES, ids=[str(p.relative_to(PACKAGE)) for p in MODULES])
+def test_no_module_reaches_into_another_modules_private_names(path: Path) -> None:
+    reaches = _private_reaches(path)
+    assert not reaches, f"{path.relative_to(PACKAGE)} uses private names of other modules: {reaches}"

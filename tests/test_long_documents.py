@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-import extractor.api
+import extractor.rounds
 import schemas
 from extractor import ExtractorError, MissingFieldsError, Refusal
 from extractor.tracing import Traced, agrees
@@ -46,7 +46,7 @@ def test_texts_that_fit_never_take_the_window_path(model_extractor, monkeypatch)
     def refuse(*args, **kw):
         raise AssertionError("a text that fits was read in windows")
 
-    monkeypatch.setattr(extractor.api, "read_in_windows", refuse)
+    monkeypatch.setattr(extractor.rounds, "read_in_windows", refuse)
     text = (DATA / "contact.txt").read_text()
     assert model_extractor.extract(schemas.ContactCard, text, max_tokens=40) == \
         model_extractor.extract(schemas.ContactCard, text, max_tokens=40, window=100_000)

@@ -12,7 +12,7 @@ from extractor import ExtractOptions, InputError, MissingFieldsError
 from extractor.schema import json_schema
 from extractor.schema.window import window_form
 from extractor.windowed import read_in_windows, window_size
-from tests.documents.test_read_in_windows import DOC, Stub
+from tests.documents.test_read_in_windows import DOC, Stub, reading
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "e/mail": {"type": "string"}},
           "required": ["name", "e/mail"]}
@@ -27,14 +27,14 @@ FREE = {"type": "object", "properties": {"name": {"type": "string"}}}
 def test_missing_members_are_json_pointers_on_every_path(schema: dict[str, Any], answer: dict[str, Any],
                                                          missing: list[str]) -> None:
     with pytest.raises(MissingFieldsError) as caught:
-        read_in_windows(Stub(lambda text: answer), schema, DOC, ExtractOptions(refusal=False), 100)
+        read_in_windows(*reading(Stub(lambda text: answer)), schema, DOC, ExtractOptions(refusal=False), 100)
     assert caught.value.missing == missing
 
 
 class Sized(Stub):
     """A stand-in whose prompt grows with the schema's JSON, as a real one does (a token per four characters)."""
 
-    def _prompt(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
+    def prompt_ids(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
         return [0] * (20 + len(json.dumps(json_schema(target))) // 4 + len(text.split()))
 
 
@@ -53,9 +53,9 @@ def test_a_prompt_that_leaves_no_room_for_text_names_its_cause(schema: dict[str,
                                                                max_tokens: int, lower: bool) -> None:
     stub, opts = Sized(None, context=context), ExtractOptions(max_tokens=max_tokens)
     with pytest.raises(InputError) as caught:
-        window_size(stub, schema, DOC, opts, stub._prompt(schema, DOC, [], opts))
+        window_size(stub, schema, DOC, opts, stub.prompt_ids(schema, DOC, [], opts))
     message = str(caught.value)
-    overhead, bare = len(stub._prompt(window_form(schema), "", [], opts)), len(stub._prompt({}, "", [], opts))
+    overhead, bare = len(stub.prompt_ids(window_form(schema), "", [], opts)), len(stub.prompt_ids({}, "", [], opts))
     assert f"the prompt takes {overhead} tokens before any text, {overhead - bare} of them the schema (" in message
     assert f"of it {largest})" in message and f"model's context ({context} tokens)" in message
     assert "longer context" in message and "fewer enum members" in message

@@ -25,25 +25,24 @@ def tokenizer(text: str, **_: Any) -> dict[str, Any]:
 
 
 class Stub:
-    """An Extractor whose windows answer from a script: `answers(text)` (or `answers(told, text)`, `told` the
+    """An engine whose windows answer from a script (its `extract_many` the batch read): `answers(text)` (or `answers(told, text)`, `told` the
     target's description) gives a window's object."""
 
+    tokenizer = staticmethod(tokenizer)
+
     def __init__(self, answers, relevance=lambda text: 0.0, context: int = 10_000) -> None:
-        self.answers, self.scores, self.context, self.calls, self.told = answers, relevance, context, [], []
+        self.answers, self.scores, self.limit, self.calls, self.told = answers, relevance, context, [], []
 
-    def _context(self) -> int:
-        return self.context
+    def context(self) -> int:
+        return self.limit
 
-    def _tokenizer(self) -> Any:
-        return tokenizer
-
-    def _prompt(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
+    def prompt_ids(self, target: Any, text: str, attempts: list, opts: ExtractOptions) -> list[int]:
         return [0] * (20 + len(tokenizer(text)["offset_mapping"]))
 
-    def _window_batch(self, tokens: int) -> dict[str, Any]:
+    def window_batch(self, tokens: int) -> dict[str, Any]:
         return {}
 
-    def _relevance(self, target: Any, texts: list[str]) -> list[float]:
+    def relevance_scores(self, target: Any, texts: list[str]) -> list[float]:
         return [self.scores(text) for text in texts]
 
     def extract_many(self, target: dict, texts: list[str], options: ExtractOptions, **kw: Any) -> list[Any]:
@@ -63,6 +62,11 @@ class Stub:
         return out
 
 
+def reading(stub: Stub) -> tuple[Stub, Any]:
+    """The stub as the engine and its batch read."""
+    return stub, stub.extract_many
+
+
 DOC = " ".join(f"filler{i}" for i in range(200)) + " Buyer: Ann Lee. " + " ".join(f"more{i}" for i in range(200)) \
     + " Seller: Bob Roe."
 
@@ -74,13 +78,13 @@ def names(text: str) -> dict[str, Any]:
 
 def test_a_text_that_fits_is_read_whole() -> None:
     stub = Stub(names)
-    assert window_size(stub, Deal, "Buyer: Ann Lee", ExtractOptions(), stub._prompt(None, "Buyer: Ann Lee", [], None)) is None
-    assert window_size(stub, Deal, DOC, ExtractOptions(window=100), stub._prompt(None, DOC, [], None)) == 100
+    assert window_size(stub, Deal, "Buyer: Ann Lee", ExtractOptions(), stub.prompt_ids(None, "Buyer: Ann Lee", [], None)) is None
+    assert window_size(stub, Deal, DOC, ExtractOptions(window=100), stub.prompt_ids(None, DOC, [], None)) == 100
 
 
 def test_windows_merge_into_one_object_traced_into_the_document() -> None:
     stub = Stub(names)
-    traced = read_in_windows(stub, Deal, DOC, ExtractOptions(overlap=8), 100, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(overlap=8), 100, with_trace=True)
     assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe")
     assert len(traced.trace.windows) >= 4
     for value in traced.trace:
@@ -88,7 +92,7 @@ def test_windows_merge_into_one_object_traced_into_the_document() -> None:
 
 
 def test_a_document_no_window_answers_is_refused_and_says_why() -> None:
-    result = read_in_windows(Stub(lambda text: {"buyer": None, "seller": None, "items": []}), Deal, DOC,
+    result = read_in_windows(*reading(Stub(lambda text: {"buyer": None, "seller": None, "items": []})), Deal, DOC,
                              ExtractOptions(), 100)
     assert isinstance(result, Refusal) and "none of its" in result.error
 
@@ -97,7 +101,7 @@ def test_a_missing_member_is_looked_for_again_in_the_likeliest_windows_then_name
     stub = Stub(lambda text: {"buyer": "Ann Lee" if "Ann Lee" in text else None, "seller": None},
                 relevance=lambda text: 1.0 if "Seller" in text else 0.0)
     with pytest.raises(MissingFieldsError) as caught:
-        read_in_windows(stub, Deal, DOC, ExtractOptions(), 100)
+        read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(), 100)
     assert caught.value.missing == ["/seller"] and caught.value.partial["buyer"] == "Ann Lee"
     members, texts = stub.calls[-1]
     assert members == ["seller"] and "Seller" in texts[0] and len(texts) == 2  # the likeliest window first
@@ -114,7 +118,7 @@ def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
         return {**names(text), "items": found}
 
     stub = Stub(listed)
-    traced = read_in_windows(stub, Deal, doc, ExtractOptions(overlap=4), 60, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Deal, doc, ExtractOptions(overlap=4), 60, with_trace=True)
     assert traced.result.items == items  # every item once, in text order, the overlaps collapsed
     assert len(stub.calls) > 1 and len(traced.trace.windows) > 2
     ends = [w.end for w in traced.trace.windows]
@@ -125,9 +129,9 @@ def test_windows_that_stay_cut_are_named_on_the_trace_or_raised_never_refused() 
     cut = IncompleteOutputError('{"buyer": "', 40)
     every = Stub(lambda text: cut)
     with pytest.raises(IncompleteOutputError):
-        read_in_windows(every, Deal, DOC, ExtractOptions(), 100)
+        read_in_windows(every, every.extract_many, Deal, DOC, ExtractOptions(), 100)
     some = Stub(lambda text: cut if "more100 " in text else names(text))
-    traced = read_in_windows(some, Deal, DOC, ExtractOptions(), 100, with_trace=True)
+    traced = read_in_windows(some, some.extract_many, Deal, DOC, ExtractOptions(), 100, with_trace=True)
     assert traced.result.buyer == "Ann Lee" and len(traced.trace.unread) == 1
     last = traced.trace.windows[traced.trace.unread[0]]
     assert "more100 " in DOC[last.start:last.end]
@@ -142,7 +146,7 @@ def test_token_ends_come_from_the_tokenizers_offsets_or_every_four_characters() 
 def test_windows_decode_together_only_as_many_as_bound_the_cache(tokens: int, batch: int) -> None:
     from extractor.api import Extractor
 
-    assert Extractor._window_batch(None, tokens) == {"batch_size": batch}  # type: ignore[arg-type]
+    assert Extractor.window_batch(None, tokens) == {"batch_size": batch}  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("partial, inside", [
@@ -184,7 +188,7 @@ def test_a_merged_object_a_check_rejects_is_read_again_whole_with_the_error_fed_
         return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "seller": "Ann Lee" if "Ann Lee" in text else None}
 
     stub = Stub(answers)
-    traced = read_in_windows(stub, Deal, DOC, ExtractOptions(checks=[differ]), 100, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(checks=[differ]), 100, with_trace=True)
     assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe")
     (first, texts), (again, every) = stub.calls
     assert first == again == ["buyer", "items", "seller"] and every == texts  # every member, every window
@@ -199,7 +203,7 @@ def test_a_merged_member_validation_rejects_is_read_again_alone_where_it_came_fr
         return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "total": total}
 
     stub = Stub(answers, relevance=lambda text: 1.0 if "filler0 " in text else 0.0)
-    traced = read_in_windows(stub, Priced, doc, ExtractOptions(), 100, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Priced, doc, ExtractOptions(), 100, with_trace=True)
     assert traced.result == Priced(buyer="Ann Lee", total=12.5)
     members, texts = stub.calls[-1]
     assert members == ["total"] and len(texts) == 3  # where it came from, and the two likeliest windows
@@ -211,7 +215,7 @@ def test_a_merged_member_validation_rejects_is_read_again_alone_where_it_came_fr
 def test_a_merged_object_still_rejected_when_retries_are_spent_raises_with_every_attempt(retries, readings) -> None:
     stub = Stub(lambda told, text: {"buyer": "Ann Lee", "seller": "Ann Lee"})
     with pytest.raises(ExtractionError) as caught:
-        read_in_windows(stub, Deal, DOC, ExtractOptions(checks=[differ], max_retries=retries), 100)
+        read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(checks=[differ], max_retries=retries), 100)
     assert len(stub.calls) == readings
     rejected = [a for a in caught.value.attempts if any("must differ" in str(e) for e in a.errors)]
     assert len(rejected) == readings

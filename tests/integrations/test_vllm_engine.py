@@ -119,10 +119,10 @@ def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
 
 @pytest.mark.parametrize("verbatim, ages", [("all", [7, 42]), ("auto", None), ("marked", None)])
 def test_number_fields_take_the_documents_numbers_under_verbatim_all(engine: VLLMExtractor, verbatim, ages) -> None:
-    from extractor.schema import json_schema
+    from extractor.target import Target
 
     text = "Bob Smith is 42 years old; his son is 7 and their house is 1905 years old."
-    [request] = engine._requests(json_schema(Person), [text], [0], {}, ExtractOptions(verbatim=verbatim)).values()
+    request = engine.grammar(Target(Person), text, "both", ExtractOptions(verbatim=verbatim))
     assert request["properties"]["age"].get("enum") == ages  # 1905 is past the field's maximum of 150
     assert engine.extract(Person, text, verbatim=verbatim, min_relevance=None).age in ([7, 42] if ages else range(151))
 

@@ -28,12 +28,10 @@ class Person(BaseModel):
 def _attempt(result: dict, mode: str = "marked", keep: bool = False, target=Person):
     data = json.dumps(result).encode()
     gen = Generation(data.decode(), data, complete=True)
-    attempts: list = []
-    try:
-        value, found = outcome(target, Refusal, gen, attempts, 100, [], None, Grounding(target, TEXT, mode, keep))
-    except Invalid:
-        return None, None, attempts[-1].errors
-    return value, found, attempts[-1].errors
+    attempt, came = outcome(target, Refusal, gen, [], 100, [], None, Grounding(target, TEXT, mode, keep))
+    if isinstance(came, Invalid):
+        return None, None, attempt.errors
+    return came.result, came.trace, attempt.errors
 
 
 CASES = [  # (output, grounding, the pointers that fail)

@@ -1,0 +1,94 @@
+"""A target resolved once per call: its JSON Schema, IR, title, checks and refusal model, and its form for one text
+(the verbatim and number-from-text rewrites, the nesting depth), read by compile, prompt, screen, trace and merge
+alike instead of each deriving them again."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from extractor.checks import Check, model_checks
+from extractor.grounding import schema_ir
+from extractor.refusing import title
+from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir
+from extractor.schema.ir import Schema
+from extractor.schema.numbers import numbers_from_text
+from extractor.schema.verbatim import verbatim_strings
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
+
+    from extractor.options import ExtractOptions, VerbatimMode
+
+
+@dataclass(frozen=True)
+class TextForm:
+    """The target as one text is decoded under it."""
+
+    spec: Any
+    """What is compiled: the target, or its schema rewritten for the text."""
+    key: str
+    """The schema's text before the numbers are narrowed to the text's (what a shared grammar is cached under)."""
+    depth: int | None
+    """How deeply a recursive target may nest in this text (None: not recursive, or no text)."""
+    per_document: bool
+    """The grammar copies from this text (verbatim fields, numbers it writes), so it is compiled for it alone."""
+
+
+class Target:
+    """One call's target: each derived form computed on first use (a bad schema fails where it always did)."""
+
+    def __init__(self, spec: Any, opts: ExtractOptions | None = None) -> None:
+        self.spec = spec
+        self.refusal: type[BaseModel] | None = opts.refusal_model if opts is not None else None
+        self._extra: tuple[Check, ...] = tuple(opts.checks) if opts is not None else ()
+
+    @cached_property
+    def schema(self) -> Any:
+        """The JSON Schema (a dict, or a bool for `True`/`False` targets)."""
+        return json_schema(self.spec)
+
+    @cached_property
+    def key(self) -> str:
+        """The schema as text: what its IR and grammars are kept under."""
+        return json.dumps(self.schema, sort_keys=True)
+
+    @property
+    def ir(self) -> Schema:
+        """The target's IR without a refusal branch."""
+        return schema_ir(self.key)
+
+    @property
+    def title(self) -> str:
+        return title(self.schema)
+
+    @cached_property
+    def checks(self) -> list[Check]:
+        """The model's `@check` methods, then the call's own."""
+        return [*model_checks(self.spec), *self._extra]
+
+    def for_text(self, source: str | None, verbatim: VerbatimMode) -> TextForm:
+        """The target's form for `source`: `verbatim="auto"` makes plain string fields `Verbatim`, `"all"` also lets
+        plain number fields take only the numbers the text writes; a recursive target nests at most as deeply as
+        the text is structured."""
+        spec, schema = self.spec, self.schema
+        shaped = isinstance(schema, dict) and source is not None
+        if verbatim != "marked" and shaped:
+            spec = schema = verbatim_strings(schema)
+        key = json.dumps(schema, sort_keys=True)
+        depth = nesting(source) if shaped and recursive(schema) else None
+        per_document = _quotes(key)
+        if verbatim == "all" and shaped:
+            narrowed = numbers_from_text(schema, source)
+            per_document = per_document or narrowed != schema  # the values offered are the document's
+            spec = narrowed
+        return TextForm(spec, key, depth, per_document)
+
+
+@functools.lru_cache(maxsize=256)
+def _quotes(key: str) -> bool:
+    """Whether a schema has Verbatim fields (its grammar is then compiled per document)."""
+    return quotes_source(target_ir(json.loads(key), None))
