@@ -15,8 +15,9 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
+import os
 import subprocess
+import tempfile
 import sys
 import time
 from pathlib import Path
@@ -71,18 +72,37 @@ def measured(kind: str, chars: int, window: int | None, max_tokens: int, limit: 
     command = [sys.executable, __file__, "--one", "--kind", kind, "--chars", str(chars), "--max-tokens",
                str(max_tokens), *(["--window", str(window)] if window is not None else [])]
     start = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        out, _ = child.communicate(timeout=limit)
-        run = json.loads(out.strip().splitlines()[-1]) if child.returncode == 0 else \
-            {"chars": chars, "answer": f"the child exited with status {child.returncode}"}
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.communicate()
+    with tempfile.TemporaryFile("w+") as out:
+        child = subprocess.Popen(command, stdout=out, stderr=subprocess.DEVNULL, text=True)
+        status, usage, timed_out = _wait(child, start + limit)
+        out.seek(0)
+        lines = out.read().strip().splitlines()
+    if timed_out:
         run = {"chars": chars, "answer": f"timeout: not finished after {limit:g} s"}
+    elif status == 0 and lines:
+        run = json.loads(lines[-1])
+    else:
+        run = {"chars": chars, "answer": f"the child exited with status {status}"}
     run["wall_seconds"] = round(time.perf_counter() - start, 2)
-    run["peak_rss_mib"] = round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024, 1)
+    run["peak_rss_mib"] = round(usage.ru_maxrss / 1024, 1)  # this child's own peak, not any other child's
     return run
+
+
+def _wait(child: subprocess.Popen[str], deadline: float) -> tuple[int, Any, bool]:
+    """The child's exit status and its own resource usage (os.wait4: its peak RSS, whatever else this process ran),
+    killing it at `deadline`; whether it was killed."""
+    while True:
+        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+        if pid:
+            break
+        if time.perf_counter() > deadline:
+            child.kill()
+            _, status, usage = os.wait4(child.pid, 0)
+            child.returncode = os.waitstatus_to_exitcode(status)
+            return child.returncode, usage, True
+        time.sleep(0.2)
+    child.returncode = os.waitstatus_to_exitcode(status)
+    return child.returncode, usage, False
 
 
 def markdown(result: dict[str, Any]) -> str:
