@@ -90,6 +90,37 @@ with tempfile.TemporaryDirectory() as d:
         assert all("the secret" not in doc.text and doc.error for doc in docs), docs
 """
 
+INFINITY = """
+from extractor.automata import build_automaton
+from tests.automata.helpers import runs
+for verbatim in ("marked", "auto"):
+    from extractor.schema.verbatim import verbatim_strings
+    schema = {"type": "object", "properties": {"x": {"type": "number"}}, "required": ["x"]}
+    machine = build_automaton(compile_grammar(target_ir(verbatim_strings(schema) if verbatim == "auto" else schema,
+                                                        None)))
+    assert not runs(machine, '{"x":1e999}') and not runs(machine, '{"x":' + "9" * 310 + '}')
+    assert runs(machine, '{"x":1.7976931348623157e308}') and runs(machine, '{"x":-2.5e-300}')
+"""
+
+HIDDEN_CHARACTERS = """
+from extractor import trace
+for hidden in ("\\u00ad", "\\u2060", "\\u200b", "\\ufeff"):
+    text = f"Signed by Acme Cor{hidden}poration on 1 May."
+    found = trace({"company": "Acme Corporation"}, text, {"type": "object"})["/company"]
+    assert found.status == "found" and found.spans[0].of(text) == f"Acme Cor{hidden}poration", (hidden, found)
+"""
+
+TRACE_LONG_RUN = """
+import time
+from extractor import trace
+started = time.perf_counter()
+alone = trace({"name": "a" * 5000}, "a" * 1_000_000, {"type": "object"})["/name"]
+assert alone.status == "not_found"  # inside a longer word only
+words = trace({"name": "a" * 5000}, ("a" * 5000 + " ") * 200, {"type": "object"})["/name"]
+assert words.status == "found" and words.occurrences == 200, words.occurrences
+assert time.perf_counter() - started < 5, time.perf_counter() - started
+"""
+
 ROWS: list[tuple[str, str, str]] = [
     ("document tools", "windows writing C, C++, C#, F#, F; -500.00 against 500.00; ids one apart past 2^53",
      MERGE_SYMBOLS),
@@ -100,4 +131,9 @@ ROWS: list[tuple[str, str, str]] = [
      "text, a cut line", REVIEW_MALFORMED),
     ("document tools", "a results file naming /etc/passwd-like paths: absolute, a link out of --texts, ..",
      REVIEW_FILES),
+    ("document tools", "1e999 and a 310-digit number for a float field, strings written freely or copied",
+     INFINITY),
+    ("document tools", "Acme Cor\\u00adporation: a soft hyphen, word joiner, zero-width space, BOM in a value's "
+     "occurrence", HIDDEN_CHARACTERS),
+    ("document tools", "trace() of a 5,000-letter value in 1,000,000 letters", TRACE_LONG_RUN),
 ]
