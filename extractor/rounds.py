@@ -24,7 +24,8 @@ def extracting(engine: SteppingEngine, target: Target, text: str, opts: ExtractO
     """One document's rounds, one forward pass per step; closing it stops decoding. Its error is raised."""
     nonempty(text)
     told = None if on_attempt is None else (lambda i, a: on_attempt(a))
-    pipe, doc = Pipeline(engine, target, opts, with_trace=with_trace, on_attempt=told, control=control), Document(0, text)
+    pipe = Pipeline(engine, target, opts, with_trace=with_trace, on_attempt=told, control=control)
+    doc = Document(0, text)
     first = pipe.prompt(doc)
     size = window_size(engine, target, text, opts, first) if opts.constrained else None
     if size is not None:  # longer than a window: read in windows, merged

@@ -25,8 +25,8 @@ def tokenizer(text: str, **_: Any) -> dict[str, Any]:
 
 
 class Stub:
-    """An engine whose windows answer from a script (its `extract_many` the batch read): `answers(text)` (or `answers(told, text)`, `told` the
-    target's description) gives a window's object."""
+    """An engine whose windows answer from a script (its `extract_many` the batch read): `answers(text)` (or
+    `answers(told, text)`, `told` the target's description) gives a window's object."""
 
     tokenizer = staticmethod(tokenizer)
 
