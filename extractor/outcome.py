@@ -154,7 +154,7 @@ def rounds(max_retries: int | Retrying) -> Iterator[RetryCallState]:
 
 def returned(result: Any, found: Trace | None, attempts: list[Attempt], with_trace: bool, with_usage: bool) -> Any:
     """What an extraction call returns: the result, as a `Traced` with its trace, with the usage summed."""
-    value = Traced(result, found or Trace()) if with_trace else result
+    value = Traced(result, Trace() if found is None else found) if with_trace else result
     return (value, total(attempts)) if with_usage else value
 
 
