@@ -27,10 +27,13 @@ def _same(a: Path, b: Path) -> bool:
 
 def check_output(output: str | Path, inputs: Iterable[str | Path]) -> Path:
     """`output` as a Path, or an InputError where it names a file that is read (`inputs`: every file read, a
-    folder's files listed one by one): the output would replace what it was made from."""
+    folder's files listed one by one): the output would replace what it was made from. Also where it is a folder,
+    or its folder is not one: said before a model is loaded, not once the file is opened."""
     out = Path(output)
     if out.is_dir():
         raise InputError(f"the output {out} is a folder: name a file")
+    if not out.resolve().parent.is_dir():
+        raise InputError(f"the output {out} is in {out.parent}, which is not a folder: nothing was written")
     for given in inputs:
         if _same(out, Path(given)):
             raise InputError(f"the output {out} is also an input ({given}): choose another path; nothing was written")
@@ -66,7 +69,10 @@ def atomic_text(path: str | Path) -> Iterator[TextIO]:
     block ends without an error (the rename is atomic), removed otherwise. A link is followed: its target is
     rewritten and the link kept."""
     target = Path(path).resolve()
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent or ".")
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".partial", dir=target.parent)
+    except OSError as exc:  # a folder gone or not writable: named as the output, not as the temporary file
+        raise InputError(f"cannot write {path}: {exc.strerror} (in {target.parent}); nothing was written") from None
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
             yield out

@@ -333,3 +333,22 @@ def test_a_corpus_job_of_no_actors_is_refused_before_ray_is_asked_for(tmp_path, 
                  str(tmp_path / "out"), "--actors", "0"]) == 2
     assert "actors must be an int ≥ 1, got 0" in capsys.readouterr().err
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("command", ["extract", "review"])
+def test_an_output_in_a_missing_folder_exits_2_naming_it_before_the_model_is_loaded(tmp_path, monkeypatch, capsys,
+                                                                                     command):
+    import extractor.api
+
+    def unloadable(*args, **kwargs):
+        raise AssertionError("the model was loaded")
+
+    monkeypatch.setattr(extractor.api, "Extractor", unloadable)
+    (tmp_path / "a.txt").write_text("Ada Lovelace")
+    (tmp_path / "out.jsonl").write_text(json.dumps({"file": "a.txt", "result": {}}) + "\n")
+    output = str(tmp_path / "gone" / "out")
+    argv = ["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path / "a.txt"), "--jsonl", output] \
+        if command == "extract" else ["review", str(tmp_path / "out.jsonl"), "-o", output]
+    assert main(argv) == 2
+    assert f"{tmp_path / 'gone'}, which is not a folder" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "out.jsonl"]

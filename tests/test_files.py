@@ -89,3 +89,23 @@ def test_a_write_through_a_link_rewrites_its_target_and_keeps_the_link(tmp_path)
         out.write("new\n")
     assert link.is_symlink() and target.read_text() == "new\n" and target.stat().st_mode & 0o777 == 0o640
     assert sorted(os.listdir(tmp_path / "data")) == ["out.jsonl"]
+
+
+@pytest.mark.parametrize("output", ["gone/out.jsonl", "a.txt/out.jsonl"])
+def test_an_output_in_a_folder_that_is_none_is_refused_naming_the_folder(tmp_path, output):
+    (tmp_path / "a.txt").write_text("Ada")
+    with pytest.raises(InputError, match=r"out\.jsonl is in .*, which is not a folder"):
+        check_output(tmp_path / output, [tmp_path / "a.txt"])
+
+
+def test_a_folder_that_cannot_be_written_is_an_input_error_naming_the_output(tmp_path, monkeypatch):
+    import tempfile
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(tempfile, "mkstemp", refused)  # a read-only folder, even to a test run as root
+    with pytest.raises(InputError, match=f"cannot write {tmp_path / 'out.jsonl'}: Permission denied"):
+        with atomic_text(tmp_path / "out.jsonl"):
+            pass
+    assert os.listdir(tmp_path) == []
