@@ -182,3 +182,12 @@ def test_a_mapping_of_texts_names_the_file_it_lacks(tmp_path):
 def test_a_missing_results_file_is_a_value_error_naming_it(tmp_path):
     with pytest.raises(ValueError, match=f"cannot read {tmp_path / 'none.jsonl'}: No such file"):
         read_jsonl(tmp_path / "none.jsonl")
+
+
+def test_lines_end_at_a_newline_only_and_are_numbered_as_the_file_is(tmp_path):
+    (tmp_path / "a.txt").write_text("Ada")
+    (tmp_path / "out.jsonl").write_bytes(b'{"file": "a.txt", "result": {"x": "1\xe2\x80\xa82"}}\r\n\n'
+                                         b'{"file": "a.txt", "resu\n{"file": "a.txt"}')
+    first, cut, last = read_jsonl(tmp_path / "out.jsonl")
+    assert first.result == {"x": "1\u20282"} and first.error is None and last.error is None
+    assert cut.error["message"].startswith(f"{tmp_path / 'out.jsonl'}:3: not a line of JSON")

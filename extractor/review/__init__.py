@@ -65,10 +65,11 @@ def read_jsonl(path: str | Path, texts: str | Path | Mapping[str, str] | None = 
     embeds what it reads, and a results file may come from anywhere), unless `trust_paths`."""
     path = Path(path)
     try:
-        lines = path.read_bytes().split(b"\n")  # not splitlines: U+2028 and the like may stand inside a string
-    except OSError as exc:
+        with path.open("rb") as lines:  # line by line, split at b"\n" only: U+2028 may stand inside a string
+            return [_read_line(raw, path, number, texts, trust_paths) for number, raw in enumerate(lines, 1)
+                    if raw.strip()]
+    except OSError as exc:  # the results file's own: `_text` turns a text's into its document's error
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
-    return [_read_line(raw, path, number, texts, trust_paths) for number, raw in enumerate(lines, 1) if raw.strip()]
 
 
 def _read_line(raw: bytes, path: Path, number: int, texts: str | Path | Mapping[str, str] | None,
