@@ -274,9 +274,11 @@ class _Compiler:
             body = numbers.number_range(lo, node.exclusive_minimum, hi, node.exclusive_maximum)
         else:
             body = jt.NUMBER
-        parts = [body] if node.integer or numbers.within_float(lo, hi) else [body, *numbers.finite_parts()]
-        if len(parts) > 1 and step is not None:
-            numbers.check_finite_step(step)
+        parts: list[Node] = [body]
+        if not (node.integer or numbers.within_float(lo, hi)):
+            if step is not None:
+                numbers.check_finite_step(step)
+            parts += numbers.finite_parts()
         if step is not None and step == step.to_integral_value():
             if step != 1:
                 parts.append(Multiple(int(step)))
