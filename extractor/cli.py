@@ -200,9 +200,9 @@ def _review(args: argparse.Namespace) -> int:
     from extractor.review import read_jsonl, review_html
 
     documents = read_jsonl(args.results, args.texts, trust_paths=args.trust_paths)
-    # every file of --texts, else each record's own `file`, from here or from the results file's folder
+    # every file of --texts, else each record's own `file` where read_jsonl reads it: from the results file's folder
     texts = [p for p in args.texts.iterdir() if p.is_file()] if args.texts else \
-        [p for d in documents for p in (Path(d.name), args.results.parent / d.name)]
+        [args.results.parent / d.name for d in documents]
     output = check_output(args.output, [args.results, *texts])
     with atomic_text(output) as page:
         page.write(review_html(documents, args.title or args.results.name))

@@ -352,3 +352,13 @@ def test_an_output_in_a_missing_folder_exits_2_naming_it_before_the_model_is_loa
     assert main(argv) == 2
     assert f"{tmp_path / 'gone'}, which is not a folder" in capsys.readouterr().err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "out.jsonl"]
+
+
+@pytest.mark.parametrize("texts", ["none", "a.txt"])
+def test_review_with_texts_that_are_not_a_folder_exits_2_naming_them(tmp_path, capsys, texts):
+    (tmp_path / "a.txt").write_text("Ada")
+    (tmp_path / "out.jsonl").write_text('{"file": "a.txt"}\n')
+    assert main(["review", str(tmp_path / "out.jsonl"), "--texts", str(tmp_path / texts), "-o",
+                 str(tmp_path / "review.html")]) == 2
+    assert f"cannot read texts from {tmp_path / texts}: not a folder" in capsys.readouterr().err
+    assert not (tmp_path / "review.html").exists()

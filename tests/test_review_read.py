@@ -184,6 +184,14 @@ def test_a_missing_results_file_is_a_value_error_naming_it(tmp_path):
         read_jsonl(tmp_path / "none.jsonl")
 
 
+@pytest.mark.parametrize("texts", ["none", "a.txt"])
+def test_texts_that_are_not_a_folder_are_a_value_error_naming_them(tmp_path, texts):
+    (tmp_path / "a.txt").write_text("Ada")
+    (tmp_path / "out.jsonl").write_text('{"file": "a.txt"}\n')
+    with pytest.raises(ValueError, match=f"cannot read texts from {tmp_path / texts}: not a folder"):
+        read_jsonl(tmp_path / "out.jsonl", tmp_path / texts)
+
+
 def test_lines_end_at_a_newline_only_and_are_numbered_as_the_file_is(tmp_path):
     (tmp_path / "a.txt").write_text("Ada")
     (tmp_path / "out.jsonl").write_bytes(b'{"file": "a.txt", "result": {"x": "1\xe2\x80\xa82"}}\r\n\n'

@@ -62,8 +62,11 @@ def read_jsonl(path: str | Path, texts: str | Path | Mapping[str, str] | None = 
     Each line's text is read from `texts`: a mapping from the line's `file` to its text, or a folder holding the
     files by base name; without `texts`, from the line's `file` taken relative to the results file's folder. A
     path that is absolute, climbs with `..` or leads out of that folder through a link is refused (the page
-    embeds what it reads, and a results file may come from anywhere), unless `trust_paths`."""
+    embeds what it reads, and a results file may come from anywhere), unless `trust_paths`. A `texts` path that is
+    not a folder is a ValueError, before the results are read."""
     path = Path(path)
+    if texts is not None and not isinstance(texts, Mapping) and not Path(texts).is_dir():
+        raise ValueError(f"cannot read texts from {texts}: not a folder")
     try:
         with path.open("rb") as lines:  # line by line, split at b"\n" only: U+2028 may stand inside a string
             return [_read_line(raw, path, number, texts, trust_paths) for number, raw in enumerate(lines, 1)
