@@ -218,21 +218,11 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    import os
-    import shutil
-
-    from playwright.sync_api import sync_playwright
-
-    from benchmarks.review_page import FLAGS, _version
+    from benchmarks.review_page import launched
 
     args = arguments(argv)
-    chromium = args.chromium or os.environ.get("CHROMIUM") or shutil.which("chromium")
-    if chromium is None:
-        raise SystemExit("no Chromium found: install Debian's chromium package or pass --chromium")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
-        result = {"seed": args.seed, "chromium": _version(chromium), **fuzz(browser, args.seed, args.seconds)}
-        browser.close()
+    with launched(args.chromium) as (browser, version):
+        result = {"seed": args.seed, "chromium": version, **fuzz(browser, args.seed, args.seconds)}
     rows = [f"| {name.replace('_', ' ')} | {result[name]} |" for name in ["cases", *KINDS.values()]]
     table = "\n".join([f"# Review page fuzz: seed {args.seed}, {result['seconds']} s", "",
                        f"Random results files through read_jsonl and review_html, each page opened in "

@@ -14,10 +14,14 @@ With `--screenshot`, no figures: a picture of `--page` (its first document, `--f
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import shutil
 import statistics
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -98,22 +102,29 @@ def arguments(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 def main() -> None:
-    import os
-    import shutil
+    args = arguments()
+    with launched(args.chromium) as (browser, version):
+        if args.screenshot:
+            screenshot(args.page, args.screenshot, args.field, browser)
+        else:
+            report(args, browser, version)
 
+
+@contextlib.contextmanager
+def launched(chromium: str | None) -> Iterator[tuple[Any, str]]:
+    """Headless Chromium (`chromium`, else $CHROMIUM or `chromium` on the PATH) started by Playwright with no
+    network, and its version; closed when the block ends. SystemExit where there is none."""
     from playwright.sync_api import sync_playwright
 
-    args = arguments()
-    chromium = args.chromium or os.environ.get("CHROMIUM") or shutil.which("chromium")
+    chromium = chromium or os.environ.get("CHROMIUM") or shutil.which("chromium")
     if chromium is None:
         raise SystemExit("no Chromium found: install Debian's chromium package or pass --chromium")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
-        if args.screenshot:
-            screenshot(args.page, args.screenshot, args.field, browser)
-        else:
-            report(args, browser, _version(chromium))
-        browser.close()
+        try:
+            yield browser, _version(chromium)
+        finally:
+            browser.close()
 
 
 def screenshot(page_path: Path, out: Path, field: str | None, browser: Any) -> None:
