@@ -162,6 +162,8 @@ class _Reading:
             if isinstance(last, IncompleteOutputError):
                 raise IncompleteOutputError(last.partial, last.max_tokens, last.usage, data=last.data,
                                             attempts=self.attempts)
+            if not self.attempts:  # no window was decoded (each refused before it): its own error says why
+                raise last
             raise ExtractionError(self.attempts)
         if not _written(merged.value):
             if self.opts.refusal_model is Refusal:

@@ -9,7 +9,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, field_validator
 
-from extractor import ExtractionError, ExtractOptions, IncompleteOutputError, MissingFieldsError, Refusal
+from extractor import (
+    ExtractionError, ExtractOptions, IncompleteOutputError, InputError, MissingFieldsError, Refusal,
+)
 from extractor.tracing import Span, Trace, Traced, ValueTrace
 from extractor.windowed import read_in_windows, token_ends, window_size
 
@@ -219,3 +221,11 @@ def test_a_merged_object_still_rejected_when_retries_are_spent_raises_with_every
     assert len(stub.calls) == readings
     rejected = [a for a in caught.value.attempts if any("must differ" in str(e) for e in a.errors)]
     assert len(rejected) == readings
+
+
+def test_windows_that_all_fail_before_decoding_raise_their_own_error() -> None:
+    refused = InputError("the prompt is 9000 tokens but the model's context is 8192 tokens")
+    every = Stub(lambda text: refused)
+    with pytest.raises(InputError) as caught:
+        read_in_windows(every, every.extract_many, Deal, DOC, ExtractOptions(), 100)
+    assert caught.value is refused
