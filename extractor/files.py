@@ -42,13 +42,16 @@ def check_output(output: str | Path, inputs: Iterable[str | Path]) -> Path:
 
 def check_folder(folder: str | Path, inputs: Iterable[str | Path]) -> Path:
     """`folder` as a Path, or an InputError where it is a file read or holds one: a corpus job writes its shards
-    there and deletes the `part-*` and `*.tmp` files it did not list."""
+    there and deletes the `part-*` and `*.tmp` files it did not list. Also where it is a file: said before a
+    cluster is started, not when the job makes the folder."""
     out = Path(folder)
     for given in inputs:
         path = Path(given).resolve()
         if out.resolve() in (path, *path.parents):
             raise InputError(f"the output folder {out} is or holds an input ({given}): choose another folder; "
                              "nothing was written")
+    if out.exists() and not out.is_dir():
+        raise InputError(f"the output folder {out} is a file: name a folder; nothing was written")
     return out
 
 

@@ -362,3 +362,13 @@ def test_review_with_texts_that_are_not_a_folder_exits_2_naming_them(tmp_path, c
                  str(tmp_path / "review.html")]) == 2
     assert f"cannot read texts from {tmp_path / texts}: not a folder" in capsys.readouterr().err
     assert not (tmp_path / "review.html").exists()
+
+
+def test_a_corpus_job_into_a_file_is_refused_before_ray_is_asked_for(tmp_path, capsys):
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "a.txt").write_text("Anna Berg, anna@berg.se")
+    (tmp_path / "out").write_text("not a folder")
+    assert main(["extract", "--schema", "schemas:ContactCard", "--input", str(tmp_path / "in"), "--parquet",
+                 str(tmp_path / "out")]) == 2
+    assert "is a file: name a folder" in capsys.readouterr().err
+    assert (tmp_path / "out").read_text() == "not a folder"

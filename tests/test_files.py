@@ -109,3 +109,9 @@ def test_a_folder_that_cannot_be_written_is_an_input_error_naming_the_output(tmp
         with atomic_text(tmp_path / "out.jsonl"):
             pass
     assert os.listdir(tmp_path) == []
+
+
+def test_a_corpus_jobs_folder_that_is_a_file_is_refused(tmp_path):
+    (tmp_path / "out").write_text("not a folder")
+    with pytest.raises(InputError, match="the output folder .*out is a file: name a folder"):
+        check_folder(tmp_path / "out", [tmp_path / "a.txt"])
