@@ -4,11 +4,9 @@ and every disagreement kept."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
-from fractions import Fraction
 from typing import Any
 
 from extractor.schema.window import admits_null
@@ -187,17 +185,42 @@ class _Merger:
 def _key(value: Any) -> Hashable:
     """A JSON value's key, equal for two values exactly when they are one value: strings folded for case and
     spacing only (the trace's `folded` form: NFKC, casefold, whitespace collapsed; never a sign or a symbol
-    dropped, so `C`, `C++` and `C#` stay three), numbers compared exactly by value (never through a float, so
-    big ints stay apart; `2` and `2.0` are one; a bool is not a number), arrays and objects member by member."""
-    if isinstance(value, str):
-        return "s", fold(value)
-    if isinstance(value, bool) or value is None:
-        return "j", value
-    if isinstance(value, (int, float, Decimal)):
-        return "n", Fraction(value) if math.isfinite(value) else repr(float(value))
-    if isinstance(value, dict):
-        return "o", tuple(sorted((k, _key(v)) for k, v in value.items()))
-    return "a", tuple(_key(v) for v in value)
+    dropped, so `C`, `C++` and `C#` stay three), numbers compared exactly by value (`_number`: `2` and `2.0` are
+    one; a bool is not a number), arrays and objects member by member (members by name). A flat tuple, the
+    value's parts in order, each array and object led by its size: made, hashed and compared without
+    recursion, however deeply the value nests."""
+    out: list[Hashable] = []
+    work: list[tuple[bool, Any]] = [(False, value)]  # (whether it is a part of the key already, what)
+    while work:
+        made, item = work.pop()
+        if made:
+            out.append(item)
+        elif isinstance(item, dict):
+            out.append(("o", len(item)))
+            for name in sorted(item, reverse=True):  # popped in order: each name, then its value
+                work += ((False, item[name]), (True, ("k", name)))
+        elif isinstance(item, (list, tuple)):
+            out.append(("a", len(item)))
+            work += ((False, v) for v in reversed(item))
+        elif isinstance(item, str):
+            out.append(("s", fold(item)))
+        elif isinstance(item, bool) or item is None:
+            out.append(("j", item))
+        else:
+            out.append(("n", _number(item)))
+    return tuple(out)
+
+
+def _number(value: int | float | Decimal) -> Hashable:
+    """A number's exact value as (sign, significant digits, exponent of the last one), zero as 0: an int or a
+    float is converted exactly (never through a float, so big ints stay apart; nor expanded, so `1e999999999` as
+    a Decimal stays short); NaN and the infinities as their names."""
+    exact = value if isinstance(value, Decimal) else Decimal(value)
+    if not exact.is_finite():
+        return "NaN" if exact.is_nan() else str(exact)
+    sign, digits, exponent = exact.as_tuple()
+    text = "".join(map(str, digits)).rstrip("0")
+    return (sign, text, int(exponent) + len(digits) - len(text)) if text else 0
 
 
 def escape(key: str) -> str:

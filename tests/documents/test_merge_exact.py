@@ -153,3 +153,29 @@ def test_different_values_for_one_member_are_a_conflict(written) -> None:
     differ = [(v, w) for w, v in written if key(v) != key(kept)]
     assert [(c.pointer, c.kept, c.others) for c in merged.conflicts] == ([("/name", kept, tuple(differ))]
                                                                        if differ else [])
+
+
+def test_ints_past_the_float_range_are_compared_exactly() -> None:
+    """An int no float holds (a 400-digit id) is compared as it is, never turned into a float on the way."""
+    huge = 10**400
+    merged = merge(SCHEMA, [(0, {"code": huge, "ids": [huge, huge + 1]}), (1, {"code": huge + 1, "ids": [huge]})],
+                   lambda w, p: False)
+    assert merged.value["ids"] == [huge, huge + 1]
+    assert [(c.pointer, c.kept, c.others) for c in merged.conflicts] == [("/code", huge, ((huge + 1, 1),))]
+
+
+def test_deeply_nested_values_are_compared_without_recursion() -> None:
+    """Two windows writing one value nested 768 levels deep (arrays in objects, as `json.loads` reads them) agree,
+    and one leaf changed at the bottom makes them a conflict: the values are compared without recursion."""
+
+    def nested(leaf: Any) -> Any:
+        value = leaf
+        for level in range(768):
+            value = {"a": value} if level % 2 else [value]
+        return value
+
+    schema = {"type": "object", "properties": {"deep": {}}}
+    same = merge(schema, [(0, {"deep": nested("C++")}), (1, {"deep": nested(" c++ ")})], lambda w, p: False)
+    assert same.conflicts == []
+    differ = merge(schema, [(0, {"deep": nested("C++")}), (1, {"deep": nested("C#")})], lambda w, p: False)
+    assert [(c.pointer, c.others) for c in differ.conflicts] == [("/deep", ((nested("C#"), 1),))]
