@@ -79,8 +79,6 @@ class Extractor(TransformersEngine):
         it is one chat, not one per text). A text longer than a window is read in windows as `extract` reads it,
         its windows a batch of their own.
         """
-        if isinstance(texts, (str, bytes)):
-            raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
         at_least(1, batch_size=batch_size)
         opts = ExtractOptions.of(options, overrides)
         if opts.messages is not None:

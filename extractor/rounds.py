@@ -9,7 +9,7 @@ from typing import Any
 
 from extractor.batch import Batch
 from extractor.engine import Control, Engine, SteppingEngine
-from extractor.errors import Attempt, ExtractorError
+from extractor.errors import Attempt, ExtractorError, InputError
 from extractor.inputs import nonempty
 from extractor.options import ExtractOptions
 from extractor.outcome import rounds, total
@@ -46,6 +46,7 @@ def extract_many(engine: Engine, target: Target, texts: Sequence[str], opts: Ext
                  with_trace: bool = False, control: Control = Control()) -> list[Any]:
     """One entry per text: its result, or the `ExtractorError` in its slot; a text longer than a window read in
     windows, its windows a batch of their own."""
+    texts = _listed(texts)
     long = _long(engine, target, texts, opts)
     short = [i for i in range(len(texts)) if i not in long]
     told = None if on_attempt is None else (lambda j, a: on_attempt(short[j], a))
@@ -98,13 +99,25 @@ class Reader:
         return [d.result for d in docs]
 
 
+def _listed(texts: Any) -> list[Any]:
+    """The call's texts as a list (any iterable of them); one text alone, or no iterable, is an InputError."""
+    if isinstance(texts, (str, bytes)):
+        raise InputError(f"texts must be a sequence of str, not one {type(texts).__name__} (use extract)")
+    try:
+        return list(texts)
+    except TypeError:
+        raise InputError(f"texts must be a sequence of str, not {type(texts).__name__}") from None
+
+
 def _long(engine: Engine, target: Target, texts: Sequence[str], opts: ExtractOptions) -> dict[int, int]:
     """The texts longer than a window, with their window size (a text that errs is left to the batch)."""
+    if not opts.constrained:
+        return {}
     long = {}
     for i, text in enumerate(texts):
         try:
-            size = window_size(engine, target, text, opts, engine.prompt_ids(target.spec, text, [], opts)) \
-                if opts.constrained and isinstance(text, str) and text.strip() else None
+            nonempty(text)
+            size = window_size(engine, target, text, opts, engine.prompt_ids(target.spec, text, [], opts))
         except ExtractorError:
             size = None
         if size is not None:

@@ -112,6 +112,16 @@ def test_bad_arguments_raise_typed_errors_that_name_them(model_extractor, call, 
         call(model_extractor)
 
 
+def test_extract_many_keeps_a_text_it_cannot_read_in_its_slot_at_any_length(model_extractor):
+    unreadable = ["Bob \ud800 Smith " * 100, "\u200b" * 3000]  # longer than a window of 64 tokens
+    results = model_extractor.extract_many(Person, unreadable, window=64, max_tokens=20, progress=False)
+    assert all(isinstance(r, InputError) for r in results), results
+    assert "lone surrogate" in str(results[0]) and "empty" in str(results[1])
+    assert isinstance(model_extractor.extract_many(Person, (t for t in ["  "]))[0], InputError)  # any iterable
+    with pytest.raises(InputError, match="sequence of str, not int"):
+        model_extractor.extract_many(Person, 42)
+
+
 RECIPE = (Path(__file__).resolve().parents[1] / "examples" / "data" / "no_answer.txt").read_text()
 
 
