@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import random
 import os
+import random
 import subprocess
-import tempfile
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -46,7 +46,6 @@ def text_of(kind: str, chars: int) -> str:
 def one(kind: str, chars: int, window: int | None, max_tokens: int) -> dict[str, Any]:
     """One extraction in this process: its figures."""
     from extractor import Extractor, ExtractorError
-    from extractor.tracing import Traced
     from schemas import ContactCard
 
     started = time.perf_counter()
@@ -56,11 +55,11 @@ def one(kind: str, chars: int, window: int | None, max_tokens: int) -> dict[str,
     reads: list[Any] = []
     start = time.perf_counter()
     try:
-        out: Any = ex.extract(ContactCard, text, window=window, max_tokens=max_tokens, with_trace=True,
-                              on_attempt=reads.append)
-        windows = len(out.trace.windows) if isinstance(out, Traced) else 0
-        result = out.result if isinstance(out, Traced) else out
-        answer = result.model_dump(mode="json") if isinstance(result, ContactCard) else repr(result)[:200]
+        out = ex.extract(ContactCard, text, window=window, max_tokens=max_tokens, with_trace=True,
+                         on_attempt=reads.append)  # a Traced: the result, and the windows it was read in
+        windows = len(out.trace.windows)
+        answer: Any = out.result.model_dump(mode="json") if isinstance(out.result, ContactCard) \
+            else repr(out.result)[:200]
     except ExtractorError as exc:
         windows, answer = 0, f"{type(exc).__name__}: {str(exc)[:200]}"
     return {"chars": len(text), "tokens": tokens, "windows": windows, "window_reads": len(reads),
