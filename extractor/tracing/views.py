@@ -106,8 +106,11 @@ def visible_view(text: str) -> View:
     """The text without its invisible format characters, each character mapped to itself; empty where it holds
     none (the view would be the text itself, searched already as written)."""
     gone = hidden(text)
-    kept = array("q", (i for i, c in enumerate(text) if c not in gone) if gone else ())
-    return View("".join(text[i] for i in kept), kept, array("q", (i + 1 for i in kept)))
+    if not gone:
+        return View("", array("q"), array("q"))
+    codes = np.frombuffer(text.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    kept = np.flatnonzero(~np.isin(codes, np.array([ord(c) for c in gone], dtype=np.uint32)))
+    return View(codes[kept].tobytes().decode("utf-32-le", "surrogatepass"), *_own(kept))
 
 
 def clusters(text: str) -> Iterator[tuple[int, int]]:
@@ -175,7 +178,13 @@ def _ascii(text: str, blank: np.ndarray) -> View:
     keep[1:] |= ~gap[:-1]  # a blank is kept where it follows a kept character: one space per run, none first
     at = np.flatnonzero(keep)
     form = np.where(gap, ord(" "), data)[at].astype(np.uint8).tobytes().decode("ascii")
-    return View(form, array("q", at.astype(np.int64).tobytes()), array("q", (at + 1).astype(np.int64).tobytes()))
+    return View(form, *_own(at))
+
+
+def _own(at: np.ndarray) -> tuple[array, array]:
+    """A view's starts and ends where each of its characters is the text's character at `at` alone."""
+    at = at.astype(np.int64)
+    return array("q", at.tobytes()), array("q", (at + 1).tobytes())
 
 
 def _build(text: str, convert, space) -> View:

@@ -4,6 +4,8 @@ spaces and joiners), spans covering them; and the search bounded on texts that r
 from __future__ import annotations
 
 import time
+import unicodedata
+from array import array
 
 import pytest
 from hypothesis import given, settings
@@ -12,7 +14,8 @@ from hypothesis import strategies as st
 from extractor.tracing import agrees, trace
 from extractor.tracing.forms import index
 from extractor.tracing.views import (
-    MAX_SPANS, _build, _fold_cluster, _not_word, _word_cluster, folded_view, occurrences, words_view,
+    MAX_SPANS, View, _build, _fold_cluster, _not_word, _word_cluster, folded_view, occurrences, visible_view,
+    words_view,
 )
 
 HIDDEN = ["\u00ad", "\u200b", "\u200c", "\u200d", "\u2060", "\ufeff"]
@@ -127,3 +130,20 @@ def test_the_views_of_an_ascii_text_are_those_of_the_plain_loop(text):
     """The whole-array views of an ASCII text equal the views the cluster by cluster loop builds."""
     assert folded_view(text) == _build(text, _fold_cluster, str.isspace)
     assert words_view(text) == _build(text, _word_cluster, _not_word)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*HIDDEN, "\ud800", "\U0001f600"]) | st.characters(), max_size=40).map("".join))
+def test_the_visible_view_is_the_text_less_its_invisible_characters(text):
+    """Character by character, surrogates and characters past the first plane among them; empty where the text
+    holds no invisible character."""
+    kept = [i for i, c in enumerate(text) if unicodedata.category(c) != "Cf"]
+    expected = View("".join(text[i] for i in kept), array("q", kept), array("q", [i + 1 for i in kept]))
+    assert visible_view(text) == (expected if len(kept) < len(text) else View("", array("q"), array("q")))
+
+
+def test_the_visible_view_of_a_long_text_is_built_in_whole_array_steps():
+    text = "Sep\u00adtember 5, 2017: r\u00e9sum\u00e9 \u200b " * 40_000
+    start = time.perf_counter()
+    view = visible_view(text)
+    assert view.form == text.replace("\u00ad", "").replace("\u200b", "") and time.perf_counter() - start < 1
