@@ -117,3 +117,23 @@ def test_a_step_too_large_to_bound_exactly_is_refused_naming_the_bounds(schema: 
             automaton(schema)
     else:
         assert accepts(schema, str(schema["multipleOf"] * 2))
+
+
+ABOVE_ZERO = {"type": "number", "exclusiveMinimum": 0}
+BELOW_FIVE = {"type": "number", "exclusiveMaximum": 5}
+HALVES = {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.5}
+EXCLUSIVE = [  # (schema, text, accepted): the exclusive bound on one side, the float limit on the other
+    (ABOVE_ZERO, "0", False), (ABOVE_ZERO, "-0.0", False), (ABOVE_ZERO, "0.001", True),
+    (ABOVE_ZERO, str(FLOAT_LIMIT - 1), True), (ABOVE_ZERO, LIMIT, False),
+    (BELOW_FIVE, "5", False), (BELOW_FIVE, "5.0", False), (BELOW_FIVE, "4.999", True),
+    (BELOW_FIVE, "-" + str(FLOAT_LIMIT - 1), True), (BELOW_FIVE, "-" + LIMIT, False),
+    (HALVES, "0", False), (HALVES, "0.5", True), (HALVES, "0.25", False), (HALVES, "1" + "0" * 308, True),
+    (HALVES, "1" + "0" * 309, False),
+]
+
+
+@pytest.mark.parametrize("schema, text, expected", EXCLUSIVE,
+                         ids=[f"{json.dumps(s)}-{t[:12]}" for s, t, _ in EXCLUSIVE])
+def test_an_exclusive_bound_on_one_side_holds_beside_the_float_limit(schema: dict[str, Any], text: str,
+                                                                     expected: bool) -> None:
+    assert accepts(schema, text) == expected
