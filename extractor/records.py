@@ -7,6 +7,9 @@ from typing import Any
 
 from extractor.tracing import Trace
 
+GAPS = ("conflicts", "unread", "left_out")
+"""The keys `gaps` may fill: a record's, and a corpus job's columns (JSON strings there, null where none)."""
+
 
 def gaps(trace: Trace) -> dict[str, list[dict[str, Any]]]:
     """What a long text's result may lack, as the lists a record writes (only those the trace has): windows that

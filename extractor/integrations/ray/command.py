@@ -11,8 +11,9 @@ from typing import Any
 from extractor.files import atomic_text, finite
 from extractor.integrations.ray.job import read_documents, run_corpus
 from extractor.integrations.ray.store import tables
-from extractor.integrations.ray.workers import GAPS, ModelSpec
+from extractor.integrations.ray.workers import ModelSpec
 from extractor.options import ExtractOptions
+from extractor.records import GAPS
 
 
 def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,

@@ -18,7 +18,7 @@ from extractor.api import Extractor
 from extractor.errors import InputError, Usage
 from extractor.inputs import at_least
 from extractor.options import ExtractOptions
-from extractor.records import gaps
+from extractor.records import GAPS, gaps
 
 if TYPE_CHECKING:
     import ray.data
@@ -31,9 +31,7 @@ RESULT_FIELDS = [
     pa.field("error_type", pa.string()),  # the exception's class name, where the row failed
     pa.field("error_message", pa.string()),
     pa.field("trace", pa.string()),  # `Trace.to_json()` as JSON: each value's spans in the text
-    pa.field("conflicts", pa.string()),  # `gaps`' lists as JSON, null where a text has none: what its result may lack
-    pa.field("unread", pa.string()),
-    pa.field("left_out", pa.string()),
+    *(pa.field(name, pa.string()) for name in GAPS),  # `gaps`' lists as JSON, null where a text has none
     pa.field("prompt_tokens", pa.int64()),
     pa.field("completion_tokens", pa.int64()),
     pa.field("forward_passes", pa.int64()),
@@ -42,9 +40,6 @@ RESULT_FIELDS = [
 ]
 """What each output row holds beside its id: typed once, so every batch's table has the same schema (a batch
 without a failure would otherwise type its error columns as null)."""
-
-GAPS = ("conflicts", "unread", "left_out")
-"""The columns `gaps` fills, named as `extractor extract`'s record keys; null where none (or an older shard)."""
 
 SKIPPED = "skipped"
 """The column a corpus job adds: True for a row whose id its output already holds (not extracted again)."""
