@@ -277,7 +277,7 @@ class _Compiler:
         parts: list[Node] = [body]
         if not (node.integer or numbers.within_float(lo, hi)):
             if step is not None:
-                numbers.check_finite_step(step)
+                numbers.check_finite_step(step, node.pointer)
             parts += numbers.finite_parts()
         if step is not None and step == step.to_integral_value():
             if step != 1:

@@ -161,14 +161,14 @@ def within_float(lo: Decimal | int | None, hi: Decimal | int | None) -> bool:
     return lo is not None and hi is not None and max(abs(lo), abs(hi)) < FLOAT_LIMIT
 
 
-def check_finite_step(step: Decimal) -> None:
+def check_finite_step(step: Decimal, pointer: str) -> None:
     """Refuse a step whose remainders times the float bound's digit positions pass MAX_FINITE_STEP * 310 states."""
     m = int("".join(map(str, step.normalize().as_tuple().digits)))
     for factor in (2, 5):
         while m % factor == 0:
             m //= factor
     if m > MAX_FINITE_STEP:
-        raise UnsupportedSchemaError("multipleOf", "", f"{step} on a number not bounded on both sides: keeping it "
+        raise UnsupportedSchemaError("multipleOf", f"{pointer}/multipleOf", f"{step} on a number not bounded on both sides: keeping it "
                                      f"below the float limit exactly takes about {310 * m:,} automaton states (a "
                                      f"remainder of {m} per digit position); give it a minimum and a maximum")
 

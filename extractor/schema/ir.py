@@ -75,6 +75,8 @@ class Number:
     """The value must not be an integer (the complement of `integer` among numbers)."""
     not_multiples: tuple[int, ...] = ()
     """An integer divisible by none of these (the complement of an integral `multipleOf`; `integer` set)."""
+    pointer: str = field(default="", compare=False)
+    """Where the schema wrote it (of two merged, the one with a `multipleOf`), for errors about its step."""
 
 
 @dataclass(frozen=True)

@@ -133,7 +133,8 @@ class Merger:
         if avoid and (fraction or (step is not None and any(step % k == 0 for k in avoid))):
             return ir.Nothing()
         return ir.Number(integer=a.integer or b.integer or bool(avoid), minimum=lo, exclusive_minimum=lo_x,
-                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step, fraction=fraction, not_multiples=avoid)
+                         maximum=hi, exclusive_maximum=hi_x, multiple_of=step, fraction=fraction, not_multiples=avoid,
+                         pointer=b.pointer if a.multiple_of is None and b.multiple_of is not None else a.pointer)
 
     def string(self, a: ir.String, b: ir.String, ptr: str) -> ir.Node:
         if a.format and b.format and a.format != b.format:

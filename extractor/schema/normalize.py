@@ -466,7 +466,7 @@ class _Normalizer(Negation):
             return ir.Nothing()
         multiple = read_step(schema, ptr)
         return ir.Number(integer=integer, minimum=lo, exclusive_minimum=lo_x, maximum=hi, exclusive_maximum=hi_x,
-                         multiple_of=multiple)
+                         multiple_of=multiple, pointer=ptr)
 
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         lo, hi = read_count(schema, "minLength", ptr), read_most(schema, "maxLength", ptr)

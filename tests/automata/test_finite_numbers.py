@@ -137,3 +137,17 @@ EXCLUSIVE = [  # (schema, text, accepted): the exclusive bound on one side, the 
 def test_an_exclusive_bound_on_one_side_holds_beside_the_float_limit(schema: dict[str, Any], text: str,
                                                                      expected: bool) -> None:
     assert accepts(schema, text) == expected
+
+
+WHERE = [  # (schema, pointer the refusal names): where the step was written, through properties and allOf
+    ({"type": "object", "properties": {"price": {"type": "number", "multipleOf": 97}}}, "/properties/price/multipleOf"),
+    ({"type": "object", "properties": {"p": {"allOf": [{"type": "number"}, {"multipleOf": 97}]}}},
+     "/properties/p/allOf/1/multipleOf"),
+]
+
+
+@pytest.mark.parametrize("schema, pointer", WHERE, ids=[p for _, p in WHERE])
+def test_the_refused_step_names_where_it_was_written(schema: dict[str, Any], pointer: str) -> None:
+    with pytest.raises(UnsupportedSchemaError) as refused:
+        automaton(schema)
+    assert refused.value.keyword == "multipleOf" and refused.value.pointer == pointer
