@@ -125,7 +125,7 @@ class Merger:
             elif a.multiple_of == int(a.multiple_of) and b.multiple_of == int(b.multiple_of):
                 step = Decimal(math.lcm(int(a.multiple_of), int(b.multiple_of)))
             else:
-                raise UnsupportedSchemaError("multipleOf", "", "two fractional steps at once")
+                raise UnsupportedSchemaError("multipleOf", f"{b.pointer}/multipleOf", "two fractional steps at once")
         fraction = a.fraction or b.fraction
         if fraction and (a.integer or b.integer or (step is not None and step == step.to_integral_value())):
             return ir.Nothing()

@@ -151,3 +151,9 @@ def test_the_refused_step_names_where_it_was_written(schema: dict[str, Any], poi
     with pytest.raises(UnsupportedSchemaError) as refused:
         automaton(schema)
     assert refused.value.keyword == "multipleOf" and refused.value.pointer == pointer
+
+
+def test_two_fractional_steps_name_the_second():
+    with pytest.raises(UnsupportedSchemaError) as refused:
+        automaton({"allOf": [{"type": "number", "multipleOf": 0.5}, {"multipleOf": 0.3}]})
+    assert refused.value.pointer == "/allOf/1/multipleOf"
