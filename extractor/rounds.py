@@ -29,7 +29,7 @@ def extracting(engine: SteppingEngine, target: Target, text: str, opts: ExtractO
     first = pipe.prompt(doc)
     size = window_size(engine, target, text, opts, first) if opts.constrained else None
     if size is not None:  # longer than a window: read in windows, merged
-        return read_in_windows(engine, Reader(engine, control), target, text, opts, size, on_attempt=on_attempt,
+        return read_in_windows(engine, _windows(engine, control), target, text, opts, size, on_attempt=on_attempt,
                                with_usage=with_usage, with_trace=with_trace)
     pipe.fits(first)  # unconstrained, a text over the context is refused before decoding
     pipe.screen([doc])
@@ -55,7 +55,7 @@ def extract_many(engine: Engine, target: Target, texts: Sequence[str], opts: Ext
     results = {i: (d.result, total(d.attempts)) if with_usage else d.result for i, d in zip(short, docs)}
     for i, size in long.items():
         try:
-            results[i] = read_in_windows(engine, Reader(engine, control), target, texts[i], opts, size,
+            results[i] = read_in_windows(engine, _windows(engine, control), target, texts[i], opts, size,
                                          with_usage=with_usage, with_trace=with_trace, on_attempt=None
                                          if on_attempt is None else (lambda a, i=i: on_attempt(i, a)))
         except ExtractorError as exc:
@@ -97,6 +97,12 @@ class Reader:
         docs = self.documents(Target(target, opts), texts, opts, batch_size=batch.get("batch_size",
                               self.engine.batch_size), progress=progress, on_attempt=on_attempt, with_trace=True)
         return [d.result for d in docs]
+
+
+def _windows(engine: Engine, control: Control) -> Reader:
+    """The reader of a long text's windows: halted as the call is, unwatched (a window's output is not the
+    target's, and a watcher keeping each window's matcher would keep its grammar too)."""
+    return Reader(engine, replace(control, watch=None))
 
 
 def _listed(texts: Any) -> list[Any]:

@@ -4,12 +4,14 @@ text; texts that fit never take that path; `extract_many` mixes both in order.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, Field
 
 import extractor.rounds
 import schemas
 from extractor import ExtractorError, MissingFieldsError, Refusal
+from extractor.engine import Control
 from extractor.tracing import Traced, agrees
 
 DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
@@ -58,3 +60,13 @@ def test_extract_many_reads_long_and_short_texts_in_order(model_extractor) -> No
     results = model_extractor.extract_many(Contact, [short, long], window=120, overlap=16, max_tokens=30)
     assert results[0] == model_extractor.extract(Contact, short, window=120, max_tokens=30)
     assert isinstance(results[1], (Contact, Refusal, ExtractorError))
+
+
+def test_a_long_texts_windows_are_not_shown_to_the_calls_watcher(model_extractor) -> None:
+    watched: list[Any] = []
+    try:
+        model_extractor.extract(Contact, LONG[:700], window=120, overlap=16, max_tokens=60, max_retries=0,
+                                control=Control(watch=watched.append))
+    except ExtractorError:
+        pass  # what the 135M model reads does not matter here
+    assert watched == []  # a stream shows the target's partials, never a window's (nor keeps its grammar)
