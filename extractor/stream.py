@@ -100,11 +100,12 @@ class Partial:
 def stream(engine: SteppingEngine, target: Any, text: str, options: ExtractOptions,
            halt: threading.Event | None = None, with_trace: bool = False) -> Iterator[Any]:
     """The partial results of an extraction (jump-forward off, so values arrive token by token), then its
-    result. Closing the generator, or setting `halt`, stops the decoding at its next step."""
+    result. Closing the generator stops the decoding at its next step; setting `halt` (from another thread) stops
+    it at its next token, raising `engine.Cancelled` there, a long text's windows (read in one step) too."""
     matchers: list[Matcher] = []
     opts = replace(options, jump_forward=False)
     steps = extracting(engine, Target(target, opts), text, opts, with_trace=with_trace,
-                       control=Control(watch=matchers.append))
+                       control=Control(halt=halt, watch=matchers.append))
     partial = Partial(target)
     try:
         while halt is None or not halt.is_set():

@@ -125,3 +125,25 @@ def test_closing_the_async_stream_stops_the_decoding(model_extractor, monkeypatc
 
     asyncio.run(first_only())
     assert _quiet_after(seen) and len(seen) < 2000
+
+
+def test_closing_the_async_stream_of_a_long_text_stops_reading_its_windows(model_extractor, monkeypatch):
+    seen = _steps(monkeypatch)
+    long = ExtractOptions(max_tokens=60, window=64, overlap=8, min_relevance=None, refusal=False)
+
+    async def cancel_midway():
+        async def consume():
+            return [part async for part in aextract_stream(Person, CONTACT * 8, long, extractor=model_extractor)]
+
+        task = asyncio.ensure_future(consume())
+        for _ in range(1200):  # the windows' decoding under way, all in the stream's first step
+            if len(seen) >= 5:
+                break
+            await asyncio.sleep(0.05)
+        assert len(seen) >= 5 and not task.done()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_midway())
+    assert _quiet_after(seen) and len(seen) < 100  # read to the end, its windows take some 500 steps
