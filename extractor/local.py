@@ -69,7 +69,12 @@ class TransformersEngine:
         structured, compiled once per depth. `verbatim="auto"` makes the target's plain string fields `Verbatim`
         first; `"all"` also lets its plain number fields take only the numbers `source` writes, compiled per
         document (`Target.for_text`)."""
-        form = Target(target).for_text(source, verbatim)
+        return self._compiled(Target(target).for_text(source, verbatim), refusal, source, layout)
+
+    def _compiled(self, form: TextForm, refusal: type[BaseModel] | None, source: str | None,
+                  layout: Layout | LayoutName) -> CompiledGrammar:
+        """The grammar of a target's form for `source`: compiled for it alone where it copies from it, else
+        shared."""
         if form.per_document:
             try:
                 return compile_schema(form.spec, self.vocab, refusal=refusal,
@@ -137,7 +142,7 @@ class TransformersEngine:
         if offer == "refusal":
             return self.compile(opts.refusal_model, None, layout=opts.layout)
         refusal = opts.refusal_model if offer == "both" else None
-        return self.compile(target.spec, refusal, source=text, layout=opts.layout, verbatim=opts.verbatim)
+        return self._compiled(target.for_text(text, opts.verbatim), refusal, text, opts.layout)
 
     def is_target(self, target: Target, text: str, opts: ExtractOptions) -> Callable[[bytes], bool] | None:
         """For a dict target with a refusal branch: whether the target alone (no refusal) accepts an output,
