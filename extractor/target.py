@@ -1,6 +1,6 @@
-"""A target resolved once per call: its JSON Schema, IR, title, checks and refusal model, and its form for one text
-(the verbatim and number-from-text rewrites, the nesting depth), read by compile, prompt, screen, trace and merge
-alike instead of each deriving them again."""
+"""A target resolved once per call: its JSON Schema, title and checks, and its form for one text (the verbatim and
+number-from-text rewrites, the nesting depth), read by compile, prompt, screen, trace and merge alike instead of each
+deriving them again."""
 
 from __future__ import annotations
 
@@ -11,16 +11,12 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from extractor.checks import Check, model_checks
-from extractor.grounding import schema_ir
 from extractor.refusing import title
 from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir
-from extractor.schema.ir import Schema
 from extractor.schema.numbers import numbers_from_text
 from extractor.schema.verbatim import verbatim_strings
 
 if TYPE_CHECKING:
-    from pydantic import BaseModel
-
     from extractor.options import ExtractOptions, VerbatimMode
 
 
@@ -43,7 +39,6 @@ class Target:
 
     def __init__(self, spec: Any, opts: ExtractOptions | None = None) -> None:
         self.spec = spec
-        self.refusal: type[BaseModel] | None = opts.refusal_model if opts is not None else None
         self._extra: tuple[Check, ...] = tuple(opts.checks) if opts is not None else ()
 
     @cached_property
@@ -57,11 +52,6 @@ class Target:
         return json.dumps(self.schema, sort_keys=True)
 
     @property
-    def ir(self) -> Schema:
-        """The target's IR without a refusal branch."""
-        return schema_ir(self.key)
-
-    @property
     def title(self) -> str:
         return title(self.schema)
 
@@ -70,15 +60,22 @@ class Target:
         """The model's `@check` methods, then the call's own."""
         return [*model_checks(self.spec), *self._extra]
 
+    @cached_property
+    def _verbatim(self) -> tuple[dict[str, Any], str]:
+        """The schema with its plain string fields `Verbatim` (where "auto" and "all" start, whatever the text), and
+        its key."""
+        schema = verbatim_strings(self.schema)
+        return schema, json.dumps(schema, sort_keys=True)
+
     def for_text(self, source: str | None, verbatim: VerbatimMode) -> TextForm:
         """The target's form for `source`: `verbatim="auto"` makes plain string fields `Verbatim`, `"all"` also lets
         plain number fields take only the numbers the text writes; a recursive target nests at most as deeply as
         the text is structured."""
-        spec, schema = self.spec, self.schema
+        spec, schema, key = self.spec, self.schema, self.key
         shaped = isinstance(schema, dict) and source is not None
         if verbatim != "marked" and shaped:
-            spec = schema = verbatim_strings(schema)
-        key = json.dumps(schema, sort_keys=True)
+            schema, key = self._verbatim
+            spec = schema
         depth = nesting(source) if shaped and recursive(schema) else None
         per_document = _quotes(key)
         if verbatim == "all" and shaped:
