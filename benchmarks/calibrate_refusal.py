@@ -101,8 +101,8 @@ def unfounded_shares(outcomes: dict[str, Any], docs: list[dict[str, Any]]) -> di
     no identifying value written)."""
     import schemas
     from extractor import trace
-    from extractor.grounding import key, schema_ir
-    from extractor.refusing import identifying
+    from extractor.pipeline.grounding import key, schema_ir
+    from extractor.pipeline.refusing import identifying
 
     out: dict[str, float | None] = {}
     for doc in docs:

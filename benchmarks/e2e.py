@@ -34,8 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import write_results  # noqa: E402
 from extractor import Extractor, Refusal  # noqa: E402
-from extractor.inputs import guards_for  # noqa: E402
-from extractor.outcome import parse  # noqa: E402
+from extractor.pipeline.inputs import guards_for  # noqa: E402
+from extractor.pipeline.outcome import parse  # noqa: E402
 from extractor.decode import NO_GUARDS, DecodeOptions, encode, generate, generate_many, messages  # noqa: E402
 import schemas  # noqa: E402
 

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from extractor import Extractor  # noqa: E402
 from extractor.decode import encode, generate, messages  # noqa: E402
-from extractor.compiler import _trie  # noqa: E402
+from extractor.masks.compiler import _trie  # noqa: E402
 from extractor.masks import TableCache  # noqa: E402
 from extractor.masks.matcher import CompiledGrammar  # noqa: E402
 import schemas  # noqa: E402

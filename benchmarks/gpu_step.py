@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks.common import commit, write_results  # noqa: E402
 from extractor import Extractor  # noqa: E402
 from extractor.decode import encode, generate, messages  # noqa: E402
-from extractor.inputs import guards_for  # noqa: E402
+from extractor.pipeline.inputs import guards_for  # noqa: E402
 import schemas  # noqa: E402
 
 TEXT = Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt"

@@ -40,7 +40,7 @@ from extractor import ExtractOptions, Extractor, ExtractorError, Refusal, trace 
 from extractor.documents.merge import merge  # noqa: E402
 from extractor.documents.windows import windows  # noqa: E402
 from extractor.schema import json_schema  # noqa: E402
-from extractor.windowed import token_ends, window_size  # noqa: E402
+from extractor.pipeline.windowed import token_ends, window_size  # noqa: E402
 from schemas import NDA  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "kleister_nda"

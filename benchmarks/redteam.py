@@ -140,7 +140,7 @@ with tempfile.TemporaryDirectory() as d:
 BAD_ARGUMENTS = """
 from extractor import InputError, Extractor, ModelLoadError
 from extractor.grammar import CompileOptions
-from extractor.inputs import at_least, nonempty
+from extractor.pipeline.inputs import at_least, nonempty
 for call, error in [(lambda: compile_grammar(target_ir({}, None), CompileOptions(layout="nope")), InputError),
                     (lambda: Extractor(""), ModelLoadError), (lambda: nonempty(b"bytes"), InputError),
                     (lambda: at_least(1, batch_size=0), InputError), (lambda: nonempty("\u200b\u200b"), InputError)]:

@@ -13,15 +13,15 @@ if "torch" not in sys.modules:
 
 from extractor.aio import aextract, aextract_many, aextract_stream
 from extractor.api import Extractor, extract, extract_many, extract_stream
-from extractor.compiler import compile_schema
-from extractor.checks import check
+from extractor.masks.compiler import compile_schema
+from extractor.pipeline.checks import check
 from extractor.decode.guards import Guards
 from extractor.decode.prompt import PromptTemplate
 from extractor.errors import (
     ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, MissingFieldsError,
     ModelLoadError, SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
-from extractor.options import ExtractOptions
+from extractor.pipeline.options import ExtractOptions
 from extractor.schema import Refusal
 from extractor.schema.verbatim import FromText, Verbatim
 from extractor.tracing import Span, Trace, Traced, ValueTrace, trace

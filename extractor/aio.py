@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from extractor.api import Extractor, shared_extractor
-from extractor.options import ExtractOptions
-from extractor.engine import Control
-from extractor.stream import stream
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.engine import Control
+from extractor.pipeline.stream import stream
 
 
 async def aextract(target: Any, text: str, options: ExtractOptions | None = None, *,

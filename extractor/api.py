@@ -6,16 +6,16 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Literal, TypeVar, overload
 
-from extractor.engine import Control
+from extractor.pipeline.engine import Control
 from extractor.errors import Attempt, InputError
-from extractor.inputs import at_least
-from extractor.local import TransformersEngine
-from extractor.options import ExtractOptions
-from extractor.rounds import extract_many as rounds_many
-from extractor.rounds import extracting
+from extractor.pipeline.inputs import at_least
+from extractor.engines.local import TransformersEngine
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.rounds import extract_many as rounds_many
+from extractor.pipeline.rounds import extracting
 from extractor.schema import Refusal
-from extractor.stream import stream
-from extractor.target import Target
+from extractor.pipeline.stream import stream
+from extractor.pipeline.target import Target
 from extractor.tracing import Traced
 
 T = TypeVar("T")
@@ -23,7 +23,7 @@ T = TypeVar("T")
 
 class Extractor(TransformersEngine):
     """A model loaded once and reused (`Extractor(model, tokenizer, device=, template=)`); compiled schemas are
-    cached per target. Every call runs the document pipeline (pipeline.py) on this transformers engine."""
+    cached per target. Every call runs the document pipeline (pipeline/document.py) on this transformers engine."""
 
     @overload
     def extract(self, target: type[T], text: str, options: ExtractOptions | None = None, *,
@@ -43,8 +43,8 @@ class Extractor(TransformersEngine):
         `with_trace=True` returns a `Traced` (the result and where each of its values is in the text);
         `with_usage=True` returns `(result, usage)`, the usage summed over the attempts. A text longer than the
         model's context (or than `window` tokens) is read in windows and their objects merged by the schema
-        (`windowed.py`; the trace says which windows disagreed). Raises `InputError` before generating (an empty
-        text), `IncompleteOutputError` when `max_tokens` cuts the last attempt (a cut attempt is retried first,
+        (`pipeline/windowed.py`; the trace says which windows disagreed). Raises `InputError` before generating (an
+        empty text), `IncompleteOutputError` when `max_tokens` cuts the last attempt (a cut attempt is retried first,
         with `Guards.tightened()`), `ExtractionError` when every attempt fails validation (each kept on it with
         its usage), and `MissingFieldsError` when no window of a long text holds a required field. `control`: hooks
         to watch or stop the call from another thread (`aio.py` sets them).

@@ -15,11 +15,11 @@ from typing import Any, TextIO
 from pydantic import BaseModel
 
 from extractor.errors import ExtractorError, MissingFieldsError
-from extractor.files import atomic_text, check_folder, check_output, finite
+from extractor.outputs.files import atomic_text, check_folder, check_output, finite
 from extractor.grammar.layout import LAYOUTS
-from extractor.inputs import at_least
-from extractor.options import DEFAULT_LAYOUT, ExtractOptions
-from extractor.records import gaps
+from extractor.pipeline.inputs import at_least
+from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions
+from extractor.outputs.records import gaps
 
 EXTRACT_EXIT = """exit status:
   0  every file extracted (or refused) from its whole text

@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from extractor import ExtractOptions, UnsatisfiableSchemaError
-from extractor.batch import Batch
+from extractor.pipeline.batch import Batch
 from extractor.decode.loop import Generation
-from extractor.engine import Control, Job
-from extractor.pipeline import Pipeline
-from extractor.target import Target
+from extractor.pipeline.engine import Control, Job
+from extractor.pipeline.document import Pipeline
+from extractor.pipeline.target import Target
 
 TARGET = {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
 

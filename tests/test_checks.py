@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from extractor.checks import check, model_checks, run_checks
+from extractor.pipeline.checks import check, model_checks, run_checks
 
 
 class Order(BaseModel):

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from extractor.errors import InputError
-from extractor.files import atomic_text, check_folder, check_output, finite
+from extractor.outputs.files import atomic_text, check_folder, check_output, finite
 
 
 def _link(kind: str, target: Path, at: Path) -> Path:

@@ -9,13 +9,17 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "extractor"
 LAYERS = {"errors": 0, "tokens": 0, "lang": 0, "schema": 1, "tracing": 2, "grammar": 2, "documents": 3, "automata": 3,
-          "masks": 4, "decode": 5, "review": 6, "integrations": 7, "cli": 8}
-TOP = 6
-"""api, grounding, checks, inputs, outcome, stream, the review page and the package itself: the public surface,
-above every stage; serving-engine integrations sit on top of it, and nothing of ours imports them but the command
-line, the one module above them (`extract --ray` runs a corpus job). Tracing reads
-only the schema's IR, so it sits just above it; documents (windows over a long text, the merge of their objects)
-reads schemas and traces, and the API above drives it."""
+          "masks": 4, "decode": 5, "pipeline": 6, "engines": 7, "outputs": 7, "review": 7, "integrations": 9, "cli": 10}
+TOP = 8
+"""api, aio and the package itself: the public surface, above every stage; serving-engine integrations sit on top
+of it, and nothing of ours imports them but the command line, the one module above them (`extract --ray` runs a
+corpus job). Tracing reads only the schema's IR, so it sits just above it; documents (windows over a long text, the
+merge of their objects) reads schemas and traces; the pipeline drives one document through the stages below it,
+and an engine (engines/, integrations/vllm) implements the pipeline's seam."""
+
+PIPELINE = ["checks", "inputs", "grounding", "options", "outcome", "refusing", "target", "engine", "document", "batch",
+            "windowed", "rounds", "stream"]
+"""The pipeline's modules in the order they may import one another: each only those before it."""
 
 
 def _layer(module: str) -> int:
@@ -44,14 +48,20 @@ def test_imports_go_down_the_stack(path: Path) -> None:
     assert not upward, f"{path.relative_to(PACKAGE)} imports from above its layer: {upward}"
 
 
+PIPELINE_MODULES = sorted((PACKAGE / "pipeline").glob("[!_]*.py"))
+
+
+@pytest.mark.parametrize("path", PIPELINE_MODULES, ids=[p.stem for p in PIPELINE_MODULES])
+def test_pipeline_modules_import_in_order(path: Path) -> None:
+    assert path.stem in PIPELINE, f"pipeline/{path.name} has no place in PIPELINE"
+    later = [f"line {line}: {module}" for line, module in _imports(path) if module.startswith("extractor.pipeline.")
+             and PIPELINE.index(module.split(".")[2]) >= PIPELINE.index(path.stem)]
+    assert not later, f"pipeline/{path.name} imports a module at or after its own place: {later}"
+
+
 def test_every_stage_package_is_placed() -> None:
     packages = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     assert packages <= set(LAYERS), f"packages without a layer: {sorted(packages - set(LAYERS))}"
-
-
-NATIVE_REACHES = {"automata/counted.py": {"_partition"}, "automata/pda.py": {"_partition"}}
-"""Known reaches across packages, to be given public names: automata reads lang's native kernel (`_partition.c`)
-where it was built."""
 
 
 def _private_names(path: Path) -> set[str]:
@@ -81,7 +91,7 @@ def _package_private(path: Path) -> set[str]:
     names = {c.stem for c in path.parent.glob("_*.c")}
     for sibling in path.parent.glob("*.py"):
         names |= _private_names(sibling)
-    return names | NATIVE_REACHES.get(str(path.relative_to(PACKAGE)), set())
+    return names
 
 
 def _private_reaches(path: Path) -> list[str]:

@@ -8,10 +8,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-import extractor.rounds
+import extractor.pipeline.rounds
 import schemas
 from extractor import ExtractorError, MissingFieldsError, Refusal
-from extractor.engine import Control
+from extractor.pipeline.engine import Control
 from extractor.tracing import Traced, agrees
 
 DATA = Path(__file__).resolve().parent.parent / "examples" / "data"
@@ -48,7 +48,7 @@ def test_texts_that_fit_never_take_the_window_path(model_extractor, monkeypatch)
     def refuse(*args, **kw):
         raise AssertionError("a text that fits was read in windows")
 
-    monkeypatch.setattr(extractor.rounds, "read_in_windows", refuse)
+    monkeypatch.setattr(extractor.pipeline.rounds, "read_in_windows", refuse)
     text = (DATA / "contact.txt").read_text()
     assert model_extractor.extract(schemas.ContactCard, text, max_tokens=40) == \
         model_extractor.extract(schemas.ContactCard, text, max_tokens=40, window=100_000)

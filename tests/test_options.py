@@ -7,7 +7,7 @@ from pydantic import BaseModel
 from tenacity import Retrying, stop_after_attempt
 
 from extractor import ExtractOptions, InputError, Refusal
-from extractor.options import DEFAULT_LAYOUT, MIN_RELEVANCE
+from extractor.pipeline.options import DEFAULT_LAYOUT, MIN_RELEVANCE
 
 
 class Declined(BaseModel):

@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel, field_validator
 
 from extractor.decode.loop import Generation
-from extractor.outcome import Invalid, Parsed, outcome
+from extractor.pipeline.outcome import Invalid, Parsed, outcome
 
 
 class Reading(BaseModel):

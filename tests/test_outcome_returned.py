@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from extractor.errors import Attempt, Usage
-from extractor.outcome import returned
+from extractor.pipeline.outcome import returned
 from extractor.schema import Refusal
 from extractor.tracing import Span, Trace, Traced
 

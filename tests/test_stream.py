@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel
 from pydantic_core import from_json
 
-from extractor.stream import Completed, Partial
+from extractor.pipeline.stream import Completed, Partial
 
 DOC = {"name": "Ann \"A\" {x}", "tags": ["a", "b,c"], "meta": {"k": [1, {"z": "}"}]}, "n": -1.5e3, "ok": True}
 VALUES = 12  # 7 strings and scalars (keys aside) and 5 containers (the document, tags, meta, k, {z})

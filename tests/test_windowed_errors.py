@@ -11,7 +11,7 @@ import pytest
 from extractor import ExtractOptions, InputError, MissingFieldsError
 from extractor.schema import json_schema
 from extractor.schema.window import window_form
-from extractor.windowed import read_in_windows, window_size
+from extractor.pipeline.windowed import read_in_windows, window_size
 from tests.documents.test_read_in_windows import DOC, Stub, reading
 
 PERSON = {"type": "object", "properties": {"name": {"type": "string"}, "e/mail": {"type": "string"}},

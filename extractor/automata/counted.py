@@ -235,7 +235,7 @@ def _rows(moves: np.ndarray, first: np.ndarray, limit: int | None) -> tuple[np.n
     step), until a row repeats (start, period: where it stood and how far back; one period is appended) or
     `limit` rows stand (start = period = 0)."""
     n = len(first)
-    native = lang_dfa._partition
+    native = lang_dfa.kernel
     if native is not None:  # in C: a row is n AND-ed bit sets, not a few NumPy calls
         clock()
         words = (n + 63) // 64
@@ -281,7 +281,7 @@ def _times(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Boolean matrix product (`b` a matrix or a vector): over bit sets in C where the extension is built (no
     BLAS threads left spinning after it), else through float32 BLAS (every term is 0 or 1, so a sum is
     positive exactly when some term is; integer matmul in numpy has no BLAS and is far slower)."""
-    native = lang_dfa._partition
+    native = lang_dfa.kernel
     if native is None:
         return (a.astype(np.float32) @ b.astype(np.float32)) > 0
     left, right = np.ascontiguousarray(a, dtype=np.uint8), np.ascontiguousarray(b, dtype=np.uint8)

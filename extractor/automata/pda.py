@@ -253,8 +253,8 @@ _ENDLESS: weakref.WeakKeyDictionary[RuleDFA, bool] = weakref.WeakKeyDictionary()
 def _endless(dfa: RuleDFA) -> bool:
     """Peeling finite states from the end stops at once exactly when every live state with a live successor
     has one that is not a dead end: the dead ends are then the only finite states."""
-    if lang_dfa._partition is not None:
-        return lang_dfa._partition.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32),
+    if lang_dfa.kernel is not None:
+        return lang_dfa.kernel.endless(np.ascontiguousarray(dfa.trans, dtype=np.int32),
                                            dfa.accept.astype(np.uint8), dfa.size, dfa.trimmed)
     trans = dfa.trans
     live = live_mask(trans, dfa.accept)

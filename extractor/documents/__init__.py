@@ -1,2 +1,2 @@
 """Long documents: the windows a text too long for one prompt is read in, and the merge of their objects by the
-target's schema (`windowed.py` in the API layer drives both)."""
+target's schema (`pipeline/windowed.py` drives both)."""

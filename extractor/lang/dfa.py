@@ -21,9 +21,9 @@ from extractor.lang.regex import (
 )
 
 try:
-    from extractor.lang import _partition
+    from extractor.lang import _partition as kernel  # lang/_partition.c; automata runs on it too
 except ImportError:  # built without a C compiler: the same constructions run in Python instead
-    _partition = None
+    kernel = None
 
 ALL_BYTES = (1 << 256) - 1
 
@@ -66,10 +66,10 @@ class RuleDFA:
         return {}
 
     def _finishes(self, callees: list[str]) -> bool:
-        if _partition is not None:  # a search forward, stopping at the first accepting state
+        if kernel is not None:  # a search forward, stopping at the first accepting state
             allowed = set(callees)
             calls = np.array([(s, t) for s, name, t in self.sites if name in allowed], dtype=np.int32).reshape(-1, 2)
-            return _partition.reaches(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
+            return kernel.reaches(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size, np.ascontiguousarray(calls[:, 0]), np.ascontiguousarray(calls[:, 1]))
         if not callees:
             return bool(live_mask(self.trans, self.accept)[0])
@@ -107,8 +107,8 @@ class RuleDFA:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
         distinct columns (a table is mostly columns repeated: hashed once each), made when a fingerprint first asks
         (a compile and its first mask need none). In C where the extension is built (the same bytes)."""
-        if _partition is not None:
-            return _partition.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
+        if kernel is not None:
+            return kernel.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size)
         of_byte, firsts = _column_classes(self.trans)
         distinct = np.ascontiguousarray(self.trans.T[firsts], dtype="<i4")  # each distinct column once
@@ -280,7 +280,7 @@ def _byte_classes(masks: set[int]) -> list[int]:
 def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
     """Subset construction, dead-state pruning, then Hopcroft minimization."""
     if isinstance(node, Minus):
-        words = _words(node.other) if _partition is not None else None
+        words = _words(node.other) if kernel is not None else None
         if words is not None:
             return _minus_words(_part(node.item), words)
         return _product(_part(node.item), _part(node.other), minus=True)
@@ -293,7 +293,7 @@ def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
         for item in node.items[1:]:
             result = _product(result, _part(item), minus=False)
         return result
-    if _partition is not None:
+    if kernel is not None:
         return _native_rule(node, productive)
     nfa = _NFA(node)
     classes = _byte_classes({lab for lab in nfa.labels if isinstance(lab, int)})
@@ -317,7 +317,7 @@ def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: 
 
 def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
     """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton."""
-    built = _native(_partition.rule, node, _KINDS, productive)
+    built = _native(kernel.rule, node, _KINDS, productive)
     nfa_states, subsets, table, accepting, calls, sites = built
     spend(nfa_states)
     spend(subsets)
@@ -571,8 +571,8 @@ def _is_word(token: str) -> bool:
 
 def _from_table(table: np.ndarray, accept: list[bool]) -> RuleDFA:
     """Minimize a full (n, 256) call-free table, grouping bytes with equal columns into classes first."""
-    if _partition is not None:
-        trans, accepting = _partition.from_table(np.ascontiguousarray(table, dtype=np.int32),
+    if kernel is not None:
+        trans, accepting = kernel.from_table(np.ascontiguousarray(table, dtype=np.int32),
                                                  np.asarray(accept, dtype=np.uint8), len(table))
         tick()
         return _trimmed(np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
@@ -597,7 +597,7 @@ def _column_classes(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
     """Both languages (`and`), or `a`'s less `b`'s (`minus`), minimized (in C: over the bytes both tables tell
     apart, without the full product table)."""
-    if _partition is None:
+    if kernel is None:
         trans, accept, _ = pairs_product(a, b, minus)
         return _from_table(trans, accept)
     return _minimal(_native_product(a, b, minus, minimal=True))
@@ -617,7 +617,7 @@ def _words(node: Node) -> tuple[bytes, ...] | None:
 def _minus_words(a: RuleDFA, words: tuple[bytes, ...]) -> RuleDFA:
     """`a`'s language less some byte strings (a key rule: any key but the declared ones), minimized in one C call
     without an automaton of the words: the same automaton `_product` makes with theirs."""
-    return _minimal(_native(_partition.minus_words, *_table_args(a), words))
+    return _minimal(_native(kernel.minus_words, *_table_args(a), words))
 
 
 def _minimal(built: tuple) -> RuleDFA:
@@ -648,14 +648,14 @@ def _native(fn: Any, *args: Any) -> tuple:
 def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool) -> tuple:
     """The C product: its pairs, or with `minimal` their minimal DFA."""
     (ta, aa, na), (tb, ab, nb) = _table_args(a), _table_args(b)
-    return _native(_partition.product, ta, aa, tb, ab, na, nb, minus, minimal)
+    return _native(kernel.product, ta, aa, tb, ab, na, nb, minus, minimal)
 
 
 def pairs_product(a: RuleDFA, b: RuleDFA, minus: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Pairs of states of two call-free DFAs reachable from (0, 0), numbered breadth first, bytes in order: their
     table (n x 256, a byte moves where both move, or with `minus` where `a` moves, `b` then at -1 once it has no
     edge), which accept (both, or `a` and not `b`), and each state's pair (n x 2)."""
-    if _partition is not None:
+    if kernel is not None:
         trans, accepting, pairs = _native_product(a, b, minus, minimal=False)
         spend(len(accepting))
         return (np.frombuffer(trans, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
@@ -786,9 +786,9 @@ def _byte_class(classes: tuple[int, ...]) -> np.ndarray:
 
 def live_mask(edges: np.ndarray, accept: np.ndarray) -> np.ndarray:
     """Which states reach an accepting one along `edges` (n x m targets, -1 for none)."""
-    if _partition is not None:
+    if kernel is not None:
         out = np.zeros(len(accept), dtype=np.uint8)
-        _partition.live(np.ascontiguousarray(edges, dtype=np.int32), accept.astype(np.uint8), out, *edges.shape)
+        kernel.live(np.ascontiguousarray(edges, dtype=np.int32), accept.astype(np.uint8), out, *edges.shape)
         return out.astype(bool)
     back: dict[int, list[int]] = {}
     for s, row in enumerate(edges.tolist()):

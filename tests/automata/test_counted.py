@@ -138,7 +138,7 @@ def test_a_counted_body_too_large_for_a_dense_closure_is_refused_at_once():
     assert time.monotonic() - start < 1
 
 
-@pytest.mark.skipif(__import__("extractor.lang.dfa", fromlist=["_partition"])._partition is None,
+@pytest.mark.skipif(__import__("extractor.lang.dfa", fromlist=["kernel"]).kernel is None,
                     reason="lang/_partition.c is not built here (no C compiler): only the NumPy loop runs")
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 70), st.integers(0, 2**32 - 1), st.integers(0, 5), st.one_of(st.none(), st.integers(0, 40)),
@@ -166,11 +166,11 @@ def test_the_native_feasibility_rows_are_the_numpy_ones(n, seed, lo, extra, cell
         except module.CountedTooComplex as exc:
             return str(exc)
 
-    native = dfa._partition
+    native = dfa.kernel
     try:
         module.MAX_TABLE_CELLS, kept = cells, module.MAX_TABLE_CELLS
         made = tables()
-        dfa._partition = None
+        dfa.kernel = None
         assert tables() == made
     finally:
-        dfa._partition, module.MAX_TABLE_CELLS = native, kept
+        dfa.kernel, module.MAX_TABLE_CELLS = native, kept

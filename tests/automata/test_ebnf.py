@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from extractor.compiler import compile_ebnf
+from extractor.masks.compiler import compile_ebnf
 from extractor.errors import ExtractorError
 from extractor.grammar.ebnf import GrammarSyntaxError
 from tests.masks.test_masks import small_vocab

@@ -19,7 +19,7 @@ from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
 from extractor.lang.pattern import ANY, MAX_REPEAT, chars, compile_pattern
 from extractor.lang.regex import Both, Minus, alt, lit
 
-needs_native = pytest.mark.skipif(dfa._partition is None, reason="lang/_partition.c is not built here (no C compiler)")
+needs_native = pytest.mark.skipif(dfa.kernel is None, reason="lang/_partition.c is not built here (no C compiler)")
 
 PATTERNS = ["^[a-z]{2,5}$", "^(ab|ac|b)*c$", "^\\d{3}-\\d{4}$", "^(foo|bar|baz)+$", "^(a|b)*a(a|b){3}$", "^$", "[^x]"]
 PRODUCTS = {"string-minus-keys": Minus(CANONICAL_STRING, alt(lit('"name"'), lit('"nick"'))),
@@ -36,7 +36,7 @@ def _same(a: RuleDFA, b: RuleDFA) -> bool:
                          ids=PATTERNS + ["json-string", "json-number", *PRODUCTS])
 def test_native_and_python_refinement_build_the_same_automaton(node, monkeypatch: pytest.MonkeyPatch) -> None:
     native = build_dfa(node)
-    monkeypatch.setattr(dfa, "_partition", None)
+    monkeypatch.setattr(dfa, "kernel", None)
     assert _same(native, build_dfa(node))
 
 
@@ -95,13 +95,13 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
     trans, accept = machine
     k = len(trans[0])
     of_byte = np.minimum(np.arange(256), k - 1)  # byte b reads column b, the bytes from k - 1 on the last one
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
         if not native:
-            dfa._partition = None
+            dfa.kernel = None
         small = dfa._from_table(np.array(trans, dtype=np.int32)[:, of_byte], accept)
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert small.size == _moore(trans, accept)
     rng = random.Random(len(trans))
     for _ in range(60):
@@ -114,10 +114,10 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
                          ids=["states", "seconds"])
 def test_the_subset_construction_stops_at_the_compile_budget(native: bool, budget: Budget,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    if native and dfa._partition is None:
+    if native and dfa.kernel is None:
         pytest.skip("lang/_partition.c is not built here (no C compiler)")
     if not native:
-        monkeypatch.setattr(dfa, "_partition", None)
+        monkeypatch.setattr(dfa, "kernel", None)
     with metered(budget), pytest.raises(SchemaTooComplexError, match="states" if budget.max_states else "took more"):
         build_dfa(compile_pattern("^.*a.{12}$"))  # 2^13 subsets
 
@@ -143,10 +143,10 @@ def _key_rule() -> Callable[[], RuleDFA]:  # the names a key rule excludes are s
 @pytest.mark.parametrize("prepare, states", [(_difference, 20), (_key_rule, 1_000)], ids=["difference", "key rule"])
 def test_a_product_stops_at_the_compile_budget(native: bool, prepare, states: int,
                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    if native and dfa._partition is None:
+    if native and dfa.kernel is None:
         pytest.skip("lang/_partition.c is not built here (no C compiler)")
     if not native:
-        monkeypatch.setattr(dfa, "_partition", None)
+        monkeypatch.setattr(dfa, "kernel", None)
     build = prepare()
     with metered(Budget(max_states=states, timeout=None)), pytest.raises(SchemaTooComplexError, match="states"):
         build()
@@ -184,22 +184,22 @@ def _endless_by_peeling(trans: np.ndarray, accept: np.ndarray) -> bool:
 def test_endless_is_the_peeling_of_finite_states(n, data, native):
     from extractor.automata.pda import _endless
 
-    if native and dfa._partition is None:
+    if native and dfa.kernel is None:
         return  # the C check is not built here: the Python one is drawn too
     columns = data.draw(st.lists(st.lists(st.integers(-1, n - 1), min_size=n, max_size=n), min_size=1, max_size=3))
     trans = np.full((n, 256), -1, dtype=np.int32)
     for byte, column in enumerate(columns):
         trans[:, 0x61 + byte] = column
     accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
         if not native:
-            dfa._partition = None
+            dfa.kernel = None
         found = _endless(RuleDFA(trans=trans, accept=accept, calls=((),) * n))
         minimal = dfa._from_table(trans, accept.tolist())  # trimmed: the search for live states is skipped
         assert minimal.trimmed and _endless(minimal) == found  # merging equal states keeps every completion
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert found == _endless_by_peeling(trans, accept)
 
 
@@ -216,7 +216,7 @@ def test_the_native_rule_construction_builds_what_python_does(schema) -> None:
     from extractor.lang.regex import Counted, Minus, Multiple, Substrings, refs
     from extractor.schema import target_ir
 
-    if dfa._partition is None:
+    if dfa.kernel is None:
         pytest.skip("the C construction is not built here (no compiler)")
     for node in compile_grammar(target_ir(schema, None)).rules.values():
         if isinstance(node, (Counted, Minus, Both, Multiple, Substrings)):
@@ -224,12 +224,12 @@ def test_the_native_rule_construction_builds_what_python_does(schema) -> None:
         callees = sorted(refs(node))
         for productive in (None, set(callees[::2])):
             native = build_dfa(node, productive)
-            saved = dfa._partition
+            saved = dfa.kernel
             try:
-                dfa._partition = None
+                dfa.kernel = None
                 python = build_dfa(node, productive)
             finally:
-                dfa._partition = saved
+                dfa.kernel = saved
             assert _same(native, python) and native.sites == python.sites
 
 
@@ -285,12 +285,12 @@ def test_the_native_search_for_acceptance_agrees_with_the_python_one(n, data):
     calls = [tuple((c, t) for (s, c), t in sorted(returns.items()) if s == state) for state in range(n)]
     callees = sorted(data.draw(st.sets(st.sampled_from("abc"))))
     native = RuleDFA(trans=trans, accept=accept, calls=tuple(calls))._finishes(callees)
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
-        dfa._partition = None
+        dfa.kernel = None
         python = RuleDFA(trans=trans, accept=accept, calls=tuple(calls))._finishes(callees)
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert native == python
 
 
@@ -305,12 +305,12 @@ def test_the_native_content_digest_is_the_python_one(n, data):
     trans = np.array(columns, dtype=np.int32).T[:, of_byte].copy()
     accept = np.array(data.draw(st.lists(st.booleans(), min_size=n, max_size=n)), dtype=bool)
     native = RuleDFA(trans=trans, accept=accept, calls=((),) * n).content
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
-        dfa._partition = None
+        dfa.kernel = None
         python = RuleDFA(trans=trans, accept=accept, calls=((),) * n).content
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert native == python
 
 
@@ -321,12 +321,12 @@ def test_a_construction_leaves_the_content_digest_to_the_first_fingerprint(node)
     """A compile needs no table cache key: the digest is made when first read, the same as Python's."""
     built = build_dfa(node)
     assert "content" not in built.__dict__
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
-        dfa._partition = None
+        dfa.kernel = None
         python = RuleDFA(trans=built.trans, accept=built.accept, calls=built.calls).content
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert built.content == python
 
 
@@ -341,12 +341,12 @@ def test_the_native_boolean_product_is_the_blas_one(n, k, m, data):
     b = np.array(data.draw(st.lists(st.booleans(), min_size=k * m, max_size=k * m)), dtype=bool).reshape(k, m)
     for right in (b, b[:, 0]):
         native = counted._times(a, right)
-        saved = dfa._partition
+        saved = dfa.kernel
         try:
-            dfa._partition = None
+            dfa.kernel = None
             python = counted._times(a, right)
         finally:
-            dfa._partition = saved
+            dfa.kernel = saved
         assert native.shape == python.shape and (native == python).all()
 
 
@@ -356,12 +356,12 @@ def test_the_native_product_numbers_its_pairs_as_python_does(minus: bool) -> Non
     """A product's table, acceptance and pair of each state (what counted strings mark their units by)."""
     a, b = build_dfa(CANONICAL_STRING), build_dfa(compile_pattern("^\"[a-c]{0,3}\"$"))
     native = dfa.pairs_product(a, b, minus)
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
-        dfa._partition = None
+        dfa.kernel = None
         python = dfa.pairs_product(a, b, minus)
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert all(np.array_equal(x, y) for x, y in zip(native, python))
 
 
@@ -376,12 +376,12 @@ def test_a_difference_with_words_is_the_product_with_their_automaton(item, texts
     node = Minus(item, alt(*(lit(w) for w in words)))
     built = build_dfa(node)
     product = dfa._product(dfa._part(item), dfa._part(node.other), minus=True)
-    saved = dfa._partition
+    saved = dfa.kernel
     try:
-        dfa._partition = None
+        dfa.kernel = None
         python = build_dfa(node)
     finally:
-        dfa._partition = saved
+        dfa.kernel = saved
     assert _same(built, product) and _same(built, python)
     assert built.content == product.content
 
@@ -411,7 +411,7 @@ def test_the_native_content_digest_holds_on_large_tables_and_column_hash_collisi
     columns where two different ones share a hash: the same bytes as Python's either way."""
     accept = np.arange(len(table)) % 3 == 0
     native = RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
-    monkeypatch.setattr(dfa, "_partition", None)
+    monkeypatch.setattr(dfa, "kernel", None)
     assert native == RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
 
 

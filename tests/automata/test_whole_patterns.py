@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from extractor.compiler import compile_regex
+from extractor.masks.compiler import compile_regex
 from extractor.lang.pattern import PatternError, compile_whole
 from tests.masks.test_masks import small_vocab
 from tests.walks import accepts_text

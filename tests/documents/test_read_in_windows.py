@@ -13,7 +13,7 @@ from extractor import (
     ExtractionError, ExtractOptions, IncompleteOutputError, InputError, MissingFieldsError, Refusal,
 )
 from extractor.tracing import Span, Trace, Traced, ValueTrace
-from extractor.windowed import read_in_windows, token_ends, window_size
+from extractor.pipeline.windowed import read_in_windows, token_ends, window_size
 
 
 class Deal(BaseModel):
@@ -161,7 +161,7 @@ def test_windows_decode_together_only_as_many_as_bound_the_cache(tokens: int, ba
     ('', False),
 ], ids=["strings", "objects", "bracket_in_string", "closed_list", "escaped_quote", "bare", "empty"])
 def test_only_an_answer_cut_inside_a_list_is_read_again_in_halves(partial: str, inside: bool) -> None:
-    from extractor.windowed import in_list
+    from extractor.pipeline.windowed import in_list
 
     assert in_list(partial) is inside
 

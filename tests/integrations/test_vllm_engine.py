@@ -119,7 +119,7 @@ def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
 
 @pytest.mark.parametrize("verbatim, ages", [("all", [7, 42]), ("auto", None), ("marked", None)])
 def test_number_fields_take_the_documents_numbers_under_verbatim_all(engine: VLLMExtractor, verbatim, ages) -> None:
-    from extractor.target import Target
+    from extractor.pipeline.target import Target
 
     text = "Bob Smith is 42 years old; his son is 7 and their house is 1905 years old."
     request = engine.grammar(Target(Person), text, "both", ExtractOptions(verbatim=verbatim))

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions, FromText, InputError, Refusal, Trace
 from extractor.decode.loop import Generation
-from extractor.grounding import Grounding
-from extractor.outcome import Invalid, outcome
+from extractor.pipeline.grounding import Grounding
+from extractor.pipeline.outcome import Invalid, outcome
 
 TEXT = "Ada Lovelace, ada@example.org, London. Born 10 December 1815."
 

@@ -7,8 +7,8 @@ import pytest
 from pydantic import BaseModel
 
 from extractor import ExtractOptions, InputError, Refusal, trace
-from extractor.refusing import DOUBTFUL, Screened, identifying, judged, screened_out
-from extractor.grounding import key, schema_ir
+from extractor.pipeline.refusing import DOUBTFUL, Screened, identifying, judged, screened_out
+from extractor.pipeline.grounding import key, schema_ir
 
 WEATHER = "Oslo, Norway: rain through Tuesday, 4-7 °C, winds from the south-west. Snow above 800 m."
 

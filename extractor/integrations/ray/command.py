@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from extractor.files import atomic_text, finite
+from extractor.outputs.files import atomic_text, finite
 from extractor.integrations.ray.job import read_documents, run_corpus
 from extractor.integrations.ray.store import tables
 from extractor.integrations.ray.workers import ModelSpec
-from extractor.options import ExtractOptions
-from extractor.records import GAPS
+from extractor.pipeline.options import ExtractOptions
+from extractor.outputs.records import GAPS
 
 
 def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, address: str | None,

@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from extractor.errors import InputError
 from extractor.integrations.ray.store import CorpusJobError, ShardStore, tables
 from extractor.integrations.ray.workers import READ_ERROR, SKIPPED, Workers, actors
-from extractor.options import ExtractOptions
+from extractor.pipeline.options import ExtractOptions
 from extractor.schema import Refusal, json_schema
 
 if TYPE_CHECKING:

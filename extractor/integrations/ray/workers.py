@@ -16,9 +16,9 @@ from pydantic import BaseModel
 
 from extractor.api import Extractor
 from extractor.errors import InputError, Usage
-from extractor.inputs import at_least
-from extractor.options import ExtractOptions
-from extractor.records import GAPS, gaps
+from extractor.pipeline.inputs import at_least
+from extractor.pipeline.options import ExtractOptions
+from extractor.outputs.records import GAPS, gaps
 
 if TYPE_CHECKING:
     import ray.data

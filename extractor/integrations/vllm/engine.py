@@ -13,17 +13,17 @@ from typing import Any
 from extractor.decode.guards import Guards
 from extractor.decode.loop import Generation
 from extractor.decode.prompt import PromptTemplate, chat_prompt
-from extractor.engine import Control, Job, Offer
+from extractor.pipeline.engine import Control, Job, Offer
 from extractor.errors import Attempt, ExtractorError, InputError, Usage
 from extractor.integrations.vllm.plugin import ENV, register
 from extractor.integrations.vllm.spec import with_options
-from extractor.options import ExtractOptions
-from extractor.outcome import accepts
-from extractor.refusing import Screened
-from extractor.rounds import extract_many
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.outcome import accepts
+from extractor.pipeline.refusing import Screened
+from extractor.pipeline.rounds import extract_many
 from extractor.schema import Refusal
 from extractor.schema.numbers import numbers_from_text
-from extractor.target import Target
+from extractor.pipeline.target import Target
 
 
 class VLLMExtractor:
@@ -164,7 +164,7 @@ class VLLMExtractor:
     def is_target(self, target: Target, text: str, opts: ExtractOptions) -> Callable[[bytes], bool] | None:
         """For a dict target with a refusal branch: whether the target alone accepts an output (its grammar
         compiled only when an output looks like a refusal), to tell a refusal-shaped answer from a refusal."""
-        from extractor.compiler import compile_schema
+        from extractor.masks.compiler import compile_schema
         from extractor.grammar import CompileOptions
         from extractor.tokens import Vocabulary
 

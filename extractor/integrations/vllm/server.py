@@ -12,10 +12,10 @@ import json
 from typing import Any
 
 from extractor.decode.relevance import KINDS, SCREEN_TOKENS, announcements, combine
-from extractor.grounding import key, schema_ir
+from extractor.pipeline.grounding import key, schema_ir
 from extractor.integrations.vllm.spec import OPTIONS_KEY, Spec, with_options
-from extractor.options import MAX_UNFOUNDED, MIN_RELEVANCE
-from extractor.refusing import DOUBTFUL, Screened, declines, screened_out, title
+from extractor.pipeline.options import MAX_UNFOUNDED, MIN_RELEVANCE
+from extractor.pipeline.refusing import DOUBTFUL, Screened, declines, screened_out, title
 from extractor.tracing import trace
 
 

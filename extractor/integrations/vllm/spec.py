@@ -10,7 +10,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.compiler import check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema
+from extractor.masks.compiler import check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema
 from extractor.grammar import CompileOptions, Layout
 from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.pattern import compile_whole

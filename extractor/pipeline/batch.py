@@ -8,8 +8,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from extractor.errors import ExtractorError
-from extractor.outcome import rounds
-from extractor.pipeline import Document, Pipeline
+from extractor.pipeline.outcome import rounds
+from extractor.pipeline.document import Document, Pipeline
 
 
 class Batch:

@@ -12,11 +12,11 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_core import from_json
 
-from extractor.engine import Control, SteppingEngine
+from extractor.pipeline.engine import Control, SteppingEngine
 from extractor.masks import Matcher
-from extractor.options import ExtractOptions
-from extractor.rounds import extracting
-from extractor.target import Target
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.rounds import extracting
+from extractor.pipeline.target import Target
 
 
 _QUOTE, _BACKSLASH, _COLON, _COMMA = 0x22, 0x5C, 0x3A, 0x2C

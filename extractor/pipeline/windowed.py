@@ -13,18 +13,18 @@ from typing import Any, Protocol
 
 from pydantic import ValidationError
 
-from extractor.checks import run_checks
+from extractor.pipeline.checks import run_checks
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
     Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, MissingFieldsError, Usage,
 )
-from extractor.engine import Engine
-from extractor.grounding import unescape
-from extractor.options import ExtractOptions
-from extractor.outcome import errors_of, parse, returned, rounds
+from extractor.pipeline.engine import Engine
+from extractor.pipeline.grounding import unescape
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.outcome import errors_of, parse, returned, rounds
 from extractor.schema import Refusal
-from extractor.target import Target
+from extractor.pipeline.target import Target
 from extractor.schema.window import window_form
 from extractor.tracing import Span, Trace
 

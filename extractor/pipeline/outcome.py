@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
 
-from extractor.checks import Check, run_checks
+from extractor.pipeline.checks import Check, run_checks
 from extractor.errors import Attempt, IncompleteOutputError, Usage
-from extractor.grounding import Grounding
+from extractor.pipeline.grounding import Grounding
 from extractor.masks import CompiledGrammar
 from extractor.tracing import Trace, Traced
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from extractor.errors import InputError
-from extractor.outcome import non_finite
+from extractor.pipeline.outcome import non_finite
 
 
 def _same(a: Path, b: Path) -> bool:

@@ -10,17 +10,17 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from extractor.compiler import compile_schema
+from extractor.masks.compiler import compile_schema
 from extractor.decode.prompt import PromptTemplate, chat_prompt
-from extractor.engine import Control, Job, Offer
+from extractor.pipeline.engine import Control, Job, Offer
 from extractor.errors import Attempt, ModelLoadError, UnsatisfiableSchemaError
 from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.masks import CompiledGrammar
-from extractor.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
-from extractor.outcome import accepts
-from extractor.refusing import DOUBTFUL, Screened
+from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
+from extractor.pipeline.outcome import accepts
+from extractor.pipeline.refusing import DOUBTFUL, Screened
 from extractor.schema import Refusal
-from extractor.target import Target, TextForm
+from extractor.pipeline.target import Target, TextForm
 from extractor.tokens import Vocabulary
 
 if TYPE_CHECKING:

@@ -15,9 +15,9 @@ from extractor.masks import CompiledGrammar, Matcher
 if TYPE_CHECKING:
     from extractor.decode.loop import Generation
     from extractor.errors import Attempt
-    from extractor.options import ExtractOptions
-    from extractor.refusing import Screened
-    from extractor.target import Target
+    from extractor.pipeline.options import ExtractOptions
+    from extractor.pipeline.refusing import Screened
+    from extractor.pipeline.target import Target
 
 Offer = Literal["both", "target", "refusal"]
 """What a text's grammar lets the model write: the target or the refusal object, the target alone (the screen

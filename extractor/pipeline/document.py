@@ -8,15 +8,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from extractor.engine import Control, Engine, Job, Offer
+from extractor.pipeline.engine import Control, Engine, Job, Offer
 from extractor.errors import Attempt, ExtractionError, InputError, UnsatisfiableSchemaError
-from extractor.grounding import Grounding
-from extractor.inputs import nonempty
-from extractor.options import ExtractOptions
-from extractor.outcome import Cut, Invalid, outcome, returned
-from extractor.refusing import Screened, checks_answer, judged, screened_out
+from extractor.pipeline.grounding import Grounding
+from extractor.pipeline.inputs import nonempty
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.outcome import Cut, Invalid, outcome, returned
+from extractor.pipeline.refusing import Screened, checks_answer, judged, screened_out
 from extractor.schema import Refusal
-from extractor.target import Target
+from extractor.pipeline.target import Target
 from extractor.tracing import Trace
 
 if TYPE_CHECKING:

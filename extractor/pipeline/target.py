@@ -10,14 +10,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from extractor.checks import Check, model_checks
-from extractor.refusing import title
+from extractor.pipeline.checks import Check, model_checks
+from extractor.pipeline.refusing import title
 from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir
 from extractor.schema.numbers import numbers_from_text
 from extractor.schema.verbatim import verbatim_strings
 
 if TYPE_CHECKING:
-    from extractor.options import ExtractOptions, VerbatimMode
+    from extractor.pipeline.options import ExtractOptions, VerbatimMode
 
 
 @dataclass(frozen=True)

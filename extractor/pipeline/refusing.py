@@ -7,13 +7,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from extractor.grounding import key, schema_ir, unescape
+from extractor.pipeline.grounding import key, schema_ir, unescape
 from extractor.schema import Refusal, ir
 from extractor.tracing import Trace, ValueTrace
 from extractor.tracing.leaves import shapes
 
 if TYPE_CHECKING:
-    from extractor.options import ExtractOptions
+    from extractor.pipeline.options import ExtractOptions
 
 DOUBTFUL = 0.0
 """Relevance (nats) below which an answer is checked against the text: one above it reads as the target so

@@ -7,15 +7,15 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
 from typing import Any
 
-from extractor.batch import Batch
-from extractor.engine import Control, Engine, SteppingEngine
+from extractor.pipeline.batch import Batch
+from extractor.pipeline.engine import Control, Engine, SteppingEngine
 from extractor.errors import Attempt, ExtractorError, InputError
-from extractor.inputs import nonempty
-from extractor.options import ExtractOptions
-from extractor.outcome import rounds, total
-from extractor.pipeline import Document, Pipeline
-from extractor.target import Target
-from extractor.windowed import read_in_windows, window_size
+from extractor.pipeline.inputs import nonempty
+from extractor.pipeline.options import ExtractOptions
+from extractor.pipeline.outcome import rounds, total
+from extractor.pipeline.document import Document, Pipeline
+from extractor.pipeline.target import Target
+from extractor.pipeline.windowed import read_in_windows, window_size
 
 
 def extracting(engine: SteppingEngine, target: Target, text: str, opts: ExtractOptions, *,

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 from tenacity import Retrying
 
-from extractor.checks import Check
+from extractor.pipeline.checks import Check
 from extractor.decode.guards import Guards
 from extractor.errors import InputError
 from extractor.grammar import Layout, LayoutName
-from extractor.grounding import GroundingMode
-from extractor.inputs import at_least, guards_for
+from extractor.pipeline.grounding import GroundingMode
+from extractor.pipeline.inputs import at_least, guards_for
 from extractor.schema import Refusal
 
 if TYPE_CHECKING:  # torch-backed: built where a model runs
