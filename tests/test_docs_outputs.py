@@ -1,0 +1,100 @@
+"""What the docs show is what the code does: every ```python block of the pages below runs as written, in page
+order, one namespace per page, on the embedded model (from a folder where `examples/` is the checkout's), and a
+```text block right after one is exactly what it prints. A block the line `<!-- not run: WHY -->` precedes (it
+needs vLLM, Ray, a GPU or a file of your own) is compiled only. The `extractor ...` lines of ```bash blocks name
+only options the command has.
+
+When the code's output changes, `DOCS_UPDATE=1 .venv/bin/python -m pytest tests/test_docs_outputs.py` rewrites
+the shown outputs from what the blocks print now (then read the diff)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+import extractor
+from extractor import api, cli
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["README.md", "docs/quickstart.md", "docs/tracing.md", "docs/concepts.md", "docs/reliability.md",
+         "docs/long-documents.md", "docs/corpus-jobs.md"]
+"""The pages held to this; a page joins once its blocks run as written."""
+
+FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
+NOT_RUN = re.compile(r"<!-- not run: (.+?) -->\n\s*$")
+UPDATE = os.environ.get("DOCS_UPDATE") == "1"
+
+
+def blocks(page: str) -> list[tuple[str, str, str | None, re.Match[str] | None]]:
+    """A page's fenced blocks: (language, code, why it is not run, the ```text block right after it)."""
+    text = (ROOT / page).read_text(encoding="utf-8")
+    found = list(FENCE.finditer(text))
+    out = []
+    for i, m in enumerate(found):
+        why = NOT_RUN.search(text, 0, m.start())
+        after = found[i + 1] if i + 1 < len(found) else None
+        shown = after if after and after.group(1) == "text" and not text[m.end():after.start()].strip() else None
+        out.append((m.group(1), m.group(2), why.group(1) if why and why.end() == m.start() else None, shown))
+    return out
+
+
+@pytest.fixture
+def shared_model(model_extractor, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    """`extract(...)` and `Extractor()` in a block get the session's loaded model, as a fresh process would get the
+    embedded one; the blocks run in a temporary folder holding the checkout's `examples/`."""
+    real = extractor.Extractor
+    monkeypatch.setitem(api._DEFAULTS, (None, None), model_extractor)
+    monkeypatch.setattr(extractor, "Extractor", lambda *a, **kw: real(*a, **kw) if a or kw else model_extractor)
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_python_blocks_run_and_print_what_is_shown(page: str, shared_model) -> None:
+    namespace: dict[str, object] = {"__name__": "__docs__"}
+    wrong = []
+    for lang, code, why, shown in blocks(page):
+        if lang != "python":
+            continue
+        compiled = compile(code, page, "exec")
+        if why:
+            assert shown is None, f"{page}: a block not run shows an output"
+            continue
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            exec(compiled, namespace)  # noqa: S102 - the docs' own snippets
+        if shown and shown.group(2).rstrip() != printed.getvalue().rstrip():
+            wrong.append((shown, printed.getvalue().rstrip() + "\n"))
+    if UPDATE and wrong:
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for shown, printed in reversed(wrong):
+            text = text[:shown.start(2)] + printed + text[shown.end(2):]
+        (ROOT / page).write_text(text, encoding="utf-8")
+    else:
+        assert not wrong, [f"shown:\n{s.group(2)}printed:\n{p}" for s, p in wrong]
+
+
+def options_of(command: str) -> set[str]:
+    """The options `extractor COMMAND --help` lists."""
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed), pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    return set(re.findall(r"--[\w-]+", printed.getvalue()))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_command_lines_name_only_options_the_command_has(page: str) -> None:
+    unknown = []
+    for lang, code, _, _ in blocks(page):
+        for line in code.replace("\\\n", " ").splitlines() if lang == "bash" else []:
+            words = shlex.split(line, comments=True)
+            if words[:1] == ["extractor"] and len(words) > 1:
+                unknown += [(line, w) for w in words[2:] if w.startswith("--")
+                            and w.split("=")[0] not in options_of(words[1])]
+    assert not unknown
