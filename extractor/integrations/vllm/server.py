@@ -14,7 +14,6 @@ from typing import Any
 from extractor.decode.relevance import KINDS, SCREEN_TOKENS, announcements, combine
 from extractor.pipeline.grounding import key, schema_ir
 from extractor.integrations.vllm.spec import OPTIONS_KEY, Spec, with_options
-from extractor.pipeline.options import MAX_UNFOUNDED, MIN_RELEVANCE
 from extractor.pipeline.refusing import DOUBTFUL, Screened, declines, screened_out, title
 from extractor.tracing import trace
 
@@ -28,10 +27,10 @@ def patch(serving: Any) -> None:
     async def create_chat_completion(self: Any, request: Any, raw_request: Any = None) -> Any:
         plan = _plan(request)
         text = _user_text(request) if plan is not None else ""
-        low = plan[2].get("min_relevance", MIN_RELEVANCE) if plan is not None else None
+        low = plan[1].min_relevance if plan is not None else None
         if plan is None or low is None or not text.strip():  # no screen: both branches, the model chooses
             return await original(self, request, raw_request)
-        schema, spec, options = plan
+        schema, spec = plan
         screen = await _screen(self, schema, text)
         refused = screen.score < low
         if refused and not request.stream:
@@ -39,7 +38,7 @@ def patch(serving: Any) -> None:
         chosen = _with_schema(request, _decline_schema(spec) if refused else with_options(
             schema, refusal=False, layout=spec.layout, guards=spec.guards))
         response = await original(self, chosen, raw_request)
-        share = options.get("max_unfounded", MAX_UNFOUNDED)
+        share = spec.max_unfounded
         if refused or request.stream or not hasattr(response, "choices") or screen.score >= DOUBTFUL:
             return response
         message = response.choices[0].message
@@ -56,8 +55,8 @@ def patch(serving: Any) -> None:
     serving.create_chat_completion = create_chat_completion
 
 
-def _plan(request: Any) -> tuple[dict[str, Any], Spec, dict[str, Any]] | None:
-    """(the target's schema, its options, the decision's options) where the request asks for the refusal branch."""
+def _plan(request: Any) -> tuple[dict[str, Any], Spec] | None:
+    """(the target's schema, its options) where the request asks for the refusal branch."""
     fmt = getattr(request, "response_format", None)
     if fmt is None or getattr(fmt, "type", None) != "json_schema" or fmt.json_schema is None:
         return None
@@ -66,7 +65,7 @@ def _plan(request: Any) -> tuple[dict[str, Any], Spec, dict[str, Any]] | None:
     if not isinstance(options, dict) or not options.get("refusal"):
         return None
     spec = Spec.parse("JSON", raw)
-    return spec.schema if isinstance(spec.schema, dict) else {}, spec, options
+    return spec.schema if isinstance(spec.schema, dict) else {}, spec
 
 
 def _user_text(request: Any) -> str:

@@ -4,6 +4,7 @@ in one vendor key at its root, so a plain OpenAI-style request can ask for the r
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -16,6 +17,7 @@ from extractor.grammar.ebnf import parse_ebnf
 from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
 from extractor.masks.finish import prepare_ways
+from extractor.pipeline.options import MAX_UNFOUNDED, MIN_RELEVANCE
 from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
 
@@ -28,7 +30,8 @@ SERVED_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
 to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
 
-_OPTION_NAMES = {"refusal", "layout", "guards", "min_relevance", "max_unfounded"}
+_OPTION_NAMES = ("refusal", "layout", "guards", "min_relevance", "max_unfounded")
+"""The keys `OPTIONS_KEY` takes, each a keyword of `with_options` and a field of `Spec` (docs/vllm.md lists them)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,11 @@ class Spec:
     """A `regex` request: the output is text the pattern matches whole (no schema, no guards)."""
     ebnf: str | None = None
     """A `grammar` request in GBNF: the output is a sentence of the grammar (no schema, no guards)."""
+    min_relevance: float | None = MIN_RELEVANCE
+    """With `refusal`, on the OpenAI server: the relevance screen's threshold (server.py); None: no screen."""
+    max_unfounded: float | None = MAX_UNFOUNDED
+    """With `refusal`, on the OpenAI server: the share of unfounded identifying values that refuses a doubtful
+    answer (server.py); None: never."""
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
@@ -74,14 +82,10 @@ class Spec:
         schema = _json(text) if isinstance(text, str) else text
         if not isinstance(schema, (dict, bool)):
             raise ValueError(f"a JSON Schema is an object or a boolean, not {type(schema).__name__}")
-        options = schema.get(OPTIONS_KEY, {}) if isinstance(schema, dict) else {}
-        if not isinstance(options, dict) or set(options) - _OPTION_NAMES:
-            raise ValueError(f"{OPTIONS_KEY!r} takes an object with keys {sorted(_OPTION_NAMES)}, not {options!r}")
+        options = _options(schema.get(OPTIONS_KEY, {}) if isinstance(schema, dict) else {})
         if isinstance(schema, dict):
             schema = {k: v for k, v in schema.items() if k != OPTIONS_KEY}
-        layout = options.get("layout", SERVED_LAYOUT)
-        Layout.named(layout)  # an unknown name fails here, with the names it could have been
-        return cls(schema, bool(options.get("refusal", False)), layout, bool(options.get("guards", True)))
+        return cls(schema, **options)
 
     def check(self) -> None:
         """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
@@ -113,9 +117,35 @@ def _json(text: str) -> Any:
 
 
 def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = SERVED_LAYOUT,
-                 guards: bool = True) -> dict[str, Any]:
-    """The schema with extractor's options in it, for a request to a server running the extractor backend."""
-    return {**schema, OPTIONS_KEY: {"refusal": refusal, "layout": layout, "guards": guards}}
+                 guards: bool = True, min_relevance: float | None = MIN_RELEVANCE,
+                 max_unfounded: float | None = MAX_UNFOUNDED) -> dict[str, Any]:
+    """The schema with extractor's options in it, for a request to a server running the extractor backend;
+    ValueError names an option the server would refuse."""
+    options = {"refusal": refusal, "layout": layout, "guards": guards, "min_relevance": min_relevance,
+               "max_unfounded": max_unfounded}
+    _options(options)
+    return {**schema, OPTIONS_KEY: options}
+
+
+def _options(options: Any) -> dict[str, Any]:
+    """The options of `OPTIONS_KEY`, each checked (the defaults where absent); ValueError names the one refused."""
+    if not isinstance(options, dict) or set(options) - set(_OPTION_NAMES):
+        raise ValueError(f"{OPTIONS_KEY!r} takes an object with keys {list(_OPTION_NAMES)}, not {options!r}")
+    out = {"refusal": options.get("refusal", False), "layout": options.get("layout", SERVED_LAYOUT),
+           "guards": options.get("guards", True), "min_relevance": options.get("min_relevance", MIN_RELEVANCE),
+           "max_unfounded": options.get("max_unfounded", MAX_UNFOUNDED)}
+    for name in ("refusal", "guards"):
+        if not isinstance(out[name], bool):
+            raise ValueError(f"{OPTIONS_KEY}.{name} takes true or false, not {out[name]!r}")
+    if not isinstance(out["layout"], str):
+        raise ValueError(f"{OPTIONS_KEY}.layout takes a layout's name, not {out['layout']!r}")
+    Layout.named(out["layout"])  # an unknown name fails here, with the names it could have been
+    low, share = out["min_relevance"], out["max_unfounded"]
+    if low is not None and (isinstance(low, bool) or not isinstance(low, (int, float)) or not math.isfinite(low)):
+        raise ValueError(f"{OPTIONS_KEY}.min_relevance takes a finite number or null, not {low!r}")
+    if share is not None and (isinstance(share, bool) or not isinstance(share, (int, float)) or not 0 < share <= 1):
+        raise ValueError(f"{OPTIONS_KEY}.max_unfounded takes a number in (0, 1] or null, not {share!r}")
+    return out
 
 
 PREPARE_ENV = "EXTRACTOR_VLLM_PREPARE_MS"
