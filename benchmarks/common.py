@@ -26,12 +26,11 @@ import numpy as np
 
 from benchmarks.limits import Timeout, time_limit  # noqa: F401 (re-exported: maskbench.py, jsts.py, compile_profile.py)
 from extractor.automata import Automaton, accepts
+from tests.data import maskbench_data, tokenizer_file
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-MASKBENCH_DATA = SHARED / "corpora" / "maskbench" / "data"
-JSTS_SUITE = SHARED / "corpora" / "json-schema-test-suite" / "tests" / "draft2020-12"
-LLAMA3 = SHARED / "tokenizers" / "llama3" / "tokenizer.json"
+MASKBENCH_DATA = maskbench_data()
+LLAMA3 = tokenizer_file("llama3")
 
 
 @contextlib.contextmanager

@@ -25,8 +25,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import (  # noqa: E402
-    JSTS_SUITE, Reorderer, Timeout, compact, quiet, shown, time_limit, write_results,
+    Reorderer, Timeout, compact, quiet, shown, time_limit, write_results,
 )
+from tests.data import JSTS_SUITE  # noqa: E402
 
 OUTCOMES = ("pass", "fail-accept", "fail-reject", "order-only", "unsupported", "invalid-schema", "timeout", "error")
 COUNTS = {o: o.replace("-schema", "_schema").replace("-", "_") for o in OUTCOMES}

@@ -3,6 +3,9 @@
 usage: python benchmarks/maskbench.py [--data DIR] [--tokenizer tokenizer.json] [--sample N] [--seed S]
                                       [--engines extractor ...] [--timeout SECONDS] [--json OUT] [--md OUT.md]
 
+--data defaults to the whole corpus where ../shared is beside the checkout, else to the repository's 60-schema
+sample (benchmarks/data/maskbench); --tokenizer to Llama-3's, from `make data` (tests/data.py resolves both).
+
 Engines: extractor, and the peers llguidance, xgrammar, outlines (benchmarks/peers.py; install the `bench`
 extra), each run on the same schemas, tokenizer and instances, e.g. `--engines extractor,llguidance`.
 

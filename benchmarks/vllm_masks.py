@@ -47,6 +47,9 @@ def grammars(backend: Any, n: int, batch: int, seed: int) -> list[Any]:
             backend.compile_grammar(StructuredOutputOptions.JSON, compiled[-1])
         except Exception:  # noqa: BLE001 - refused schemas are skipped: the rows are what is measured
             compiled.pop()
+    if not compiled:
+        raise FileNotFoundError(f"{MASKBENCH_DATA}: no MaskBench schema here that extractor compiles ({len(files)} "
+                                "files); tests/data.py says where the corpus is read")
     return [backend.compile_grammar(StructuredOutputOptions.JSON, compiled[i % len(compiled)]) for i in range(batch)]
 
 

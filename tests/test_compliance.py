@@ -7,7 +7,8 @@ New passes are fine; refresh the baselines after an improvement with
     python benchmarks/jsts.py --json benchmarks/results/jsts_baseline.json --md benchmarks/results/jsts_baseline.md
     python benchmarks/maskbench.py --sample 60 --seed 7 --json benchmarks/results/maskbench_baseline.json
 
-Both need ../shared (the corpora and the Llama-3 tokenizer) beside this checkout; they skip without it.
+Both read the repository's copies (benchmarks/data/: the suite's draft 2020-12 tests and the 60 MaskBench schemas
+that sample picks) and the Llama-3 tokenizer `make data` fetches; without the tokenizer the MaskBench test skips.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import jsts, maskbench
-from benchmarks.common import JSTS_SUITE, LLAMA3, MASKBENCH_DATA
+from benchmarks.common import LLAMA3
+from tests.data import JSTS_SUITE, MASKBENCH_SAMPLE, need
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 JSTS_BASELINE = RESULTS / "jsts_baseline.json"
@@ -36,8 +38,7 @@ FAIL_ACCEPT_ALLOWED: dict[str, str] = {
 
 def _need(*paths: Path, baseline: Path, refresh: str) -> None:
     for path in paths:
-        if not path.exists():
-            pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+        need(path)
     if not baseline.exists():
         pytest.skip(f"no stored baseline {baseline}; create it with: {refresh}")
 
@@ -62,10 +63,10 @@ def test_json_schema_test_suite_never_regresses() -> None:
 
 
 def test_maskbench_sample_never_regresses() -> None:
-    _need(MASKBENCH_DATA, LLAMA3, baseline=MASKBENCH_BASELINE, refresh=REFRESH_MASKBENCH)
+    _need(MASKBENCH_SAMPLE, LLAMA3, baseline=MASKBENCH_BASELINE, refresh=REFRESH_MASKBENCH)
     stored = json.loads(MASKBENCH_BASELINE.read_text())
     cfg = stored["config"]
-    result = maskbench.run(MASKBENCH_DATA, LLAMA3, cfg["sample"], cfg["seed"], tuple(cfg["engines"]),
+    result = maskbench.run(MASKBENCH_SAMPLE, LLAMA3, cfg["sample"], cfg["seed"], tuple(cfg["engines"]),
                            cfg["timeout"], progress=False)
     before = {(e["engine"], e["file"]): e for e in stored["schemas"]}
     now = {(e["engine"], e["file"]): e for e in result["schemas"]}

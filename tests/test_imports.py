@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
-
 import pytest
 
-LLAMA3 = Path(__file__).resolve().parents[2] / "shared" / "tokenizers" / "llama3" / "tokenizer.json"
+from tests.data import need_tokenizer
 
 PROGRAM = """
 import sys
@@ -25,9 +23,7 @@ print(" ".join(m for m in ("torch", "transformers") if m in sys.modules))
 
 @pytest.mark.parametrize("compile_one", [False, True], ids=["import", "compile_schema"])
 def test_import_and_compile_load_no_torch(compile_one: bool) -> None:
-    if compile_one and not LLAMA3.exists():
-        pytest.skip("../shared/tokenizers is absent (a fresh clone): no tokenizer to compile for")
-    args = [str(LLAMA3)] if compile_one else []
+    args = [str(need_tokenizer("llama3"))] if compile_one else []
     out = subprocess.run([sys.executable, "-c", PROGRAM, *args], capture_output=True, text=True, timeout=300,
                          check=True)
     assert out.stdout.strip() == ""

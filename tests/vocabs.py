@@ -1,23 +1,20 @@
-"""The real vocabularies of ../shared/tokenizers, each read once per test session (a read takes seconds)."""
+"""The real tokenizers' vocabularies (tests/data.py finds them), each read once per test session (a read takes
+seconds) and shared by every test that asks."""
 
 from __future__ import annotations
 
 import functools
 
-import pytest
-
 from extractor.tokens import Vocabulary
-from tests.walks import TOKENIZERS
+from tests.data import need_tokenizer
 
 
 def shared_vocab(name: str) -> Vocabulary:
-    """The vocabulary of ../shared/tokenizers/`name`; the test is skipped where ../shared is absent."""
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    """The vocabulary of tokenizer `name`; the test is skipped, naming `make data`, where it was never fetched."""
+    need_tokenizer(name)
     return _read(name)
 
 
 @functools.cache
 def _read(name: str) -> Vocabulary:
-    return Vocabulary.from_tokenizer_file(TOKENIZERS / name / "tokenizer.json")
+    return Vocabulary.from_tokenizer_file(need_tokenizer(name))

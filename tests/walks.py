@@ -5,15 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 
 from extractor.masks import CompiledGrammar
 from extractor.tokens import Vocabulary
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-TOKENIZERS = SHARED / "tokenizers"
 CLOSE_BONUS = 3.0
 """Logit bonus for tokens that end something (`"`, `]`, `}`, `,`) and open nothing (`{`, `[`):
 without it a uniform walk writes strings of thousands of tokens, since few of a large

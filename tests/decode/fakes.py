@@ -9,25 +9,20 @@ count the row's real tokens only, rows leave the cache in the order the loop say
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from types import SimpleNamespace
 
-import pytest
 import torch
 
 from extractor.decode import LoadedModel
 from extractor.tokens import Vocabulary
-
-TOKENIZERS = Path(__file__).resolve().parents[3] / "shared" / "tokenizers"
+from tests.data import need_tokenizer
 
 
 def hf_tokenizer(name: str = "gpt2"):
-    """A transformers fast tokenizer from ../shared/tokenizers (skips the test when absent)."""
+    """A transformers fast tokenizer of a real vocabulary (skips the test, naming `make data`, when absent)."""
     from transformers import PreTrainedTokenizerFast
 
-    path = TOKENIZERS / name / "tokenizer.json"
-    if not path.exists():
-        pytest.skip(f"{path} is absent (../shared is not beside this checkout)")
+    path = need_tokenizer(name)
     eos = {"gpt2": "<|endoftext|>", "llama2": "</s>", "mistral": "</s>"}.get(name, "<|endoftext|>")
     return PreTrainedTokenizerFast(tokenizer_file=str(path), eos_token=eos)
 

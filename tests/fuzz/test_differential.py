@@ -19,7 +19,8 @@ from extractor import compile_schema
 from extractor.errors import ExtractorError, UnsupportedSchemaError
 from tests.fuzz.strategies import COMPILE, WRONG, Oracle, Reference, Verdict, instances, read_exact, schemas
 from tests.vocabs import shared_vocab
-from tests.walks import TOKENIZERS, closers, constrained_walk
+from tests.data import missing, tokenizer_file
+from tests.walks import closers, constrained_walk
 
 QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 
@@ -126,9 +127,8 @@ def test_stored_refusals(schema: dict[str, Any], defect: str) -> None:
         Oracle(schema)
 
 
-FAMILIES = [pytest.param(name, marks=pytest.mark.skipif(not (TOKENIZERS / name / "tokenizer.json").exists(),
-                                                        reason=f"{TOKENIZERS / name} is absent (../shared is not "
-                                                               "beside this checkout)"))
+FAMILIES = [pytest.param(name, marks=pytest.mark.skipif(not tokenizer_file(name).exists(),
+                                                        reason=missing(tokenizer_file(name))))
             for name in ("gpt2", "llama3", "qwen3")]
 
 

@@ -13,8 +13,8 @@ import pytest
 from tokenizers import Tokenizer, models
 
 from extractor.tokens import Vocabulary
+from tests.data import need_tokenizer
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "tokenizers"
 SENTENCEPIECE = {"llama2", "mistral"}
 # name -> (EOS id, number of <0xNN> byte-fallback tokens)
 TOKENIZERS = {
@@ -37,17 +37,10 @@ TEXTS = [
 BYTE_TOKEN = re.compile(r"<0x[0-9A-F]{2}>")
 
 
-def _path(name: str) -> Path:
-    """Path of a shared tokenizer.json, skipping when the shared data is not checked out."""
-    if not SHARED.is_dir():
-        pytest.skip(f"shared tokenizers not found at {SHARED}")
-    return SHARED / name / "tokenizer.json"
-
-
 @cache
 def _load(name: str) -> tuple[Vocabulary, Tokenizer, dict[str, Any]]:
     """Vocabulary, library tokenizer and raw JSON, loaded once per tokenizer for all tests."""
-    path = _path(name)
+    path = need_tokenizer(name)
     return Vocabulary.from_tokenizer_file(path), Tokenizer.from_file(str(path)), json.loads(path.read_text())
 
 
@@ -102,22 +95,22 @@ def test_eos_is_configured_special(name: str) -> None:
 def test_fingerprints_distinct_and_stable() -> None:
     fingerprints = {name: _load(name)[0].fingerprint for name in TOKENIZERS}
     assert len(set(fingerprints.values())) == len(TOKENIZERS)
-    assert Vocabulary.from_tokenizer_file(_path("gpt2")).fingerprint == fingerprints["gpt2"]
+    assert Vocabulary.from_tokenizer_file(need_tokenizer("gpt2")).fingerprint == fingerprints["gpt2"]
 
 
 def test_size_pads_and_too_small_raises() -> None:
     vocab = _load("gpt2")[0]
-    padded = Vocabulary.from_tokenizer_file(_path("gpt2"), size=vocab.size + 47)
+    padded = Vocabulary.from_tokenizer_file(need_tokenizer("gpt2"), size=vocab.size + 47)
     assert padded.size == vocab.size + 47
     assert padded.tokens[: vocab.size] == vocab.tokens and set(padded.tokens[vocab.size :]) == {b""}
     assert padded.fingerprint != vocab.fingerprint
     with pytest.raises(ValueError, match="smaller"):
-        Vocabulary.from_tokenizer_file(_path("gpt2"), size=vocab.size - 1)
+        Vocabulary.from_tokenizer_file(need_tokenizer("gpt2"), size=vocab.size - 1)
 
 
 def test_eos_argument_and_missing_config(tmp_path: Path) -> None:
     path = tmp_path / "tokenizer.json"
-    path.write_bytes(_path("qwen3").read_bytes())
+    path.write_bytes(need_tokenizer("qwen3").read_bytes())
     with pytest.raises(ValueError, match="eos_token"):
         Vocabulary.from_tokenizer_file(path)
     assert Vocabulary.from_tokenizer_file(path, eos_token="<|endoftext|>").eos_ids == {151643}
@@ -135,7 +128,7 @@ def test_unknown_scheme_raises(tmp_path: Path) -> None:
 def test_from_hf_matches_file_and_rejects_bad_tokenizers() -> None:
     from transformers import PreTrainedTokenizerFast
 
-    path = str(_path("gpt2"))
+    path = str(need_tokenizer("gpt2"))
     tokenizer = PreTrainedTokenizerFast(tokenizer_file=path, eos_token="<|endoftext|>")
     assert Vocabulary.from_hf(tokenizer).fingerprint == _load("gpt2")[0].fingerprint
     with pytest.raises(ValueError, match="no EOS"):
