@@ -1,0 +1,111 @@
+"""A figure in the docs is its result file's: each row below names a phrase of a page, the benchmarks/results file
+it quotes and where in that file each figure stands, and the page must read the phrase with the file's figures.
+
+When a benchmark is rerun, `DOCS_UPDATE=1 .venv/bin/python -m pytest tests/test_docs_figures.py` writes the new
+figures into the pages (then read the diff: the words around them may need to change too)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import string
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+UPDATE = os.environ.get("DOCS_UPDATE") == "1"
+
+Path_ = str | Callable[[dict[str, Any]], Any]
+"""Where a figure stands: a `/`-separated path of keys (a list gives its length), or a function of the file."""
+
+TRACING = [  # (phrase, one format field per figure, result file, where each figure stands)
+    ("of {:,} written values in {:,} documents, {:.2%} found ({:,} as written, {:,} as numbers written another way, "
+     "{:,} dates, {:,} folded, {:,} as words, {:,} times); the {:,} not found", "trace_gold.json",
+     ["looked_for", "documents", "found_rate", "found_by/exact", "found_by/number", "found_by/date",
+      "found_by/folded", "found_by/words", "found_by/time", "missed"]),
+    ("{:,} of {:,} spans disagree", "trace_gold.json", ["spans_not_agreeing", "spans"]),
+    ("Of the {:,} found as written, {:.1%} can be written by a copy", "trace_gold.json", ["exact_strings", "copyable"]),
+    ("the other {:,} are joined", "trace_gold.json", ["uncopyable"]),
+    ("test split, {:,} documents", "quality.json", ["documents"]),
+    ("of the {:,} values `extract` wrote", "quality.json", ["methods/extract/values_written"]),
+    ("{:.1%} were copied by the decoder's drafts and **{:.1%} are found nowhere in their text** ({:.1%} with "
+     "strings written freely", "quality.json", ["methods/extract/copied_rate", "methods/extract/not_found_rate",
+                                               "methods/extract[verbatim=marked]/not_found_rate"]),
+    ("every one of the {:,} string values the text holds as written is traced to exact spans ({:.1%}), and {:,} "
+     "spans disagree", "quality.json", ["methods/extract/verbatim_values", "methods/extract/verbatim_traced_exact",
+                                        "methods/extract/spans_not_agreeing"]),
+    ("{:.1%} of receipt values, {:.1%} of résumé values and {:.1%} of contract values are found nowhere",
+     "quality_real.json", ["per_set/extract/receipts/not_found_rate", "per_set/extract/resumes/not_found_rate",
+                           "per_set/extract/nda/not_found_rate"]),
+    ("a page of {:,} documents ({:.1f} MB, one file)", "review_page.json",
+     ["documents", lambda r: r["page_bytes"] / 1e6]),
+    ("first paint at {:.0f} ms and its list built and first document shown at {:.0f} ms", "review_page.json",
+     ["first_paint_ms/median", "script_done_ms/median"]),
+    ("showing another document takes {:.0f} ms", "review_page.json", ["switch_ms_p50"]),
+    ("refusal recall {:.3f} → {:.3f} at precision {:.3f} → {:.3f} ({:.3f} without descriptions)",
+     "refusal_rule_dev.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
+                               ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
+     + ["per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
+    ("({:,} documents, {:,} with no answer;", "quality.json", ["documents", "no_answer_documents"]),
+    ("| with descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality.json",
+     [f"methods/extract/{k}" for k in ("refusal_precision", "refusal_recall", "field_f1")]),
+    ("| stripped of descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality.json",
+     [f"methods/extract[strip=true]/{k}" for k in ("refusal_precision", "refusal_recall", "field_f1")]),
+]
+
+RELIABILITY = [
+    ("{:,} schemas ({:,} refused", "fuzz.json", ["counts/schemas", lambda r: sum(r["refused"].values())]),
+    ("UnsatisfiableSchemaError {:,}, UnsupportedSchemaError {:,};", "fuzz.json",
+     ["refused/UnsatisfiableSchemaError", "refused/UnsupportedSchemaError"]),
+    ("{:,} instances, {:,} verdicts equal to jsonschema's", "fuzz.json", ["counts/instances", "counts/agree"]),
+    ("one wrong accept in {:,} schemas", "fuzz_seed2036.json", ["counts/schemas"]),
+    ("at 1924f3a ({:,} schemas", "fuzz_seed2038.json", ["counts/schemas"]),
+    ("at 50b216c: {:,} schemas", "fuzz_seed2041.json", ["counts/schemas"]),
+    *[(f"[fuzz_seed{seed}.md](../benchmarks/results/fuzz_seed{seed}.md){between}{{:,}} schemas, {{:,}} instances",
+       f"fuzz_seed{seed}.json", ["counts/schemas", "counts/instances"])
+      for seed, between in [(2039, ", commit in the file): "), (2040, "): "), (2043, ", commit in the file): "),
+                            (2044, "): "), (2045, "): "), (2047, ", commit in the file): "), (2048, "): ")]],
+]
+
+FIGURES = [("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
+"""Pages whose figures are held to their files; a page joins with rows of its own."""
+
+
+def figure(result: dict[str, Any], where: Path_) -> Any:
+    """The figure at `where` in a result file."""
+    if callable(where):
+        return where(result)
+    for key in where.split("/"):
+        result = result[key]
+    return len(result) if isinstance(result, list) else result
+
+
+def pattern(phrase: str) -> re.Pattern[str]:
+    """The phrase with any figures in its fields, across line breaks (a page wraps its lines)."""
+    parts = []
+    for literal, field, _, _ in string.Formatter().parse(phrase):
+        parts.append(r"\s+".join(map(re.escape, literal.split(" "))))
+        if field is not None:
+            parts.append(r"(\S+?)")
+    return re.compile("".join(parts))
+
+
+@pytest.mark.parametrize("page,phrase,file,where", FIGURES, ids=[f"{r[0]}:{r[1][:40]}" for r in FIGURES])
+def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: str, where: list[Path_]) -> None:
+    result = json.loads((RESULTS / file).read_text(encoding="utf-8"))
+    values = [figure(result, w) for w in where]
+    specs = [spec for _, field, spec, _ in string.Formatter().parse(phrase) if field is not None]
+    figures = [format(v, spec) for v, spec in zip(values, specs)]
+    text = (ROOT / page).read_text(encoding="utf-8")
+    found = pattern(phrase).search(text)
+    assert found, f"{page} no longer reads {phrase!r}: change the row or the page"
+    if UPDATE:
+        for i in reversed(range(len(figures))):
+            text = text[:found.start(i + 1)] + figures[i] + text[found.end(i + 1):]
+        (ROOT / page).write_text(text, encoding="utf-8")
+    else:
+        assert list(found.groups()) == figures, f"{page} quotes {file}: {phrase.format(*values)!r} now"
