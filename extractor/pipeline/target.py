@@ -1,5 +1,5 @@
 """A target resolved once per call: its JSON Schema, title and checks, and its form for one text (the verbatim and
-number-from-text rewrites, the nesting depth), read by compile, prompt, screen, trace and merge alike instead of each
+values-from-text rewrites, the nesting depth), read by compile, prompt, screen, trace and merge alike instead of each
 deriving them again."""
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from extractor.pipeline.checks import Check, model_checks
 from extractor.pipeline.refusing import title
-from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir
-from extractor.schema.numbers import numbers_from_text
+from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir, values_from_text
 from extractor.schema.verbatim import verbatim_strings
 
 if TYPE_CHECKING:
@@ -27,11 +26,13 @@ class TextForm:
     spec: Any
     """What is compiled: the target, or its schema rewritten for the text."""
     key: str
-    """The schema's text before the numbers are narrowed to the text's (what a shared grammar is cached under)."""
+    """The schema's text before its numbers and dates are narrowed to the text's (what a shared grammar is cached
+    under)."""
     depth: int | None
     """How deeply a recursive target may nest in this text (None: not recursive, or no text)."""
     per_document: bool
-    """The grammar copies from this text (verbatim fields, numbers it writes), so it is compiled for it alone."""
+    """The grammar copies from this text (verbatim fields, numbers and dates it writes), so it is compiled for it
+    alone."""
 
 
 class Target:
@@ -69,8 +70,8 @@ class Target:
 
     def for_text(self, source: str | None, verbatim: VerbatimMode) -> TextForm:
         """The target's form for `source`: `verbatim="auto"` makes plain string fields `Verbatim`, `"all"` also lets
-        plain number fields take only the numbers the text writes; a recursive target nests at most as deeply as
-        the text is structured."""
+        plain number, date and time fields take only the values the text writes (`values_from_text`); a recursive
+        target nests at most as deeply as the text is structured."""
         spec, schema, key = self.spec, self.schema, self.key
         shaped = isinstance(schema, dict) and source is not None
         if verbatim != "marked" and shaped:
@@ -79,7 +80,7 @@ class Target:
         depth = nesting(source) if shaped and recursive(schema) else None
         per_document = _quotes(key)
         if verbatim == "all" and shaped:
-            narrowed = numbers_from_text(schema, source)
+            narrowed = values_from_text(schema, source)
             per_document = per_document or narrowed != schema  # the values offered are the document's
             spec = narrowed
         return TextForm(spec, key, depth, per_document)

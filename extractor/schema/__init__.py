@@ -11,13 +11,15 @@ from pydantic.errors import PydanticInvalidForJsonSchema, PydanticSchemaGenerati
 from extractor.errors import InvalidSchemaError
 from extractor.lang.collector import collector_paused
 from extractor.schema import ir
+from extractor.schema.dates import dates_from_text
 from extractor.schema.depth import nesting, recursive
+from extractor.schema.numbers import numbers_from_text
 from extractor.schema.pydantic_types import ExactJsonSchema
 from extractor.schema.normalize import NormalizeOptions, check_document, normalize, read
 from extractor.schema.refusal import Refusal, with_refusal
 
 __all__ = ["NormalizeOptions", "Refusal", "ir", "json_schema", "nesting", "normalize", "recursive", "target_ir",
-           "with_refusal"]
+           "values_from_text", "with_refusal"]
 
 
 def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | bool:
@@ -33,6 +35,13 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
         return TypeAdapter(target).json_schema(schema_generator=ExactJsonSchema)
     except (PydanticUserError, PydanticSchemaGenerationError, PydanticInvalidForJsonSchema, TypeError) as exc:
         raise InvalidSchemaError(f"Pydantic cannot describe {target!r:.80} as JSON Schema: {str(exc).splitlines()[0]}") from None
+
+
+def values_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
+    """A copy of `schema` whose plain number, date and time fields take only the values `text` writes (what
+    `ExtractOptions(verbatim="all")` compiles beside its `Verbatim` strings): `numbers_from_text`, then
+    `dates_from_text`."""
+    return dates_from_text(numbers_from_text(schema, text), text)
 
 
 @collector_paused

@@ -16,15 +16,19 @@ from tests.automata.helpers import runs
 
 @pytest.mark.parametrize("text,ints,numbers", [
     ("2017-2019", {2017, 2019}, set()),  # a range, not minus 2019
-    ("qty -5", {-5, 5}, set()),
-    ("RM 1,234.56", {1, 234, 56}, {1234.56}),
-    ("1.500,00", {1, 500, 0}, {1500}),  # the decimal comma
-    ("1.500", {1, 500, 1500}, {1.5}),  # thousands or a decimal point: both offered
-    ("12.03.2018", {12, 3, 2018}, set()),  # a dotted date: its parts
-    ("1 000 000", {1, 0, 1000000}, set()),
-    ("+1 415 555 0192", {1, 415, 555, 192, 1415555}, set()),  # `1 415 555` may group thousands with spaces
-    ("12.50 150.00", {12, 50, 150, 0}, {12.5}),  # a space joins groups of three only, and each side is read
+    ("qty -5", {-5}, set()),  # a minus sign, as the trace reads it
+    ("RM 1,234.56", set(), {1234.56}),  # one number: never its integer part, nor the groups around its marks
+    ("Qty 297.80", set(), {297.8}),  # not 297: a whole number token, never the integer part of a decimal
+    ("1.500,00", {1500}, set()),  # the decimal comma
+    ("1.500", {1500}, {1.5}),  # thousands or a decimal point: both offered
+    ("12.03.2018", {12, 3, 2018}, set()),  # a dotted date: no number, so its runs of digits
+    ("v1.2.3", {1, 2, 3}, set()),
+    ("1 000 000", {1, 0, 1000000}, set()),  # spaced groups: the number, and each group (a table's columns)
+    ("+1 415 555 0192", {1, 415, 555, 192}, set()),
+    ("12.50 150.00", {150}, {12.5}),  # two numbers a space parts
+    ("Room 12 15", {12, 15}, set()),  # no number reading: each part
     ("2015 2016 2017", {2015, 2016, 2017}, set()),
+    ("0.1 and 12345678901234567890.5", set(), {0.1}),  # a float cannot hold the second exactly
     ("9" * 5000, set(), set()),  # past MAX_DIGITS: no value, and no error
     ("no digits", set(), set()),
 ])
