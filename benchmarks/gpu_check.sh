@@ -31,7 +31,7 @@ mkdir -p "$OUT"
 if "$PY" -c 'from benchmarks.gpu_llama import tokenizer_dir; tokenizer_dir(None)' 2>/dev/null; then
     "$PY" benchmarks/gpu_llama.py --device cuda --json "$OUT/gpu_llama_cuda.json" --md "$OUT/gpu_llama_cuda.md"
 else
-    echo "gpu_check: no Llama-3 tokenizer in .gpu/llama3 or ../shared/tokenizers/llama3: gpu_llama.py skipped"
+    echo "gpu_check: no Llama-3 tokenizer (make data fetches it): gpu_llama.py skipped"
 fi
 
 # vLLM on the GPU (VLLM=1): vllm 0.33 (torch 2.14) in a virtualenv of its own, then the same requests through

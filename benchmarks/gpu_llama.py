@@ -31,10 +31,10 @@ from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.step_clock import StepClock, summary  # noqa: E402
 from extractor import Extractor  # noqa: E402
 import schemas  # noqa: E402
+import tests.data  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 DOCUMENTS = [REPO / "examples" / "data" / f"{name}.txt" for name in ("contact", "event", "invoice", "resume")]
-TOKENIZER_DIRS = [REPO / ".gpu" / "llama3", REPO.parent / "shared" / "tokenizers" / "llama3"]
 LLAMA3_8B = dict(vocab_size=128_256, hidden_size=4096, intermediate_size=14_336, num_hidden_layers=32,
                  num_attention_heads=32, num_key_value_heads=8, max_position_embeddings=8192, rope_theta=500_000.0,
                  rms_norm_eps=1e-5, tie_word_embeddings=False)
@@ -43,11 +43,11 @@ TINY = dict(LLAMA3_8B, hidden_size=64, intermediate_size=128, num_hidden_layers=
 
 
 def tokenizer_dir(given: Path | None) -> Path:
-    """The Llama-3 tokenizer's folder: the one given, else the first of `TOKENIZER_DIRS` that holds it."""
-    for folder in [given] if given else TOKENIZER_DIRS:
-        if (folder / "tokenizer.json").is_file():
-            return folder
-    raise FileNotFoundError(f"no Llama-3 tokenizer.json in {given or ' or '.join(map(str, TOKENIZER_DIRS))}")
+    """The Llama-3 tokenizer's folder: the one given, else where `make data` fetches it (tests/data.py)."""
+    folder = given or tests.data.tokenizer_dir("llama3")
+    if not (folder / "tokenizer.json").is_file():
+        raise FileNotFoundError(f"{folder / 'tokenizer.json'} is absent: `make data` fetches the tokenizers")
+    return folder
 
 
 def llama3_tokenizer(folder: Path) -> Any:

@@ -12,17 +12,11 @@ torch = pytest.importorskip("torch", reason="the benchmark decodes with a torch 
 from benchmarks import gpu_llama  # noqa: E402
 from benchmarks.step_clock import Pass, StepClock, summary  # noqa: E402
 from extractor.decode import loop, rows  # noqa: E402
-
-
-def _tokenizer_or_skip() -> None:
-    try:
-        gpu_llama.tokenizer_dir(None)
-    except FileNotFoundError as exc:
-        pytest.skip(f"the Llama-3 tokenizer is absent: {exc}")
+from tests.data import need_tokenizer  # noqa: E402
 
 
 def test_the_benchmark_runs_a_tiny_llama_on_cpu_and_writes_its_steps(tmp_path):
-    _tokenizer_or_skip()
+    need_tokenizer("llama3")
     out = tmp_path / "gpu_llama.json"
     gpu_llama.main(["--device", "cpu", "--tiny", "--batches", "1,2", "--repeats", "1", "--max-tokens", "12",
                     "--json", str(out)])
