@@ -54,7 +54,7 @@ _MONTH_SLASH_YEAR = re.compile(r"(?<![\d./-])(\d{1,2})[/.-](\d{4})(?![\d]|[-/.]\
 _BARE_YEAR = re.compile(r"(?<![\d.,'])(19\d\d|20\d\d)(?![\d]|[.,]\d)")
 
 _AMPM = r"([ap])(?:\.\s?m\.|\s?m\b)"
-_CLOCK = re.compile(rf"(?<![\d:.,])([01]?\d|2[0-3])[:h](\d{{2}})(?::\d{{2}})?(?:\s*{_AMPM})?(?![\d])", re.IGNORECASE)
+_CLOCK = re.compile(rf"(?<![\d:.,])(([01]?\d|2[0-3])[:h](\d{{2}})(?::\d{{2}})?)(?:\s*{_AMPM})?(?![\d])", re.IGNORECASE)
 _HOUR_AMPM = re.compile(rf"(?<![\d:.,])(1[0-2]|0?\d)\s*{_AMPM}", re.IGNORECASE)
 _DOTTED_H = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])\.(\d{2})\s*(?:h|uhr)(?![\w])", re.IGNORECASE)
 _HOUR_H = re.compile(r"(?<![\d:.,])([01]?\d|2[0-3])\s*(?:uhr|h)(?![\w])", re.IGNORECASE)
@@ -197,9 +197,11 @@ def _days(text: str, dated: list[tuple[int, int]]) -> Iterator[Reading]:
 
 def _times(text: str) -> Iterator[Reading]:
     for m in _CLOCK.finditer(text):
-        hour, minute, half = int(m.group(1)), int(m.group(2)), (m.group(3) or "").lower()
+        hour, minute, half = int(m.group(2)), int(m.group(3)), (m.group(4) or "").lower()
         if minute < 60 and (not half or 1 <= hour <= 12):
             yield m.start(), m.end(), ("time", _clock(hour, half) * 60 + minute)
+        elif minute < 60:  # `18h30 am Montag`: a 24-hour time, and a word after it
+            yield m.start(), m.end(1), ("time", hour * 60 + minute)
     for m in _HOUR_AMPM.finditer(text):
         hour = int(m.group(1))
         if 1 <= hour <= 12:
