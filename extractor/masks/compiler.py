@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, Grammar, compile_grammar
 from extractor.grammar.ebnf import parse_ebnf
+from extractor.grammar.tags import read_structural_tag
 from extractor.lang.budget import Budget, metered
 from extractor.lang.collector import collector_paused
 from extractor.lang.pattern import compile_whole
@@ -59,6 +60,18 @@ def compile_ebnf(text: str, tokenizer: Any, options: CompileOptions = CompileOpt
     """A grammar written in GBNF (llama.cpp's and XGrammar's EBNF; a serving engine's `grammar`);
     `GrammarSyntaxError` says what cannot be read and where."""
     return _built(parse_ebnf(text), tokenizer, options)
+
+
+@collector_paused
+def compile_structural_tag(tag: str | dict[str, Any], tokenizer: Any,
+                           options: CompileOptions = CompileOptions()) -> CompiledGrammar:
+    """A grammar of free text with tagged parts, written as XGrammar's structural tags (a serving engine's
+    `structural_tag`, its tool calls); JSON contents in `options.layout`. `StructuralTagError` names a form refused
+    and where it is."""
+    vocab = _vocabulary(tokenizer)
+    with metered(Budget(options.max_states, options.timeout)):  # the JSON contents' rules and the automaton
+        automaton = build_automaton(read_structural_tag(tag, options))
+    return CompiledGrammar(automaton, vocab, _trie(vocab))
 
 
 def _text_grammar(body: Node, tokenizer: Any, options: CompileOptions) -> CompiledGrammar:

@@ -38,7 +38,8 @@ def test_a_request_is_parsed_with_its_options(kind: str, text: str | None, expec
 
 
 REFUSED = [
-    ("STRUCTURAL_TAG", '{"structures": []}', "GBNF grammars"),
+    ("STRUCTURAL_TAG", None, "structural tag request is JSON text"),
+    ("XML", "<a/>", "structural tags"),
     ("GRAMMAR", None, "GBNF text"),
     ("REGEX", None, "pattern string"),
     ("CHOICE", "[]", "non-empty list of strings"),

@@ -32,8 +32,10 @@ def _validate(params: Any, model_config: Any, config: Any, tokenizer: Any) -> No
         kind, spec = "REGEX", so.regex
     elif so.grammar is not None:
         kind, spec = "GRAMMAR", so.grammar
-    else:  # named as vLLM names its request types
-        kind = "STRUCTURAL_TAG" if getattr(so, "structural_tag", None) else "UNKNOWN"
+    elif getattr(so, "structural_tag", None) is not None:  # named as vLLM names its request types
+        kind, spec = "STRUCTURAL_TAG", so.structural_tag
+    else:
+        kind = "UNKNOWN"
     try:
         Spec.parse(kind, spec).check()
     except (ExtractorError, ValueError) as exc:

@@ -11,9 +11,12 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.masks.compiler import check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema
+from extractor.masks.compiler import (
+    check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema, compile_structural_tag,
+)
 from extractor.grammar import CompileOptions, Layout
 from extractor.grammar.ebnf import parse_ebnf
+from extractor.grammar.tags import read_structural_tag
 from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
 from extractor.masks.finish import prepare_ways
@@ -29,6 +32,10 @@ null, as in `ExtractOptions`)."""
 SERVED_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
 to strip); `VLLMExtractor` asks for its own layout, as `extract` does."""
+
+TAG_LAYOUT = "spaced"
+"""The whitespace of a structural tag's JSON contents: `{"a": 1, "b": [1, 2]}`, as the tool-call envelopes vLLM
+builds write theirs (`{"name": "get_weather", "arguments": `), so a call's arguments read like its envelope."""
 
 _OPTION_NAMES = ("refusal", "layout", "guards", "min_relevance", "max_unfounded")
 """The keys `OPTIONS_KEY` takes, each a keyword of `with_options` and a field of `Spec` (docs/vllm.md lists them)."""
@@ -49,6 +56,9 @@ class Spec:
     """A `regex` request: the output is text the pattern matches whole (no schema, no guards)."""
     ebnf: str | None = None
     """A `grammar` request in GBNF: the output is a sentence of the grammar (no schema, no guards)."""
+    tag: str | None = None
+    """A `structural_tag` request (its JSON text): free text with tagged parts, tool calls among them (no guards;
+    JSON contents in `TAG_LAYOUT`)."""
     min_relevance: float | None = MIN_RELEVANCE
     """With `refusal`, on the OpenAI server: the relevance screen's threshold (server.py); None: no screen."""
     max_unfounded: float | None = MAX_UNFOUNDED
@@ -57,8 +67,8 @@ class Spec:
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
-        """From vLLM's request type name ("JSON", "JSON_OBJECT", "CHOICE", "REGEX", "GRAMMAR") and its spec;
-        ValueError says what is wrong."""
+        """From vLLM's request type name ("JSON", "JSON_OBJECT", "CHOICE", "REGEX", "GRAMMAR", "STRUCTURAL_TAG")
+        and its spec; ValueError says what is wrong."""
         if kind == "JSON_OBJECT":
             return cls({"type": "object"})
         if kind == "CHOICE":
@@ -75,10 +85,14 @@ class Spec:
             if not isinstance(text, str):
                 raise ValueError(f"a grammar request is GBNF text, not {text!r}")
             return cls(True, guards=False, ebnf=text)
+        if kind == "STRUCTURAL_TAG":
+            if not isinstance(text, str):
+                raise ValueError(f"a structural tag request is JSON text, not {text!r}")
+            return cls(True, layout=TAG_LAYOUT, guards=False, tag=text)
         if kind != "JSON":
             raise ValueError(f"the extractor backend compiles JSON Schemas (response_format json_schema or "
-                             f"json_object), choice lists, regular expressions and GBNF grammars; {kind.lower()} "
-                             "requests need one of vLLM's own backends")
+                             f"json_object), choice lists, regular expressions, GBNF grammars and structural tags; "
+                             f"{kind.lower()} requests need one of vLLM's own backends")
         schema = _json(text) if isinstance(text, str) else text
         if not isinstance(schema, (dict, bool)):
             raise ValueError(f"a JSON Schema is an object or a boolean, not {type(schema).__name__}")
@@ -93,7 +107,9 @@ class Spec:
             compile_whole(self.regex)  # a PatternError (a ValueError) names what is refused
         if self.ebnf is not None:
             parse_ebnf(self.ebnf)  # a GrammarSyntaxError (a ValueError) says what and where
-        if self.choices is not None or self.regex is not None or self.ebnf is not None:
+        if self.tag is not None:  # a StructuralTagError (a ValueError) names the form and its pointer
+            read_structural_tag(self.tag, CompileOptions(layout=self.layout))
+        if self.choices is not None or self.regex is not None or self.ebnf is not None or self.tag is not None:
             return
         target_ir(self.schema, Refusal if self.refusal else None)
 
@@ -104,6 +120,8 @@ class Spec:
             return compile_regex(self.regex, vocab)
         if self.ebnf is not None:
             return compile_ebnf(self.ebnf, vocab)
+        if self.tag is not None:
+            return compile_structural_tag(self.tag, vocab, CompileOptions(layout=self.layout))
         return compile_schema(self.schema, vocab, refusal=Refusal if self.refusal else None,
                               options=CompileOptions(layout=self.layout))
 
