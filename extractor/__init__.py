@@ -13,25 +13,25 @@ if "torch" not in sys.modules:
 
 from extractor.aio import aextract, aextract_many, aextract_stream
 from extractor.api import Extractor, extract, extract_many, extract_stream
-from extractor.masks.compiler import compile_schema
-from extractor.pipeline.checks import check
 from extractor.decode.guards import Guards
 from extractor.decode.prompt import PromptTemplate
 from extractor.errors import (
-    ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, MissingFieldsError,
-    ModelLoadError, SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
+    Attempt, ExtractionError, ExtractorError, IncompleteOutputError, InputError, InvalidSchemaError, MissingFieldsError,
+    ModelLoadError, Problem, SchemaTooComplexError, UnsatisfiableSchemaError, UnsupportedSchemaError, Usage,
 )
+from extractor.masks.compiler import compile_schema
+from extractor.pipeline.checks import check
 from extractor.pipeline.options import ExtractOptions
 from extractor.schema import Refusal
 from extractor.schema.verbatim import FromText, Verbatim
 from extractor.tracing import Span, Trace, Traced, ValueTrace, trace
 
 __all__ = [
-    "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor", "FromText", "Guards",
-    "IncompleteOutputError", "InputError", "InvalidSchemaError", "MissingFieldsError", "ModelLoadError", "PromptTemplate", "Refusal",
-    "SchemaTooComplexError", "Span", "Trace", "Traced", "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage",
-    "ValueTrace", "Verbatim", "aextract", "aextract_many", "aextract_stream", "check", "compile_schema", "extract",
-    "extract_many", "extract_stream", "trace",
+    "Attempt", "ExtractOptions", "ExtractionError", "Extractor", "ExtractorError", "ExtractorLogitsProcessor",
+    "FromText", "Guards", "IncompleteOutputError", "InputError", "InvalidSchemaError", "MissingFieldsError",
+    "ModelLoadError", "Problem", "PromptTemplate", "Refusal", "SchemaTooComplexError", "Span", "Trace", "Traced",
+    "UnsatisfiableSchemaError", "UnsupportedSchemaError", "Usage", "ValueTrace", "Verbatim", "aextract",
+    "aextract_many", "aextract_stream", "check", "compile_schema", "extract", "extract_many", "extract_stream", "trace",
 ]
 
 try:

@@ -66,13 +66,28 @@ class Usage:
     prefill_seconds: float = 0.0
 
 
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an attempt's output, one type whoever found it: the parser, the validator, a check, the
+    trace (a value the text does not hold). `loc` is the place in the output (pydantic's path; None: the output as a
+    whole), `type` what kind of error (pydantic's error type, `not_found`, `check`, `json`)."""
+
+    msg: str
+    loc: tuple[str | int, ...] | None = None
+    type: str = "check"
+
+    def __str__(self) -> str:
+        """How the retry prompt shows it to the model: a placed error as the mapping pydantic reports."""
+        return self.msg if self.loc is None else str({"loc": self.loc, "msg": self.msg, "type": self.type})
+
+
 @dataclass
 class Attempt:
     """One generation attempt, kept whole so a failure loses nothing."""
 
     text: str
     usage: Usage
-    errors: list[Any] = field(default_factory=list)
+    errors: list[Problem] = field(default_factory=list)
     cut: bool = False
     """max_tokens ended this attempt's output before it was complete."""
 
@@ -102,7 +117,7 @@ class ExtractionError(ExtractorError):
         self.raw = last.text
         self.errors = last.errors
         super().__init__(
-            f"validation failed after {len(attempts)} attempt(s); last errors: {last.errors}; "
+            f"validation failed after {len(attempts)} attempt(s); last errors: {[str(e) for e in last.errors]}; "
             f"last output: {last.text[:200]!r}"
         )
 
@@ -117,6 +132,6 @@ class MissingFieldsError(ExtractionError):
         self.missing = missing
         self.partial = partial
         named = ", ".join(pointer or "object" for pointer in missing)
-        super().__init__(attempts or [Attempt("", Usage(), [f"no window holds {named}"])])
+        super().__init__(attempts or [Attempt("", Usage(), [Problem(f"no window holds {named}", type="missing")])])
         self.args = (f"no window of the text holds the required {named} (after a follow-up over the likeliest "
                      f"windows); the rest is on .partial",)

@@ -32,7 +32,7 @@ def test_failed_checks_are_retried_and_every_attempt_kept(model_extractor):
                                 on_attempt=seen.append, max_retries=Retrying(stop=stop_after_attempt(2)))
     attempts = err.value.attempts
     assert len(attempts) == 2 and seen == attempts
-    assert all(a.errors == ["<lambda>: always wrong"] and a.usage.completion_tokens > 0 for a in attempts)
+    assert all([str(e) for e in a.errors] == ["<lambda>: always wrong"] and a.usage.completion_tokens > 0 for a in attempts)
     history = model_extractor.lm.tokenizer.decode(model_extractor.prompt_ids(Person, CONTACT, attempts[:1]))
     assert "always wrong" in history
 
@@ -165,8 +165,8 @@ def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed
     assert len(attempts) == 2
     for attempt in attempts:
         [error] = attempt.errors
-        assert error["loc"] == ("email",) and error["type"] == "not_found"
-        assert json.loads(attempt.text)["email"] in error["msg"]
+        assert error.loc == ("email",) and error.type == "not_found"
+        assert json.loads(attempt.text)["email"] in error.msg
     prompt = model_extractor.prompt(Sourced, RECIPE)  # the first prompt; the retry's holds the error too
     assert "occurs nowhere in the text" not in prompt
     assert "occurs nowhere in the text" in model_extractor.lm.tokenizer.decode(
@@ -192,7 +192,7 @@ def test_extract_many_runs_checks_compiles_verbatim_per_text_and_keeps_bad_texts
     assert isinstance(results[1], InputError)
     for result in (results[0], results[2]):  # each text's own substrings, then the @check method fails them
         assert isinstance(result, ExtractionError), repr(result)
-        assert result.attempts[0].errors == ["never: never good enough"]
+        assert [str(e) for e in result.attempts[0].errors] == ["never: never good enough"]
     for result, text in ((results[0], CONTACT), (results[2], RECIPE)):
         assert json.loads(result.attempts[0].text)["name"] in text
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from extractor.errors import Problem
 from extractor.pipeline.checks import check, model_checks, run_checks
 
 
@@ -27,8 +28,8 @@ def not_empty(order: Order) -> None:
 
 def test_messages_from_returns_raises_and_decorated_methods():
     bad = Order(items=[0, 2], total=5)
-    messages = run_checks(bad, [positive, not_empty, *model_checks(Order)])
+    messages = [p.msg for p in run_checks(bad, [positive, not_empty, *model_checks(Order)])]
     assert messages == ["positive: item 0 is not positive", "total_matches: total 5 is not the sum of items"]
-    assert run_checks(Order(items=[], total=0), [not_empty]) == ["not_empty: no items"]
+    assert run_checks(Order(items=[], total=0), [not_empty]) == [Problem("not_empty: no items")]
     assert run_checks(Order(items=[1, 2], total=3), [positive, not_empty, *model_checks(Order)]) == []
     assert model_checks(dict) == [] and model_checks({"type": "object"}) == []

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+from extractor.errors import Problem
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 Check = Callable[[Any], "str | Iterable[str] | None"]
@@ -26,18 +28,18 @@ def model_checks(target: Any) -> list[Check]:
             if getattr(getattr(target, name, None), "__extractor_check__", False)]
 
 
-def run_checks(value: Any, checks: Iterable[Check]) -> list[str]:
+def run_checks(value: Any, checks: Iterable[Check]) -> list[Problem]:
     """Every message the checks produce for `value` (empty: all passed)."""
-    messages: list[str] = []
+    messages: list[Problem] = []
     for fn in checks:
         name = getattr(fn, "__name__", repr(fn))
         try:
             out = fn(value)
         except (ValueError, AssertionError) as exc:
-            messages.append(f"{name}: {exc}" if str(exc) else name)
+            messages.append(Problem(f"{name}: {exc}" if str(exc) else name))
             continue
         if out is None:
             continue
         found = [out] if isinstance(out, str) else list(out)
-        messages.extend(f"{name}: {m}" for m in found if m)
+        messages.extend(Problem(f"{name}: {m}") for m in found if m)
     return messages

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel
 
+from extractor.errors import Problem
 from extractor.schema import ir, json_schema, marks_text, target_ir
 from extractor.tracing import Trace, trace_value
 
@@ -31,15 +32,15 @@ class Grounding:
         """Whether results are traced at all: kept for the caller, or checked against the text."""
         return self.keep or self.mode == "all" or (self.mode == "marked" and _marks(key(self.target)))
 
-    def check(self, result: Any, gen: Generation | None) -> tuple[Trace | None, list[dict[str, Any]]]:
+    def check(self, result: Any, gen: Generation | None) -> tuple[Trace | None, list[Problem]]:
         """The result's trace (None when nothing asks for it) and one error per value that must be found in the
         text and is not, worded for the model to read on the retry."""
         if not self.active:
             return None, []
         found = trace_result(result, self.text, self.target, gen)
         must = [v for v in found.not_found if self.mode == "all" or v.marked and self.mode == "marked"]
-        errors = [{"loc": tuple(_located(p) for p in v.pointer.split("/")[1:]), "type": "not_found",
-                   "msg": f"{v.value!r} occurs nowhere in the text: write the value as the text gives it"} for v in must]
+        errors = [Problem(f"{v.value!r} occurs nowhere in the text: write the value as the text gives it",
+                          tuple(_located(p) for p in v.pointer.split("/")[1:]), "not_found") for v in must]
         return found, errors
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attempt
 
 from extractor.pipeline.checks import Check, run_checks
-from extractor.errors import Attempt, IncompleteOutputError, Usage
+from extractor.errors import Attempt, IncompleteOutputError, Problem, Usage
 from extractor.pipeline.grounding import Grounding
 from extractor.masks import CompiledGrammar
 from extractor.tracing import Trace, Traced
@@ -134,11 +134,11 @@ def accepts(grammar: CompiledGrammar, data: bytes) -> bool:
     return matcher.accepting()
 
 
-def errors_of(exc: Exception) -> list[Any]:
+def errors_of(exc: Exception) -> list[Problem]:
     """A failed parse or validation as the errors an `Attempt` keeps."""
     if isinstance(exc, ValidationError):
-        return [{"loc": e["loc"], "msg": e["msg"], "type": e["type"]} for e in exc.errors()]
-    return [str(exc)]
+        return [Problem(e["msg"], e["loc"], e["type"]) for e in exc.errors()]
+    return [Problem(str(exc), type="json")]
 
 
 def rounds(max_retries: int | Retrying) -> Iterator[RetryCallState]:

@@ -196,12 +196,11 @@ class _Reading:
         names none, as a failed check), the errors fed back in the target's description: in the windows they were
         taken from and the likeliest by the relevance screen, or every window where every member is read again."""
         members = list(self.schema.get("properties") or {})
-        named = [e["loc"][0] for e in rejected.errors
-                 if isinstance(e, dict) and e.get("loc") and e["loc"][0] in members]
+        named = [e.loc[0] for e in rejected.errors if e.loc and e.loc[0] in members]
         keys = list(dict.fromkeys(named)) if len(named) == len(rejected.errors) else members
         if not keys:
             return
-        told = "; ".join(str(e["msg"]) if isinstance(e, dict) else str(e) for e in rejected.errors)
+        told = "; ".join(e.msg for e in rejected.errors)
         values = json.dumps({k: merged.value.get(k) for k in keys}, ensure_ascii=False)
         wanted = _members(self.schema, keys, f"An earlier reading of the whole document was rejected ({told}); its "
                                              f"values were {values}.")

@@ -47,8 +47,8 @@ CASES = [  # (output, grounding, the pointers that fail)
 @pytest.mark.parametrize("output,mode,failing", CASES)
 def test_values_found_nowhere_fail_where_they_must_come_from_the_text(output, mode, failing):
     value, found, errors = _attempt(output, mode)
-    assert [e["loc"] for e in errors] == failing
-    assert all(e["type"] == "not_found" and "occurs nowhere in the text" in e["msg"] for e in errors)
+    assert [e.loc for e in errors] == failing
+    assert all(e.type == "not_found" and "occurs nowhere in the text" in e.msg for e in errors)
     assert (value is None) == bool(failing)
 
 
