@@ -7,7 +7,7 @@ import json
 import threading
 from array import array
 from collections import OrderedDict
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from itertools import groupby
@@ -207,23 +207,7 @@ class _NFA:
                 edge_label(label(node.mask if kind is Bytes else node.rule))  # type: ignore[union-attr]
                 edge_dst(b)
             elif kind is Seq:
-                items = node.items  # type: ignore[union-attr]
-                if not items:
-                    eps_src(a)
-                    eps_dst(b)
-                    continue
-                last = len(items) - 1
-                for k, item in enumerate(items):
-                    nxt = b if k == last else self.size
-                    if k != last:
-                        self.size += 1
-                    if type(item) is Bytes:
-                        edge_src(a)
-                        edge_label(label(item.mask))  # type: ignore[union-attr]
-                        edge_dst(nxt)
-                    else:
-                        push((item, a, nxt))
-                    a = nxt
+                self.seq(node.items, a, b, push)  # type: ignore[union-attr]
             elif kind is Alt:
                 for item in node.items:  # type: ignore[union-attr]
                     push((item, a, b))
@@ -235,26 +219,46 @@ class _NFA:
                 eps_src(a)
                 eps_dst(entry[1])
             elif kind is Repeat:
-                item, cur = node.item, a  # type: ignore[union-attr]
-                for _ in range(node.min):  # type: ignore[union-attr]
-                    nxt = self.state()
-                    push((item, cur, nxt))
-                    cur = nxt
-                if node.max is None:  # type: ignore[union-attr]
-                    hub, back = self.state(), self.state()
-                    self.empty(cur, hub)
-                    push((item, hub, back))
-                    self.empty(back, hub)
-                    self.empty(hub, b)
-                else:
-                    for _ in range(node.max - node.min):  # type: ignore[union-attr]
-                        self.empty(cur, b)
-                        nxt = self.state()
-                        push((item, cur, nxt))
-                        cur = nxt
-                    self.empty(cur, b)
+                self.repeat(node, a, b, push)  # type: ignore[arg-type]
             else:
                 raise TypeError(f"not a regex node: {node!r}")
+
+    def seq(self, items: tuple[Node, ...], a: int, b: int, push: Callable[[tuple[Node, int, int]], None]) -> None:
+        """A sequence from `a` to `b`: a state between each two items, a byte item an edge made at once."""
+        if not items:
+            self.empty(a, b)
+            return
+        last = len(items) - 1
+        for k, item in enumerate(items):
+            nxt = b if k == last else self.state()
+            if type(item) is Bytes:
+                self.lists[2].append(a)
+                self.lists[3].append(self.label(item.mask))
+                self.lists[4].append(nxt)
+            else:
+                push((item, a, nxt))
+            a = nxt
+
+    def repeat(self, node: Repeat, a: int, b: int, push: Callable[[tuple[Node, int, int]], None]) -> None:
+        """`min` copies in a row, then a loop through a hub (no `max`) or `max - min` optional copies."""
+        item, cur = node.item, a
+        for _ in range(node.min):
+            nxt = self.state()
+            push((item, cur, nxt))
+            cur = nxt
+        if node.max is None:
+            hub, back = self.state(), self.state()
+            self.empty(cur, hub)
+            push((item, hub, back))
+            self.empty(back, hub)
+            self.empty(hub, b)
+            return
+        for _ in range(node.max - node.min):
+            self.empty(cur, b)
+            nxt = self.state()
+            push((item, cur, nxt))
+            cur = nxt
+        self.empty(cur, b)
 
 
 def _byte_classes(masks: set[int]) -> list[int]:
