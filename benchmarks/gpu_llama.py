@@ -166,6 +166,9 @@ def _markdown(r: dict[str, Any]) -> str:
              "after ms | step ms | wall s |",
              "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for run in r["runs"]:
+        if not run["steps"]:  # every output came whole from the prompt's pass (forced or drafted)
+            lines.append(f"| {run['documents']} | 0 |" + " – |" * 8 + f" {run['wall_s']} |")
+            continue
         lines.append(f"| {run['documents']} | {run['steps']} | {run['rows_mean']} | {run['forward_ms']} | "
                      f"{run['launch_ms']} | {run['mask_ms']} | {run['exposed_ms']} | {run['hidden_share']:.0%} "
                      f"({run['steps_hidden_share']:.0%}) | {run['after_ms']} | {run['step_ms']} | {run['wall_s']} |")
