@@ -7,6 +7,8 @@ Each guard narrows what can be generated (documented in docs/decoding.md):
 - `max_string_bytes`: once a string holds this many bytes, the next token must close it.
   `extract` sets it from the source text (no extracted string is longer than the text it came from).
 - `max_number_digits`: a number stops after this many digits (doubles need at most 17).
+- `fresh_items`: an array item (a string, a number or an object) is never written equal to an earlier item of
+  its array more often than the source text writes it (`fresh.py`), except in arrays `repeatable` names.
 - `unique_items`: an array item that repeats an earlier item of the same array verbatim (whitespace
   around items aside) may not be followed by `,`: the array closes after the first repeat.
 - `similar_items`: an array item that equals earlier items of its array once digits are ignored (a model
@@ -38,6 +40,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from extractor.automata import Config
+from extractor.decode.fresh import Fresh, Path
 from extractor.decode.tracker import (FILLED, MUST_CLOSE, MUST_END, NO_DIGITS, NUMBER, WS, Checks, Mark, NativeMark,
                                       _Array, _Object, _object, agree, source_digits, tracker)
 from extractor.masks.bits import Row, pack
@@ -60,6 +63,12 @@ class Guards:
     """A string this long must close (the next token contains its closing quote). None: no bound."""
     max_number_digits: int | None = 20
     """Digits one number may have before it must end; 20 keeps every double and 64-bit integer."""
+    fresh_items: bool = True
+    """No array item (string, number or object) is completed equal to an earlier item of its array more often
+    than the source text writes it: the model writes another item or closes the array."""
+    repeatable: frozenset[Path] = frozenset()
+    """Where items may repeat all the same (`fresh.repeatable_arrays`: arrays whose schema says `uniqueItems:
+    false`): member names, None for any item or member."""
     unique_items: bool = True
     """An array item equal to an earlier one ends the array (no `,` after it)."""
     similar_items: int | None = 4
@@ -99,13 +108,14 @@ class Guards:
     @property
     def active(self) -> bool:
         return (self.max_string_bytes is not None or self.max_number_digits is not None or self.unique_items
+                or self.fresh_items
                 or self.similar_items is not None or self.alike_objects is not None or self.string_loops
                 or self.distinct_members
                 or self.stutter is not None or self.wrap_up)
 
 
-NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, unique_items=False, similar_items=None,
-                   alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
+NO_GUARDS = Guards(max_string_bytes=None, max_number_digits=None, fresh_items=False, unique_items=False,
+                   similar_items=None, alike_objects=None, string_loops=False, stutter=None, distinct_members=False)
 
 _VALUE_ENDS = {bytes([b]) for b in b'"0123456789el}]'}
 _SCALAR_STARTS = {bytes([b]) for b in b'"-0123456789'}
@@ -122,6 +132,10 @@ class TokenClasses:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
         self.comma = np.flatnonzero([t.lstrip(WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
+        self.closing = {closer: _closing(vocab.tokens, closer) for closer in b'"}'}
+        """Tokens that close a string (`"`) or an object (`}`) and go on with `,`, by their bytes up to that `,`."""
+        self.quote_comma = np.concatenate([np.empty(0, dtype=np.int64), *self.closing[0x22].values()])
+        """Those that close a string."""
         self.not_number_start = np.array([not t or t[0] not in NUMBER for t in vocab.tokens], dtype=bool)
         """Tokens that do not go on with a number (empty ones included)."""
         self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(self.not_number_start)
@@ -134,6 +148,16 @@ class TokenClasses:
         if vocab.fingerprint not in cls._cache:
             cls._cache[vocab.fingerprint] = cls(vocab)
         return cls._cache[vocab.fingerprint]
+
+
+def _closing(tokens: tuple[bytes, ...], closer: int) -> dict[bytes, np.ndarray]:
+    """Tokens whose first `closer` (not escaped) is followed, past whitespace, by `,`, by their bytes up to it."""
+    groups: dict[bytes, list[int]] = {}
+    for i, t in enumerate(tokens):
+        at = t.find(bytes((closer,)))
+        if at >= 0 and t[at + 1:].lstrip(WS).startswith(b",") and not t[:at].endswith(b"\\"):
+            groups.setdefault(t[:t.index(b",", at) + 1], []).append(i)
+    return {head: np.array(ids, dtype=np.int64) for head, ids in groups.items()}
 
 
 WRAP_UP_FROM = 256
@@ -185,6 +209,7 @@ class Guard:
             max_string=guards.max_string_bytes, loops=guards.string_loops, stutter=guards.stutter,
             max_digits=guards.max_number_digits, source=source,
             digits=source_digits(source) if source and guards.stutter else b""))
+        self.fresh = Fresh(grammar, self.classes, self.source, guards.repeatable) if guards.fresh_items else None
         self.fired = 0  # steps where a guard removed tokens
         self.routes: dict[str, Route] = {}  # ways out being steered along: "string", "finish"
         self.check_at = WRAP_UP_FROM  # tokens left at which to look for the way to a complete output
@@ -200,6 +225,8 @@ class Guard:
         at, routes, self.fired, self.check_at = mark
         self.json.restore(at)
         self.routes = dict(routes)
+        if self.fresh is not None:
+            self.fresh.forget(len(self.json.data))
 
     def restrict(self, mask: np.ndarray, config: Config | None = None, left: int | None = None) -> np.ndarray:
         """`mask` less what the guards forbid now; `mask` itself when they forbid nothing (or everything).
@@ -220,6 +247,8 @@ class Guard:
         banned = []
         if bits & FILLED and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
             banned = self._repeats()
+        if bits & FILLED and self.fresh is not None:
+            banned += self.fresh.banned(js.data, js.stack, js.in_string, config)
         if g.distinct_members:
             banned += self._same_member()
         return None if kind is None and not banned else Plan(kind, banned)
@@ -303,7 +332,7 @@ class Guard:
             current = bytes(data[arr.item_start:]).lstrip(WS)
             ended = arr is stack[-1] and not in_string and current.rstrip(WS) != current
             current = current.rstrip(WS) if ended else current
-            if self.guards.unique_items:
+            if self.guards.unique_items and self.fresh is None:  # (`fresh_items` stops repeats before they are written)
                 out += self._endings(set(arr.items), current, ended)
             n = self.guards.similar_items
             if n is not None and len(arr.items) >= n - 1:

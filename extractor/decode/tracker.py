@@ -62,6 +62,14 @@ class _Array:
     """The object items so far, parsed."""
     near: int = 0
     """How many of them agree with an earlier one on more than half their members (`agree`)."""
+    free: bool | None = None
+    """Whether its items may repeat (`fresh.Fresh`: the schema says so), once looked up."""
+    opened: int = -1
+    """Where its `[` is in the output (made with its first item's start: the byte before it)."""
+
+    def __post_init__(self) -> None:
+        if self.opened < 0:
+            self.opened = self.item_start - 1
 
     def mark(self) -> tuple[int, int, int, int]:
         """What `restore` needs to come back here: items are only ever appended after it."""

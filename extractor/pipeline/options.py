@@ -68,6 +68,9 @@ class ExtractOptions:
     from the text the same way; "canonical" trusts the tokenizer's split of forced text; False is off."""
     guards: bool | Guards = True
     """Stop small models' loops (True: the defaults, no string longer than the text; False: none)."""
+    fresh_items: bool = True
+    """No list item is written equal to an earlier item of its list more often than the text writes it (the guard
+    `Guards.fresh_items`, on with the default guards); False turns it off whatever `guards` says."""
     checks: Sequence[Check] = ()
     """Callables run on the parsed object beside the target's `@check` methods; a message they return or raise
     fails the attempt, and the retry sees it."""
@@ -159,4 +162,5 @@ class ExtractOptions:
 
     def guards_for(self, text: str, tight: bool = False) -> Guards:
         """The guards one text is decoded under: bounded by its length, tightened after a cut attempt."""
-        return guards_for(self.guards, text, tight)
+        chosen = guards_for(self.guards, text, tight)
+        return chosen if self.fresh_items or not chosen.fresh_items else replace(chosen, fresh_items=False)

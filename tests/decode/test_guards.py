@@ -46,14 +46,15 @@ def test_tracker_follows_strings_numbers_and_arrays():
 
 
 def test_a_repeated_item_cannot_be_followed_by_a_comma(gpt2):
+    """`unique_items`, where `fresh_items` (which keeps a repeat from being written at all) is off."""
     schema = {"type": "array", "items": {"type": "string"}}
-    vocab, mask, out, guard = _at(schema, gpt2, b'["Python","SQL","Python"', Guards())
+    vocab, mask, out, guard = _at(schema, gpt2, b'["Python","SQL","Python"', Guards(fresh_items=False))
     assert any(t.startswith(b",") for t in _allowed(vocab, mask))
     assert not any(t.startswith(b",") for t in _allowed(vocab, out))
     assert b"]" in _allowed(vocab, out) and guard.fired == 1
     assert not (out & ~mask).any()
     # mid-item: tokens that would finish the repeat and go on are gone, others stay
-    vocab, mask, out, _ = _at(schema, gpt2, b'["Python","SQL","Python', Guards())
+    vocab, mask, out, _ = _at(schema, gpt2, b'["Python","SQL","Python', Guards(fresh_items=False))
     assert b'",' in _allowed(vocab, mask) and b'",' not in _allowed(vocab, out)
     assert {b'"', b'"]', b"s"} <= _allowed(vocab, out)
 
@@ -255,7 +256,7 @@ def test_agree_counts_members_either_item_has():
 def test_a_repeat_is_caught_whatever_whitespace_sits_between_items(gpt2):
     schema = {"type": "array", "items": {"type": "string"}}
     for data in (b'[\n  "Python",\n  "SQL",\n  "Python"', b'[ "Python" , "SQL" , "Python"  '):
-        vocab, mask, out, _ = _at(schema, gpt2, data, Guards(), layout="free")
+        vocab, mask, out, _ = _at(schema, gpt2, data, Guards(fresh_items=False), layout="free")
         assert any(t.lstrip().startswith(b",") for t in _allowed(vocab, mask))
         assert not any(t.lstrip().startswith(b",") for t in _allowed(vocab, out))
 
@@ -316,7 +317,8 @@ def test_a_repeat_is_stopped_while_the_string_loop_guard_also_fires(gpt2):
     """`"UX design design design` both repeats an earlier item and loops inside itself: the string must
     close (a quote), and the quote may not go on with `,`."""
     schema = {"type": "array", "items": {"type": "string"}}
-    vocab, mask, out, _ = _at(schema, gpt2, b'["UX design design design","UX design design design', Guards())
+    vocab, mask, out, _ = _at(schema, gpt2, b'["UX design design design","UX design design design',
+                              Guards(fresh_items=False))
     allowed = _allowed(vocab, out)
     assert allowed and all(b'"' in t for t in allowed) and b'",' not in allowed and b'"]' in allowed
 
@@ -499,7 +501,10 @@ def test_loops_and_stutters_read_off_the_window_are_those_of_the_whole_string(al
 PACKED_WALKS = [  # (schema, guards, budget, what the guards must have done): each way a guard narrows a mask
     ({"type": "array", "items": {"type": "string"}}, Guards(max_string_bytes=12), 60, {"string"}),
     ({"type": "array", "items": {"type": "integer"}}, Guards(max_number_digits=3), 40, {"number"}),
-    ({"type": "array", "items": {"enum": ["a1", "a2", "b", 7]}}, Guards(similar_items=2), 40, {"banned"}),
+    ({"type": "array", "items": {"enum": ["a1", "a2", "b", 7]}}, Guards(similar_items=2, fresh_items=False), 40,
+     {"banned"}),
+    ({"type": "array", "items": {"enum": ["x1", "x12", "x123", "x2", "x21", 7, 71]}}, Guards(), 60,
+     {"banned"}),  # fresh_items
     ({"type": "object", "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {
         "a": {"type": "integer"}, "b": {"type": "string"}}}}}, "required": ["rows"]},
      Guards(wrap_up=True, alike_objects=1, distinct_members=True), 30, {"finish"}),

@@ -1,0 +1,273 @@
+"""No item the text does not repeat: an array item (a string, a number or an object) is never written equal to an
+earlier item of its array more often than the text writes it. Small models under a mask list one name twice
+(`["Lars Berg", "Lars Berg"]`); the rule takes the tokens that would complete such a repeat out of the mask, and
+the tokens that would lead where nothing but a repeat can follow (a copy the grammar allows only one way to
+finish), so the model writes another item or closes the array: it is never left without a way on.
+
+Items are compared as the output writes them, whitespace around them aside (the grammar writes one value one way:
+members in one order, one layout). A text that writes a value twice lets the list hold it twice: a string counts
+where it stands whole in the text (not inside a longer word), a number where it stands whole (not inside a longer
+number), an object as often as the rarest of its string and number values."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any, Protocol
+
+import numpy as np
+
+from extractor.automata import Config
+from extractor.decode.tracker import NUMBER, WS, _Array, _Object
+from extractor.masks.matcher import CompiledGrammar
+
+class Classes(Protocol):
+    """The token classes the rule reads (`guards.TokenClasses` is one)."""
+
+    comma: np.ndarray
+    quote_comma: np.ndarray
+    closing: dict[int, dict[bytes, np.ndarray]]
+
+
+Path = tuple[str | None, ...]
+"""Where a value is in the output: member names, None for any array item (or any member, in a pattern)."""
+
+_KINDS = frozenset(b'"{-0123456789')
+"""First bytes of the items the rule compares (strings, objects, numbers); lists of booleans, nulls or lists repeat
+freely."""
+_NUMBER_START = frozenset(b"-0123456789")
+_SPACE = frozenset(WS)
+MAX_PATH_BYTES = 1 << 20
+"""Outputs longer than this before an array are not read for its place (every array there takes the rule)."""
+
+
+class Fresh:
+    """The rule for one generation: `banned(...)` gives the tokens it takes out of this step's mask."""
+
+    def __init__(self, grammar: CompiledGrammar, classes: Classes, source: str = "",
+                 repeatable: frozenset[Path] = frozenset()) -> None:
+        self.grammar, self.trie, self.classes = grammar, grammar.trie, classes
+        self.blocked: set[int] = set()
+        """Where items start that were written as a spent item all but their end: their arrays end after them."""
+        self.source = source
+        self.repeatable = repeatable
+        self.counts: dict[bytes, int] = {}
+        """How often the text writes each item (`_in_text`)."""
+
+    def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:
+        """Token ids that would complete, here, an item of an array on `stack` that its array holds as often as the
+        text writes it, or (with `config`, the matcher's configuration) leave that item nothing else to become."""
+        out: list[np.ndarray] = []
+        for arr in stack:
+            if not isinstance(arr, _Array) or not arr.items or not self._applies(arr, data):
+                continue
+            spent = self._spent(arr.items)
+            current = bytes(data[arr.item_start:]).lstrip(WS)
+            for item in spent:
+                if item.startswith(current) and (item != current or _number(item)):
+                    out += self._along(item, current, spent, config)
+                    if current == (item if _number(item) else item[:-1]) and item[:1] != b"{":
+                        self.blocked.add(arr.item_start)
+            if arr.item_start in self.blocked and arr is stack[-1]:  # a repeat held back: its array ends next
+                out.append(self.classes.quote_comma if in_string else self.classes.comma)
+            if current and config is not None:
+                out += self._no_new_item(arr, stack, current, in_string, config)
+        return out
+
+    def _no_new_item(self, arr: _Array, stack: list[Any], current: bytes, in_string: bool,
+                     config: Config) -> list[np.ndarray]:
+        """Tokens that would end the item under way and go on with `,` where no new item is left to write."""
+        if arr is stack[-1] and not in_string:
+            endings = {b",": self.classes.comma}
+        elif arr is stack[-1]:
+            endings = self.classes.closing[0x22]
+        elif not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
+            endings = self.classes.closing[0x7D]
+        else:
+            return []
+        out = []
+        for head, ids in endings.items():
+            after = self.grammar.walk(config, head)
+            if after:
+                item = (current + head[:-1]).rstrip(WS)
+                if not self._escapes(after, b"", self._spent([*arr.items, item])):
+                    out.append(ids)
+        return out
+
+    def forget(self, size: int) -> None:
+        """Output cut back to `size` bytes: what was held back past it is gone."""
+        self.blocked = {start for start in self.blocked if start <= size}
+
+    def _along(self, item: bytes, current: bytes, spent: frozenset[bytes], config: Config | None) -> list[np.ndarray]:
+        """Tokens that finish `item` from `current` (its prefix), and tokens that stop on its way where nothing but a
+        spent item can follow."""
+        trie, rest, node, out = self.trie, item[len(current):], 0, []
+        number = _number(item)
+        for k, byte in enumerate(rest):
+            node = trie.child(node, byte)
+            if node < 0:
+                return out
+            stop = k + 1 < len(rest) or number
+            if stop and config is not None and len(trie.ends(node)):
+                after = self.grammar.walk(config, rest[:k + 1])
+                if after and not self._escapes(after, current + rest[:k + 1], spent):
+                    out.append(trie.ends(node))
+        if not number:
+            out.append(trie.under(node))
+        else:  # a number is finished by the first byte that cannot go on with it
+            out += [trie.under(child) for b in range(256)
+                    if b not in NUMBER and (child := trie.child(node, b)) >= 0]
+        return out
+
+    def _escapes(self, config: Config, written: bytes, spent: frozenset[bytes]) -> bool:
+        """Whether the item begun as `written` can still end as something other than a spent item (a search along
+        the spent items' bytes only: the first byte off them that the grammar allows is a way out)."""
+        work, seen, grammar = [(config, written)], set(), self.grammar
+        while work:
+            config, s = work.pop()
+            if (config, s) in seen:
+                continue
+            seen.add((config, s))
+            ahead = {item[len(s)] for item in spent if len(item) > len(s) and item.startswith(s)}
+            whole = s in spent
+            for byte in sorted(grammar.allowed_bytes(config), key=lambda b: b in ahead):  # ways off first
+                nxt = grammar.walk(config, bytes((byte,)))
+                if not nxt:
+                    continue
+                if not s and byte in _SPACE:
+                    work.append((nxt, s))
+                elif whole and not (_number(s) and byte in NUMBER):
+                    continue  # the item ends here, a repeat
+                elif byte in ahead:
+                    work.append((nxt, s + bytes((byte,))))
+                else:
+                    return True
+        return False
+
+    def _spent(self, items: list[bytes]) -> frozenset[bytes]:
+        """The items written as often as the text writes them (of the kinds compared)."""
+        return frozenset(item for item, n in Counter(items).items()
+                         if bool(item) and item[0] in _KINDS and n >= self._in_text(item))
+
+    def _in_text(self, item: bytes) -> int:
+        """How many times the text writes the item (at least once)."""
+        hit = self.counts.get(item)
+        if hit is None:
+            try:
+                value = json.loads(item)
+            except (ValueError, RecursionError):
+                value = None
+            leaves = [(item.decode(), True)] if _number(item) else list(_leaves(value))
+            hit = self.counts[item] = max(1, min((_count(self.source, *leaf) for leaf in leaves), default=1))
+        return hit
+
+    def _applies(self, arr: _Array, data: bytearray) -> bool:
+        """Whether the rule holds for this array: not where the schema says its items may repeat."""
+        if arr.free is None:
+            arr.free = bool(self.repeatable) and _matches(self.repeatable, path_at(data, arr.opened))
+        return not arr.free
+
+
+def _number(item: bytes) -> bool:
+    return bool(item) and item[0] in _NUMBER_START
+
+
+def _leaves(value: Any) -> Iterable[tuple[str, bool]]:
+    """The strings and numbers of a value that the text can be searched for (empty strings and booleans aside), as
+    (text, whether a number)."""
+    work = [value]
+    while work:
+        v = work.pop()
+        if isinstance(v, dict):
+            work += v.values()
+        elif isinstance(v, list):
+            work += v
+        elif isinstance(v, str) and v.strip():
+            yield v, False
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield json.dumps(v), True
+
+
+def _count(source: str, text: str, number: bool) -> int:
+    """How many times `text` stands whole in `source`: a string not inside a longer word, a number not inside a
+    longer number."""
+    if number:
+        pattern = rf"(?<![0-9.]){re.escape(text)}(?![0-9]|\.[0-9])"
+    else:
+        pattern = rf"(?<![0-9A-Za-z]){re.escape(text)}(?![0-9A-Za-z])"
+    return sum(1 for _ in re.finditer(pattern, source))
+
+
+def path_at(data: bytes | bytearray, end: int) -> Path:
+    """The place in the output of the value that opens at byte `end` (member names; None for array items)."""
+    if end > MAX_PATH_BYTES:
+        return ()
+    path: list[str | None] = []
+    kinds: list[bool] = []  # per open container: an object?
+    key, pos, text = None, 0, bytes(data[:end])
+    while pos < len(text):
+        byte = text[pos]
+        if byte == 0x22:  # a string: a key where an object waits for one
+            close = _string_end(text, pos)
+            if kinds and kinds[-1] and key is None:
+                key = json.loads(text[pos:close + 1]) if close < len(text) else None
+            pos = close
+        elif byte in b"[{":
+            path.append(key if kinds and kinds[-1] else None)
+            kinds.append(byte == 0x7B)
+            key = None
+        elif byte in b"]}" and kinds:
+            path.pop()
+            kinds.pop()
+            key = None
+        elif byte == 0x2C and kinds and kinds[-1]:
+            key = None
+        pos += 1
+    return tuple(path[1:]) + ((key if kinds and kinds[-1] else None),) if kinds else ()
+
+
+def _string_end(text: bytes, start: int) -> int:
+    """The position of the quote that closes the string opening at `start` (len(text) when none does)."""
+    pos = start + 1
+    while pos < len(text):
+        if text[pos] == 0x5C:
+            pos += 2
+            continue
+        if text[pos] == 0x22:
+            return pos
+        pos += 1
+    return len(text)
+
+
+def _matches(patterns: frozenset[Path], path: Path) -> bool:
+    """Whether a pattern (None: any name or item) matches the path."""
+    return any(len(p) == len(path) and all(a is None or a == b for a, b in zip(p, path)) for p in patterns)
+
+
+def repeatable_arrays(schema: dict[str, Any], max_depth: int = 32) -> frozenset[Path]:
+    """The places of the arrays whose schema says `uniqueItems: false`: their items may repeat (a pattern per array,
+    None for any item or any member; `$ref`s within the schema followed to `max_depth` levels)."""
+    found: set[Path] = set()
+    work: list[tuple[Any, Path, int]] = [(schema, (), 0)]
+    while work:
+        node, path, depth = work.pop()
+        if not isinstance(node, dict) or depth > max_depth:
+            continue
+        if node.get("uniqueItems") is False:
+            found.add(path)
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/"):
+            target: Any = schema
+            for part in ref[2:].split("/"):
+                target = target.get(part.replace("~1", "/").replace("~0", "~")) if isinstance(target, dict) else None
+            work.append((target, path, depth + 1))
+        for name, sub in (node.get("properties") or {}).items():
+            work.append((sub, path + (name,), depth + 1))
+        for key in ("additionalProperties", "items"):
+            work.append((node.get(key), path + (None,), depth + 1))
+        for key in ("prefixItems", "anyOf", "oneOf", "allOf"):
+            for sub in node.get(key) or []:
+                work.append((sub, path + (None,) if key == "prefixItems" else path, depth + 1))
+    return frozenset(found)

@@ -1,0 +1,285 @@
+"""`Guards.fresh_items`: no array item is written equal to an earlier one more often than the text writes it, and the
+rule never leaves the model without a way on (another item, or the array's end)."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from extractor import compile_schema
+from extractor.decode import Guards, generate
+from extractor.decode.fresh import path_at, repeatable_arrays
+from extractor.decode.guards import Guard
+from extractor.grammar import CompileOptions
+from extractor.masks.bits import Row
+from tests.decode.fakes import fake_lm, hf_tokenizer
+
+STRINGS = {"type": "array", "items": {"type": "string"}}
+NUMBERS = {"type": "array", "items": {"type": "integer"}}
+CHOICES = {"type": "array", "items": {"enum": ["a", "b"]}}
+NAMES = {"type": "array", "items": {"enum": ["Lars Berg", "Lars Bergman", "Anna"]}}
+PEOPLE = {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}}
+
+
+@pytest.fixture(scope="module")
+def gpt2():
+    return hf_tokenizer("gpt2")
+
+
+_GRAMMARS: dict[str, object] = {}
+
+
+def _grammar(schema, tok, layout="compact"):
+    key = json.dumps([schema, layout])
+    if key not in _GRAMMARS:
+        _GRAMMARS[key] = compile_schema(schema, tok, refusal=None, options=CompileOptions(layout=layout))
+    return _GRAMMARS[key]
+
+
+def _at(schema, tok, data: bytes, guards: Guards = Guards(), source: bytes = b"", layout: str = "compact"):
+    grammar = _grammar(schema, tok, layout)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(data)
+    guard = Guard(guards, grammar, source)
+    guard.feed(data)
+    mask = matcher.mask()
+    return grammar.vocab, mask, guard.restrict(mask, matcher.config), guard
+
+
+def _taken(vocab, mask, out) -> set[bytes]:
+    return {vocab.tokens[i] for i in np.flatnonzero(mask & ~out)}
+
+
+def _left(vocab, out) -> set[bytes]:
+    return {vocab.tokens[i] for i in np.flatnonzero(out)}
+
+
+@pytest.mark.parametrize(("schema", "written", "source", "taken", "kept"), [
+    # the repeat's closing quote (and every token holding it) is taken; going on with the string is not
+    (STRINGS, b'["Lars Berg","Anna","Lars Berg', b"", {b'"', b'",', b'"]', b'","'}, {b"man", b"s"}),
+    # a text that writes the item twice lets it be written twice
+    (STRINGS, b'["Lars Berg","Anna","Lars Berg', b"Lars Berg met Anna; Lars Berg left.", set(), {b'"', b'",'}),
+    # ... but not three times
+    (STRINGS, b'["Lars Berg","Lars Berg","Lars Berg', b"Lars Berg met Anna; Lars Berg left.", {b'"', b'",'}, set()),
+    # a name inside a longer word does not count as written
+    (STRINGS, b'["Lars","Lars', b"Larsson and Lars", {b'"', b'",'}, set()),
+    # a number is finished by the first byte that cannot go on with it; digits may go on
+    (NUMBERS, b"[12,3,12", b"", {b",", b"]"}, {b"0", b"5"}),
+    (NUMBERS, b"[12,3,12", b"12 and 12", set(), {b",", b"]"}),
+    (NUMBERS, b"[12,3,1", b"", set(), {b"2", b","}),  # `2` alone does not finish 12: 120 may follow
+    # no repeat reachable: nothing taken
+    (STRINGS, b'["Lars Berg","Anna","Dana', b"", set(), {b'"', b'",'}),
+    # a choice that can only become a repeat is not begun
+    (CHOICES, b'["a","', b"", {b"a"}, {b"b"}),
+    (NAMES, b'["Lars Berg","Lars Bergman","', b"", {b"L", b"La"}, {b"A", b"Anna"}),
+    (NAMES, b'["Lars Berg","Lars Berg', b"", {b'"', b'",'}, {b"m", b"man"}),
+    # no new item left to write: the array may not go on
+    (CHOICES, b'["a","b"', b"", {b",", b',"'}, {b"]"}),
+    # an object item: the value that would make it a repeat may not close
+    (PEOPLE, b'[{"n":"x"},{"n":"x', b"", {b'"', b'"}'}, {b"y"}),
+])
+def test_tokens_that_would_complete_a_repeat_are_taken(gpt2, schema, written, source, taken, kept):
+    vocab, mask, out, _ = _at(schema, gpt2, written, source=source)
+    assert not (out & ~mask).any()
+    assert taken <= _taken(vocab, mask, out), _taken(vocab, mask, out)
+    assert kept <= _left(vocab, out)
+    if not taken:
+        assert not (_taken(vocab, mask, out) & kept)
+
+
+def test_a_held_back_repeat_ends_its_array(gpt2):
+    """The model wrote a repeat all but its end: the item may go on, then the array closes."""
+    vocab, mask, out, guard = _at(STRINGS, gpt2, b'["not cheap","not cheap')
+    assert b'"' not in _left(vocab, out) and b" enough" in _left(vocab, out)
+    guard.feed(b" enough")
+    matcher = guard.grammar.matcher()
+    matcher.advance_bytes(b'["not cheap","not cheap enough')
+    mask = matcher.mask()
+    out = guard.restrict(mask, matcher.config)
+    assert b'"' in _left(vocab, out) and b'"]' in _left(vocab, out)
+    assert b'",' not in _left(vocab, out) and b'","' not in _left(vocab, out)
+
+
+def test_the_rule_off_takes_nothing_it_would_have(gpt2):
+    vocab, mask, out, _ = _at(STRINGS, gpt2, b'["Lars Berg","Anna","Lars Berg', Guards(fresh_items=False,
+                                                                                       unique_items=False))
+    assert out is mask
+
+
+def test_a_schema_that_lets_items_repeat_is_followed(gpt2):
+    schema = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"},
+                                                        "uniqueItems": False},
+                                               "names": STRINGS}}
+    places = repeatable_arrays(schema)
+    assert places == {("tags",)}
+    guards = Guards(repeatable=places)
+    vocab, mask, out, _ = _at(schema, gpt2, b'{"tags":["x","x', guards)
+    assert b'"' in _left(vocab, out)
+    vocab, mask, out, _ = _at(schema, gpt2, b'{"tags":["x"],"names":["x","x', guards)
+    assert b'"' not in _left(vocab, out)
+
+
+@pytest.mark.parametrize(("schema", "places"), [
+    ({"type": "array", "uniqueItems": False}, {()}),
+    ({"type": "array", "items": {"type": "array", "uniqueItems": False}}, {(None,)}),
+    ({"$defs": {"T": {"type": "array", "uniqueItems": False}},
+      "type": "object", "properties": {"a": {"$ref": "#/$defs/T"}, "b": {"anyOf": [{"$ref": "#/$defs/T"}]}}},
+     {("a",), ("b",)}),
+    ({"type": "object", "additionalProperties": {"type": "array", "uniqueItems": False}}, {(None,)}),
+    ({"type": "array", "uniqueItems": True}, set()),
+    ({"$defs": {"N": {"type": "object", "properties": {"kids": {"type": "array", "items": {"$ref": "#/$defs/N"},
+                                                                 "uniqueItems": False}}}}, "$ref": "#/$defs/N"},
+     {("kids",), ("kids", None, "kids")}),  # recursive: found to a bounded depth (the first levels here)
+])
+def test_repeatable_arrays_are_read_from_the_schema(schema, places):
+    found = repeatable_arrays(schema, max_depth=6)
+    assert set(places) <= found and all(p[:1] in {("kids",), ()} or p in places for p in found)
+
+
+@pytest.mark.parametrize(("data", "path"), [
+    (b'[', ()),
+    (b'{"a": [', ("a",)),
+    (b'{"a": "x,\\"]", "b": [{"c": 1}, {"d": [', ("b", None, "d")),
+    (b'[[1], [', (None,)),
+    (b'{"a": {"b": 1}, "c": [', ("c",)),
+])
+def test_the_place_of_an_array_is_read_off_the_output(data, path):
+    assert path_at(data + b"]", len(data) - 1) == path
+
+
+def _walk(grammar, guards: Guards, source: bytes, rng: random.Random, steps: int = 60):
+    """A random walk under the guarded mask; the output, and whether the rule ever had to stand aside."""
+    matcher, guard = grammar.matcher(), Guard(guards, grammar, source)
+    stood_aside, data = False, b""
+    for _ in range(steps):
+        if matcher.accepting() and not grammar.allowed_bytes(matcher.config):
+            break
+        mask = matcher.mask().copy()
+        mask[grammar.eos] = False
+        plan = guard.plan(matcher.config)
+        if plan is not None and plan.banned and not Row(mask).without(np.concatenate(plan.banned)).any():
+            stood_aside = True
+        out = guard.restrict(mask, matcher.config)
+        ids = np.flatnonzero(out)
+        if not len(ids):
+            break
+        token = int(rng.choice(list(ids)))
+        matcher.advance(token)
+        guard.feed(grammar.vocab.tokens[token])
+        data += grammar.vocab.tokens[token]
+    return data, stood_aside
+
+
+def _repeats(value, source: str) -> list:
+    """Items of any array in `value` that it holds more often than `source` writes them (strings, numbers)."""
+    from collections import Counter
+
+    out, work = [], [value]
+    while work:
+        v = work.pop()
+        if isinstance(v, dict):
+            work += v.values()
+        elif isinstance(v, list):
+            work += v
+            for item, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
+                x = json.loads(item)
+                if isinstance(x, (str, int, float, dict)) and not isinstance(x, bool) and n > max(1, source.count(
+                        x if isinstance(x, str) else item)):
+                    out.append(x)
+    return out
+
+
+@pytest.mark.parametrize("schema", [
+    {"type": "array", "items": {"enum": ["a", "b", "c"]}, "maxItems": 6},
+    {"type": "array", "items": {"enum": ["ab", "abc", "b"]}},
+    {"type": "array", "items": {"type": "integer", "enum": [1, 2, 12, 21]}},
+    {"type": "object", "properties": {"x": {"type": "array", "items": {"type": "object", "properties": {
+        "k": {"enum": ["p", "q"]}, "v": {"enum": [1, 2]}}, "required": ["k", "v"]}}}, "required": ["x"]},
+])
+def test_random_walks_never_repeat_and_never_stand_aside(gpt2, schema):
+    """Property: whatever tokens a model picks under the mask, no list holds a repeat the text does not write, and
+    the rule never had to stand aside (there was always another item or the end)."""
+    grammar = _grammar(schema, gpt2)
+    rng = random.Random(7)
+    for _ in range(40):
+        data, stood_aside = _walk(grammar, Guards(similar_items=None, alike_objects=None), b"", rng)
+        assert not stood_aside, data
+        try:
+            value = json.loads(data)
+        except ValueError:
+            continue  # the walk ran out of steps
+        assert not _repeats(value, ""), data
+
+
+def test_random_walks_repeat_what_the_text_repeats(gpt2):
+    grammar = _grammar({"type": "array", "items": {"enum": ["a", "b"]}}, gpt2)
+    rng, seen = random.Random(3), 0
+    for _ in range(40):
+        data, _ = _walk(grammar, Guards(similar_items=None, alike_objects=None), b"a, a and b", rng)
+        value = json.loads(data) if data.endswith(b"]") else []
+        assert value.count("a") <= 2 and value.count("b") <= 1, data
+        seen += value.count("a") == 2
+    assert seen
+
+
+def test_generation_with_the_rule_holds_no_repeat(gpt2):
+    """The decoding loop end to end (a fake model that likes to close values): no repeat in any output."""
+    lm, vocab = fake_lm(gpt2)
+    grammar = compile_schema({"type": "object", "properties": {"tags": {"type": "array", "items": {
+        "enum": ["x", "y", "z"]}}}, "required": ["tags"]}, gpt2, refusal=None)
+    for seed in range(6):
+        lm.model.seed = seed
+        out = generate(lm, vocab, vocab_prompt(gpt2), grammar.matcher(), max_tokens=60, guards=Guards())
+        if out.complete:
+            tags = json.loads(out.text)["tags"]
+            assert len(tags) == len(set(tags)), out.text
+
+
+def vocab_prompt(tok) -> list[int]:
+    return tok("Tags:", add_special_tokens=False)["input_ids"]
+
+
+def _old_guards() -> types.ModuleType | None:
+    """The guards module as it was before `fresh_items` (the commit before it), where git can show it."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        source = subprocess.run(["git", "show", "e61efe1:extractor/decode/guards.py"], cwd=root, check=True,
+                                capture_output=True, text=True, timeout=20).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    module = sys.modules["tests_old_guards"] = types.ModuleType("tests_old_guards")  # (dataclasses look it up)
+    exec(compile(source, "old_guards.py", "exec"), module.__dict__)  # noqa: S102 - the repository's own code
+    return module
+
+
+def test_with_the_rule_off_every_mask_is_as_before(gpt2):
+    """Differential: along random walks, the guards with `fresh_items=False` narrow every mask as the guards before
+    the rule did."""
+    old = _old_guards()
+    if old is None:
+        pytest.skip("git cannot show the guards before the rule")
+    rng = random.Random(11)
+    for schema in (STRINGS, NUMBERS, CHOICES, PEOPLE):
+        grammar = _grammar(schema, gpt2)
+        for _ in range(8):
+            matcher = grammar.matcher()
+            new, before = Guard(Guards(fresh_items=False), grammar), old.Guard(old.Guards(), grammar)
+            for _ in range(30):
+                mask = matcher.mask()
+                a, b = new.restrict(mask, matcher.config), before.restrict(mask, matcher.config)
+                assert np.array_equal(a, b)
+                ids = np.flatnonzero(a)
+                ids = ids[~np.isin(ids, grammar.eos)]
+                if not len(ids):
+                    break
+                token = int(rng.choice(list(ids)))
+                matcher.advance(token)
+                new.feed(grammar.vocab.tokens[token])
+                before.feed(grammar.vocab.tokens[token])
