@@ -64,9 +64,10 @@ def main(argv: list[str] | None = None) -> None:
     import schemas
     from extractor import Extractor
     from extractor.decode.loop import _shared
+    from extractor.schema import json_schema
 
     ex, target, batch = Extractor(), getattr(schemas, args.target), texts(args.target, args.docs)
-    prompts = [ex.prompt_ids(target, t, []) for t in batch]
+    prompts = [ex.prompt_ids(json_schema(target), t, []) for t in batch]
     best: dict[bool, tuple[float, float]] = {}
     outputs: dict[bool, list] = {}
     for _ in range(args.repeats):

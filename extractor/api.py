@@ -88,7 +88,8 @@ class Extractor(TransformersEngine):
 
     def prompt(self, target: Any, text: str, options: ExtractOptions | None = None, **overrides: Any) -> str:
         """The first attempt's prompt as the model sees it (chat template applied), to check or tune wording."""
-        return self.lm.tokenizer.decode(self.prompt_ids(target, text, [], ExtractOptions.of(options, overrides)))
+        opts = ExtractOptions.of(options, overrides)
+        return self.lm.tokenizer.decode(self.prompt_ids(Target(target, opts).schema, text, [], opts))
 
 
 _DEFAULTS: dict[tuple[str | None, str | None], Extractor] = {}

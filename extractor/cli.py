@@ -217,12 +217,13 @@ def _schema(args: argparse.Namespace) -> int:
     from extractor.automata import build_automaton
     from extractor.automata.counted import CountedDFA
     from extractor.grammar import compile_grammar
-    from extractor.schema import Refusal, json_schema, target_ir
+    from extractor.pipeline.target import Target
+    from extractor.schema import Refusal, target_ir
     from extractor.schema.refusal import with_refusal
 
     target = load_target(args.target)
     refusal = None if args.no_refusal else Refusal
-    schema = json_schema(target)
+    schema = Target(target).schema
     shown = schema if refusal is None else with_refusal(schema, refusal.model_json_schema())
     started = time.perf_counter()
     automaton = build_automaton(compile_grammar(target_ir(target, refusal)))

@@ -15,6 +15,7 @@ from extractor import (
     ExtractionError, ExtractOptions, FromText, IncompleteOutputError, InputError, InvalidSchemaError, Refusal,
     UnsatisfiableSchemaError, Verbatim, check, trace,
 )
+from extractor.schema import json_schema
 
 CONTACT = (Path(__file__).resolve().parents[1] / "examples" / "data" / "contact.txt").read_text()
 RESUME = (Path(__file__).resolve().parents[1] / "examples" / "data" / "resume.txt").read_text()
@@ -33,7 +34,7 @@ def test_failed_checks_are_retried_and_every_attempt_kept(model_extractor):
     attempts = err.value.attempts
     assert len(attempts) == 2 and seen == attempts
     assert all([str(e) for e in a.errors] == ["<lambda>: always wrong"] and a.usage.completion_tokens > 0 for a in attempts)
-    history = model_extractor.lm.tokenizer.decode(model_extractor.prompt_ids(Person, CONTACT, attempts[:1]))
+    history = model_extractor.lm.tokenizer.decode(model_extractor.prompt_ids(json_schema(Person), CONTACT, attempts[:1]))
     assert "always wrong" in history
 
 
@@ -170,7 +171,7 @@ def test_a_from_text_value_found_nowhere_fails_and_is_retried_with_the_error_fed
     prompt = model_extractor.prompt(Sourced, RECIPE)  # the first prompt; the retry's holds the error too
     assert "occurs nowhere in the text" not in prompt
     assert "occurs nowhere in the text" in model_extractor.lm.tokenizer.decode(
-        model_extractor.prompt_ids(Sourced, RECIPE, attempts[:1], ExtractOptions(refusal=False, verbatim="marked")))
+        model_extractor.prompt_ids(json_schema(Sourced), RECIPE, attempts[:1], ExtractOptions(refusal=False, verbatim="marked")))
 
 
 class Picky(BaseModel):

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from extractor.decode.describe import describe
 from extractor.errors import Attempt, SchemaWarning
 from extractor.grammar import Layout, LayoutName
-from extractor.schema import NormalizeOptions, json_schema, normalize
+from extractor.schema import NormalizeOptions, normalize
 
 DEFAULT_SYSTEM = (
     "Extract information from the user's text as JSON with these fields:\n{schema}\n"
@@ -61,16 +61,16 @@ class PromptOptions(Protocol):
     def refusal_model(self) -> type[BaseModel] | None: ...
 
 
-def chat_prompt(tokenizer: Any, template: PromptTemplate, target: Any, text: str, attempts: Sequence[Attempt],
+def chat_prompt(tokenizer: Any, template: PromptTemplate, schema: Any, text: str, attempts: Sequence[Attempt],
                 opts: PromptOptions) -> list[int]:
-    """The chat prompt's token ids, with earlier failed attempts and their errors as turns of the conversation
-    (shared by every decoding loop: this library's and a serving engine's)."""
+    """The chat prompt's token ids for a target's JSON Schema, with earlier failed attempts and their errors as turns
+    of the conversation (shared by every decoding loop: this library's and a serving engine's)."""
     history = [(a.text, "\n".join(map(str, a.errors))) for a in attempts if not a.cut]  # a cut is no answer
     if opts.messages is not None:
         return encode(tokenizer, [*opts.messages, *retries(template, history)])
     layout = Layout.named(opts.layout)
     shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in opts.examples]
-    return encode(tokenizer, messages(json_schema(target), text, template, history, examples=shots,
+    return encode(tokenizer, messages(schema, text, template, history, examples=shots,
                                       refusal=opts.refusal_model is not None, system=opts.system))
 
 

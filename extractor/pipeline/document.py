@@ -53,7 +53,7 @@ class Pipeline:
 
     def prompt(self, doc: Document) -> list[int]:
         """The document's next prompt, earlier failed attempts as turns."""
-        return self.engine.prompt_ids(self.target.spec, doc.text, doc.attempts, self.opts)
+        return self.engine.prompt_ids(self.target.schema, doc.text, doc.attempts, self.opts)
 
     def fits(self, prompt: list[int]) -> None:
         """Refuse before generating when the prompt alone overflows the model's context."""

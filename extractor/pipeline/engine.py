@@ -66,8 +66,9 @@ class Engine(Protocol):
     def context(self) -> int | None:
         """The model's context in tokens, where known."""
 
-    def prompt_ids(self, target: Any, text: str, attempts: Sequence[Attempt], opts: ExtractOptions) -> list[int]:
-        """The chat prompt's token ids, earlier failed attempts as turns."""
+    def prompt_ids(self, schema: Any, text: str, attempts: Sequence[Attempt], opts: ExtractOptions) -> list[int]:
+        """The chat prompt's token ids for a target's JSON Schema (`Target.schema`), earlier failed attempts as
+        turns."""
 
     def relevance_scores(self, target: Any, texts: list[str]) -> list[float]:
         """Each text's relevance score for the target (decode/relevance.py)."""

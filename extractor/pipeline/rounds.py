@@ -123,7 +123,7 @@ def _long(engine: Engine, target: Target, texts: Sequence[str], opts: ExtractOpt
     for i, text in enumerate(texts):
         try:
             nonempty(text)
-            size = window_size(engine, target, text, opts, engine.prompt_ids(target.spec, text, [], opts))
+            size = window_size(engine, target, text, opts, engine.prompt_ids(target.schema, text, [], opts))
         except ExtractorError:
             size = None
         if size is not None:

@@ -58,7 +58,7 @@ def window_size(engine: Engine, target: Target | Any, text: str, opts: ExtractOp
     fits = limit is None or len(prompt) + opts.max_tokens <= limit
     if fits and opts.window is None:
         return None
-    whole = len(prompt) - len(engine.prompt_ids(target.spec, " ", [], opts)) + 1
+    whole = len(prompt) - len(engine.prompt_ids(target.schema, " ", [], opts)) + 1
     if fits and whole <= opts.window:
         return None
     schema = target.schema

@@ -9,7 +9,7 @@ import json
 import sys
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,8 @@ from extractor.errors import InputError
 from extractor.integrations.ray.store import CorpusJobError, ShardStore, tables
 from extractor.integrations.ray.workers import READ_ERROR, SKIPPED, Workers, actors
 from extractor.pipeline.options import ExtractOptions
-from extractor.schema import Refusal, json_schema
+from extractor.pipeline.target import Target
+from extractor.schema import Refusal
 
 if TYPE_CHECKING:
     import ray.data
@@ -82,44 +83,19 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
     store = ShardStore(Path(folder), _job(target, text_column, id_column))
     total = ds.count()  # one pass over the input (metadata only, for datasets built in memory)
     results = actors(ds, target, text_column, id_column, options, workers, frozenset(store.ids))
-    counts = dict.fromkeys(["written", "skipped", "duplicates", "errors", "refused", "unread"], 0)
-    started = time.perf_counter()
-    shards_before, written_now = len(store.shards), set()
-    pending: list[pa.Table] = []
-    last_flush, first = time.perf_counter(), (None, 0)
-
-    def flush() -> None:
-        nonlocal last_flush
-        if pending:
-            table = pa.concat_tables(pending)
-            store.write(table, table.column(id_column).to_pylist())
-            pending.clear()
-        last_flush = time.perf_counter()
-
+    came = _Gathered(store, id_column, shards_before=len(store.shards))
     bar = tqdm(total=total, unit="doc", desc="extracting", disable=not (progress or progress is None and
                                                                            sys.stderr.isatty()), file=sys.stderr)
     try:
         for batch in _batches(results):
-            fresh, skipped, repeated = _split(batch, id_column, written_now)
-            counts["skipped"] += skipped
-            counts["duplicates"] += repeated
-            if fresh.num_rows:
-                if first[0] is None:
-                    first = (round(time.perf_counter() - started, 3), fresh.num_rows)
-                pending.append(fresh)
-                counts["written"] += fresh.num_rows
-                counts["errors"] += fresh.num_rows - fresh.column("error_type").null_count
-                counts["refused"] += sum(filter(None, fresh.column("refused").to_pylist()))
-                counts["unread"] += fresh.num_rows - fresh.column("unread").null_count
+            came.take(batch)
             bar.update(batch.num_rows)
-            if sum(t.num_rows for t in pending) >= shard_rows or time.perf_counter() - last_flush >= flush_seconds:
-                flush()
+            if came.waiting() >= shard_rows or time.perf_counter() - came.last_flush >= flush_seconds:
+                came.flush()
     finally:
-        flush()
+        came.flush()
         bar.close()
-        summary = JobSummary(rows_in=total, **counts, shards=len(store.shards) - shards_before,
-                             seconds=round(time.perf_counter() - started, 3), first_batch_seconds=first[0],
-                             first_batch_rows=first[1], folder=str(folder))
+        summary = came.summary(total, str(folder))
         complete = summary.written + summary.skipped + summary.duplicates == total
         store.summary({**dataclasses.asdict(summary), "complete": complete,
                        "docs_per_second": round(summary.docs_per_second, 4)})
@@ -127,6 +103,56 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
         raise CorpusJobError(f"{total} rows in, but {summary.written} written, {summary.skipped} skipped and "
                              f"{summary.duplicates} repeated: rerun the job to extract the rest")
     return summary
+
+
+@dataclass
+class _Gathered:
+    """What the driver holds of a run: the counts so far, when the first rows came, and the rows waiting for
+    their shard (written once enough have gathered, or a while has passed)."""
+
+    store: ShardStore
+    id_column: str
+    shards_before: int
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(
+        ["written", "skipped", "duplicates", "errors", "refused", "unread"], 0))
+    pending: list[pa.Table] = field(default_factory=list)
+    written_now: set[Any] = field(default_factory=set)
+    first: tuple[float | None, int] = (None, 0)
+    started: float = field(default_factory=time.perf_counter)
+    last_flush: float = field(default_factory=time.perf_counter)
+
+    def take(self, batch: pa.Table) -> None:
+        """Count a batch the actors sent back and keep its new rows for the next shard."""
+        fresh, skipped, repeated = _split(batch, self.id_column, self.written_now)
+        self.counts["skipped"] += skipped
+        self.counts["duplicates"] += repeated
+        if not fresh.num_rows:
+            return
+        if self.first[0] is None:
+            self.first = (round(time.perf_counter() - self.started, 3), fresh.num_rows)
+        self.pending.append(fresh)
+        self.counts["written"] += fresh.num_rows
+        self.counts["errors"] += fresh.num_rows - fresh.column("error_type").null_count
+        self.counts["refused"] += sum(filter(None, fresh.column("refused").to_pylist()))
+        self.counts["unread"] += fresh.num_rows - fresh.column("unread").null_count
+
+    def waiting(self) -> int:
+        """Rows gathered and not yet in a shard."""
+        return sum(t.num_rows for t in self.pending)
+
+    def flush(self) -> None:
+        """Write the waiting rows as one shard (none: only the clock restarts)."""
+        if self.pending:
+            table = pa.concat_tables(self.pending)
+            self.store.write(table, table.column(self.id_column).to_pylist())
+            self.pending.clear()
+        self.last_flush = time.perf_counter()
+
+    def summary(self, total: int, folder: str) -> JobSummary:
+        """The run, counted."""
+        return JobSummary(rows_in=total, **self.counts, shards=len(self.store.shards) - self.shards_before,
+                          seconds=round(time.perf_counter() - self.started, 3), first_batch_seconds=self.first[0],
+                          first_batch_rows=self.first[1], folder=folder)
 
 
 def _batches(results: ray.data.Dataset) -> Iterator[pa.Table]:
@@ -154,7 +180,7 @@ def _split(batch: pa.Table, id_column: str, written: set[Any]) -> tuple[pa.Table
 
 def _job(target: Any, text_column: str, id_column: str) -> dict[str, Any]:
     """What a folder's rows are results of: the target's schema (by digest) and the columns read."""
-    schema = json.dumps(json_schema(target), sort_keys=True).encode()
+    schema = Target(target).key.encode()
     return {"schema": hashlib.sha256(schema).hexdigest()[:16], "text_column": text_column, "id_column": id_column}
 
 
