@@ -135,21 +135,56 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
               options: DecodeOptions, guards: Sequence[Guards] | None, sources: Sequence[str | bytes | None] | None,
               on_done: Callable[[int], None] | None) -> Generator[None, None, list[Generation]]:
     start = time.perf_counter()
-    device = lm.device
-    masks = _device_masks(device)
+    masks = _device_masks(lm.device)
     rows = _rows(lm, vocab, prompts, matchers, options, guards, sources)
     finished: dict[int, float] = {}
-    batch = _Batch(lm, device, pad=_pad_id(lm, vocab))
+    batch = _Batch(lm, lm.device, pad=_pad_id(lm, vocab))
     if sum(map(len, prompts)) >= RELEASE_AFTER:
         map_large_blocks()
     inputs = [row.start() for row in rows]
-    active = list(range(len(rows)))
-    prefill = 0.0
-    for i in [i for i in active if rows[i].done]:
-        finished[i] = time.perf_counter() - start
-        if on_done is not None:
-            on_done(i)
-    active = [i for i in active if not rows[i].done]
+    active = _leaving(list(range(len(rows))), rows, finished, start, on_done)
+    batch = yield from _prefilling(lm, batch, rows, inputs, active)
+    prefill = None
+    while active:
+        logits = batch.forward([inputs[i] for i in active], max(rows[i].positions for i in active))
+        for i in active:
+            rows[i].passes += 1
+            rows[i].prepare(masks)  # on an asynchronous device this overlaps the forward pass
+        if prefill is None:
+            prefill = time.perf_counter() - start
+        for slot, i in enumerate(active):
+            rows[i].step(logits[slot], masks)
+            inputs[i] = rows[i].pending
+            if rows[i].discard and not rows[i].done:
+                batch.discard(slot, rows[i].discard)
+        keep = [slot for slot, i in enumerate(active) if not rows[i].done]
+        _leaving(active, rows, finished, start, on_done)
+        if len(keep) < len(active):
+            batch.select(keep)
+            active = [active[slot] for slot in keep]
+        yield
+    if sum(map(len, prompts)) >= RELEASE_AFTER:
+        batch.cache = None
+        release_memory()
+    return _generations(rows, finished, start, prefill or 0.0)
+
+
+def _leaving(active: list[int], rows: list[Row], finished: dict[int, float], start: float,
+             on_done: Callable[[int], None] | None) -> list[int]:
+    """The rows of `active` still decoding; each done one timed and reported (`on_done`)."""
+    for i in active:
+        if rows[i].done:
+            finished[i] = time.perf_counter() - start
+            if on_done is not None:
+                on_done(i)
+    return [i for i in active if not rows[i].done]
+
+
+def _prefilling(lm: LoadedModel, batch: _Batch, rows: list[Row], inputs: list[list[int]],
+                active: list[int]) -> Generator[None, None, _Batch]:
+    """Feed the prompts up to the first real pass: the prefix every row shares once (its cache copied to each row),
+    then prompts longer than `PREFILL_CHUNK` in parts; `inputs` keeps what is left to feed. The batch to go on
+    with (a fresh one where the model's cache cannot be copied between rows)."""
     shared = _shared([inputs[i] for i in active], [rows[i].positions for i in active])
     if shared:  # the prefix every row begins with, fed once
         prefix, passes = inputs[active[0]][:shared], 0
@@ -161,7 +196,7 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
             for i in active:
                 inputs[i], rows[i].passes = inputs[i][shared:], rows[i].passes + passes
         else:  # a cache that cannot be copied between rows: every row fed whole, as without a shared prefix
-            batch = _Batch(lm, device, pad=batch.pad)
+            batch = _Batch(lm, batch.device, pad=batch.pad)
     while active and max(len(inputs[i]) - rows[i].positions for i in active) > PREFILL_CHUNK:  # fed in parts
         # every row's last tokens whose logits the first real pass reads (its prompt's last, drafts behind it)
         # are left for that pass
@@ -170,32 +205,11 @@ def _decoding(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]], 
         for i, n in zip(active, parts):
             inputs[i], rows[i].passes = inputs[i][n:], rows[i].passes + 1
         yield
-    first = True
-    while active:
-        logits = batch.forward([inputs[i] for i in active], max(rows[i].positions for i in active))
-        for i in active:
-            rows[i].passes += 1
-            rows[i].prepare(masks)  # on an asynchronous device this overlaps the forward pass
-        if first:
-            prefill, first = time.perf_counter() - start, False
-        for slot, i in enumerate(active):
-            rows[i].step(logits[slot], masks)
-            inputs[i] = rows[i].pending
-            if rows[i].discard and not rows[i].done:
-                batch.discard(slot, rows[i].discard)
-        keep = [slot for slot, i in enumerate(active) if not rows[i].done]
-        for slot, i in enumerate(active):
-            if rows[i].done:
-                finished[i] = time.perf_counter() - start
-                if on_done is not None:
-                    on_done(i)
-        if len(keep) < len(active):
-            batch.select(keep)
-            active = [active[slot] for slot in keep]
-        yield
-    if sum(map(len, prompts)) >= RELEASE_AFTER:
-        batch.cache = None
-        release_memory()
+    return batch
+
+
+def _generations(rows: list[Row], finished: dict[int, float], start: float, prefill: float) -> list[Generation]:
+    """What each row produced, with its usage."""
     out = []
     for i, row in enumerate(rows):
         usage = Usage(prompt_tokens=len(row.prompt), completion_tokens=len(row.tokens), forward_passes=row.passes,
