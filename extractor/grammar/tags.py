@@ -110,7 +110,8 @@ class _Reader:
 
     def json_schema(self, node: dict[str, Any], at: str, stop: tuple[str, ...], depth: int) -> Node:
         if node.get("style", "json") != "json":
-            raise StructuralTagError(f"{at}/style: JSON contents are written as JSON here, not {node['style']!r}")
+            raise StructuralTagError(f"{at}/style: JSON contents are read in the 'json' style only, not "
+                                     f"{node['style']!r} (XML styles need vLLM's xgrammar backend)")
         if node.get("any_order", False) is not False or node.get("excludes", []) != []:
             raise StructuralTagError(f"{at}: any_order and excludes of JSON contents are not supported")
         spaces = node.get("max_whitespace_cnt")
