@@ -6,6 +6,8 @@ refused in the front end, naming the form."""
 from __future__ import annotations
 
 import json
+import threading
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -186,3 +188,49 @@ def test_tool_choice_without_a_structural_tag_is_a_json_schema_of_calls(choice: 
             jsonschema.validate(call["parameters"], TOOLS[call["name"]])
         done += 1
     assert done >= 5
+
+
+def _backend(special: dict[int, str]) -> Any:
+    """The backend on the small vocabulary, the model's special tokens given (what __post_init__ reads off the
+    model's tokenizer)."""
+    from types import SimpleNamespace
+
+    from extractor.integrations.vllm.backend import ExtractorBackend
+
+    backend = ExtractorBackend.__new__(ExtractorBackend)
+    backend.vocab = small_vocab("llama3")
+    backend.vocab_size, backend.grammars = backend.vocab.size, GrammarCache(backend.vocab, prepare=0)
+    backend.vllm_config = SimpleNamespace(speculative_config=None)
+    backend.specials, backend.tag_grammars, backend.lock = special, OrderedDict(), threading.Lock()
+    return backend
+
+
+def test_a_special_token_a_tag_writes_is_offered_as_its_text_there_and_nowhere_else() -> None:
+    from vllm.v1.structured_output.backend_types import StructuredOutputOptions
+
+    vocab = small_vocab("llama3")
+    begin = "<|tool_calls_section_begin|>"
+    hole = next(i for i, t in enumerate(vocab.tokens) if not t and i not in vocab.eos_ids)
+    backend = _backend({hole: begin})
+    kimi = backend.compile_grammar(StructuredOutputOptions.STRUCTURAL_TAG, tool_tag("kimi", "auto"))
+    kimi.accept_tokens("r", [vocab.tokens.index(b"H"), vocab.tokens.index(b"i")])
+    assert hole in np.flatnonzero(kimi.matcher.mask())  # the special token, where the trigger may start
+    assert kimi.accept_tokens("r", [hole]) and bytes(kimi.matcher.output) == f"Hi{begin}".encode()
+    json_request = backend.compile_grammar(StructuredOutputOptions.JSON, json.dumps({"type": "string"}))
+    json_request.accept_tokens("r", [vocab.tokens.index(b'"')])
+    assert hole not in np.flatnonzero(json_request.matcher.mask())  # text never becomes a special token
+    hermes = backend.compile_grammar(StructuredOutputOptions.STRUCTURAL_TAG, tool_tag("hermes", "auto"))
+    assert hole not in np.flatnonzero(hermes.matcher.mask()) and hermes.grammar.vocab is vocab
+
+
+def test_the_special_tokens_are_read_off_the_tokenizer() -> None:
+    from types import SimpleNamespace
+
+    from extractor.integrations.vllm.backend import specials
+
+    vocab = small_vocab("llama3")
+    hole = next(i for i, t in enumerate(vocab.tokens) if not t and i not in vocab.eos_ids)
+    eos, text = min(vocab.eos_ids), next(i for i, t in enumerate(vocab.tokens) if t)
+    added = {hole: SimpleNamespace(content="<|call|>", special=True), eos: SimpleNamespace(content="<|end|>", special=True),
+             text: SimpleNamespace(content="<tool_call>", special=False)}
+    assert specials(SimpleNamespace(added_tokens_decoder=added), vocab) == {hole: "<|call|>"}

@@ -3,7 +3,11 @@ vLLM's shared int32 bitmask, tokens accepted, validated and rolled back for spec
 
 from __future__ import annotations
 
+import json
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import torch
@@ -11,7 +15,7 @@ from vllm.v1.structured_output.backend_types import (
     StructuredOutputBackend, StructuredOutputGrammar, StructuredOutputOptions,
 )
 
-from extractor.integrations.vllm.spec import GrammarCache
+from extractor.integrations.vllm.spec import CACHE_BYTES, GrammarCache
 from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.masks.bits import clear_bits, set_bits, write_rows
@@ -24,6 +28,10 @@ request with extractor."""
 
 NAME = "extractor"
 """The backend's name in a request's `structured_outputs._backend`."""
+
+TAG_VOCABULARIES = 4
+"""Vocabularies kept for structural tags that write the model's special tokens, one per set of them written (a
+server's tool-call format is one set), each with its own token tables, grammars and a quarter of the cache's bytes."""
 
 
 @dataclass
@@ -201,18 +209,54 @@ class ExtractorBackend(StructuredOutputBackend):
     def __post_init__(self) -> None:
         self.vocab = Vocabulary.from_hf(self.tokenizer, size=self.vocab_size)
         self.grammars = GrammarCache(self.vocab)
+        self.specials = specials(self.tokenizer, self.vocab)
+        self.tag_grammars: OrderedDict[tuple[int, ...], GrammarCache] = OrderedDict()
+        self.lock = threading.Lock()  # vLLM compiles from a thread pool
 
     def compile_grammar(self, request_type: StructuredOutputOptions, grammar_spec: str,
                         stop_token_ids: set[int] | None = None) -> StructuredOutputGrammar:
-        grammar, spec = self.grammars.get(request_type.name, grammar_spec)
+        cache = self.tag_cache(grammar_spec) if request_type.name == "STRUCTURAL_TAG" else self.grammars
+        grammar, spec = cache.get(request_type.name, grammar_spec)
         extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
         guards = Guards(wrap_up=True) if spec.guards else None  # wraps up once the plugin sets the budget
         spec_config = getattr(self.vllm_config, "speculative_config", None)
         drafts = getattr(spec_config, "num_speculative_tokens", None) or 0
         return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), guards, drafts=drafts)
 
+    def tag_cache(self, text: str) -> GrammarCache:
+        """The grammars of a structural tag: where the tag writes special tokens of the model (a tool-call format
+        built around them, as Kimi's and DeepSeek's are), a vocabulary in which those tokens are their text, so the
+        model writes them as it was trained to; elsewhere special tokens are never offered."""
+        try:
+            written = json.dumps(json.loads(text), ensure_ascii=False)
+        except (ValueError, RecursionError):
+            return self.grammars  # refused with a reason when compiled
+        ids = tuple(sorted(i for i, content in self.specials.items() if content in written))
+        if not ids:
+            return self.grammars
+        with self.lock:
+            cache = self.tag_grammars.get(ids)
+            if cache is None:
+                tokens = list(self.vocab.tokens)
+                for i in ids:
+                    tokens[i] = self.specials[i].encode()
+                cache = GrammarCache(Vocabulary(tuple(tokens), self.vocab.eos_ids), max_bytes=CACHE_BYTES // 4)
+                self.tag_grammars[ids] = cache
+                while len(self.tag_grammars) > TAG_VOCABULARIES:
+                    self.tag_grammars.popitem(last=False)
+            self.tag_grammars.move_to_end(ids)
+            return cache
+
     def allocate_token_bitmask(self, max_num_seqs: int) -> torch.Tensor:
         return torch.full((max_num_seqs, (self.vocab_size + 31) // 32), -1, dtype=torch.int32)
 
     def destroy(self) -> None:
         self.grammars.items.clear()
+        self.tag_grammars.clear()
+
+
+def specials(tokenizer: Any, vocab: Vocabulary) -> dict[int, str]:
+    """The model's special tokens that are not its ends, by id, with their text (`Vocabulary` offers none)."""
+    added = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    return {i: t.content for i, t in added.items() if getattr(t, "special", False) and getattr(t, "content", "")
+            and 0 <= i < vocab.size and not vocab.tokens[i] and i not in vocab.eos_ids}
