@@ -1,4 +1,5 @@
-"""The runnable examples of docs/guide.md run as written, on the embedded model."""
+"""The runnable examples of docs/guide.md run as written, on the embedded model; a picture in the docs of what one
+writes is of what it writes today."""
 
 from __future__ import annotations
 
@@ -7,20 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.screenshots import REVIEW_SHOT, digest, recorded
+
 ROOT = Path(__file__).resolve().parents[1]
 
-EXAMPLES = [  # (script, what its output must show)
-    ("refusal.py", ["recipe, grounded: declined:", "not in the text: ['/email']", "Verbatim fields"]),
-    ("review.py", ["contact.txt /name: copied decoder 'Dr. Kenji Watanabe'", "wrote "]),
-    ("stream.py", ["['name'] -> ContactCard", '"name": "Dr. Kenji Watanabe"']),
-    ("prompt.py", ["You read event announcements", '"date": "2025-06-12"']),
-    ("checks.py", ["attempt:", "total_is_the_sum"]),
+EXAMPLES = [  # (script, what its output must show, the docs' picture of the page it writes)
+    ("refusal.py", ["recipe, grounded: declined:", "not in the text: ['/email']", "Verbatim fields"], None),
+    ("review.py", ["contact.txt /name: copied decoder 'Dr. Kenji Watanabe'", "wrote "], REVIEW_SHOT),
+    ("stream.py", ["['name'] -> ContactCard", '"name": "Dr. Kenji Watanabe"'], None),
+    ("prompt.py", ["You read event announcements", '"date": "2025-06-12"'], None),
+    ("checks.py", ["attempt:", "total_is_the_sum"], None),
 ]
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("script,expected", EXAMPLES, ids=[e[0] for e in EXAMPLES])
-def test_example_runs(script: str, expected: list[str], capsys: pytest.CaptureFixture[str],
+@pytest.mark.parametrize("script,expected,picture", EXAMPLES, ids=[e[0] for e in EXAMPLES])
+def test_example_runs(script: str, expected: list[str], picture: Path | None, capsys: pytest.CaptureFixture[str],
                       monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Run as `python examples/<script> OUT` runs it (as `__main__`, its folder first on the path, an output path
     in a temporary folder as its argument), but in this process: torch and transformers are imported once for the
@@ -32,3 +35,6 @@ def test_example_runs(script: str, expected: list[str], capsys: pytest.CaptureFi
     out = capsys.readouterr().out
     for piece in expected:
         assert piece in out, (piece, out[-2000:])
+    if picture:
+        page = (tmp_path / "out.html").read_text(encoding="utf-8")
+        assert recorded(picture) == digest(page), f"{picture} shows another page: `make test-browser` writes it"
