@@ -4,6 +4,7 @@ seconds) and shared by every test that asks."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 from extractor.tokens import Vocabulary
 from tests.data import need_tokenizer
@@ -11,10 +12,9 @@ from tests.data import need_tokenizer
 
 def shared_vocab(name: str) -> Vocabulary:
     """The vocabulary of tokenizer `name`; the test is skipped, naming `make data`, where it was never fetched."""
-    need_tokenizer(name)
-    return _read(name)
+    return _read(need_tokenizer(name))
 
 
 @functools.cache
-def _read(name: str) -> Vocabulary:
-    return Vocabulary.from_tokenizer_file(need_tokenizer(name))
+def _read(path: Path) -> Vocabulary:
+    return Vocabulary.from_tokenizer_file(path)
