@@ -159,8 +159,7 @@ class Fresh:
                 value = json.loads(item)
             except (ValueError, RecursionError):
                 value = None
-            leaves = [(item.decode(), True)] if _number(item) else list(_leaves(value))
-            hit = self.counts[item] = max(1, min((_count(self.source, *leaf) for leaf in leaves), default=1))
+            hit = self.counts[item] = times_written(value, self.source, item.decode() if _number(item) else None)
         return hit
 
     def _applies(self, arr: _Array, data: bytearray) -> bool:
@@ -168,6 +167,14 @@ class Fresh:
         if arr.free is None:
             arr.free = bool(self.repeatable) and _matches(self.repeatable, path_at(data, arr.opened))
         return not arr.free
+
+
+def times_written(value: Any, source: str, spelled: str | None = None) -> int:
+    """How many times `source` writes a list item (at least once): a string where it stands whole, a number (as
+    `spelled`, else as JSON writes it) not inside a longer number, an object or list as often as the rarest of its
+    strings and numbers."""
+    leaves = [(spelled, True)] if spelled is not None else list(_leaves(value))
+    return max(1, min((_count(source, *leaf) for leaf in leaves), default=1))
 
 
 def _number(item: bytes) -> bool:

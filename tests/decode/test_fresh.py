@@ -218,6 +218,23 @@ def test_random_walks_never_repeat_and_never_stand_aside(gpt2, schema):
         assert not _repeats(value, ""), data
 
 
+@pytest.mark.parametrize("layout", ["pretty", "spaced"])
+def test_random_walks_under_other_layouts_never_repeat(gpt2, layout):
+    schema = {"type": "object", "properties": {"x": {"type": "array", "items": {"type": "object", "properties": {
+        "k": {"enum": ["p", "q"]}}, "required": ["k"]}}, "y": {"type": "array", "items": {"enum": ["a", "b"]}}},
+        "required": ["x", "y"]}
+    grammar = _grammar(schema, gpt2, layout)
+    rng = random.Random(5)
+    for _ in range(25):
+        data, stood_aside = _walk(grammar, Guards(similar_items=None, alike_objects=None), b"", rng, steps=80)
+        assert not stood_aside, data
+        try:
+            value = json.loads(data)
+        except ValueError:
+            continue
+        assert not _repeats(value, ""), data
+
+
 def test_random_walks_repeat_what_the_text_repeats(gpt2):
     grammar = _grammar({"type": "array", "items": {"enum": ["a", "b"]}}, gpt2)
     rng, seen = random.Random(3), 0
