@@ -132,4 +132,5 @@ def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: 
             text = text[:found.start(i + 1)] + figures[i] + text[found.end(i + 1):]
         (ROOT / page).write_text(text, encoding="utf-8")
     else:
-        assert list(found.groups()) == figures, f"{page} quotes {file}: {phrase.format(*values)!r} now"
+        assert list(found.groups()) == figures, (f"{page} quotes {file}: {phrase.format(*values)!r} now "
+                                                  "(DOCS_UPDATE=1 writes it)")

@@ -30,6 +30,7 @@ PAGES = ["README.md", "docs/index.md", "docs/quickstart.md", "docs/concepts.md",
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```\n", re.M | re.S)
 NOT_RUN = re.compile(r"<!-- not run: (.+?) -->\n\s*$")
 UPDATE = os.environ.get("DOCS_UPDATE") == "1"
+REWRITE = "DOCS_UPDATE=1 .venv/bin/python -m pytest tests/test_docs_outputs.py rewrites the shown outputs"
 
 
 def blocks(page: str) -> list[tuple[str, str, str | None, re.Match[str] | None]]:
@@ -78,7 +79,7 @@ def test_python_blocks_run_and_print_what_is_shown(page: str, shared_model) -> N
             text = text[:shown.start(2)] + printed + text[shown.end(2):]
         (ROOT / page).write_text(text, encoding="utf-8")
     else:
-        assert not wrong, [f"shown:\n{s.group(2)}printed:\n{p}" for s, p in wrong]
+        assert not wrong, [REWRITE] + [f"shown:\n{s.group(2)}printed:\n{p}" for s, p in wrong]
 
 
 def options_of(command: str) -> set[str]:

@@ -65,4 +65,4 @@ def test_readme_shows_what_make_demo_prints(model_extractor):
         README.write_text(readme[:shown.start(1)] + folded(resume.model_dump(mode="json")) + readme[shown.end(1):],
                           encoding="utf-8")
     else:
-        assert shown.group(1) == folded(resume.model_dump(mode="json"))
+        assert shown.group(1) == folded(resume.model_dump(mode="json")), "DOCS_UPDATE=1 writes it"
