@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 UPDATE = os.environ.get("DOCS_UPDATE") == "1"
 
-Path_ = str | Callable[[dict[str, Any]], Any]
+Where = str | Callable[[dict[str, Any]], Any]
 """Where a figure stands: a `/`-separated path of keys (a list gives its length), or a function of the file."""
 
 TRACING = [  # (phrase, one format field per figure, result file, where each figure stands)
@@ -98,7 +98,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
-def figure(result: dict[str, Any], where: Path_) -> Any:
+def figure(result: dict[str, Any], where: Where) -> Any:
     """The figure at `where` in a result file."""
     if callable(where):
         return where(result)
@@ -118,7 +118,7 @@ def pattern(phrase: str) -> re.Pattern[str]:
 
 
 @pytest.mark.parametrize("page,phrase,file,where", FIGURES, ids=[f"{r[0]}:{r[1][:40]}" for r in FIGURES])
-def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: str, where: list[Path_]) -> None:
+def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: str, where: list[Where]) -> None:
     result = json.loads((RESULTS / file).read_text(encoding="utf-8"))
     values = [figure(result, w) for w in where]
     specs = [spec for _, field, spec, _ in string.Formatter().parse(phrase) if field is not None]
