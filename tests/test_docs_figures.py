@@ -20,7 +20,8 @@ RESULTS = ROOT / "benchmarks" / "results"
 UPDATE = os.environ.get("DOCS_UPDATE") == "1"
 
 Where = str | Callable[[dict[str, Any]], Any]
-"""Where a figure stands: a `/`-separated path of keys (a list gives its length), or a function of the file."""
+"""Where a figure stands: a `/`-separated path of keys and list indices (a list at its end gives its length), or a
+function of the file."""
 
 TRACING = [  # (phrase, one format field per figure, result file, where each figure stands)
     ("of {:,} written values in {:,} documents, {:.2%} found ({:,} as written, {:,} as numbers written another way, "
@@ -93,8 +94,24 @@ LONG = [
     ("({:.2f}× linear", "long_scaling.json", ["linearity"]),
 ]
 
+CORPUS = [
+    *[(f"| one process, {n} torch thread{'s' * (n > 1)} | {{:.3f}} | {{:.0f}} (load {{:.0f}}) | {{:.3f}} |",
+       "ray_corpus.json", [f"in_process/{n}/docs_per_s", lambda r, n=n: r["in_process"][str(n)]["load_s"]
+                           + r["in_process"][str(n)]["extract_s"], f"in_process/{n}/load_s",
+                           lambda r, n=n: r["docs"] / r["in_process"][str(n)]["extract_s"]]) for n in (1, 2)],
+    *[(f"| Ray Data, {n} actor{'s' * (n > 1)} of 1 thread | {{:.3f}} | {{:.0f}} (first batch back at {{:.0f}}) | "
+       "{:.3f} |", "ray_corpus.json", [f"ray/{n}/{k}" for k in ("docs_per_s", "seconds", "first_batch_s",
+                                                                 "steady_docs_per_s")]) for n in (1, 2)],
+    ("Two actors do {:.2f}× one actor's documents per second over the whole job ({:.2f}× once started), and {:.2f}× "
+     "one process using both cores", "ray_corpus.json",
+     ["two_over_one", "two_over_one_steady",
+      lambda r: r["ray"]["2"]["docs_per_s"] / r["in_process"]["2"]["docs_per_s"]]),
+    ("The first batch came back {:.0f} s (two actors) and {:.0f} s (one)", "ray_corpus.json",
+     ["ray/2/first_batch_s", "ray/1/first_batch_s"]),
+]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
-           + [("docs/long-documents.md", *row) for row in LONG])
+           + [("docs/long-documents.md", *row) for row in LONG] + [("docs/corpus-jobs.md", *row) for row in CORPUS])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
