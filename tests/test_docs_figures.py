@@ -70,6 +70,15 @@ RELIABILITY = [
        f"fuzz_seed{seed}.json", ["counts/schemas", "counts/instances"])
       for seed, between in [(2039, ", commit in the file): "), (2040, "): "), (2043, ", commit in the file): "),
                             (2044, "): "), (2045, "): "), (2047, ", commit in the file): "), (2048, "): ")]],
+    *[(f"| {label} | {{:,}} of {{:,}} ({{:{share}}}) | {{:,}} | {{:,}} | {{:,}} |", "realworld.json",
+       [f"engines/{engine}/passing", f"engines/{engine}/schemas",
+        lambda r, e=engine: r["engines"][e]["passing"] / r["engines"][e]["schemas"],
+        lambda r, e=engine: r["engines"][e]["unsupported"] + r["engines"][e]["invalid"],
+        f"engines/{engine}/wrong_accept", f"engines/{engine}/wrong_reject"])
+      for label, engine, share in [("extractor, schemas read to the letter (`implied_types=False`)",
+                                    "extractor-letter", ".1%"),
+                                   ("extractor, defaults (implied types)", "extractor", ".0%"),
+                                   ("llguidance", "llguidance", ".0%")]],
 ]
 
 METHODS = [("`extract` (windows, window form, merge)", "extract"), ("the first window only", "first_window"),
