@@ -1,5 +1,26 @@
-"""A review page: one self-contained HTML file showing each document's text with its traced values highlighted
-beside the result, for a person to check extractions by the hundred (`extractor review`, `write_review`)."""
+"""A review page: one self-contained HTML file of documents beside their traced values, for a person to check them.
+
+The page shows a list of documents with filters (all, refused, errors, values not found), the selected document's
+text with each traced span highlighted in its field's colour, and beside it the refusal or error, the notes, the
+values found nowhere in the text and the result as a tree. `extractor review` and `write_review` write it;
+`review_html` returns it as a string.
+
+Documents come in as `Reviewed` records: `reviewed(name, text, outcome)` turns what `extract(..., with_trace=True)`
+or `extract_many` returned (a `Traced`, a bare result, a `Refusal` or the `ExtractorError` in its slot) into one;
+`read_jsonl` reads the lines `extractor extract --trace` writes. Reading is defensive, because a results file may
+come from anywhere: a line that cannot be read, or whose text cannot be, becomes a document holding the error
+(`path:line: what`), never an exception, so one bad line does not lose the others; a trace entry that is not a
+value's trace, or a span that is not a pair of integers, is left out with a note on the page. Texts are read from a
+mapping, a folder, or the line's `file` relative to the results file; an absolute path, one climbing out with `..`
+or a link leading out of that folder is refused unless `trust_paths`, since the page embeds what it reads.
+
+The page is one file with nothing outside it: its script and styles (`page.js`, `page.css`, beside this module)
+and every document are inlined, under a Content-Security-Policy that allows no network access. The documents are
+embedded as JSON inside a script element, escaped so that nothing in them can end it (`<`, U+2028/2029 and lone
+surrogates written as escapes); a document JSON cannot hold (NaN, a value too deep) is shown as that error, so
+only it is lost. Spans are also given in UTF-16 units, JavaScript's string indices, and spans outside the text
+(the text was edited since) are dropped with a note. The script puts document text into the page only as text
+nodes, and renders only the selected document, so a page of thousands of documents opens at once."""
 
 from __future__ import annotations
 

@@ -1,5 +1,32 @@
-"""Every value of a result placed in the text it came from: copied by the decoder, found written the same or
-another way, or found nowhere (flagged, never dropped)."""
+"""Every value of a result placed in the text it came from, or flagged as found nowhere (never dropped).
+
+`trace(result, text, target)` returns a `Trace` (`record.py`): one `ValueTrace` per leaf value of the result, in
+document order, with its JSON pointer, its spans (Python string indices of the text as passed), how it was known,
+and a status: `copied` (the decoder copied its bytes from the text), `found` (the text holds it, as written or
+written another way), `not_found` (a value the model made up or changed), `fixed` (the schema spells it: a boolean,
+an enum or const member, and the text does not hold it) or `absent` (null or an empty string). The stage reads only
+the schema's IR, never the model, so it sits just above `schema/`, and a result can be traced after the fact.
+
+`leaves.py` lists the result's scalars beside the IR (whether each is fixed, `Verbatim`, or under a member marked
+`FromText`), and where each one's text lies in the decoder's output bytes. `align.py` places each leaf:
+
+- from the decoder's record of the runs it copied from the text (`Generation.copies`): a value inside such a run
+  whose whole text the source holds at that place byte for byte is `copied`, at that one span;
+- else by looking for it: as written, cutting no word in two; then in the normalized views of `views.py`,
+  `folded` (Unicode compatibility forms, case and runs of whitespace ignored) and `words` (accents and punctuation
+  ignored too), each built on the first search that needs it and mapped back to spans of the text (values of
+  three characters or fewer skip these two views: `UK` is not `.uk`); then read as a number, date, time or
+  digit string (`forms.py`: `1500.0` where the text says `1.500,00`, `2017-01-05` for `05/01/17`);
+- else it is `not_found`, or `fixed` where the schema spells it.
+
+`forms.py` reads with `lang.written`, the same reader the grammar narrows number and date fields with, so a value
+the grammar offers from a text is one the trace finds in it. A `Verbatim` value found exactly is `copied` too (the
+grammar let it be nothing but a substring of the text). The views leave out invisible format characters (soft
+hyphens, zero-width spaces, as PDF text holds them inside words) and keep combining marks with their base
+character, so a span never splits a character from its accents. `agrees(value, written, how)` is the check every
+span passes: the text under it is the value under the normalization `how` names. `spans` lists at most 100
+occurrences (`occurrences` counts them all). A long document's trace also carries the merge's conflicts and
+left-out items and the windows read (`Conflict`, `Incomplete`, `Trace.windows`, `Trace.unread`)."""
 
 from __future__ import annotations
 
