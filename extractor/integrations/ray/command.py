@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from extractor.outputs.files import atomic_text, finite
+from extractor.integrations.ray.cluster import connect
 from extractor.integrations.ray.job import read_documents, run_corpus
 from extractor.integrations.ray.store import tables
 from extractor.integrations.ray.workers import ModelSpec
@@ -23,10 +24,10 @@ def corpus_command(files: list[Path], target: Any, options: ExtractOptions, *, a
     import ray
     import ray.data
 
-    if not ray.is_initialized():  # before the dataset: building one starts a local cluster otherwise
-        ray.init(address=address)
+    connect(address)  # before the dataset: building one starts a local cluster otherwise
     ray.data.DataContext.get_current().enable_progress_bars = False  # before the dataset: the job's bar is the one
-    blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // actors))))  # work for every actor
+    # blocks of at most 8 rows, at least two per actor: one each while the slower ones still start
+    blocks = read_documents(files, block_rows=max(1, min(8, -(-len(files) // (2 * actors)))))
     summary = run_corpus(blocks, target, folder, options=options, model=model, concurrency=actors,
                          progress=len(files) > 1)
     if jsonl is None:

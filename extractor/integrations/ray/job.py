@@ -17,6 +17,7 @@ import pyarrow as pa
 from pydantic import BaseModel
 
 from extractor.errors import InputError
+from extractor.integrations.ray.cluster import connect
 from extractor.integrations.ray.store import CorpusJobError, ShardStore, tables
 from extractor.integrations.ray.workers import READ_ERROR, SKIPPED, Workers, actors
 from extractor.pipeline.options import ExtractOptions
@@ -71,15 +72,13 @@ def run_corpus(ds: ray.data.Dataset, target: Any, folder: str | Path, *, text_co
     `CorpusJobError` when Ray gives up on a batch (its actor died past `retries`) or rows went missing, after
     writing what was done. Where Ray is not started in this process, it connects to `address` (None: `RAY_ADDRESS`,
     else a local cluster)."""
-    import ray
     from tqdm import tqdm
 
     options = options or ExtractOptions()
     workers = Workers.of(workers, settings)
     if shard_rows < 1 or not flush_seconds > 0:
         raise InputError(f"shard_rows must be ≥ 1 and flush_seconds > 0, got {shard_rows!r}, {flush_seconds!r}")
-    if not ray.is_initialized():
-        ray.init(address=address)
+    connect(address)
     store = ShardStore(Path(folder), _job(target, text_column, id_column))
     total = ds.count()  # one pass over the input (metadata only, for datasets built in memory)
     results = actors(ds, target, text_column, id_column, options, workers, frozenset(store.ids))

@@ -189,6 +189,14 @@ def extract_dataset(ds: ray.data.Dataset, target: Any, *, text_column: str = "te
     return actors(ds, target, text_column, id_column, options or ExtractOptions(), Workers.of(workers, settings))
 
 
+def _pool(size: int) -> Any:
+    """`size` actors, each sent one block at a time: with Ray's default of four in flight, the first actor to load
+    its model takes the first four blocks (a small corpus: all of them) while the others are still starting."""
+    import ray.data
+
+    return ray.data.ActorPoolStrategy(size=size, max_tasks_in_flight_per_actor=1)
+
+
 def actors(ds: ray.data.Dataset, target: Any, text_column: str, id_column: str, options: ExtractOptions,
            workers: Workers, done: frozenset[Any] | None = None) -> ray.data.Dataset:
     """The actor stage; with `done`, rows with those ids pass through unextracted, marked `skipped`."""
@@ -204,6 +212,6 @@ def actors(ds: ray.data.Dataset, target: Any, text_column: str, id_column: str, 
         warnings.simplefilter("ignore", DeprecationWarning)
         return ds.map_batches(ExtractBatches, fn_constructor_args=(target,), fn_constructor_kwargs=kwargs,
                               batch_size=workers.batch_size, batch_format="pyarrow",
-                              compute=ray.data.ActorPoolStrategy(size=workers.concurrency), num_cpus=workers.num_cpus,
+                              compute=_pool(workers.concurrency), num_cpus=workers.num_cpus,
                               num_gpus=workers.num_gpus, max_restarts=workers.retries,
                               max_task_retries=workers.retries)

@@ -1,0 +1,86 @@
+"""The Ray cluster a corpus job runs on, and what it leaves behind: a local cluster that `ray.init` starts is made of
+this process's children, some of which (Ray's dashboard and runtime-env agents) outlive a driver killed with
+SIGKILL and ignore SIGTERM. A guard process, started beside the first cluster this process starts, ends them when
+this process ends however it ends: it holds the read end of a pipe whose write end only this process holds."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from typing import IO
+
+_GUARD: IO[str] | None = None
+_LOCK = threading.Lock()
+
+
+def connect(address: str | None) -> None:
+    """Ray initialized in this process (connected to `address`, or `RAY_ADDRESS`, else a local cluster started
+    here), the processes it started here handed to the guard."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    before = _descendants()
+    ray.init(address=address)
+    guard(sorted(_descendants() - before))
+
+
+def _descendants() -> set[tuple[int, float]]:
+    """This process's descendants, each as (pid, start time)."""
+    import psutil
+
+    found = set()
+    for process in psutil.Process(os.getpid()).children(recursive=True):
+        try:
+            found.add((process.pid, process.create_time()))
+        except psutil.Error:  # ended meanwhile
+            continue
+    return found
+
+
+def guard(children: list[tuple[int, float]]) -> None:
+    """Hand these processes to the guard (started on first use), to be ended when this process is gone."""
+    global _GUARD
+    with _LOCK:
+        if _GUARD is None:
+            process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, text=True,
+                                       start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            _GUARD = process.stdin
+        assert _GUARD is not None
+        _GUARD.write(json.dumps(children) + "\n")
+        _GUARD.flush()
+
+
+def _watch(lines: IO[str]) -> None:
+    """Gather the processes handed over until the pipe closes (its writer ended), then end those still running:
+    SIGTERM, and SIGKILL for those alive two seconds later. A process is known by its pid and start time, so a pid
+    taken by a new process since is left alone."""
+    import psutil
+
+    known = [tuple(pair) for line in lines for pair in json.loads(line)]
+    alive = []
+    for pid, started in known:
+        try:
+            process = psutil.Process(pid)
+            if process.create_time() == started:
+                alive.append(process)
+        except psutil.Error:
+            continue
+    for process in alive:
+        try:
+            process.terminate()
+        except psutil.Error:
+            continue
+    _, left = psutil.wait_procs(alive, timeout=2)
+    for process in left:
+        try:
+            process.kill()
+        except psutil.Error:
+            continue
+
+
+if __name__ == "__main__":
+    _watch(sys.stdin)
