@@ -98,7 +98,7 @@ class Fresh:
 
     def forget(self, size: int) -> None:
         """Output cut back to `size` bytes: what was held back past it is gone."""
-        self.blocked = {start for start in self.blocked if start <= size}
+        self.blocked = {start for start in self.blocked if start < size}
 
     def _along(self, item: bytes, current: bytes, spent: frozenset[bytes], config: Config | None) -> list[np.ndarray]:
         """Tokens that finish `item` from `current` (its prefix), and tokens that stop on its way where nothing but a

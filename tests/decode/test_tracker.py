@@ -17,7 +17,8 @@ pytestmark = pytest.mark.skipif(tracking._native is None, reason="the C tracker 
 
 def _seen(js: JsonTracker | NativeTracker) -> tuple:
     """Everything the guards read off a tracker."""
-    frames = [("array", f.item_start, list(f.items), dict(f.alike), list(f.objects), f.near) if isinstance(f, _Array)
+    frames = [("array", f.item_start, f.opened, list(f.items), dict(f.alike), list(f.objects), f.near)
+              if isinstance(f, _Array)
               else ("object", f.key, list(f.strings)) for f in js.stack]
     return (bytes(js.data), js.in_string, js.escape, js.string_start, js.digits, js.number_start, js.member,
             js.filled, js.value(), js.check(), frames)
@@ -212,3 +213,13 @@ def gpt2_grammar():
             "name": {"type": "string"}, "year": {"type": "integer"}}, "required": ["name", "year"]}},
         "tags": {"type": "array", "items": {"type": "string"}}}, "required": ["items", "tags"]}
     return compile_schema(schema, hf_tokenizer("gpt2"), refusal=None)
+
+
+@pytest.mark.parametrize("make", [JsonTracker, NativeTracker])
+def test_each_array_knows_where_it_opened(make):
+    """`opened` (where the rule `fresh_items` reads an array's place from) stays on the `[` as items go by."""
+    js = make()
+    js.feed(b'{"a": [1, 2], "b": [{"c": ["x", "y", "z"')
+    arrays = [f for f in js.stack if isinstance(f, _Array)]
+    assert [bytes(js.data[f.opened:f.opened + 1]) for f in arrays] == [b"[", b"["]
+    assert [f.opened for f in arrays] == [19, 26]
