@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-import extractor
-from extractor import api, cli
+from extractor import cli
+from tests.shared_model import one_model  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["README.md", "docs/index.md", "docs/quickstart.md", "docs/concepts.md", "docs/tracing.md",
@@ -47,18 +47,14 @@ def blocks(page: str) -> list[tuple[str, str, str | None, re.Match[str] | None]]
 
 
 @pytest.fixture
-def shared_model(model_extractor, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
-    """`extract(...)` and `Extractor()` in a block get the session's loaded model, as a fresh process would get the
-    embedded one; the blocks run in a temporary folder holding the checkout's `examples/`."""
-    real = extractor.Extractor
-    monkeypatch.setitem(api._DEFAULTS, (None, None), model_extractor)
-    monkeypatch.setattr(extractor, "Extractor", lambda *a, **kw: real(*a, **kw) if a or kw else model_extractor)
+def checkout_folder(one_model, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The blocks run in a temporary folder holding the checkout's `examples/`: what they write stays there."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     monkeypatch.chdir(tmp_path)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_python_blocks_run_and_print_what_is_shown(page: str, shared_model) -> None:
+def test_python_blocks_run_and_print_what_is_shown(page: str, checkout_folder) -> None:
     namespace: dict[str, object] = {"__name__": "__docs__"}
     wrong = []
     for lang, code, why, shown in blocks(page):

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.screenshots import REVIEW_SHOT, digest, recorded
+from tests.shared_model import one_model  # noqa: F401 - a fixture
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -21,13 +22,12 @@ EXAMPLES = [  # (script, what its output must show, the docs' picture of the pag
 ]
 
 
-@pytest.mark.model
 @pytest.mark.parametrize("script,expected,picture", EXAMPLES, ids=[e[0] for e in EXAMPLES])
-def test_example_runs(script: str, expected: list[str], picture: Path | None, capsys: pytest.CaptureFixture[str],
-                      monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_example_runs(script: str, expected: list[str], picture: Path | None, one_model,
+                      capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Run as `python examples/<script> OUT` runs it (as `__main__`, its folder first on the path, an output path
-    in a temporary folder as its argument), but in this process: torch and transformers are imported once for the
-    suite, not once per example."""
+    in a temporary folder as its argument), but in this process: torch and transformers are imported and the
+    model loaded once for the suite, not once per example."""
     monkeypatch.chdir(ROOT)
     monkeypatch.syspath_prepend(str(ROOT / "examples"))
     monkeypatch.setattr("sys.argv", [script, str(tmp_path / "out.html")])
