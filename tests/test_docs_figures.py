@@ -1,5 +1,6 @@
 """A figure in the docs is its result file's: each row below names a phrase of a page, the benchmarks/results file
-it quotes and where in that file each figure stands, and the page must read the phrase with the file's figures.
+it quotes and where in that file each figure stands, and the page must read the phrase with the file's figures;
+a table a page copies from a result's .md is that table as the file has it.
 
 When a benchmark is rerun, `DOCS_UPDATE=1 .venv/bin/python -m pytest tests/test_docs_figures.py` writes the new
 figures into the pages (then read the diff: the words around them may need to change too)."""
@@ -160,3 +161,30 @@ def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: 
     else:
         assert list(found.groups()) == figures, (f"{page} quotes {file}: {phrase.format(*values)!r} now "
                                                   "(DOCS_UPDATE=1 writes it)")
+
+
+TABLES = [("docs/reliability.md", "redteam.md")]
+"""(page, a result's .md): the page shows that file's table as it is."""
+
+
+def table(text: str, header: str) -> tuple[int, int]:
+    """Where the table whose first line is `header` stands in `text` (start and end offsets; (-1, -1) if none)."""
+    start = text.find(header + "\n")
+    end = start
+    while start >= 0 and text.startswith("|", end):
+        end = text.index("\n", end) + 1
+    return start, end
+
+
+@pytest.mark.parametrize("page,file", TABLES)
+def test_a_table_copied_from_a_result_file_is_that_files(page: str, file: str) -> None:
+    result = (RESULTS / file).read_text(encoding="utf-8")
+    header = next(line for line in result.splitlines() if line.startswith("|"))
+    want = result[slice(*table(result, header))]
+    text = (ROOT / page).read_text(encoding="utf-8")
+    start, end = table(text, header)
+    assert start >= 0, f"{page} no longer shows the table of {file}"
+    if UPDATE:
+        (ROOT / page).write_text(text[:start] + want + text[end:], encoding="utf-8")
+    else:
+        assert text[start:end] == want, f"{page} shows an older table of {file} (DOCS_UPDATE=1 writes it)"
