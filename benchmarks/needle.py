@@ -3,7 +3,7 @@ stated once, far apart; field F1 from the long text against the same document al
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
            [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--model ID]
-           [--resume OUTCOMES.jsonl] [--json OUT] [--md OUT] [--smoke]
+           [--resume OUTCOMES.jsonl [--report-only]] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
   documents left out, their haystack being contracts; no-answer documents left out), round robin over the
@@ -231,6 +231,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; window "
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
+             *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              "| kind | length | documents | F1 long | F1 alone | long/alone | EM long | EM alone | s/doc long | "
              "s/doc alone |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for kind, per in result["kinds"].items():
@@ -274,17 +275,21 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=640, help="output budget per attempt (quality.py's)")
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
     parser.add_argument("--overlap", type=int, default=None)
-    parser.add_argument("--resume", type=Path, default=None,
-                        help="a JSON-lines file each outcome is appended to as it is made; a rerun skips those it holds")
+    parser.add_argument("--resume", type=Path, default=None, help="a JSON-lines file each outcome is appended to as "
+                        "it is made; a rerun skips those it holds")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
+    parser.add_argument("--report-only", action="store_true", help="report the cases the --resume file holds, "
+                        "running nothing (a run stopped early; the cases left are listed as unfinished)")
     parser.add_argument("--smoke", action="store_true", help=" ".join(SMOKE))
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args([*SMOKE, *argv] if "--smoke" in argv else argv)
     args.lengths = [int(n) for n in args.lengths.split(",")]
     args.targets = args.targets.split(",") if args.targets else None
     todo = cases(args)
-    result = report(args, todo, measure(args, todo))
+    done = _resumed(args.resume) if args.report_only else measure(args, todo)
+    finished = [c for c in todo if ("long", c["id"]) in done and ("alone", c["doc"]) in done]
+    result = {**report(args, finished, done), "unfinished": [c["id"] for c in todo if c not in finished]}
     write_results(result, markdown(result), args.json, args.md)
 
 
