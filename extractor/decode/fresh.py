@@ -20,13 +20,14 @@ from typing import Any, Protocol
 import numpy as np
 
 from extractor.automata import Config
-from extractor.decode.tracker import NUMBER, WS, _Array, _Object
+from extractor.decode.tracker import NUMBER, WS, _Array, _Object, _object
 from extractor.masks.matcher import CompiledGrammar
 
 class Classes(Protocol):
     """The token classes the rule reads (`guards.TokenClasses` is one)."""
 
     comma: np.ndarray
+    brace: np.ndarray
     quote_comma: np.ndarray
     closing: dict[int, dict[bytes, np.ndarray]]
 
@@ -74,7 +75,21 @@ class Fresh:
                 out.append(self.classes.quote_comma if in_string else self.classes.comma)
             if current and config is not None:
                 out += self._no_new_item(arr, stack, current, in_string, config)
+            if not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
+                out += self._same_object(arr.items, current)
         return out
+
+    def _same_object(self, items: list[bytes], current: bytes) -> list[np.ndarray]:
+        """Tokens that would close the object under way (`}`) where it would then equal an earlier object item once
+        members written null are taken as left out (a validated object fills them in alike)."""
+        written = _object(current.rstrip(WS) + b"}")
+        if written is None:
+            return []
+        objects = Counter(_plain(obj) for obj in map(_object, items) if obj is not None)
+        key = _plain(written)
+        if objects[key] and objects[key] >= times_written(written, self.source):
+            return [self.classes.brace]
+        return []
 
     def _no_new_item(self, arr: _Array, stack: list[Any], current: bytes, in_string: bool,
                      config: Config) -> list[np.ndarray]:
@@ -175,6 +190,11 @@ def times_written(value: Any, source: str, spelled: str | None = None) -> int:
     strings and numbers."""
     leaves = [(spelled, True)] if spelled is not None else list(_leaves(value))
     return max(1, min((_count(source, *leaf) for leaf in leaves), default=1))
+
+
+def _plain(obj: dict[str, Any]) -> str:
+    """An object as compared with the others of its list: members written null left out."""
+    return json.dumps({k: v for k, v in obj.items() if v is not None}, sort_keys=True)
 
 
 def _number(item: bytes) -> bool:

@@ -132,6 +132,8 @@ class TokenClasses:
         self.has_quote = np.array([b'"' in t for t in vocab.tokens], dtype=bool)
         self.comma = np.flatnonzero([t.lstrip(WS).startswith(b",") for t in vocab.tokens])
         """Tokens whose first byte past any whitespace is `,`."""
+        self.brace = np.flatnonzero([t.lstrip(WS).startswith(b"}") for t in vocab.tokens])
+        """Tokens whose first byte past whitespace is `}`."""
         self.closing = {closer: _closing(vocab.tokens, closer) for closer in b'"}'}
         """Tokens that close a string (`"`) or an object (`}`) and go on with `,`, by their bytes up to that `,`."""
         self.quote_comma = np.concatenate([np.empty(0, dtype=np.int64), *self.closing[0x22].values()])
