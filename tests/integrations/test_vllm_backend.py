@@ -137,7 +137,7 @@ def test_the_refusal_branch_rides_in_the_schema() -> None:
 
 
 def test_guards_stop_a_repeated_item_and_survive_a_rollback() -> None:
-    g = _grammar({"type": "array", "items": {"type": "string"}}, guards=Guards())
+    g = _grammar({"type": "array", "items": {"type": "string"}}, guards=Guards(fresh_items=False))
     vocab = g.grammar.vocab
     ids = [vocab.tokens.index(bytes([b])) for b in b'["ab","ab"']
     comma = vocab.tokens.index(b",")
@@ -146,6 +146,17 @@ def test_guards_stop_a_repeated_item_and_survive_a_rollback() -> None:
     g.rollback(3)  # back to '["ab","': the repeat is gone, so is the ban
     g.accept_tokens("r", [vocab.tokens.index(b"c"), vocab.tokens.index(b'"')])
     assert comma in _allowed(g, vocab.size)
+
+
+def test_fresh_items_keep_a_repeat_from_being_written_and_survive_a_rollback() -> None:
+    g = _grammar({"type": "array", "items": {"type": "string"}}, guards=Guards())
+    vocab = g.grammar.vocab
+    quote = vocab.tokens.index(b'"')
+    g.accept_tokens("r", [vocab.tokens.index(bytes([b])) for b in b'["ab","ab'])
+    assert quote not in _allowed(g, vocab.size)  # "ab" again is never completed
+    g.rollback(1)  # back to '["ab","a': a fresh item may close
+    g.accept_tokens("r", [vocab.tokens.index(b"c")])
+    assert quote in _allowed(g, vocab.size)
 
 
 GUARDED = [  # schemas where the guards decide: repeated items, looping strings, wrap-up within a budget
