@@ -22,8 +22,9 @@ from typing import Any
 
 from extractor.errors import InvalidSchemaError, UnsupportedSchemaError
 from extractor.grammar.compile import CompileOptions, Grammar, compile_grammar
-from extractor.grammar.ebnf import parse_ebnf
-from extractor.lang.pattern import MAX_CP, MAX_REPEAT, compile_whole, raw_chars
+from extractor.grammar.ebnf import GrammarSyntaxError, parse_ebnf
+from extractor.grammar.layout import Layout
+from extractor.lang.pattern import MAX_CP, MAX_REPEAT, PatternError, compile_whole, raw_chars
 from extractor.lang.regex import (
     Alt, Counted, Minus, Node, Ref, Repeat, Seq, Suffix, alt, lit, opt, repeat, seq, star,
 )
@@ -114,9 +115,11 @@ class _Reader:
                                      f"{node['style']!r} (XML styles need vLLM's xgrammar backend)")
         if node.get("any_order", False) is not False or node.get("excludes", []) != []:
             raise StructuralTagError(f"{at}: any_order and excludes of JSON contents are not supported")
-        spaces = node.get("max_whitespace_cnt")
-        if spaces is not None and (not isinstance(spaces, int) or spaces < 1):  # the layouts write single spaces
-            raise StructuralTagError(f"{at}/max_whitespace_cnt: at least 1 is supported, not {spaces!r}")
+        spaces, layout = node.get("max_whitespace_cnt"), Layout.named(self.options.layout)
+        if spaces is not None and (not isinstance(spaces, int) or spaces < 1 or layout.indent is not None
+                                   or layout.flexible is not None):  # a one-line layout writes single spaces
+            raise StructuralTagError(f"{at}/max_whitespace_cnt: at least 1, under a one-line layout, is supported; "
+                                     f"not {spaces!r}")
         try:
             schema = target_ir(_get(node, "json_schema", at), None)
         except (InvalidSchemaError, UnsupportedSchemaError) as exc:  # said where it is in the tag
@@ -124,10 +127,16 @@ class _Reader:
         return self.merged(compile_grammar(schema, self.options), "json")
 
     def grammar(self, node: dict[str, Any], at: str, stop: tuple[str, ...], depth: int) -> Node:
-        return self.merged(parse_ebnf(_text(_get(node, "grammar", at), f"{at}/grammar")), "gbnf")
+        try:
+            return self.merged(parse_ebnf(_text(_get(node, "grammar", at), f"{at}/grammar")), "gbnf")
+        except GrammarSyntaxError as exc:
+            raise StructuralTagError(f"{at}/grammar: {exc}") from exc
 
     def regex(self, node: dict[str, Any], at: str, stop: tuple[str, ...], depth: int) -> Node:
-        return self.rule("regex", compile_whole(_text(_get(node, "pattern", at), f"{at}/pattern")))
+        try:
+            return self.rule("regex", compile_whole(_text(_get(node, "pattern", at), f"{at}/pattern")))
+        except PatternError as exc:
+            raise StructuralTagError(f"{at}/pattern: {exc}") from exc
 
     def any_text(self, node: dict[str, Any], at: str, stop: tuple[str, ...], depth: int) -> Node:
         if node.get("max_tokens") is not None:

@@ -109,7 +109,10 @@ REFUSED = [  # (structural tag, what the error says)
     ({"type": "json_schema", "format": const("a")}, "/type: a structural tag's type"),
     ({"structures": [], "triggers": ["<f"]}, "/structures: expected a non-empty list"),
     ({"format": {"type": "json_schema", "json_schema": {"type": "string", "contentSchema": {}}}}, "contentSchema"),
-    ({"format": {"type": "regex", "pattern": "(?=a)b"}}, "look"),
+    ({"format": {"type": "regex", "pattern": "(?=a)b"}}, "/format/pattern: .*look"),
+    ({"format": {"type": "grammar", "grammar": 'start: "a"'}}, "/format/grammar: .*Lark grammars"),
+    ({"format": {"type": "json_schema", "json_schema": A, "max_whitespace_cnt": 0}}, "max_whitespace_cnt"),
+    ({"format": {"type": "any_text", "excludes": [""]}}, "/format/excludes/0: expected a non-empty string"),
 ]
 
 
