@@ -4,7 +4,8 @@ that cannot take a plugin, and `VLLMExtractor`, the `extract` API with vLLM as t
 The backend is installed by the `vllm.general_plugins` entry point (vLLM loads it in every process) and is
 selected by the environment variable `EXTRACTOR_VLLM=1` (vLLM's own `structured_outputs_config.backend`
 accepts only its built-in names): then every request with a JSON Schema (`response_format`,
-`StructuredOutputsParams(json=...)`) or `json_object` is compiled and masked by extractor.
+`StructuredOutputsParams(json=...)`) or `json_object`, a choice, a regex, a GBNF grammar or a structural tag (tool
+calls among them) is compiled and masked by extractor.
 """
 
 import importlib
