@@ -1,7 +1,8 @@
 """The Ray cluster a corpus job runs on, and what it leaves behind: a local cluster that `ray.init` starts is made of
 this process's children, some of which (Ray's dashboard and runtime-env agents) outlive a driver killed with
-SIGKILL and ignore SIGTERM. A guard process, started beside the first cluster this process starts, ends them when
-this process ends however it ends: it holds the read end of a pipe whose write end only this process holds."""
+SIGKILL and ignore SIGTERM, and a worker busy in a forward pass can outlive its raylet. A guard process, started beside
+the first cluster this process starts, ends them when this process ends however it ends: it holds the read end of a
+pipe whose write end only this process holds."""
 
 from __future__ import annotations
 
@@ -55,26 +56,32 @@ def guard(children: list[tuple[int, float]]) -> None:
 
 
 def _watch(lines: IO[str]) -> None:
-    """Gather the processes handed over until the pipe closes (its writer ended), then end those still running:
-    SIGTERM, and SIGKILL for those alive two seconds later. A process is known by its pid and start time, so a pid
-    taken by a new process since is left alone."""
+    """Gather the processes handed over until the pipe closes (its writer ended), then end those still running and
+    the workers their raylets started (`RAY_RAYLET_PID` in their environment; an actor busy in a model's forward
+    pass can outlive its raylet): SIGTERM, and SIGKILL for those alive two seconds later. A process is known by its
+    pid and start time, so a pid taken by a new process since is left alone."""
     import psutil
 
-    known = [tuple(pair) for line in lines for pair in json.loads(line)]
-    alive = []
-    for pid, started in known:
+    known = {(pid, started) for line in lines for pid, started in json.loads(line)}
+    raylets = {str(pid) for pid, _ in known}
+    first = min((started for _, started in known), default=0.0)
+    doomed = []
+    for process in psutil.process_iter():
+        if process.pid == os.getpid():
+            continue
         try:
-            process = psutil.Process(pid)
-            if process.create_time() == started:
-                alive.append(process)
+            mine = (process.pid, process.create_time()) in known or process.create_time() >= first and \
+                process.environ().get("RAY_RAYLET_PID") in raylets
         except psutil.Error:
             continue
-    for process in alive:
+        if mine:
+            doomed.append(process)
+    for process in doomed:
         try:
             process.terminate()
         except psutil.Error:
             continue
-    _, left = psutil.wait_procs(alive, timeout=2)
+    _, left = psutil.wait_procs(doomed, timeout=2)
     for process in left:
         try:
             process.kill()
