@@ -1,4 +1,41 @@
-"""Stage 1: a Pydantic model or JSON Schema becomes the typed schema IR, refusal branch included."""
+"""Stage 1: a Pydantic model or JSON Schema becomes the typed schema IR, refusal branch included.
+
+`json_schema(target)` takes a Pydantic model or type (`pydantic_types.py`'s `ExactJsonSchema` narrows Pydantic's
+schema to what its validators accept) or a schema dict; `normalize()` (`normalize.py`) walks it once into an
+`ir.Schema` (`ir.py`): one frozen node per value shape (`Object`, `Array`, `String`, `Number`, `Const`, `Union_`,
+`Ref`, ...) plus named definitions, which is how recursion is expressed (each `$ref` target becomes one). `$ref`
+resolves through `referencing` (JSON pointers, anchors, the root `$id`; the registry is made on a schema's first
+`$ref`, and a `$schema` that is not a string is refused before `referencing` reads it).
+
+Every key is in exactly one list of `keywords.py`: `ENFORCED` (compiled exactly), `ANNOTATIONS` (ignored, as the
+specification says) or `ASSERTIONS` (not enforced yet: `UnsupportedSchemaError` naming the keyword and its JSON
+pointer). Unknown keys warn (`SchemaWarning`) and are ignored, as JSON Schema treats them as annotations; a known
+`format` not enforced yet is refused, an unknown one warns.
+
+A subschema is the intersection of its parts: its `$ref` target, each `allOf` entry, its `anyOf`/`oneOf` union,
+the complement of its `not`, and its own keywords (`values.py` reads bounds, counts and steps exactly). `merge.py`
+intersects IR nodes (bounds tightened, object members merged by name, patterns stacked; a `Ref` meeting anything
+becomes a new named definition, so recursive intersections terminate; a plainly empty object is `Nothing` at once,
+`values.object_or_nothing`). Intersections distribute over unions, so the merger counts the option pairs it
+intersects and refuses a schema past `MAX_PAIRS` (`SchemaTooComplexError`). `negation.py` complements `not`, the
+other options of an overlapping `oneOf` ("this option and none of the others") and `if`/`then`/`else`
+((if and then) or (not if and else)) for the shapes whose complement stays regular and exact, refusing the rest by
+name; `exactness.py` says where an option's IR may be trusted as its language (not where a type was implied).
+An enum beside other keywords keeps the values that satisfy them (`Merger.admits`). A last pass (`split_contains`)
+splits every element schema of an array with `contains` into the part matching it and the part missing it, so
+the compiler only sees counted and uncounted elements.
+
+Policies that make generation stricter than validation, never looser (`NormalizeOptions`): with `strict_objects`
+objects are closed unless `additionalProperties` is an explicit schema (applied after merging, so `allOf` of open
+objects still merges), and a one-value property whose default is that value (a Pydantic union tag) is always
+written; with `implied_types` a schema with no `type` takes the type its keywords imply.
+
+`target_ir` adds the refusal branch at IR level, `root = Union_(target, Refusal)` (`refusal.py`), so a `"#"`
+reference inside the target keeps meaning the target; `with_refusal` writes the same as one JSON Schema.
+`verbatim.py` holds the markers tying a field to the text (`Verbatim`: copied from it, enforced by the grammar;
+`FromText`: found in it, checked on the parsed object); `numbers.py` and `dates.py` narrow number and date fields
+to the values a text writes (`values_from_text`, `verbatim="all"`); `window.py` makes a long text's window form;
+`depth.py` says whether a target is recursive and how deeply a text is structured (the bound on its nesting)."""
 
 from __future__ import annotations
 
