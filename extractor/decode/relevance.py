@@ -36,8 +36,10 @@ SCREEN_TOKENS = 128
 """The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
 cost stays bounded on any text (len(KINDS) + 3 rows of at most this many positions)."""
 
-ROWS = 3
-"""Announcements run through the model at once (bounds memory: rows x SCREEN_TOKENS x the vocabulary)."""
+PACKED = 1024
+"""Tokens of announcement-and-text rows packed into one pass (each row attends to itself only), so a short text's
+21 rows take one pass; logits are computed `LOGITS` positions at a time, bounding memory to LOGITS x vocabulary."""
+LOGITS = 256
 
 
 def _article(word: str) -> str:
@@ -94,25 +96,41 @@ def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[f
     return [known[p] for p in prefixes]  # type: ignore[misc]
 
 
-@torch.inference_mode()
 def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
-    """log p(body | prefix) for each prefix, a few rows per pass (full logits are rows x positions x vocab)."""
-    tok = lm.tokenizer
-    ids_of = [tok(p, add_special_tokens=False)["input_ids"] for p in prefixes]
-    width = max(len(p) for p in ids_of) + len(body)
-    pad = tok.pad_token_id if tok.pad_token_id is not None else 0
-    ids = torch.tensor([[pad] * (width - len(p) - len(body)) + p + body for p in ids_of], device=lm.device)
-    attention = torch.tensor([[0] * (width - len(p) - len(body)) + [1] * (len(p) + len(body)) for p in ids_of],
-                             device=lm.device)
-    start = width - len(body)
-    totals: list[float] = []
-    for rows in range(0, len(prefixes), ROWS):
-        part, mask = ids[rows:rows + ROWS], attention[rows:rows + ROWS]
-        kwargs = {"input_ids": part, "attention_mask": mask, "position_ids": (mask.cumsum(-1) - 1).clamp(min=0)}
-        if lm.head is not None:  # the body's hidden states, then the output layer
-            states = lm.model.base_model(**kwargs).last_hidden_state[:, start - 1:-1]
-            logits = torch.nn.functional.linear(states, lm.head.weight, lm.head.bias)
-        else:
-            logits = lm.model(**kwargs).logits[:, start - 1:-1]
-        totals += logits.float().log_softmax(-1).gather(-1, part[:, start:, None])[..., 0].sum(-1).tolist()
-    return totals
+    """log p(body | prefix) for each prefix: rows packed into as few passes as `PACKED` tokens allow."""
+    rows = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prefixes]
+    if not body:
+        return [0.0] * len(rows)
+    per_pass = max(1, PACKED // (max(len(r) for r in rows) + len(body)))
+    return [v for at in range(0, len(rows), per_pass) for v in _packed(lm, rows[at:at + per_pass], body)]
+
+
+@torch.inference_mode()
+def _packed(lm: LoadedModel, rows: list[list[int]], body: list[int]) -> list[float]:
+    """log p(body | row) for each row, in one pass over the rows laid end to end with the body after each: a
+    block mask keeps every row to itself, and only the body's tokens' logits are read (logsumexp and gather, no
+    whole log-softmax kept)."""
+    ids = [t for r in rows for t in (*r, *body)]
+    part = torch.tensor([i for i, r in enumerate(rows) for _ in range(len(r) + len(body))], device=lm.device)
+    seen = torch.tril(torch.ones(len(ids), len(ids), dtype=torch.bool, device=lm.device))
+    seen &= part[None, :] == part[:, None]
+    dtype = next(lm.model.parameters()).dtype
+    mask = torch.zeros(seen.shape, dtype=dtype, device=lm.device).masked_fill(~seen, torch.finfo(dtype).min)
+    ends = torch.tensor([len(r) + len(body) for r in rows]).cumsum(0).tolist()
+    starts = [end - len(body) for end in ends]  # where each row's body begins
+    kwargs = {"input_ids": torch.tensor([ids], device=lm.device), "attention_mask": mask[None, None],
+              "position_ids": torch.tensor([[k for r in rows for k in range(len(r) + len(body))]], device=lm.device),
+              "use_cache": False}
+    at = torch.tensor([p for s in starts for p in range(s - 1, s + len(body) - 1)], device=lm.device)
+    states = (lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits)
+    wanted = torch.tensor(body * len(rows), device=lm.device)
+    each = torch.cat([_logprobs(lm, states[0, at[k:k + LOGITS]], wanted[k:k + LOGITS])
+                      for k in range(0, len(at), LOGITS)])
+    return [float(v.sum()) for v in each.split(len(body))]
+
+
+def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:
+    """log p(wanted token) at each position, from hidden states (with a Head) or logits."""
+    logits = (torch.nn.functional.linear(states, lm.head.weight, lm.head.bias) if lm.head is not None
+              else states).float()
+    return logits.gather(-1, wanted[:, None])[:, 0] - logits.logsumexp(-1)
