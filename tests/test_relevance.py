@@ -34,3 +34,41 @@ SCORES = [  # (about, titled, a text, kinds...) -> score
 @pytest.mark.parametrize("ll,expected", SCORES)
 def test_the_score_is_the_kinds_ratio_or_the_text_ratio_less_the_margin(ll, expected):
     assert combine(ll) == pytest.approx(expected)
+
+
+def _plain(lm, prefixes, body):
+    """The screen's reading as it was first written: each announcement and the body as one left-padded row, a
+    whole log-softmax per position (the reference the packed reading must match)."""
+    import torch
+
+    tok = lm.tokenizer
+    out = []
+    for prefix in prefixes:
+        ids = tok(prefix, add_special_tokens=False)["input_ids"] + body
+        with torch.inference_mode():
+            logits = lm.model(input_ids=torch.tensor([ids], device=lm.device)).logits[0, len(ids) - len(body) - 1:-1]
+        out.append(float(logits.float().log_softmax(-1).gather(-1, torch.tensor(body)[:, None]).sum()))
+    return out
+
+
+TEXTS = [  # a one-sentence answer, a recipe, a text longer than one pass packs
+    "Maria Lopez, 34, joined the lab in March as a research engineer after six years at a robotics startup.",
+    "Whisk the eggs with a pinch of salt, then fold in the flour until no streaks remain.",
+    "Oslo, Norway: rain through Tuesday, 4-7 °C, winds from the south-west. Snow above 800 m. " * 12,
+]
+
+
+@pytest.mark.parametrize("text", TEXTS, ids=["person", "recipe", "long"])
+def test_the_packed_reading_gives_the_plain_readings_likelihoods(model_extractor, text):
+    from extractor.decode.relevance import _read, opening
+
+    lm = model_extractor.lm
+    said = announcements({"title": "Person", "properties": {"name": {}, "age": {}, "occupation": {}}})[:9]
+    body = opening(lm, text)  # the long text's nine rows take two passes
+    assert _read(lm, said, body) == pytest.approx(_plain(lm, said, body), abs=2e-3)
+
+
+def test_an_empty_text_is_as_likely_after_every_announcement(model_extractor):
+    from extractor.decode.relevance import _read
+
+    assert _read(model_extractor.lm, announcements({"title": "Person"})[:3], []) == [0.0, 0.0, 0.0]
