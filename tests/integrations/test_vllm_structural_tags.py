@@ -51,7 +51,13 @@ are checked)."""
 def xgrammar_accepts(tag: str, text: str, whole: bool = True) -> bool:
     """XGrammar's reading of a structural tag (as vLLM's xgrammar backend compiles it): the text accepted whole
     (or, not `whole`, as the start of an output)."""
-    compiled = xgr.GrammarCompiler(xgr.TokenizerInfo([]), cache_enabled=False).compile_structural_tag(tag)
+    compiler, read = xgr.GrammarCompiler(xgr.TokenizerInfo([]), cache_enabled=False), json.loads(tag)
+    if "structures" in read:  # the legacy form, as vLLM's xgrammar backend compiles it
+        items = [xgr.StructuralTagItem(begin=s["begin"], schema=json.dumps(s["schema"]), end=s["end"])
+                 for s in read["structures"]]
+        compiled = compiler.compile_structural_tag(items, read["triggers"])
+    else:
+        compiled = compiler.compile_structural_tag(tag)
     matcher = xgr.GrammarMatcher(compiled, terminate_without_stop_token=True)
     return matcher.accept_string(text) and (matcher.is_terminated() or not whole)
 
@@ -234,3 +240,23 @@ def test_the_special_tokens_are_read_off_the_tokenizer() -> None:
     added = {hole: SimpleNamespace(content="<|call|>", special=True), eos: SimpleNamespace(content="<|end|>", special=True),
              text: SimpleNamespace(content="<tool_call>", special=False)}
     assert specials(SimpleNamespace(added_tokens_decoder=added), vocab) == {hole: "<|call|>"}
+
+
+@pytest.mark.parametrize("legacy", [True, False], ids=["legacy", "format"])
+def test_a_response_format_structural_tag_is_read_as_vllm_hands_it_over(legacy: bool) -> None:
+    """`response_format={"type": "structural_tag", ...}`, dumped as vLLM's protocol dumps it for the engine."""
+    from vllm.entrypoints.generate.base.protocol import (
+        LegacyStructuralTagResponseFormat, StructuralTagResponseFormat,
+    )
+
+    tag = ({"type": "structural_tag", "triggers": ["<f"], "structures": [
+        {"begin": "<f1>", "schema": TOOLS["add"], "end": "</f>"}]} if legacy else
+        {"type": "structural_tag", "format": {"type": "triggered_tags", "triggers": ["<f"], "tags": [
+            {"type": "tag", "begin": "<f1>", "content": {"type": "json_schema", "json_schema": TOOLS["add"]},
+             "end": "</f>"}]}})
+    model = (LegacyStructuralTagResponseFormat if legacy else StructuralTagResponseFormat).model_validate(tag)
+    handed = json.dumps(model.model_dump(by_alias=True))
+    grammar, _ = GrammarCache(small_vocab("llama3"), prepare=0).get("STRUCTURAL_TAG", handed)
+    matcher = grammar.matcher()
+    matcher.advance_bytes(b'Sum: <f1>{"a": 1, "b": 2}</f> done')
+    assert matcher.accepting() and xgrammar_accepts(handed, 'Sum: <f1>{"a": 1, "b": 2}</f> done')
