@@ -18,7 +18,7 @@ from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.masks import CompiledGrammar
 from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
 from extractor.pipeline.outcome import accepts
-from extractor.pipeline.refusing import Screened
+from extractor.pipeline.refusing import DOUBTFUL, Screened
 from extractor.schema import Refusal
 from extractor.pipeline.target import Target, TextForm
 from extractor.tokens import Vocabulary
@@ -108,29 +108,32 @@ class TransformersEngine:
         """The chat prompt's token ids for a JSON Schema, earlier failed attempts and their errors as turns."""
         return chat_prompt(self.lm.tokenizer, self.template, schema, text, attempts, opts or ExtractOptions())
 
-    def relevance(self, target: Any, text: str) -> float:
-        """How much likelier the model finds `text` as the target than as another kind of document (log-likelihood
-        ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a poem."""
+    def relevance(self, target: Any, text: str, *, enough: float | None = None) -> float:
+        """How much likelier the model finds `text` announced as the target than as another kind of document
+        (log-likelihood ratio in nats; see decode/relevance.py): high for a résumé given `Resume`, low for a
+        poem. With `enough`, a lower bound at or above it may come back instead (fewer rows read)."""
         from extractor.decode.relevance import score
 
         schema = Target(target).schema
-        return score(self.lm, schema if isinstance(schema, dict) else {}, text)
+        return score(self.lm, schema if isinstance(schema, dict) else {}, text, enough=enough)
 
     def relevance_scores(self, target: Any, texts: list[str]) -> list[float]:
         return [self.relevance(target, text) for text in texts]
 
     def screens(self, target: Target, texts: Sequence[str], opts: ExtractOptions) -> list[Screened | None]:
         """The relevance screen's reading of each text, where a refusal branch is offered and the screen is on
-        (one pass per text; what the text reads most like instead comes from the same pass)."""
+        (read as far as the decision needs: to `min_relevance`, or to DOUBTFUL where answers are checked)."""
         if opts.refusal_model is None or opts.min_relevance is None:
             return [None] * len(texts)
         from extractor.decode.relevance import likeliest, score
 
-        schema = target.schema if isinstance(target.schema, dict) else {}
+        schema = target.schema
+        enough = max(opts.min_relevance, DOUBTFUL) if opts.max_unfounded is not None else opts.min_relevance
         readings: list[Screened | None] = []
         for text in texts:
-            value = score(self.lm, schema, text)
-            kind = likeliest(self.lm, schema, text) if value < opts.min_relevance and schema else None
+            value = score(self.lm, schema if isinstance(schema, dict) else {}, text, enough=enough)
+            kind = likeliest(self.lm, schema, text) if value < opts.min_relevance and isinstance(schema, dict) \
+                else None
             readings.append(Screened(value, target.title, kind))
         return readings
 
