@@ -334,7 +334,7 @@ class Guard:
             current = bytes(data[arr.item_start:]).lstrip(WS)
             ended = arr is stack[-1] and not in_string and current.rstrip(WS) != current
             current = current.rstrip(WS) if ended else current
-            if self.guards.unique_items and self.fresh is None:  # (`fresh_items` stops repeats before they are written)
+            if self.guards.unique_items:  # (a repeat the text writes, all `fresh_items` lets through, ends it too)
                 out += self._endings(set(arr.items), current, ended)
             n = self.guards.similar_items
             if n is not None and len(arr.items) >= n - 1:

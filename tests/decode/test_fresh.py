@@ -43,7 +43,8 @@ def _grammar(schema, tok, layout="compact"):
     return _GRAMMARS[key]
 
 
-def _at(schema, tok, data: bytes, guards: Guards = Guards(), source: bytes = b"", layout: str = "compact"):
+def _at(schema, tok, data: bytes, guards: Guards = Guards(unique_items=False), source: bytes = b"",
+        layout: str = "compact"):
     grammar = _grammar(schema, tok, layout)
     matcher = grammar.matcher()
     matcher.advance_bytes(data)
@@ -119,7 +120,7 @@ def test_a_schema_that_lets_items_repeat_is_followed(gpt2):
                                                "names": STRINGS}}
     places = repeatable_arrays(schema)
     assert places == {("tags",)}
-    guards = Guards(repeatable=places)
+    guards = Guards(repeatable=places, unique_items=False)
     vocab, mask, out, _ = _at(schema, gpt2, b'{"tags":["x","x', guards)
     assert b'"' in _left(vocab, out)
     vocab, mask, out, _ = _at(schema, gpt2, b'{"tags":["x"],"names":["x","x', guards)
@@ -233,6 +234,12 @@ def test_random_walks_under_other_layouts_never_repeat(gpt2, layout):
         except ValueError:
             continue
         assert not _repeats(value, ""), data
+
+
+def test_a_repeat_the_text_writes_still_ends_its_list(gpt2):
+    """`unique_items` beside the rule: the list ends after the first repeat the text lets through."""
+    vocab, mask, out, _ = _at(NUMBERS, gpt2, b"[12,3,12", Guards(), b"12 and 12")
+    assert b"]" in _left(vocab, out) and b"," not in _left(vocab, out)
 
 
 def test_random_walks_repeat_what_the_text_repeats(gpt2):
