@@ -21,8 +21,7 @@ from extractor.pipeline.options import ExtractOptions
 from extractor.pipeline.outcome import accepts
 from extractor.pipeline.refusing import Screened
 from extractor.pipeline.rounds import extract_many
-from extractor.schema import Refusal
-from extractor.schema.numbers import numbers_from_text
+from extractor.schema import Refusal, values_from_text
 from extractor.pipeline.target import Target
 
 
@@ -83,9 +82,9 @@ class VLLMExtractor:
         return extract_many(self, Target(target, opts), texts, opts, batch_size=None, progress=progress,
                             on_attempt=on_attempt, with_usage=with_usage, with_trace=with_trace)
 
-    def prompt_ids(self, target: Any, text: str, attempts: Sequence[Attempt], opts: ExtractOptions) -> list[int]:
-        """The chat prompt's token ids, as `Extractor` writes it."""
-        return chat_prompt(self.tokenizer, self.template, target, text, attempts, opts)
+    def prompt_ids(self, schema: Any, text: str, attempts: Sequence[Attempt], opts: ExtractOptions) -> list[int]:
+        """The chat prompt's token ids for a JSON Schema, as `Extractor` writes it."""
+        return chat_prompt(self.tokenizer, self.template, schema, text, attempts, opts)
 
     def context(self) -> int | None:
         """The engine's `max_model_len`."""
@@ -111,10 +110,10 @@ class VLLMExtractor:
 
     def grammar(self, target: Target, text: str, offer: Offer, opts: ExtractOptions) -> dict[str, Any]:
         """The schema a document is decoded with, as a request to the extractor backend: the target and the refusal
-        object, or, after the relevance screen, the target alone; with `verbatim="all"`, its number fields narrowed
-        to the document's numbers (a plain `enum`, which the backend compiles without the document)."""
+        object, or, after the relevance screen, the target alone; with `verbatim="all"`, its number and date fields
+        narrowed to the document's values (a plain `enum`, which the backend compiles without the document)."""
         schema = target.schema
-        own = numbers_from_text(schema, text) if opts.verbatim == "all" and isinstance(schema, dict) else schema
+        own = values_from_text(schema, text) if opts.verbatim == "all" and isinstance(schema, dict) else schema
         return with_options(own, refusal=offer == "both" and opts.refusal_model is not None, layout=opts.layout,
                             guards=opts.guards)
 
