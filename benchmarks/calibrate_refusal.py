@@ -1,15 +1,18 @@
 """Calibrate the refusal decision: the relevance screen's score of every document of a split, the threshold that
 `extract`'s `min_relevance` should default to, and with `--answers`, the check of answers by their trace.
 
-usage: python benchmarks/calibrate_refusal.py [--split dev] [--model ID] [--max-false 0.10]
+usage: python benchmarks/calibrate_refusal.py [--split dev] [--sets generated,short] [--model ID]
+                                              [--max-false 0.10] [--short-false 0] [--scores R.json ...]
                                               [--answers RESULT.json] [--json OUT] [--md OUT]
 
-For each document, `Extractor.relevance(target, text)`; then, over candidate thresholds (every score
+For each document of the labeled set (benchmarks/data/quality, "generated") and of the short texts
+(benchmarks/data/short, one to three sentences with bare targets, "short"), the relevance screen's score for its
+target (decode/relevance.py, as `Extractor.relevance` reads it); then, over candidate thresholds (every score
 seen, and 0), the refusals the screen would make: a document is refused when its score is below the
-threshold. The threshold chosen maximizes refusal F1 (no-answer documents refused / refusals right)
-among those that refuse at most `--max-false` of the answerable documents (a false refusal loses every
-field of a document). Tune on `dev`; `--split test` reports the chosen threshold's figures on held-out
-documents without choosing.
+threshold. The threshold chosen maximizes the labeled set's refusal F1 (no-answer documents refused / refusals
+right) among those that refuse at most `--max-false` of its answerable documents (a false refusal loses every
+field of a document) and at most `--short-false` answerable short texts. Tune on `dev`; `--split test
+--threshold T` reports a threshold's figures on held-out documents without choosing.
 
 `--answers`: a benchmarks/quality.py result of the same split whose methods decoded every document under the
 target alone (`extract[min_relevance=-1000000000]`, and its `strip=true` variant: targets without descriptions),
@@ -30,8 +33,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.common import commit, write_results  # noqa: E402
+from benchmarks.common import REPO, commit, write_results  # noqa: E402
 from benchmarks.quality import documents  # noqa: E402
+
+
+SHORT = REPO / "benchmarks" / "data" / "short" / "documents.jsonl"
 
 
 def rates(scored: list[tuple[float, bool]], threshold: float) -> dict[str, Any]:
@@ -48,25 +54,32 @@ def figures(refused: list[tuple[bool, bool]]) -> dict[str, float | None]:
             "false_refusal_rate": (made - right) / answerable if answerable else None}
 
 
-def choose(scored: list[tuple[float, bool]], max_false: float) -> dict[str, Any]:
-    """The threshold with the best refusal F1 among those refusing at most `max_false` of the answerable."""
+def choose(scored: list[tuple[float, bool]], max_false: float, short: list[tuple[float, bool]] = (),
+           short_false: int = 0) -> dict[str, Any]:
+    """The threshold with the best refusal F1 among those refusing at most `max_false` of the answerable and at
+    most `short_false` answerable short texts."""
     seen = sorted({s for s, _ in scored})
     candidates = [0.0, seen[0] - 1, seen[-1] + 1, *((a + b) / 2 for a, b in zip(seen, seen[1:]))]
-    allowed = [rates(scored, t) for t in candidates]
+    allowed = [rates(scored, t) for t in candidates if sum(s < t and not no for s, no in short) <= short_false]
     allowed = [r for r in allowed if (r["false_refusal_rate"] or 0) <= max_false]
     return max(allowed, key=lambda r: (r["f1"] or 0, -abs(r["threshold"])))
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", choices=["dev", "test", "all"], default="dev")
+    parser.add_argument("--sets", default="generated,short", help="generated (the labeled set), short, or both")
     parser.add_argument("--model", default=None)
     parser.add_argument("--max-false", type=float, default=0.10)
+    parser.add_argument("--short-false", type=int, default=0, help="answerable short texts a threshold may refuse")
+    parser.add_argument("--limit", type=int, default=None, help="the first N documents of each set only")
+    parser.add_argument("--answerable-short", action="store_true",
+                        help="score only the answerable short texts (all that the --short-false check reads)")
     parser.add_argument("--threshold", type=float, default=None,
                         help="report this threshold instead of choosing one (for the test split)")
     parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--scores", type=Path, default=None,
-                        help="reuse the per-document scores of an earlier result JSON (same model and code)")
+    parser.add_argument("--scores", type=Path, nargs="+", default=None,
+                        help="reuse the per-document scores of earlier result JSONs (same model and code)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
     parser.add_argument("--answers", type=Path, default=None,
@@ -74,22 +87,40 @@ def main() -> None:
                              "check too")
     parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED",
                         help="with --answers: report this rule instead of choosing one (for the test split)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
-    docs = documents(args.split, None, None)
-    earlier = json.loads(args.scores.read_text()) if args.scores else None
-    rows = earlier["documents"] if earlier else score(docs, args.model, args.threads)
+    docs = corpus(args.split, args.sets.split(","), args.limit)
+    docs = [d for d in docs if not (args.answerable_short and d["set"] == "short" and d["gold"] is None)]
+    earlier = [json.loads(path.read_text()) for path in args.scores or ()]
+    rows = [r for e in earlier for r in e["documents"]] if earlier else score(docs, args.model, args.threads)
     if args.answers:
         result = answers(rows, docs, json.loads(args.answers.read_text()), args)
         write_results(result, _answers_markdown(result), args.json, args.md)
         return
-    scored = [(r["score"], r["no_answer"]) for r in rows]
-    chosen = rates(scored, args.threshold) if args.threshold is not None else choose(scored, args.max_false)
-    curve = [rates(scored, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
-    result = {"commit": earlier["commit"] if earlier else commit(), "split": args.split, "model": args.model or "embedded SmolLM2-135M-Instruct",
-              "max_false_refusal_rate": args.max_false, "chosen": chosen, "curve": curve,
-              "auc": _auc(scored), "documents": rows}
+    labeled = [(r["score"], r["no_answer"]) for r in rows if r.get("set", "generated") != "short"]
+    short = [(r["score"], r["no_answer"]) for r in rows if r.get("set") == "short"]
+    chosen = rates(labeled or short, args.threshold) if args.threshold is not None else \
+        choose(labeled or short, args.max_false, short, args.short_false)
+    curve = [rates(labeled or short, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
+    result = {"commit": earlier[0]["commit"] if earlier else commit(), "split": args.split,
+              "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
+              "short_false": args.short_false, "chosen": chosen,
+              "short": rates(short, chosen["threshold"]) if short else None, "curve": curve,
+              "auc": _auc(labeled) if labeled else None, "short_auc": _auc(short) if short else None,
+              "documents": rows}
     write_results(result, _markdown(result), args.json, args.md)
+
+
+def corpus(split: str, sets: list[str], limit: int | None = None) -> list[dict[str, Any]]:
+    """The labeled set's documents and the short texts of a split, each with its target (a schema name, or the
+    short text's own bare schema) and its set."""
+    docs = documents(split, None, None, ["generated"])[:limit] if "generated" in sets else []
+    if "short" in sets:
+        lines = SHORT.read_text(encoding="utf-8").splitlines()
+        docs += [{"id": d["id"], "target": d["schema"], "text": d["text"], "gold": {} if d["answerable"] else None,
+                  "layout": d["family"], "set": "short"}
+                 for d in map(json.loads, lines) if split in ("all", d["split"])][:limit]
+    return docs
 
 
 GRID_DOUBTFUL = (-2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 1e9)
@@ -125,8 +156,12 @@ def rule_rates(rows: list[tuple[float, float | None, bool]], rule: tuple[float, 
 
 def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[str, Any],
             args: argparse.Namespace) -> dict[str, Any]:
-    """The screen and the answer check chosen together (or `--rule` reported), over every method's answers."""
+    """The screen and the answer check chosen together (or `--rule` reported), over every method's answers to the
+    labeled set's documents; a threshold must also keep the answerable short texts (at most `--short-false`
+    refused), whose answers are not decoded here."""
     scores = {r["id"]: (r["score"], r["no_answer"]) for r in rows}
+    short = [(r["score"], r["no_answer"]) for r in rows if r.get("set") == "short"]
+    docs = [d for d in docs if d["set"] != "short"]
     per_method = {}
     for name, outcomes in run["outcomes"].items():
         shares = unfounded_shares(outcomes, docs)
@@ -138,17 +173,18 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
         lows = sorted({round(s, 3) for s, _, _ in everything})
         candidates = [(low, d, u) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
                       for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED]
+        candidates = [c for c in candidates if sum(s < c[0] and not no for s, no in short) <= args.short_false]
         allowed = [r for r in map(lambda c: rule_rates(everything, c), candidates)
                    if (r["false_refusal_rate"] or 0) <= args.max_false]
-        chosen = max(allowed, key=lambda r: (r["f1"] or 0, -abs(r["rule"]["min_relevance"] + 5),
-                                             -r["rule"]["doubtful"]))
+        chosen = max(allowed, key=lambda r: (r["f1"] or 0, -r["rule"]["doubtful"], -r["rule"]["min_relevance"]))
     rule = tuple(chosen["rule"].values())
     screen_only = (rule[0], -1e9, 1.0)
     return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
-            "scores": str(args.scores or "computed here"),
-            "scores_commit": json.loads(args.scores.read_text())["commit"] if args.scores else None,
+            "scores": ", ".join(map(str, args.scores)) if args.scores else "computed here",
+            "scores_commit": json.loads(args.scores[0].read_text())["commit"] if args.scores else None,
             "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
             "chosen": chosen, "given": bool(args.rule),
+            "short": rates(short, rule[0]) if short else None,
             "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
                            for name, r in per_method.items()},
             "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "no_answer": no}
@@ -173,7 +209,24 @@ def _answers_markdown(result: dict[str, Any]) -> str:
         for label, r in (("screen only", figures["screen_only"]), ("screen + trace", figures["rule"])):
             lines.append(f"| {name} | {label} | {cell(r['precision'])} | {cell(r['recall'])} | {cell(r['f1'])} | "
                          f"{cell(r['false_refusal_rate'])} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _short_lines(result)) + "\n"
+
+
+def _short_lines(result: dict[str, Any]) -> list[str]:
+    """The short texts' figures at the threshold (the screen alone: their answers are not decoded)."""
+    r = result.get("short")
+    if not r:
+        return []
+    rows = [d for d in result["documents"] if d.get("set") == "short"] if isinstance(result["documents"], list) \
+        else []
+    kept = f" ({sum(not d['no_answer'] for d in rows)} answerable, {sum(d['no_answer'] for d in rows)} not)" \
+        if rows else ""
+    def cell(v: Any) -> str:
+        return "–" if v is None else f"{v:.3f}"
+
+    return ["", f"Short texts{kept} at relevance {r['threshold']}: answerable refused "
+            f"{cell(r['false_refusal_rate'])}, refusal precision {cell(r['precision'])}, recall {cell(r['recall'])} "
+            f"(AUC {result.get('short_auc') or '–'})."]
 
 
 def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[dict[str, Any]]:
@@ -182,16 +235,21 @@ def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[d
 
     import schemas
     from extractor import Extractor
+    from extractor.decode.relevance import announcements, combine, likelihoods, opening
+    from extractor.schema import json_schema
 
     if threads:
         torch.set_num_threads(threads)
     ex = Extractor(model)
     rows = []
     for i, doc in enumerate(docs):
-        value = ex.relevance(getattr(schemas, doc["target"]), doc["text"])
-        rows.append({"id": doc["id"], "target": doc["target"], "no_answer": doc["gold"] is None,
-                     "layout": doc["layout"], "score": round(value, 3)})
-        print(f"[{i + 1}/{len(docs)}] {doc['id']}: {value:.2f}", file=sys.stderr, flush=True)
+        target = doc["target"]
+        schema = target if isinstance(target, dict) else json_schema(getattr(schemas, target))
+        ll = likelihoods(ex.lm, announcements(schema), opening(ex.lm, doc["text"]))  # what ex.relevance combines
+        rows.append({"id": doc["id"], "set": doc["set"], "target": schema.get("title"),
+                     "no_answer": doc["gold"] is None, "layout": doc["layout"], "score": round(combine(ll), 3),
+                     "likelihoods": [round(v, 3) for v in ll]})
+        print(f"[{i + 1}/{len(docs)}] {doc['id']}: {rows[-1]['score']:.2f}", file=sys.stderr, flush=True)
     return rows
 
 
@@ -209,7 +267,8 @@ def _markdown(result: dict[str, Any]) -> str:
         return "–" if v is None else f"{v:.3f}" if isinstance(v, float) else str(v)
 
     c = result["chosen"]
-    lines = [f"# Relevance screen ({result['split']} split, {len(result['documents'])} documents)", "",
+    labeled = sum(d.get("set") != "short" for d in result["documents"])
+    lines = [f"# Relevance screen ({result['split']} split, {labeled} labeled documents)", "",
              f"Model: {result['model']}; commit `{result['commit']}`; AUC (answerable above no-answer) "
              f"{result['auc']}.", "",
              f"Threshold {'given' if result['split'] != 'dev' else 'chosen'}: **{c['threshold']}** — refusal "
@@ -219,7 +278,7 @@ def _markdown(result: dict[str, Any]) -> str:
     for r in result["curve"]:
         lines.append(f"| {r['threshold']} | {cell(r['precision'])} | {cell(r['recall'])} | {cell(r['f1'])} | "
                      f"{cell(r['false_refusal_rate'])} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _short_lines(result)) + "\n"
 
 
 if __name__ == "__main__":
