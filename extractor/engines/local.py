@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator, Sequence
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -121,20 +122,22 @@ class TransformersEngine:
         return [self.relevance(target, text) for text in texts]
 
     def screens(self, target: Target, texts: Sequence[str], opts: ExtractOptions) -> list[Screened | None]:
-        """The relevance screen's reading of each text, where a refusal branch is offered and the screen is on
-        (read as far as the decision needs: to `min_relevance`, or to DOUBTFUL where answers are checked)."""
+        """The relevance screen's reading of each text, where a refusal branch is offered and the screen is on:
+        read as far as `min_relevance` needs (the target's own rows alone where they clear it); where answers are
+        checked and the reading is below DOUBTFUL, the rest is read only for an answer the trace would refuse."""
         if opts.refusal_model is None or opts.min_relevance is None:
             return [None] * len(texts)
         from extractor.decode.relevance import likeliest, score
 
         schema = target.schema
-        enough = max(opts.min_relevance, DOUBTFUL) if opts.max_unfounded is not None else opts.min_relevance
+        spec = schema if isinstance(schema, dict) else {}
         readings: list[Screened | None] = []
         for text in texts:
-            value = score(self.lm, schema if isinstance(schema, dict) else {}, text, enough=enough)
-            kind = likeliest(self.lm, schema, text) if value < opts.min_relevance and isinstance(schema, dict) \
-                else None
-            readings.append(Screened(value, target.title, kind))
+            value = score(self.lm, spec, text, enough=opts.min_relevance)
+            kind = likeliest(self.lm, spec, text) if value < opts.min_relevance and isinstance(schema, dict) else None
+            doubtful = opts.max_unfounded is not None and opts.min_relevance <= value < DOUBTFUL
+            readings.append(Screened(value, target.title, kind, partial(score, self.lm, spec, text) if doubtful
+                                     else None))
         return readings
 
     def grammar(self, target: Target, text: str, offer: Offer, opts: ExtractOptions) -> CompiledGrammar:

@@ -4,7 +4,8 @@ answer up). A refusal made here says why, in words a log reader can use."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from extractor.pipeline.grounding import key, schema_ir, unescape
@@ -30,6 +31,13 @@ class Screened:
     title: str
     kind: str | None = None
     """What the text reads most like instead (set where the screen refuses)."""
+    exact: Callable[[], float] | None = field(default=None, compare=False)
+    """Reads the whole score where `score` may be a lower bound below DOUBTFUL: only an answer the trace would
+    refuse needs it, so the other kinds of document are read for that answer alone."""
+
+    def whole(self) -> float:
+        """The relevance score itself, read to the end where `score` may be a bound."""
+        return self.exact() if self.exact is not None else self.score
 
 
 def identifying(trace: Trace, schema: ir.Schema) -> list[ValueTrace]:
@@ -52,11 +60,11 @@ def declines(screen: Screened, trace: Trace, schema: ir.Schema, max_unfounded: f
         return None
     values = identifying(trace, schema)
     missing = [v for v in values if v.status == "not_found"]
-    if not values or len(missing) < max_unfounded * len(values):
+    if not values or len(missing) < max_unfounded * len(values) or (relevance := screen.whole()) >= DOUBTFUL:
         return None
     shown = ", ".join(f"{v.pointer[1:]}={v.value!r:.40}" for v in missing[:4]) + (", ..." if len(missing) > 4 else "")
     return (f"no {screen.title} in the text: {len(missing)} of its {len(values)} identifying values are found nowhere "
-            f"in it ({shown}); relevance {screen.score:.1f}")
+            f"in it ({shown}); relevance {relevance:.1f}")
 
 
 def checks_answer(screen: Screened | None, opts: ExtractOptions) -> bool:

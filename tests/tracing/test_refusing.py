@@ -73,3 +73,21 @@ def test_a_screened_out_text_says_what_it_reads_like():
 def test_max_unfounded_is_a_share(share):
     with pytest.raises(InputError, match="max_unfounded"):
         ExtractOptions(max_unfounded=share)
+
+
+EXACT = [  # (the whole score, read lazily; refused)
+    (DOUBTFUL + 2, False),  # the kinds lift it out of doubt: the answer stands
+    (DOUBTFUL - 2, True),
+]
+
+
+@pytest.mark.parametrize("whole,refused", EXACT)
+def test_a_bound_below_doubtful_is_read_to_the_end_only_for_an_answer_the_trace_would_refuse(whole, refused):
+    read = []
+    screen = Screened(DOUBTFUL - 3, "Person", exact=lambda: read.append(whole) or whole)
+    result, _ = judged(INVENTED, trace(INVENTED, WEATHER), screen, Person, ExtractOptions(max_unfounded=0.5))
+    assert isinstance(result, Refusal) == refused and read == [whole]
+    if refused:
+        assert result.error.endswith(f"relevance {whole:.1f}")
+    assert judged(FOUND, trace(FOUND, WEATHER), screen, Person, ExtractOptions(max_unfounded=0.5))[0] is FOUND
+    assert read == [whole]  # every value found: nothing more is read
