@@ -102,6 +102,10 @@ LONG = [
      [f"runs/{i}/{k}" for i in (0, 1) for k in ("chars", "tokens", "windows", "seconds", "seconds_per_100k",
                                                  "peak_rss_mib")]),
     ("({:.2f}× linear", "long_scaling.json", ["linearity"]),
+    ("Field F1\nfrom the long text is {:.3f} at 8,000 characters and {:.3f} at 40,000, against {:.3f} for the same "
+     "documents alone;\nthe agreements give {:.3f} long against {:.3f} alone", "needle.json",
+     ["kinds/needle/8000/long/field_f1", "kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
+      "kinds/facts/40000/long/field_f1", "kinds/facts/40000/alone/field_f1"]),
 ]
 
 CORPUS = [
