@@ -134,6 +134,8 @@ class TokenClasses:
         """Tokens whose first byte past any whitespace is `,`."""
         self.brace = np.flatnonzero([t.lstrip(WS).startswith(b"}") for t in vocab.tokens])
         """Tokens whose first byte past whitespace is `}`."""
+        self.space = np.flatnonzero([bool(t) and not t.strip(WS) for t in vocab.tokens])
+        """Tokens of whitespace only."""
         self.closing = {closer: _closing(vocab.tokens, closer) for closer in b'"}'}
         """Tokens that close a string (`"`) or an object (`}`) and go on with `,`, by their bytes up to that `,`."""
         self.quote_comma = np.concatenate([np.empty(0, dtype=np.int64), *self.closing[0x22].values()])

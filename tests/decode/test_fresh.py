@@ -317,3 +317,14 @@ def test_an_object_equal_but_for_members_left_out_may_not_close(gpt2):
     assert b"}" in _left(vocab, mask) and b"}" not in _left(vocab, out) and b"," in _left(vocab, out)
     vocab, mask, out, _ = _at(schema, gpt2, b'[{"n":"x","y":null},{"n":"z"')
     assert b"}" in _left(vocab, out)
+
+
+def test_under_the_pretty_layout_the_object_goes_on_rather_than_close_as_a_repeat(gpt2):
+    """Pretty: the `}` comes after a newline and indentation the layout forces; the newline is taken too, so the model
+    writes another member (`,`) rather than be led to a `}` it may not write."""
+    schema = {"type": "array", "items": {"type": "object", "properties": {
+        "n": {"type": "string"}, "y": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}, "required": ["n"]}}
+    written = b'[\n  {\n    "n": "x",\n    "y": null\n  },\n  {\n    "n": "x"'
+    vocab, mask, out, _ = _at(schema, gpt2, written, layout="pretty")
+    left = _left(vocab, out)
+    assert b"," in left and not any(t.strip() == b"" or t.lstrip().startswith(b"}") for t in left)
