@@ -74,6 +74,8 @@ class Fresh:
                         self.blocked.add(arr.item_start)
             if arr.item_start in self.blocked and arr is stack[-1]:  # a repeat held back: its array ends next
                 out.append(self.classes.quote_comma if in_string else self.classes.comma)
+            elif arr is stack[-1] and self._cut_short(arr.items, current, in_string):  # ends here: the array ends
+                out.append(self.classes.quote_comma if in_string else self.classes.comma)
             if current and config is not None:
                 out += self._no_new_item(arr, stack, current, in_string, config)
             if not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
@@ -165,6 +167,18 @@ class Fresh:
                     return True
         return False
 
+    def _cut_short(self, items: list[bytes], current: bytes, in_string: bool) -> bool:
+        """Whether the string item under way, ended here, would be an earlier item cut short (`fragment_of`)."""
+        if not current.startswith(b'"') or len(current) < 2 or b"\\" in current:
+            return False
+        body = current[1:] if in_string else current[1:-1] if current.endswith(b'"') else None
+        try:
+            short = None if body is None else body.decode()
+        except UnicodeDecodeError:  # a character cut between tokens
+            return False
+        longer = [item[1:-1].decode(errors="replace") for item in items if item[:1] == b'"' and b"\\" not in item]
+        return bool(short) and fragment_of(short, longer, self.source)
+
     def _spent(self, items: list[bytes]) -> frozenset[bytes]:
         """The items written as often as the text writes them (of the kinds compared)."""
         return frozenset(item for item, n in Counter(items).items()
@@ -194,6 +208,17 @@ def times_written(value: Any, source: str, spelled: str | None = None) -> int:
     strings and numbers."""
     leaves = [(spelled, True)] if spelled is not None else list(_leaves(value))
     return max(1, min((_count(source, *leaf) for leaf in leaves), default=1))
+
+
+def fragment_of(short: str, earlier: list[str], source: str) -> bool:
+    """Whether `short` begins an earlier, longer item and the text writes it nowhere but inside that item: the item
+    cut short (a small model turned away from a repeat writes ever shorter copies of it), not a value of its own
+    (`C` after `C++` where the text also writes `C` alone)."""
+    for item in earlier:
+        if len(item) > len(short) and item.startswith(short) and (whole := source.count(item)):
+            if source.count(short) <= whole * item.count(short):
+                return True
+    return False
 
 
 def _plain(obj: dict[str, Any]) -> str:

@@ -15,7 +15,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards, generate
-from extractor.decode.fresh import path_at, repeatable_arrays
+from extractor.decode.fresh import fragment_of, path_at, repeatable_arrays
 from extractor.decode.guards import Guard
 from extractor.grammar import CompileOptions
 from extractor.masks.bits import Row
@@ -328,3 +328,19 @@ def test_under_the_pretty_layout_the_object_goes_on_rather_than_close_as_a_repea
     vocab, mask, out, _ = _at(schema, gpt2, written, layout="pretty")
     left = _left(vocab, out)
     assert b"," in left and not any(t.strip() == b"" or t.lstrip().startswith(b"}") for t in left)
+
+
+FRAGMENTS = [  # (item, earlier items, text, whether it is an earlier item cut short)
+    ("555 0192 or mail", ["555 0192 or mail dana@reyes.io"], "Call Dana on +1 415 555 0192 or mail dana@reyes.io", True),
+    ("555", ["555 0192 or mail dana@reyes.io"], "Call Dana on +1 415 555 0192 or mail dana@reyes.io", True),
+    ("C", ["C++"], "Skills: C++, C, Java", False),
+    ("C", ["C++"], "Skills: C++ and Java", True),
+    ("Dana", ["Dana Reyes"], "Dana Reyes; Dana", False),
+    ("Ann", ["Bob"], "Ann and Bob", False),
+    ("Ann", ["Ann Lee"], "no such names here", False),
+]
+
+
+@pytest.mark.parametrize("short, earlier, text, cut", FRAGMENTS)
+def test_an_item_the_text_writes_only_inside_an_earlier_one_is_that_item_cut_short(short, earlier, text, cut) -> None:
+    assert fragment_of(short, earlier, text) is cut
