@@ -108,6 +108,8 @@ LONG = [
       "kinds/facts/40000/long/field_f1", "kinds/facts/40000/alone/field_f1"]),
 ]
 
+CORPUS_CLI = [("two actors did {:.2f}× one actor's documents", "ray_cli.json", ["two_over_one_steady"]),
+              ("each command left {:,} Ray", "ray_cli.json", [lambda r: len(r["runs"]["2"]["left_running"])])]
 CORPUS = [
     *[(f"| one process, {n} torch thread{'s' * (n > 1)} | {{:.3f}} | {{:.0f}} (load {{:.0f}}) | {{:.3f}} |",
        "ray_corpus.json", [f"in_process/{n}/docs_per_s", lambda r, n=n: r["in_process"][str(n)]["load_s"]
@@ -125,7 +127,8 @@ CORPUS = [
 ]
 
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
-           + [("docs/long-documents.md", *row) for row in LONG] + [("docs/corpus-jobs.md", *row) for row in CORPUS])
+           + [("docs/long-documents.md", *row) for row in LONG]
+           + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
