@@ -68,8 +68,8 @@ class TransformersEngine:
         with `Verbatim` fields is compiled per `source` document (only its verbatim rules are rebuilt: the
         others' automata are kept by structure); a recursive target nests at most as deeply as `source` is
         structured, compiled once per depth. `verbatim="auto"` makes the target's plain string fields `Verbatim`
-        first; `"all"` also lets its plain number fields take only the numbers `source` writes, compiled per
-        document (`Target.for_text`)."""
+        first; `"all"` also lets its plain number and date fields take only the values `source` writes,
+        compiled per document (`Target.for_text`)."""
         return self._compiled(Target(target).for_text(source, verbatim), refusal, source, layout)
 
     def _compiled(self, form: TextForm, refusal: type[BaseModel] | None, source: str | None,
@@ -82,8 +82,9 @@ class TransformersEngine:
                                       options=CompileOptions(source=source, layout=layout, max_nesting=form.depth))
             except UnsatisfiableSchemaError as exc:
                 raise UnsatisfiableSchemaError(
-                    "nothing in the text can fill the target's required Verbatim fields (no substring of it fits "
-                    "them); with the refusal branch on (the default) the model would be made to decline") from exc
+                    "nothing in the text can fill the target's required fields that come from it (Verbatim strings "
+                    "no substring fits, or dates the text does not write); with the refusal branch on (the "
+                    "default) the model would be made to decline") from exc
         try:
             return self._shared(form, refusal, layout)
         except UnsatisfiableSchemaError:
@@ -161,7 +162,7 @@ class TransformersEngine:
 
         return loop.generate_many(self.lm, self.vocab, [j.prompt for j in jobs],
                                   [control.matcher(j.grammar) if j.grammar else None for j in jobs], opts.decoding(),
-                                  guards=[opts.guards_for(j.text, j.tight) for j in jobs],
+                                  guards=[opts.guards_for(j.text, j.tight, j.repeatable) for j in jobs],
                                   sources=[j.text for j in jobs])
 
     def stepping(self, job: Job, opts: ExtractOptions, control: Control) -> Generator[None, None, Generation]:
@@ -171,7 +172,7 @@ class TransformersEngine:
         matcher = None if job.grammar is None else control.matcher(job.grammar)
         return generating(self.lm, self.vocab, job.prompt, matcher, max_tokens=opts.max_tokens,
                           sampling=opts.sampling(), jump_forward=opts.jump_forward,
-                          guards=opts.guards_for(job.text, job.tight), source=job.text)
+                          guards=opts.guards_for(job.text, job.tight, job.repeatable), source=job.text)
 
     def window_batch(self, tokens: int) -> dict[str, Any]:
         """How many windows of `tokens` tokens decode together: as many as hold `WINDOW_BATCH_TOKENS` of text, so

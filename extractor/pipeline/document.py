@@ -99,7 +99,7 @@ class Pipeline:
 
     def job(self, doc: Document, prompt: list[int], grammar: Any) -> Job:
         """The document's next attempt for the engine: guards tightened after a cut attempt."""
-        return Job(prompt, grammar, doc.text, bool(doc.attempts) and doc.attempts[-1].cut)
+        return Job(prompt, grammar, doc.text, bool(doc.attempts) and doc.attempts[-1].cut, self.target.repeatable)
 
     def settle(self, doc: Document, gen: Generation) -> Settled:
         """The attempt's outcome judged and recorded on the document: its result, or its error and whether the

@@ -35,6 +35,8 @@ class Job:
     """The source text: what guards bound strings by and drafts copy from."""
     tight: bool = False
     """The attempt before was cut by max_tokens: guards tightened."""
+    repeatable: frozenset[Any] = frozenset()
+    """The arrays whose items may repeat (`Target.repeatable`): the guards let them."""
 
 
 @dataclass(frozen=True)

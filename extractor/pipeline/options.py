@@ -91,9 +91,9 @@ class ExtractOptions:
     """Which fields are written from the text (chosen on benchmarks/quality.py's dev splits; a copy starts and ends
     where a group of the text does): "all" (every string field that names something in the text: no format,
     pattern, length, enum or const, and no description asking for a form such as `HH:MM` or "in your own words",
-    see `schema.verbatim.verbatim_strings`; and every plain integer or number field takes only values the text
-    writes, within its bounds: `schema.numbers.numbers_from_text`), "auto" (those string fields only), "marked"
-    (only fields marked `Verbatim`)."""
+    see `schema.verbatim.verbatim_strings`; and every plain integer, number, date, time or date-time field takes
+    only values the text writes, within its bounds: `schema.values_from_text`), "auto" (those string fields only),
+    "marked" (only fields marked `Verbatim`)."""
     window: int | None = None
     """Most tokens of the text one window holds. None: as many as fit the model's context beside the prompt and
     `max_tokens`. A text longer than a window is read in windows cut on its structure, each extracted under a form
@@ -160,7 +160,9 @@ class ExtractOptions:
 
         return replace(jump_forward_options(self.jump_forward), max_tokens=self.max_tokens, sampling=self.sampling())
 
-    def guards_for(self, text: str, tight: bool = False) -> Guards:
-        """The guards one text is decoded under: bounded by its length, tightened after a cut attempt."""
+    def guards_for(self, text: str, tight: bool = False, repeatable: frozenset[Any] = frozenset()) -> Guards:
+        """The guards one text is decoded under: bounded by its length, tightened after a cut attempt, letting the
+        `repeatable` arrays' items repeat."""
         chosen = guards_for(self.guards, text, tight)
-        return chosen if self.fresh_items or not chosen.fresh_items else replace(chosen, fresh_items=False)
+        chosen = chosen if self.fresh_items or not chosen.fresh_items else replace(chosen, fresh_items=False)
+        return replace(chosen, repeatable=chosen.repeatable | repeatable) if repeatable else chosen

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from extractor.decode.fresh import repeatable_arrays
 from extractor.pipeline.checks import Check, model_checks
 from extractor.pipeline.refusing import title
 from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir, values_from_text
@@ -55,6 +56,11 @@ class Target:
     @property
     def title(self) -> str:
         return title(self.schema)
+
+    @cached_property
+    def repeatable(self) -> frozenset[Any]:
+        """The arrays whose items may repeat (the schema's `uniqueItems: false`), as the guards name them."""
+        return repeatable_arrays(self.schema) if isinstance(self.schema, dict) else frozenset()
 
     @cached_property
     def checks(self) -> list[Check]:
