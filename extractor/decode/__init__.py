@@ -18,16 +18,17 @@ back (`release_memory`), and glibc is told to map large blocks apart (`map_large
 at a time does not leave the heap full of holes. `head.py` computes logits for the allowed tokens only where a
 mask allows few; `attention.py` runs multi-token passes on CPU without copying the KV cache per layer.
 
-`guards.py` narrows the grammar's mask against the loops small models fall into (a string that never closes,
-endless digits, repeated or counted list items, stutters; `fresh.py` keeps an item from repeating an earlier one
-more often than the text does, or from being an earlier one cut short). A guard only removes tokens, so output
-stays valid, and stands aside where it would remove them all. `Guard.plan` decides from the JSON tracker's state
-alone (nothing, on most steps) and only then does `Guard.apply` narrow the mask, a bool vector or a packed row alike (`masks.bits.Row`). The tracker
-(`tracker.py`) keeps its place byte by byte in C where `_tracker.c` is built, handing back to Python only a byte
-that ends an array item or a member string; the Python tracker beside it gives the same answers. Its place can be
-marked and restored, so a speculative decoder's drafts are taken back without feeding the output again.
-`sampling.py` picks among the legal tokens (greedy, temperature, top-p, top-k), keeping the model's distribution
-over them; `processor.py` is a `LogitsProcessor` for `model.generate` (masks only: no jump-forward or guards).
+`guards.py` narrows the grammar's mask against the loops small models fall into (a string that never closes, endless
+digits, repeated or counted list items, stutters; `fresh.py` keeps an item from repeating an earlier one more often
+than the text does, or from being an earlier one cut short). A guard only removes tokens, so output stays valid, and
+stands aside where it would remove them all. `Guard.plan` decides from the JSON tracker's state alone (nothing, on
+most steps) and only then does `Guard.apply` narrow the mask, a bool vector or a packed row alike
+(`masks.bits.Row`). The tracker (`tracker.py`) keeps its place byte by byte in C where `_tracker.c` is built,
+handing back to Python only a byte that ends an array item or a member string; the Python tracker beside it gives
+the same answers. Its place can be marked and restored, so a speculative decoder's drafts are taken back without
+feeding the output again. `sampling.py` picks among the legal tokens (greedy, temperature, top-p, top-k), keeping
+the model's distribution over them; `processor.py` is a `LogitsProcessor` for `model.generate` (masks only: no
+jump-forward or guards).
 
 Names are imported on first use: most of this stage needs torch, which `import extractor` must not load."""
 
