@@ -40,10 +40,11 @@ def probe(ex: Any, target: Any, doc: dict[str, Any], layout_name: str) -> list[d
 
     from extractor import ExtractOptions
     from extractor.grammar import Layout
+    from extractor.schema import json_schema
 
     layout = Layout.named(layout_name)
     grammar = ex.compile(target, None, layout=layout_name)  # compiled once per layout (no Verbatim fields here)
-    prompt = ex.prompt_ids(target, doc["text"], [], ExtractOptions(layout=layout_name))
+    prompt = ex.prompt_ids(json_schema(target), doc["text"], [], ExtractOptions(layout=layout_name))
     rows = []
     for field, value in doc["gold"].items():
         if not (isinstance(value, list) and value):

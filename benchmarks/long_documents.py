@@ -127,7 +127,7 @@ class Runner:
     def windows(self, text: str) -> list[str]:
         """The windows `extract` reads the text in (the whole text where it fits)."""
         options = ExtractOptions(max_tokens=self.max_tokens, window=self.window, overlap=self.overlap)
-        size = window_size(self.ex, NDA, text, options, self.ex.prompt_ids(NDA, text, [], options))
+        size = window_size(self.ex, NDA, text, options, self.ex.prompt_ids(json_schema(NDA), text, [], options))
         if size is None:
             return [text]
         return [w.text(text) for w in windows(text, token_ends(self.ex.tokenizer, text), size,

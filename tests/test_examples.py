@@ -14,7 +14,7 @@ from tests.shared_model import one_model  # noqa: F401 - a fixture
 ROOT = Path(__file__).resolve().parents[1]
 
 EXAMPLES = [  # (script, what its output must show, the docs' picture of the page it writes)
-    ("refusal.py", ["recipe, grounded: declined:", "not in the text: ['/email']", "Verbatim fields"], None),
+    ("refusal.py", ["recipe, grounded: declined:", "not in the text: ['/email']", "required fields that come from it"], None),
     ("review.py", ["contact.txt /name: copied decoder 'Dr. Kenji Watanabe'", "wrote "], REVIEW_SHOT),
     ("stream.py", ["['name'] -> ContactCard", '"name": "Dr. Kenji Watanabe"'], None),
     ("prompt.py", ["You read event announcements", '"date": "2025-06-12"'], None),

@@ -29,7 +29,8 @@ def test_the_joint_choice_runs_on_a_few_documents():
                "phones": [], "address": None}
     outcomes = {d["id"]: {"output": d["gold"] or made_up, "refused": False} for d in docs}
     rows = [{"id": d["id"], "score": 1.0 if d["gold"] else -1.0, "no_answer": d["gold"] is None} for d in docs]
-    args = argparse.Namespace(rule=None, max_false=0.0, answers="inline", split="dev", model=None, scores=None)
+    args = argparse.Namespace(rule=None, max_false=0.0, short_false=0, answers="inline", split="dev", model=None,
+                              scores=None)
     result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
     chosen = result["per_method"]["m"]["rule"]
     assert any(d["gold"] is None for d in docs), "the sample needs a no-answer document"
