@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -22,32 +21,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import write_results  # noqa: E402
 from benchmarks.quality import sets  # noqa: E402
-from extractor.decode.fresh import times_written  # noqa: E402
+from extractor.decode.fresh import repeats  # noqa: E402
 
 
-def repeats(value: Any, text: str) -> list[Any]:
-    """The items of any list in `value` held more often than `text` writes them (each extra copy once)."""
-    out, work = [], [value]
-    while work:
-        v = work.pop()
-        if isinstance(v, dict):
-            work += v.values()
-        elif isinstance(v, list):
-            work += v
-            for key, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
-                item = json.loads(key)
-                if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
-                    continue
-                out += [item] * max(0, n - times_written(item, text))
-    return out
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("result", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     result = json.loads(args.result.read_text())
     docs = {json.loads(line)["id"]: {**json.loads(line), "set": name} for name, path in sets().items()
             for line in path.read_text().splitlines() if line.strip()}
@@ -64,6 +46,7 @@ def main() -> None:
     summary = {"source": str(args.result), "source_commit": result["commit"], "split": result["split"],
                "limit_per_target": result["limit_per_target"], "per_method": table}
     write_results(summary, markdown(summary), args.json, args.md)
+    return summary
 
 
 def markdown(summary: dict[str, Any]) -> str:

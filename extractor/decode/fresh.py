@@ -221,6 +221,24 @@ def fragment_of(short: str, earlier: list[str], source: str) -> bool:
     return False
 
 
+def repeats(value: Any, source: str) -> list[Any]:
+    """The items of any list in `value` held more often than `source` writes them (each extra copy once): what the
+    rule keeps from being written, read off a finished result."""
+    out, work = [], [value]
+    while work:
+        v = work.pop()
+        if isinstance(v, dict):
+            work += v.values()
+        elif isinstance(v, list):
+            work += v
+            for key, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
+                item = json.loads(key)
+                if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
+                    continue
+                out += [item] * max(0, n - times_written(item, source))
+    return out
+
+
 def _plain(obj: dict[str, Any]) -> str:
     """An object as compared with the others of its list: members written null left out."""
     return json.dumps({k: v for k, v in obj.items() if v is not None}, sort_keys=True)

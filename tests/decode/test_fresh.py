@@ -15,7 +15,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards, generate
-from extractor.decode.fresh import fragment_of, path_at, repeatable_arrays
+from extractor.decode.fresh import fragment_of, path_at, repeatable_arrays, repeats
 from extractor.decode.guards import Guard
 from extractor.grammar import CompileOptions
 from extractor.masks.bits import Row
@@ -178,25 +178,6 @@ def _walk(grammar, guards: Guards, source: bytes, rng: random.Random, steps: int
     return data, stood_aside
 
 
-def _repeats(value, source: str) -> list:
-    """Items of any array in `value` that it holds more often than `source` writes them (strings, numbers)."""
-    from collections import Counter
-
-    out, work = [], [value]
-    while work:
-        v = work.pop()
-        if isinstance(v, dict):
-            work += v.values()
-        elif isinstance(v, list):
-            work += v
-            for item, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
-                x = json.loads(item)
-                if isinstance(x, (str, int, float, dict)) and not isinstance(x, bool) and n > max(1, source.count(
-                        x if isinstance(x, str) else item)):
-                    out.append(x)
-    return out
-
-
 @pytest.mark.parametrize("schema", [
     {"type": "array", "items": {"enum": ["a", "b", "c"]}, "maxItems": 6},
     {"type": "array", "items": {"enum": ["ab", "abc", "b"]}},
@@ -216,7 +197,7 @@ def test_random_walks_never_repeat_and_never_stand_aside(gpt2, schema):
             value = json.loads(data)
         except ValueError:
             continue  # the walk ran out of steps
-        assert not _repeats(value, ""), data
+        assert not repeats(value, ""), data
 
 
 @pytest.mark.parametrize("layout", ["pretty", "spaced"])
@@ -233,7 +214,7 @@ def test_random_walks_under_other_layouts_never_repeat(gpt2, layout):
             value = json.loads(data)
         except ValueError:
             continue
-        assert not _repeats(value, ""), data
+        assert not repeats(value, ""), data
 
 
 def test_a_repeat_the_text_writes_still_ends_its_list(gpt2):
