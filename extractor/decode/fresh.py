@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
 import numpy as np
@@ -57,6 +57,8 @@ class Fresh:
         self.repeatable = repeatable
         self.counts: dict[bytes, int] = {}
         """How often the text writes each item (`_in_text`)."""
+        self.occurs: dict[str, int] = {}
+        """How often the text holds each string asked after (`_occurrences`)."""
 
     def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:
         """Token ids that would complete, here, an item of an array on `stack` that its array holds as often as the
@@ -176,8 +178,17 @@ class Fresh:
             short = None if body is None else body.decode()
         except UnicodeDecodeError:  # a character cut between tokens
             return False
-        longer = [item[1:-1].decode(errors="replace") for item in items if item[:1] == b'"' and b"\\" not in item]
-        return bool(short) and fragment_of(short, longer, self.source)
+        earlier = [item[1:-1] for item in items if item[:1] == b'"' and b"\\" not in item]
+        if not short or not any(len(e) > len(body) and e.startswith(body) for e in earlier):  # most steps end here
+            return False
+        return fragment_of(short, [e.decode(errors="replace") for e in earlier], self.source, self._occurrences)
+
+    def _occurrences(self, text: str) -> int:
+        """How many times the source holds `text` (kept: an earlier item is asked after at every step)."""
+        hit = self.occurs.get(text)
+        if hit is None:
+            hit = self.occurs[text] = self.source.count(text)
+        return hit
 
     def _spent(self, items: list[bytes]) -> frozenset[bytes]:
         """The items written as often as the text writes them (of the kinds compared)."""
@@ -210,13 +221,14 @@ def times_written(value: Any, source: str, spelled: str | None = None) -> int:
     return max(1, min((_count(source, *leaf) for leaf in leaves), default=1))
 
 
-def fragment_of(short: str, earlier: list[str], source: str) -> bool:
+def fragment_of(short: str, earlier: list[str], source: str, count: Callable[[str], int] | None = None) -> bool:
     """Whether `short` begins an earlier, longer item and the text writes it nowhere but inside that item: the item
     cut short (a small model turned away from a repeat writes ever shorter copies of it), not a value of its own
     (`C` after `C++` where the text also writes `C` alone)."""
+    count = count or source.count
     for item in earlier:
-        if len(item) > len(short) and item.startswith(short) and (whole := source.count(item)):
-            if source.count(short) <= whole * item.count(short):
+        if len(item) > len(short) and item.startswith(short) and (whole := count(item)):
+            if count(short) <= whole * item.count(short):
                 return True
     return False
 
