@@ -29,10 +29,13 @@ def text_dates(text: str) -> dict[str, list[str]]:
     """The values of each format `text` writes, in their normal (RFC 3339) forms: every date as `YYYY-MM-DD`, each
     way its form may be read (`05/01/17` as 2017-01-05 and 2017-05-01, `Oct 14` in each year the text writes);
     every time as `HH:MM:00Z` (the offset RFC 3339 asks for; the text's clock time, its zone not read); every
-    date-time as each date at each time, or at midnight where the text writes no time."""
+    date-time as each date at each time, or at midnight where the text writes no time (no date-time entry where
+    that makes more than `MAX_VALUES`)."""
     meant = written(text)
     dates = sorted({"%04d-%02d-%02d" % m[1:] for m in meant if m[0] == "date"})
     times = sorted({"%02d:%02d:00Z" % divmod(m[1], 60) for m in meant if m[0] == "time"})
+    if len(dates) * max(1, len(times)) > MAX_VALUES:  # a log's stamps: the product is never built, the field free
+        return {"date": dates, "time": times}
     return {"date": dates, "time": times, "date-time": [f"{d}T{t}" for d in dates for t in times or [MIDNIGHT]]}
 
 
@@ -41,7 +44,8 @@ def dates_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     `x-verbatim`, under no member marked `"x-verbatim": false`, no description asking for a computed or relative
     date) may take only the values of its format `text` writes. Where the text writes none, the field cannot be
     filled, as a required `Verbatim` field with nothing to copy: the refusal branch, or its `Optional` null. A
-    field whose format the text writes more than `MAX_VALUES` values of is left free."""
+    field whose format the text writes more than `MAX_VALUES` values of is left free (a date-time field too, its
+    values never listed)."""
     values = text_dates(text)
 
     def narrowed(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:

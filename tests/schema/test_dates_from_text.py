@@ -135,3 +135,14 @@ INVOICE = "Widget A    297.80\nWidget B    372.25\nTotal  670.05\nInvoice 2025/1
 ])
 def test_a_number_from_the_text_is_a_whole_number_token(value, admitted):
     assert grammar_admits(values_from_text(json_schema(Line), INVOICE), value, refusal=False) is admitted
+
+
+def test_a_text_of_many_dates_and_times_leaves_a_date_time_field_free_without_listing_them():
+    text = " ".join(f"2025-{1 + d // 28:02d}-{1 + d % 28:02d} {d % 24:02d}:{d % 60:02d}" for d in range(70))
+    text += " " + " ".join(f"{h:02d}:{m:02d}" for h in range(24) for m in range(0, 60, 20))
+    found = text_dates(text)
+    assert len(found["date"]) * len(found["time"]) > 4096 and "date-time" not in found
+    schema = {"type": "object", "properties": {"at": {"type": "string", "format": "date-time"},
+                                               "on": {"type": "string", "format": "date"}}}
+    out = dates_from_text(schema, text)["properties"]
+    assert out["at"] == {"type": "string", "format": "date-time"} and len(out["on"]["enum"]) == 70
