@@ -81,19 +81,19 @@ class Fresh:
             if current and config is not None:
                 out += self._no_new_item(arr, stack, current, in_string, config)
             if not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
-                out += self._same_object(arr.items, current, config)
+                out += self._same_object(arr.objects, current, config)
         return out
 
-    def _same_object(self, items: list[bytes], current: bytes, config: Config | None) -> list[np.ndarray]:
+    def _same_object(self, objects: list[dict[str, Any]], current: bytes, config: Config | None) -> list[np.ndarray]:
         """Tokens that would close the object under way (`}`) where it would then equal an earlier object item once
         members written null are taken as left out (a validated object fills them in alike); and, where a member
         may follow, whitespace (which a layout may follow only with the `}`)."""
         written = _object(current.rstrip(WS) + b"}")
         if written is None:
             return []
-        objects = Counter(_plain(obj) for obj in map(_object, items) if obj is not None)
         key = _plain(written)
-        if not objects[key] or objects[key] < times_written(written, self.source):
+        held = sum(_plain(obj) == key for obj in objects)  # the array's items parsed as they completed
+        if not held or held < times_written(written, self.source):
             return []
         if config is not None and current == current.rstrip(WS) and self.grammar.walk(config, b","):
             return [self.classes.brace, self.classes.space]
