@@ -52,3 +52,15 @@ def test_a_killed_driver_leaves_no_ray_process() -> None:
     finally:
         if driver.poll() is None:
             driver.kill()
+
+
+def test_a_guard_that_has_ended_is_a_warning_not_a_failed_job(monkeypatch) -> None:
+    import pytest
+
+    from extractor.integrations.ray import cluster
+
+    ended = subprocess.Popen([sys.executable, "-c", "pass"], stdin=subprocess.PIPE, text=True)
+    ended.wait()
+    monkeypatch.setattr(cluster, "_GUARD", ended.stdin)
+    with pytest.warns(RuntimeWarning, match="ray stop"):
+        cluster.guard([(1, 0.0)] * 20_000)  # more than a pipe's buffer: the write meets the closed end

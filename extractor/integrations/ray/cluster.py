@@ -11,6 +11,8 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
+from pathlib import Path
 from typing import IO
 
 _GUARD: IO[str] | None = None
@@ -43,16 +45,23 @@ def _descendants() -> set[tuple[int, float]]:
 
 
 def guard(children: list[tuple[int, float]]) -> None:
-    """Hand these processes to the guard (started on first use), to be ended when this process is gone."""
+    """Hand these processes to the guard (started on first use, importing this package from where this process
+    did), to be ended when this process is gone; a guard that cannot run is a warning, not a failed job."""
     global _GUARD
     with _LOCK:
-        if _GUARD is None:
-            process = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, text=True,
-                                       start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            _GUARD = process.stdin
-        assert _GUARD is not None
-        _GUARD.write(json.dumps(children) + "\n")
-        _GUARD.flush()
+        try:
+            if _GUARD is None:
+                root = str(Path(__file__).resolve().parents[3])
+                env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))}
+                _GUARD = subprocess.Popen([sys.executable, "-m", __name__], stdin=subprocess.PIPE, text=True, env=env,
+                                          start_new_session=True, stdout=subprocess.DEVNULL,
+                                          stderr=subprocess.DEVNULL).stdin
+            assert _GUARD is not None
+            _GUARD.write(json.dumps(children) + "\n")
+            _GUARD.flush()
+        except OSError as exc:  # the guard could not start, or has ended
+            warnings.warn(f"the Ray cluster's processes are not guarded ({exc}); if this process is killed, end "
+                          f"them with `ray stop`", RuntimeWarning, stacklevel=2)
 
 
 def _watch(lines: IO[str]) -> None:
