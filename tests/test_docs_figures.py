@@ -126,10 +126,34 @@ CORPUS = [
      ["ray/2/first_batch_s", "ray/1/first_batch_s"]),
 ]
 
+SCREEN = [
+    ("texts: the screen costs **{:.2f}×** the extraction (median; {:.2f}× with `--threads 2`", "screen_cost.json",
+     ["median_ratio", lambda r: _file("screen_cost_threads2.json")["median_ratio"]]),
+    ("against {:.2f}× ({:.2f}×) for the same", "screen_cost_before.json",
+     ["median_ratio", lambda r: _file("screen_cost_before_threads2.json")["median_ratio"]]),
+    ("the `Person` sentence costs {:.2f}× its extraction ({:.2f}× before)", "screen_cost.json",
+     ["person_ratio", lambda r: _file("screen_cost_before.json")["person_ratio"]]),
+]
+FAQ = [("about half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
+       ("({:.2f}× on the `Person` sentence there)", "screen_cost.json", ["person_ratio"])]
+FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
+          [f"per_method/extract/{name}/documents", f"per_method/extract/{name}/repeated",
+           f"per_method/extract[fresh_items=false]/{name}/repeated", f"per_method/extract/{name}/field_f1",
+           f"per_method/extract[fresh_items=false]/{name}/field_f1"])
+         for name, file in [("generated", "repeated_items_dev.json"), ("nda", "repeated_items_dev.json"),
+                            ("receipts", "repeated_items_dev.json"), ("resumes", "repeated_items_dev_resumes.json")]]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
-           + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI])
+           + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
+           + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
+           + [("docs/decoding.md", *row) for row in FRESH])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
+
+
+def _file(name: str) -> dict[str, Any]:
+    """A second result file a figure is read beside its row's own."""
+    return json.loads((RESULTS / name).read_text())
 
 
 def figure(result: dict[str, Any], where: Where) -> Any:
