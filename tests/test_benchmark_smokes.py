@@ -17,9 +17,16 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
     ("refusal_signals", ["--limit", "1", "--targets", "Event", "--tokens", "16", "--threads", "1"],
      ["auc", "documents"]),
+    ("screen_cost", ["--texts", "0", "--repeats", "1", "--threads", "1"], ["median_ratio", "runs", "commit"]),
+    ("calibrate_refusal", ["--split", "dev", "--sets", "short", "--limit", "2", "--threads", "1"],
+     ["chosen", "short", "documents", "commit"]),
     ("table_cache", ["--sample", "2"], ["tables", "build_ms"]),
     ("threads", ["--settings", "1", "--competitors", "0", "--repeats", "1", "--max-tokens", "4"], ["seconds"]),
 ]
+
+
+TITLED = {"screen_cost", "calibrate_refusal"}
+"""Scripts whose Markdown opens with a title."""
 
 
 @pytest.fixture
@@ -43,3 +50,4 @@ def test_a_benchmark_runs_on_a_tiny_input(script, argv, keys, tmp_path, torch_th
     module.main([*argv, "--json", str(out), *extra])
     result = json.loads(out.read_text())
     assert all(key in result for key in keys), sorted(result)
+    assert script not in TITLED or (tmp_path / f"{script}.md").read_text().startswith("# ")
