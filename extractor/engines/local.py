@@ -19,7 +19,8 @@ from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.masks import CompiledGrammar
 from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
 from extractor.pipeline.outcome import accepts
-from extractor.pipeline.refusing import DOUBTFUL, Screened
+from extractor.pipeline.calibration import DOUBTFUL
+from extractor.pipeline.refusing import Screened
 from extractor.schema import Refusal
 from extractor.pipeline.target import Target, TextForm
 from extractor.tokens import Vocabulary

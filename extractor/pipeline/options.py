@@ -14,6 +14,7 @@ from extractor.pipeline.checks import Check
 from extractor.decode.guards import Guards
 from extractor.errors import InputError
 from extractor.grammar import Layout, LayoutName
+from extractor.pipeline.calibration import MAX_UNFOUNDED, MIN_RELEVANCE
 from extractor.pipeline.grounding import GroundingMode
 from extractor.pipeline.inputs import at_least, guards_for
 from extractor.schema import Refusal
@@ -26,17 +27,6 @@ VerbatimMode = Literal["auto", "marked", "all"]
 
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
-
-MIN_RELEVANCE = -5.56
-"""The relevance score below which `extract` refuses a text without decoding: chosen together with the answer
-check below by `benchmarks/calibrate_refusal.py --split dev --answers ...` with the embedded model (best refusal
-F1 refusing at most 5% of answerable documents; any value between -5.63 and -5.49 scores the same there)."""
-
-
-MAX_UNFOUNDED = 1.0
-"""The share of an answer's identifying values found nowhere in the text at which a doubtful answer is refused:
-all of them (chosen with MIN_RELEVANCE and `refusing.DOUBTFUL`)."""
-
 
 @dataclass(frozen=True, kw_only=True)
 class ExtractOptions:
@@ -106,7 +96,7 @@ class ExtractOptions:
     at or above it only the target is offered. None: both offered, the model chooses."""
     max_unfounded: float | None = MAX_UNFOUNDED
     """With the screen on and the library's `Refusal`: an answer whose relevance is doubtful (below
-    `refusing.DOUBTFUL`) is refused where at least this share of its identifying values (those written under
+    `calibration.DOUBTFUL`) is refused where at least this share of its identifying values (those written under
     the target's required top-level fields) is found nowhere in the text. None: answers are never refused so."""
 
     def __post_init__(self) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from extractor.pipeline.calibration import DOUBTFUL
 from extractor.pipeline.grounding import key, schema_ir, unescape
 from extractor.schema import Refusal, ir
 from extractor.tracing import Trace, ValueTrace
@@ -15,12 +16,6 @@ from extractor.tracing.leaves import shapes
 
 if TYPE_CHECKING:
     from extractor.pipeline.options import ExtractOptions
-
-DOUBTFUL = 0.0
-"""Relevance (nats) below which an answer is checked against the text: one above it reads as the target so
-plainly that its values' grounding decides nothing (chosen with `options.MIN_RELEVANCE` and `MAX_UNFOUNDED` by
-`benchmarks/calibrate_refusal.py --split dev --answers ...`)."""
-
 
 @dataclass(frozen=True)
 class Screened:

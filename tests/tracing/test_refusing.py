@@ -7,7 +7,9 @@ import pytest
 from pydantic import BaseModel
 
 from extractor import ExtractOptions, InputError, Refusal, trace
-from extractor.pipeline.refusing import DOUBTFUL, Screened, identifying, judged, screened_out
+from extractor.pipeline.calibration import DOUBTFUL
+from extractor.pipeline.refusing import Screened, identifying, judged, screened_out
+from extractor.pipeline.calibration import DOUBTFUL
 from extractor.pipeline.grounding import key, schema_ir
 
 WEATHER = "Oslo, Norway: rain through Tuesday, 4-7 °C, winds from the south-west. Snow above 800 m."

@@ -14,7 +14,8 @@ from typing import Any
 from extractor.decode.relevance import KINDS, SCREEN_TOKENS, announcements, combine
 from extractor.pipeline.grounding import key, schema_ir
 from extractor.integrations.vllm.spec import OPTIONS_KEY, Spec, with_options
-from extractor.pipeline.refusing import DOUBTFUL, Screened, declines, screened_out, title
+from extractor.pipeline.calibration import DOUBTFUL
+from extractor.pipeline.refusing import Screened, declines, screened_out, title
 from extractor.tracing import trace
 
 

@@ -20,7 +20,7 @@ from extractor.grammar.tags import read_structural_tag
 from extractor.lang.pattern import compile_whole
 from extractor.masks import CompiledGrammar
 from extractor.masks.finish import prepare_ways
-from extractor.pipeline.options import MAX_UNFOUNDED, MIN_RELEVANCE
+from extractor.pipeline.calibration import MAX_UNFOUNDED, MIN_RELEVANCE
 from extractor.schema import Refusal, target_ir
 from extractor.tokens import Vocabulary
 
