@@ -221,7 +221,7 @@ def test_the_relevance_screen_refuses_an_unrelated_text_for_any_kind_of_target(m
     """A recipe scores below the threshold for a contact; the skills of a résumé stay above it (one part of a
     document: it loses to "a résumé" but wins against "a text"); the recipe comes back as a Refusal for a
     Pydantic target and for the same target as a JSON Schema dict."""
-    from extractor.pipeline.options import MIN_RELEVANCE
+    from extractor.pipeline.calibration import MIN_RELEVANCE
 
     recipe, skills = model_extractor.relevance(Contact, RECIPE), model_extractor.relevance(Skills, RESUME)
     assert recipe < MIN_RELEVANCE < skills
@@ -267,7 +267,7 @@ def test_a_generic_target_on_a_text_of_another_kind_is_screened_out_unless_the_s
     """A known limit of the screen, kept visible: a one-field target with an uninformative title scores below
     the threshold on a contact text (the text reads as "a contact list", not as "a Name"); `min_relevance=None`
     (or a lower threshold) lets the model answer."""
-    from extractor.pipeline.options import MIN_RELEVANCE
+    from extractor.pipeline.calibration import MIN_RELEVANCE
 
     class Name(BaseModel):
         name: str

@@ -7,7 +7,8 @@ from pydantic import BaseModel
 from tenacity import Retrying, stop_after_attempt
 
 from extractor import ExtractOptions, InputError, Refusal
-from extractor.pipeline.options import DEFAULT_LAYOUT, MIN_RELEVANCE
+from extractor.pipeline.calibration import MIN_RELEVANCE
+from extractor.pipeline.options import DEFAULT_LAYOUT
 
 
 class Declined(BaseModel):
