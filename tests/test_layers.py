@@ -17,7 +17,7 @@ corpus job). Tracing reads only the schema's IR, so it sits just above it; docum
 merge of their objects) reads schemas and traces; the pipeline drives one document through the stages below it,
 and an engine (engines/, integrations/vllm) implements the pipeline's seam."""
 
-PIPELINE = ["checks", "inputs", "calibration", "grounding", "options", "outcome", "refusing", "target", "engine", "document", "batch",
+PIPELINE = ["checks", "inputs", "calibration", "grounding", "options", "outcome", "refusing", "target", "engine", "fields", "document", "batch",
             "windowed", "rounds", "stream"]
 """The pipeline's modules in the order they may import one another: each only those before it."""
 
