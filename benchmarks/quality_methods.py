@@ -5,7 +5,9 @@
   retries see the errors (what users do without constrained decoding);
 - `constrained`: the grammar alone: compact layout, no jump-forward, no guards, no relevance screen (the
   model chooses between the target and the refusal branch), strings written freely (`verbatim="marked"`);
-- `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options, and
+- `extract`: `Extractor.extract` with its defaults; variants `extract[key=value,...]` override options (such as
+  `extract[fields=apart]`: each field asked on its own after the text), `extract[prompt=text-first]` puts the text
+  before the question (the layout fields asked apart use) for the whole target, and
   `extract[strip=true]` extracts the target's JSON Schema with every description (docstrings, field
   descriptions) taken out: a bare target, as a user who wrote none gives it;
 - `llguidance`, `xgrammar`: the peers' own transformers logits processors (benchmarks/generation_peers.py),
@@ -74,12 +76,7 @@ def run(m: Method, ex: Extractor, target: type[BaseModel], text: str, budget: in
     return out
 
 
-PROMPTS = {
-    "text-first": PromptTemplate(
-        system="You extract information from texts as JSON.",
-        user="{text}\n\nExtract the {title} from the text above as JSON with these fields:\n{schema}\n"
-             "Copy values exactly as written in the text. {refusal}"),
-}
+PROMPTS = {"text-first": PromptTemplate().text_first()}
 """Prompt variants for ablations (`extract[prompt=text-first]`); the default is `PromptTemplate()`."""
 
 

@@ -97,6 +97,14 @@ def generating(lm: LoadedModel, vocab: Vocabulary, prompt_ids: list[int], matche
     return done[0]
 
 
+def generating_many(lm: LoadedModel, vocab: Vocabulary, prompts: Sequence[list[int]],
+                    matchers: Sequence[Matcher | None], options: DecodeOptions, *,
+                    guards: Sequence[Guards] | None = None,
+                    sources: Sequence[str | bytes | None] | None = None) -> Generator[None, None, list[Generation]]:
+    """`generate_many` one forward pass at a time: yields after each pass, returns every row's Generation."""
+    return _decoding(lm, vocab, prompts, matchers, options, guards, sources, None)
+
+
 def drain(steps: Generator[None, None, T]) -> T:
     """Run a stepping generator to its end and return what it returns."""
     while True:

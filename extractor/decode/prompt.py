@@ -7,7 +7,7 @@ import re
 import warnings
 from collections.abc import Sequence
 from functools import lru_cache
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -34,6 +34,15 @@ RETRY = "That JSON failed validation:\n{errors}\nReply with corrected JSON only.
 USER = "{text}"
 """The user's message: the document itself."""
 
+FIRST_SYSTEM = "You extract information from texts as JSON."
+"""The system message where the text comes first (fields asked apart): it names no field, so every question about
+one text begins with the same tokens."""
+
+FIRST_USER = ("{text}\n\nExtract the {title} from the text above as JSON with these fields:\n{schema}\n"
+              "Copy values exactly as written in the text. {refusal}")
+"""The user's message where the text comes first: the text, then the question about the fields asked (a shared
+prefix of the text's questions ends where the question begins)."""
+
 _FIELD = re.compile(r"\{(schema|title|refusal|errors|text)\}")
 
 
@@ -47,6 +56,14 @@ class PromptTemplate:
     user: str = USER
     refusal: str = REFUSAL
     retry: str = RETRY
+    first_system: str = FIRST_SYSTEM
+    """The system message where the text comes first (`fields="apart"`)."""
+    first_user: str = FIRST_USER
+    """The user's message where the text comes first: `{text}` then the question (`fields="apart"`)."""
+
+    def text_first(self) -> PromptTemplate:
+        """This template with the text before the question: what fields asked apart share as a prefix."""
+        return replace(self, system=self.first_system, user=self.first_user)
 
 
 class PromptOptions(Protocol):
@@ -56,6 +73,8 @@ class PromptOptions(Protocol):
     system: str | None
     messages: Sequence[dict[str, str]] | None
     layout: Layout | LayoutName
+    fields: str
+    """"apart": the text comes first and the question after it (`PromptTemplate.text_first`)."""
 
     @property
     def refusal_model(self) -> type[BaseModel] | None: ...
@@ -69,6 +88,7 @@ def chat_prompt(tokenizer: Any, template: PromptTemplate, schema: Any, text: str
     if opts.messages is not None:
         return encode(tokenizer, [*opts.messages, *retries(template, history)])
     layout = Layout.named(opts.layout)
+    template = template.text_first() if opts.fields == "apart" else template
     shots = [(shown, layout.dumps(_plain(answer))) for shown, answer in opts.examples]
     return encode(tokenizer, messages(schema, text, template, history, examples=shots,
                                       refusal=opts.refusal_model is not None, system=opts.system))

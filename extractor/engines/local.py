@@ -37,6 +37,7 @@ class TransformersEngine:
     """A model loaded once and reused; compiled schemas are cached per target."""
 
     retries_cut = True
+    asks_apart = True
     batch_size: int | None = 8
     """Documents decoded together unless a call says otherwise."""
 
@@ -158,18 +159,31 @@ class TransformersEngine:
 
     def generate(self, jobs: Sequence[Job], opts: ExtractOptions, control: Control) -> list[Generation]:
         """One batch of documents, each with its own matcher and guards (strings bounded by its text, tightened
-        after a cut attempt)."""
+        after a cut attempt); a document whose fields are asked apart is a batch of its own, its fields' rows
+        sharing its text's prompt (fed once, its key-value cache copied to each row)."""
         from extractor.decode import loop
 
-        return loop.generate_many(self.lm, self.vocab, [j.prompt for j in jobs],
-                                  [control.matcher(j.grammar) if j.grammar else None for j in jobs], opts.decoding(),
-                                  guards=[opts.guards_for(j.text, j.tight, j.repeatable) for j in jobs],
-                                  sources=[j.text for j in jobs])
+        whole = [k for k, j in enumerate(jobs) if not j.parts]
+        out = dict(zip(whole, self._rows([jobs[k] for k in whole], opts, control, loop.generate_many)))
+        for k, job in enumerate(jobs):
+            if job.parts:
+                out[k] = job.join(self._rows(job.parts, opts, control, loop.generate_many))
+        return [out[k] for k in range(len(jobs))]
+
+    def _rows(self, jobs: Sequence[Job], opts: ExtractOptions, control: Control, run: Callable[..., Any]) -> Any:
+        """`run` (the loop's `generate_many` or its stepping form) over jobs decoded as rows of one batch."""
+        if not jobs:
+            return []
+        return run(self.lm, self.vocab, [j.prompt for j in jobs],
+                   [control.matcher(j.grammar) if j.grammar else None for j in jobs], opts.decoding(),
+                   guards=[opts.guards_for(j.text, j.tight, j.repeatable) for j in jobs], sources=[j.text for j in jobs])
 
     def stepping(self, job: Job, opts: ExtractOptions, control: Control) -> Generator[None, None, Generation]:
-        """One document decoded a forward pass per step."""
-        from extractor.decode.loop import generating
+        """One document decoded a forward pass per step (its fields, asked apart, as rows of one batch)."""
+        from extractor.decode.loop import generating, generating_many
 
+        if job.parts:
+            return _joined(job, self._rows(job.parts, opts, control, generating_many))
         matcher = None if job.grammar is None else control.matcher(job.grammar)
         return generating(self.lm, self.vocab, job.prompt, matcher, max_tokens=opts.max_tokens,
                           sampling=opts.sampling(), jump_forward=opts.jump_forward,
@@ -179,3 +193,9 @@ class TransformersEngine:
         """How many windows of `tokens` tokens decode together: as many as hold `WINDOW_BATCH_TOKENS` of text, so
         the key-value cache stays bounded whatever the window size."""
         return {"batch_size": max(1, min(8, WINDOW_BATCH_TOKENS // max(1, tokens)))}
+
+
+def _joined(job: Job, steps: Generator[None, None, list[Generation]]) -> Generator[None, None, Generation]:
+    """The parts' stepping decoding, then their generations joined as the job's."""
+    gens = yield from steps
+    return job.join(gens)

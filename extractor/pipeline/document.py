@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from extractor.pipeline.engine import Control, Engine, Job, Offer
+from extractor.pipeline.fields import Asked, Part, split
 from extractor.errors import Attempt, ExtractionError, InputError, UnsatisfiableSchemaError
 from extractor.pipeline.grounding import Grounding
 from extractor.pipeline.inputs import nonempty
@@ -34,6 +36,15 @@ class Document:
     screen: Screened | None = None
     result: Any = None
     """The value returned for it, or the `ExtractorError` in its slot; None while it is still decoded."""
+    asked: Asked | None = None
+    """Its fields' answers and attempts where they are asked apart (`fields="apart"`)."""
+
+
+@dataclass(frozen=True)
+class Apart:
+    """A document's grammars where its fields are asked apart: one per field, by name."""
+
+    grammars: dict[str, Any]
 
 
 @dataclass(frozen=True)
@@ -50,6 +61,17 @@ class Pipeline:
                  on_attempt: Callable[[int, Attempt], None] | None = None, control: Control = Control()) -> None:
         self.engine, self.target, self.opts = engine, target, opts
         self.with_trace, self.on_attempt, self.control = with_trace, on_attempt, control
+        if opts.fields == "apart" and not getattr(engine, "asks_apart", False):
+            raise InputError(f"fields='apart' needs an engine that decodes a document's fields together; "
+                             f"{type(engine).__name__} does not: use fields='together'")
+        if opts.fields == "apart" and control.watch is not None:
+            raise InputError("fields='apart' cannot be streamed (a stream's partial objects are one answer's): "
+                             "use fields='together'")
+
+    @cached_property
+    def parts(self) -> tuple[Part, ...]:
+        """The target's fields asked apart, where `fields="apart"` and the target splits (else ())."""
+        return split(self.target) if self.opts.fields == "apart" else ()
 
     def prompt(self, doc: Document) -> list[int]:
         """The document's next prompt, earlier failed attempts as turns."""
@@ -85,6 +107,13 @@ class Pipeline:
         if not self.opts.constrained:
             return None
         offer = self._offer(doc.screen)
+        if self.parts and offer != "refusal":
+            try:
+                return Apart({p.name: self.engine.grammar(p.target, doc.text, offer, self.opts) for p in self.parts})
+            except UnsatisfiableSchemaError:
+                if offer == "both":
+                    raise
+                offer = "refusal"  # a required field no substring of the text fits: the refusal is all
         if offer == "target":
             try:
                 return self.engine.grammar(self.target, doc.text, offer, self.opts)
@@ -98,8 +127,17 @@ class Pipeline:
         return "target" if screen.score >= self.opts.min_relevance else "refusal"
 
     def job(self, doc: Document, prompt: list[int], grammar: Any) -> Job:
-        """The document's next attempt for the engine: guards tightened after a cut attempt."""
-        return Job(prompt, grammar, doc.text, bool(doc.attempts) and doc.attempts[-1].cut, self.target.repeatable)
+        """The document's next attempt for the engine: guards tightened after a cut attempt; its fields asked
+        apart where its grammar is theirs (`Apart`)."""
+        tight = bool(doc.attempts) and doc.attempts[-1].cut
+        if not isinstance(grammar, Apart):
+            return Job(prompt, grammar, doc.text, tight, self.target.repeatable)
+        doc.asked = doc.asked or Asked(self.parts)
+        asked = doc.asked.again(doc.attempts[-1] if doc.attempts else None)
+        parts = tuple(Job(self.engine.prompt_ids(p.target.schema, doc.text, doc.asked.history.get(p.name, []),
+                                                 self.opts), grammar.grammars[p.name], doc.text, tight,
+                          p.target.repeatable) for p in asked)
+        return Job(prompt, None, doc.text, tight, self.target.repeatable, parts, partial(doc.asked.joined, asked))
 
     def settle(self, doc: Document, gen: Generation) -> Settled:
         """The attempt's outcome judged and recorded on the document: its result, or its error and whether the

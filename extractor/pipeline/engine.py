@@ -37,6 +37,11 @@ class Job:
     """The attempt before was cut by max_tokens: guards tightened."""
     repeatable: frozenset[Any] = frozenset()
     """The arrays whose items may repeat (`Target.repeatable`): the guards let them."""
+    parts: tuple[Job, ...] = ()
+    """The document's fields asked apart (`fields="apart"`), each a job of its own: an engine whose `asks_apart` is
+    True decodes them together (the text's prompt, their shared prefix, encoded once) and returns `join` of their
+    generations, in order, as this job's (`prompt` and `grammar` are then unused)."""
+    join: Callable[[list[Generation]], Generation] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +69,8 @@ class Engine(Protocol):
     """Whether an output cut by max_tokens is retried (with tightened guards) rather than returned as an error."""
     batch_size: int | None
     """Documents decoded together by default; None where the engine schedules them itself."""
+    asks_apart: bool
+    """Whether the engine decodes a job's `parts` (what `fields="apart"` needs)."""
 
     def context(self) -> int | None:
         """The model's context in tokens, where known."""

@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # torch-backed: built where a model runs
     from extractor.decode.sampling import SamplingOptions
 
 VerbatimMode = Literal["auto", "marked", "all"]
+FieldsMode = Literal["together", "apart"]
 
 DEFAULT_LAYOUT: LayoutName = "pretty"
 """The layout `extract` forces unless told otherwise (chosen on benchmarks/quality.py's dev split)."""
@@ -94,6 +95,13 @@ class ExtractOptions:
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
     at or above it only the target is offered. None: both offered, the model chooses."""
+    fields: FieldsMode = "together"
+    """How the target's fields are asked: "together" (one answer holds the whole object) or "apart" (each top-level
+    field of an object target is its own short question after the text, the text's prompt encoded once and its
+    key-value cache shared by the questions, the answers joined into one object validated, checked and traced as
+    one). "apart" decodes one row per field (more tokens generated and more rows in the cache; see docs/fields.md);
+    a target that is not an object of two fields or more is asked whole either way. It needs `constrained`, and
+    neither `messages` nor a stream (whose partial objects are one answer's)."""
     max_unfounded: float | None = MAX_UNFOUNDED
     """With the screen on and the library's `Refusal`: an answer whose relevance is doubtful (below
     `calibration.DOUBTFUL`) is refused where at least this share of its identifying values (those written under
@@ -117,6 +125,14 @@ class ExtractOptions:
             raise InputError(f"verbatim must be 'auto', 'marked' or 'all', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
+        if self.fields not in ("together", "apart"):
+            raise InputError(f"fields must be 'together' or 'apart', got {self.fields!r}")
+        if self.fields == "apart" and not self.constrained:
+            raise InputError("fields='apart' joins answers the grammar shaped; with constrained=False use "
+                             "fields='together'")
+        if self.fields == "apart" and self.messages is not None:
+            raise InputError("fields='apart' asks each field its own question after the text; with messages (the "
+                             "whole chat given) use fields='together'")
         if isinstance(self.layout, str):
             Layout.named(self.layout)  # an unknown name is refused here, before any model work
 
