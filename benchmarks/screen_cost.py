@@ -7,7 +7,8 @@ sentences, bare targets) and the one-sentence `Person` text `PERSON`, in turn, `
 `extract` runs it (`Extractor.screens` under the default options: read as far as the decision needs, and what a
 refused text reads most like; its kept readings forgotten first, so every text is read anew) and the whole
 extraction without it (`extract(..., min_relevance=None)`), timed back to back so that both see the same load.
-The figure is the median over texts and repeats of screen time / extraction time: at most 0.5 is the aim.
+The figures are screen time / extraction time: its median over texts and repeats, and the largest of the
+texts' own medians over their repeats (the worst text); at most 0.5 on every text is the aim.
 """
 
 from __future__ import annotations
@@ -60,6 +61,14 @@ def measure(ex: Any, pairs: list[tuple[str, dict[str, Any]]], repeats: int) -> l
     return rows
 
 
+def worst(rows: list[dict[str, Any]]) -> float:
+    """The largest per-text median ratio (a text's repeats taken together, so one slow repeat is not the figure)."""
+    texts: dict[tuple[str, str], list[float]] = {}
+    for r in rows:
+        texts.setdefault((r["target"], r["text"]), []).append(r["ratio"])
+    return max(statistics.median(v) for v in texts.values())
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--texts", type=int, default=8, help="short texts besides the Person sentence")
@@ -79,7 +88,7 @@ def main(argv: list[str] | None = None) -> None:
     result = {"commit": commit(), "model": "embedded SmolLM2-135M-Instruct", "threads": args.threads,
               "repeats": args.repeats, "texts": len(rows) // args.repeats,
               "median_ratio": statistics.median(r["ratio"] for r in rows),
-              "person_ratio": statistics.median(r["ratio"] for r in first),
+              "person_ratio": statistics.median(r["ratio"] for r in first), "worst_ratio": worst(rows),
               "median_screen_s": statistics.median(r["screen_s"] for r in rows),
               "median_extract_s": statistics.median(r["extract_s"] for r in rows), "runs": rows}
     write_results(result, _markdown(result), args.json, args.md)
@@ -92,7 +101,8 @@ def _markdown(result: dict[str, Any]) -> str:
              "extraction (without the screen) timed back to back on each text; their ratio's median is "
              f"**{result['median_ratio']:.2f}** over all texts and **{result['person_ratio']:.2f}** on the "
              f"Person sentence (median seconds: screen {result['median_screen_s']:.3f}, extraction "
-             f"{result['median_extract_s']:.3f}).", "",
+             f"{result['median_extract_s']:.3f}). The machine was shared with other jobs: timings are noisy, "
+             "screen and extraction see the same load.", "",
              "| target | text | screen s | extraction s | ratio |", "|---|---|---:|---:|---:|"]
     lines += [f"| {r['target']} | {r['text']} | {r['screen_s']:.3f} | {r['extract_s']:.3f} | {r['ratio']:.2f} |"
               for r in result["runs"]]

@@ -14,10 +14,12 @@ document but wins against "a text", so the score is the larger of the first and 
 from __future__ import annotations
 
 from typing import Any
+from weakref import WeakKeyDictionary
 
 import torch
 
 from extractor.decode.model import LoadedModel
+from extractor.masks.lru import ByteLRU
 
 NEUTRAL = "The following is a text.\n\n"
 ABOUT = "The following text is {article} {title}. It gives the {fields}.\n\n"
@@ -37,8 +39,9 @@ SCREEN_TOKENS = 128
 cost stays bounded on any text (len(KINDS) + 3 rows of at most this many positions)."""
 
 PACKED = 1024
-"""Tokens of announcement-and-text rows packed into one pass (each row attends to itself only), so a short text's
-21 rows take one pass; logits are computed `LOGITS` positions at a time, bounding memory to LOGITS x vocabulary."""
+"""Tokens of text copies packed into one pass (each copy attends to its own announcement, read once per model, and
+to itself), so a short text's rows take one pass; logits are computed `LOGITS` positions at a time, bounding
+memory to LOGITS x vocabulary."""
 LOGITS = 256
 
 
@@ -97,36 +100,65 @@ def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[f
 
 
 def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
-    """log p(body | prefix) for each prefix: rows packed into as few passes as `PACKED` tokens allow."""
+    """log p(body | prefix) for each prefix: the bodies of as many rows as `PACKED` tokens allow in one pass."""
     rows = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prefixes]
     if not body:
         return [0.0] * len(rows)
-    per_pass = max(1, PACKED // (max(len(r) for r in rows) + len(body)))
+    per_pass = max(1, PACKED // len(body))
     return [v for at in range(0, len(rows), per_pass) for v in _packed(lm, rows[at:at + per_pass], body)]
 
 
 @torch.inference_mode()
 def _packed(lm: LoadedModel, rows: list[list[int]], body: list[int]) -> list[float]:
-    """log p(body | row) for each row, in one pass over the rows laid end to end with the body after each: a
-    block mask keeps every row to itself, and only the body's tokens' logits are read (logsumexp and gather, no
-    whole log-softmax kept)."""
-    ids = [t for r in rows for t in (*r, *body)]
-    part = torch.tensor([i for i, r in enumerate(rows) for _ in range(len(r) + len(body))], device=lm.device)
-    seen = torch.tril(torch.ones(len(ids), len(ids), dtype=torch.bool, device=lm.device))
-    seen &= part[None, :] == part[:, None]
+    """log p(body | row) for each row, in one pass over the body repeated once per row: each copy attends to its
+    own announcement's keys and values (read once per model, `_prefix`) and to itself, and only the body's tokens'
+    logits are read (logsumexp and gather, no whole log-softmax kept)."""
+    from transformers import DynamicCache
+
+    kept = [_prefix(lm, r) for r in rows]
+    n, device = len(body), lm.device
+    lengths = torch.tensor([len(r) for r in rows], device=device)
+    mine = torch.arange(len(rows), device=device).repeat_interleave(n)  # the row of each body token
+    at = torch.arange(n, device=device).repeat(len(rows))  # its place in the body
+    owner = torch.arange(len(rows), device=device).repeat_interleave(lengths)  # the row of each kept position
+    seen = torch.cat([mine[:, None] == owner[None, :],
+                      (mine[:, None] == mine[None, :]) & (at[None, :] <= at[:, None])], dim=1)
     dtype = next(lm.model.parameters()).dtype
-    mask = torch.zeros(seen.shape, dtype=dtype, device=lm.device).masked_fill(~seen, torch.finfo(dtype).min)
-    ends = torch.tensor([len(r) + len(body) for r in rows]).cumsum(0).tolist()
-    starts = [end - len(body) for end in ends]  # where each row's body begins
-    kwargs = {"input_ids": torch.tensor([ids], device=lm.device), "attention_mask": mask[None, None],
-              "position_ids": torch.tensor([[k for r in rows for k in range(len(r) + len(body))]], device=lm.device),
-              "use_cache": False}
-    at = torch.tensor([p for s in starts for p in range(s - 1, s + len(body) - 1)], device=lm.device)
-    states = (lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits)
-    wanted = torch.tensor(body * len(rows), device=lm.device)
-    each = torch.cat([_logprobs(lm, states[0, at[k:k + LOGITS]], wanted[k:k + LOGITS])
-                      for k in range(0, len(at), LOGITS)])
-    return each.view(len(rows), len(body)).sum(-1).tolist()  # one copy to the host, not one per row
+    mask = torch.zeros(seen.shape, dtype=dtype, device=device).masked_fill(~seen, torch.finfo(dtype).min)
+    cache = DynamicCache([(torch.cat([k[0][i][0] for k in kept], 2), torch.cat([k[0][i][1] for k in kept], 2))
+                          for i in range(len(kept[0][0]))])
+    kwargs = {"input_ids": torch.tensor([body * len(rows)], device=device), "attention_mask": mask[None, None],
+              "position_ids": (lengths[mine] + at)[None], lm.cache_kwarg: cache, "use_cache": True}
+    out = lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits
+    states = out[0].view(len(rows), n, -1)
+    states = torch.cat([torch.stack([k[1] for k in kept])[:, None], states[:, :-1]], 1).reshape(len(rows) * n, -1)
+    wanted = torch.tensor(body * len(rows), device=device)
+    each = torch.cat([_logprobs(lm, states[k:k + LOGITS], wanted[k:k + LOGITS])
+                      for k in range(0, len(wanted), LOGITS)])
+    return each.view(len(rows), n).sum(-1).tolist()  # one copy to the host, not one per row
+
+
+Kept = tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]
+"""An announcement's keys and values per layer, and the output at its last token (which predicts the body's first)."""
+_KEPT: WeakKeyDictionary[Any, ByteLRU[tuple[int, ...], Kept]] = WeakKeyDictionary()
+KEPT_BYTES = 64 << 20
+
+
+@torch.inference_mode()
+def _prefix(lm: LoadedModel, row: list[int]) -> Kept:
+    """One announcement read alone, once per model: the kinds' and "a text"'s are the same for every target and
+    text, a target's the same for each of its texts."""
+    store = _KEPT.setdefault(lm.model, ByteLRU(KEPT_BYTES))
+    found = store.get(tuple(row))
+    if found is not None:
+        return found
+    kwargs = {"input_ids": torch.tensor([row], device=lm.device), "use_cache": True}
+    out = lm.model.base_model(**kwargs) if lm.head is not None else lm.model(**kwargs)
+    cache = getattr(out, lm.cache_kwarg)
+    layers = [(layer.keys, layer.values) for layer in cache.layers]
+    last = (out.last_hidden_state if lm.head is not None else out.logits)[0, -1]
+    store.put(tuple(row), (layers, last), sum(k.nbytes + v.nbytes for k, v in layers) + last.nbytes)
+    return layers, last
 
 
 def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:
