@@ -4,7 +4,9 @@ import pytest
 
 pytest.importorskip("torch", reason="the relevance screen runs the model (torch)")
 
-from extractor.decode.relevance import KINDS, NEUTRAL, PART_MARGIN, announcements, combine  # noqa: E402
+from extractor.decode import relevance  # noqa: E402
+from extractor.decode.relevance import (KINDS, NEUTRAL, PART_MARGIN, SHORT, SHORT_MARGIN,  # noqa: E402
+                                        announcements, combine)
 
 CASES = [
     ({"title": "Resume", "properties": {"name": {}, "skills": {}}},
@@ -34,6 +36,42 @@ SCORES = [  # (about, titled, a text, kinds...) -> score
 @pytest.mark.parametrize("ll,expected", SCORES)
 def test_the_score_is_the_kinds_ratio_or_the_text_ratio_less_the_margin(ll, expected):
     assert combine(ll) == pytest.approx(expected)
+
+
+SHORT_SCORES = [  # (likelihoods, opening tokens) -> score: a short opening is judged against "a text" alone
+    ([-10.0, -12.0, -12.0, -15.0, -11.0], SHORT - 1, 2.0 - SHORT_MARGIN),
+    ([-20.0, -18.0, -8.0, -40.0], 1, -12.0 - SHORT_MARGIN),  # the kinds lose, but "a text" wins: refused
+    ([-20.0, -18.0, -8.0, -40.0], SHORT, 22.0),  # the same rows on a longer opening: the kinds decide
+]
+
+
+@pytest.mark.parametrize("ll,tokens,expected", SHORT_SCORES)
+def test_a_short_opening_is_scored_against_a_text_alone(ll, tokens, expected):
+    assert combine(ll, tokens=tokens) == pytest.approx(expected)
+
+
+READS = [  # opening tokens, enough -> the announcements read (by index), in order
+    (SHORT - 1, None, [[0, 2]]),  # short: the target with its fields and "a text", one call
+    (SHORT, 1e9, [[0, 1, 2], list(range(3, 3 + len(KINDS)))]),  # long, not cleared: the kinds after
+    (SHORT, -1e9, [[0, 1, 2]]),  # long and cleared by the target's own rows
+]
+
+
+@pytest.mark.parametrize("tokens,enough,reads", READS)
+def test_the_screen_reads_two_rows_of_a_short_text_and_the_kinds_of_a_long_one(monkeypatch, tokens, enough, reads):
+    """Which rows `score` asks for, and that it combines them as `combine` does (likelihoods faked: no model)."""
+    said, asked = announcements({"title": "Person", "properties": {"name": {}}}), []
+
+    def fake(lm, prefixes, body):
+        asked.append([said.index(p) for p in prefixes])
+        return [-float(said.index(p)) for p in prefixes]  # the i-th announcement gives -i
+
+    monkeypatch.setattr(relevance, "likelihoods", fake)
+    monkeypatch.setattr(relevance, "opening", lambda lm, text: [7] * tokens)
+    value = relevance.score(None, {"title": "Person", "properties": {"name": {}}}, "text", enough=enough)
+    assert asked == reads
+    if enough is None or enough > 0:
+        assert value == pytest.approx(combine([-float(i) for i in range(len(said))], tokens=tokens))
 
 
 def _plain(lm, prefixes, body):

@@ -7,7 +7,8 @@ than after "The following text is a news article.", a poem is likelier after "..
 log-likelihood ratios of the text's first tokens (nats) are read: the text announced as the target against
 announced as the likeliest of a fixed list of common kinds of document, and against announced as just "a
 text". A target that is one part of a document (the skills in a résumé) loses to the kind of the whole
-document but wins against "a text", so the score is the larger of the first and the second less a margin.
+document but wins against "a text", so the score is the larger of the first and the second less a margin. A
+short text (a sentence or three) is judged by the second alone, which costs a fraction of its extraction.
 `extract` offers the refusal branch alone below a threshold calibrated on benchmarks/quality.py's dev split.
 """
 
@@ -33,6 +34,17 @@ out-score the target on its own answerable texts (benchmarks/refusal_signals.py 
 PART_MARGIN = 8.0
 """Nats by which the target-against-"a text" ratio is discounted before it may stand for the kinds ratio
 (benchmarks/refusal_signals.py, dev split)."""
+
+SHORT = 48
+"""Tokens below which a text (about three sentences or fewer) is judged against "a text" alone: the target
+announced with its fields against "The following is a text.", less `SHORT_MARGIN`. Reading it after the 18 kinds
+would cost several extractions of it (benchmarks/screen_cost.py), and the two rows take one pass. The labeled
+set's documents are all longer (63 tokens and up), the short set's all shorter (36 at most)."""
+
+SHORT_MARGIN = 2.0
+"""Nats by which a short text's ratio is discounted: on benchmarks/data/short's dev split it puts the default
+threshold 0.9 nats below the lowest answerable text's ratio (-2.67), refusing 37% of the no-answer texts and none
+of the answerable (benchmarks/results/refusal_short_dev.md)."""
 
 SCREEN_TOKENS = 128
 """The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
@@ -61,8 +73,12 @@ def announcements(schema: dict[str, Any]) -> list[str]:
 @torch.inference_mode()
 def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float | None = None) -> float:
     """How much likelier the text is as the target than as another kind of document (see above), in nats.
-    With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it."""
+    With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it; a short text
+    is judged against "a text" alone (`SHORT`)."""
     said, body = announcements(schema), opening(lm, text)
+    if len(body) < SHORT:
+        about, neutral = likelihoods(lm, [said[0], said[2]], body)
+        return about - neutral - SHORT_MARGIN
     first = likelihoods(lm, said[:3], body)
     part = first[0] - first[2] - PART_MARGIN
     if enough is not None and part >= enough:
@@ -77,9 +93,12 @@ def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
     return KINDS[max(range(len(KINDS)), key=kinds.__getitem__)]
 
 
-def combine(ll: list[float], margin: float = PART_MARGIN) -> float:
-    """The score from the likelihoods of the text after each of `announcements` (in their order)."""
+def combine(ll: list[float], margin: float = PART_MARGIN, tokens: int = SCREEN_TOKENS) -> float:
+    """The score from the likelihoods of an opening of `tokens` tokens after each of `announcements` (in their
+    order); a short opening's from the target with its fields and "a text" only (`SHORT`)."""
     about, titled, neutral, *kinds = ll
+    if tokens < SHORT:
+        return about - neutral - SHORT_MARGIN
     return max(max(about, titled) - max(kinds), about - neutral - margin)
 
 
