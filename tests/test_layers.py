@@ -18,7 +18,7 @@ merge of their objects) reads schemas and traces; the pipeline drives one docume
 and an engine (engines/, integrations/vllm) implements the pipeline's seam."""
 
 PIPELINE = ["checks", "inputs", "calibration", "grounding", "options", "outcome", "refusing", "target", "engine", "fields", "document", "batch",
-            "windowed", "rounds", "stream"]
+            "choice", "windowed", "rounds", "stream"]
 """The pipeline's modules in the order they may import one another: each only those before it."""
 
 
