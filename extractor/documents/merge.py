@@ -15,6 +15,9 @@ from extractor.tracing.views import fold
 
 Grounded = Callable[[int, str], bool]
 """Whether window `i`'s text holds the value at a JSON pointer of that window's own object."""
+Rank = Callable[[int], float]
+"""How much window `i` holds the target (higher first): a scalar is taken from the highest-ranked window whose
+text holds it."""
 
 
 @dataclass
@@ -29,24 +32,28 @@ class Merged:
     missing: list[str] = field(default_factory=list)
     """Pointers of required members (outside list items) no window wrote."""
     incomplete: list[Incomplete] = field(default_factory=list)
+    sources: dict[str, tuple[tuple[int, str], ...]] = field(default_factory=dict)
+    """Each conflict's pointer → every (window, pointer in that window's own object) that wrote a value there."""
 
 
 Part = tuple[int, Any, str]
 """One window's value at some place: (window index, value, its pointer in the window's own object)."""
 
 
-def merge(schema: dict[str, Any], values: Sequence[tuple[int, Any]], grounded: Grounded) -> Merged:
+def merge(schema: dict[str, Any], values: Sequence[tuple[int, Any]], grounded: Grounded,
+          rank: Rank | None = None) -> Merged:
     """Merge the windows' values (window index, the object it wrote under the window form; None where it wrote
-    none) into one value of `schema` (the target's JSON Schema, `$defs` and all)."""
-    merger = _Merger(schema, grounded)
+    none) into one value of `schema` (the target's JSON Schema, `$defs` and all); scalars from the windows in
+    `rank`'s order (highest first; the windows' own order where None or equal)."""
+    merger = _Merger(schema, grounded, rank or (lambda i: 0.0))
     merged = merger.merge(schema, [(w, v, "") for w, v in values if v is not None], "")
     merger.out.value = merged
     return merger.out
 
 
 class _Merger:
-    def __init__(self, root: dict[str, Any], grounded: Grounded) -> None:
-        self.root, self.grounded, self.out = root, grounded, Merged(None)
+    def __init__(self, root: dict[str, Any], grounded: Grounded, rank: Rank) -> None:
+        self.root, self.grounded, self.rank, self.out = root, grounded, rank, Merged(None)
 
     def merge(self, schema: Any, parts: list[Part], pointer: str) -> Any:
         schema = self.resolve(schema)
@@ -79,7 +86,7 @@ class _Merger:
 
     def merge_list(self, items: Any, parts: list[Part], pointer: str) -> list[Any]:
         """Items in window order; an item written again (by the overlapping next window, or repeated) is merged
-        into the first: the same value (`_key`), or an object agreeing on every identifying member both wrote."""
+        into the first: the same value (`value_key`), or an object agreeing on every identifying member both wrote."""
         groups: list[list[Part]] = []
         index: dict[Hashable, list[int]] = {}
         for w, value, at in parts:
@@ -108,29 +115,32 @@ class _Merger:
         return out
 
     def merge_scalar(self, parts: list[Part], pointer: str) -> Any:
-        """The first value whose window's text holds it, else the first; the others kept as a conflict."""
-        kept = next((p for p in parts if self.grounded(p[0], p[2])), parts[0])
+        """The value of the highest-ranked window whose text holds it, else of the highest-ranked; the others kept
+        as a conflict."""
+        ranked = sorted(parts, key=lambda p: -self.rank(p[0]))
+        kept = next((p for p in ranked if self.grounded(p[0], p[2])), ranked[0])
         self.out.origin[pointer] = (kept[0], kept[2])
-        others = tuple((v, w) for w, v, _ in parts if _key(v) != _key(kept[1]))
+        others = tuple((v, w) for w, v, _ in parts if value_key(v) != value_key(kept[1]))
         if others:
             self.out.conflicts.append(Conflict(pointer, kept[1], kept[0], others))
+            self.out.sources[pointer] = tuple((w, at) for w, _, at in parts)
         return kept[1]
 
     def identity(self, items: Any, item: Any) -> list[Hashable]:
-        """The keys an item is looked up by: its value's `_key`, or for an object each identifying member's."""
+        """The keys an item is looked up by: its value's `value_key`, or for an object each identifying member's."""
         shape = self.object_shape(self.resolve(items))
         if isinstance(item, dict) and isinstance(shape, dict):
-            return [(k, _key(item[k])) for k in self.identifying(shape) if item.get(k) is not None]
-        return [_key(item)]
+            return [(k, value_key(item[k])) for k in self.identifying(shape) if item.get(k) is not None]
+        return [value_key(item)]
 
     def agree(self, items: Any, a: Any, b: Any) -> bool:
         """Whether two items are one: the same value, or objects whose identifying members are the same wherever
         both wrote one (and both wrote at least one)."""
         shape = self.object_shape(self.resolve(items))
         if not (isinstance(a, dict) and isinstance(b, dict) and isinstance(shape, dict)):
-            return _key(a) == _key(b)
+            return value_key(a) == value_key(b)
         both = [k for k in self.identifying(shape) if a.get(k) is not None and b.get(k) is not None]
-        return bool(both) and all(_key(a[k]) == _key(b[k]) for k in both)
+        return bool(both) and all(value_key(a[k]) == value_key(b[k]) for k in both)
 
     def identifying(self, shape: dict[str, Any]) -> list[str]:
         """An object's identifying members: its required scalar members, or every scalar member if none is."""
@@ -182,7 +192,21 @@ class _Merger:
         return schema
 
 
-def _key(value: Any) -> Hashable:
+def member(schema: dict[str, Any], pointer: str) -> Any:
+    """The (resolved) schema of the value at a JSON pointer of `schema`'s instances; True where it says nothing."""
+    merger = _Merger(schema, lambda i, p: False, lambda i: 0.0)
+    node: Any = merger.resolve(schema)
+    for step in pointer.split("/")[1:]:
+        shape = merger.object_shape(node)
+        if isinstance(shape, dict) and "properties" in shape:
+            node = (shape.get("properties") or {}).get(step.replace("~1", "/").replace("~0", "~"), True)
+        else:
+            node = merger.list_items(node)
+        node = merger.resolve(node)
+    return node
+
+
+def value_key(value: Any) -> Hashable:
     """A JSON value's key, equal for two values exactly when they are one value: strings folded for case and
     spacing only (the trace's `folded` form: NFKC, casefold, whitespace collapsed; never a sign or a symbol
     dropped, so `C`, `C++` and `C#` stay three), numbers compared exactly by value (`_number`: `2` and `2.0` are

@@ -14,6 +14,8 @@ from typing import Any, Protocol
 from pydantic import ValidationError
 
 from extractor.pipeline.checks import run_checks
+from extractor.pipeline.choice import apply, decide, offer
+from extractor.documents.focus import narrowed, stretches
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
@@ -35,6 +37,11 @@ SPLITS = 3
 FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
+STRETCH = 512
+"""Characters of a window's text the relevance screen reads around the values it wrote (about the screen's 128
+tokens): a window's value stands only where such a stretch reads as the target."""
+STRETCHES = 2
+"""Stretches of one window screened at most: those holding the most of its values."""
 
 
 class Read(Protocol):
@@ -104,6 +111,7 @@ def read_in_windows(engine: Engine, read: Read, target: Target | Any, text: str,
         declined = Refusal(error=f"no {reading.target.title} in the text: none of its {len(reading.parts)} windows "
                                  f"holds any of its fields")
         return returned(declined, Trace(windows=_spans(reading.parts)), reading.attempts, with_trace, with_usage)
+    reading.choose(merged)
     result = reading.validated(merged)
     unread = tuple(i for i, r in enumerate(reading.results) if isinstance(r, ExtractorError))
     return returned(result, replace(_trace(merged, reading.found, reading.parts, text), unread=unread),
@@ -122,6 +130,8 @@ class _Reading:
         self.texts: list[str] = []
         self.results: list[Any] = []
         self.found: dict[int, tuple[Any, Trace, int]] = {}
+        self.score: dict[int, float] = {}
+        """Each window's relevance: the best screen score of the stretches holding its values."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -149,14 +159,45 @@ class _Reading:
             results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
             parts = [replace(w, index=j) for j, w in enumerate(parts)]
         self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
-        self.found = _values(results, range(len(parts)))
+        self.found = self.focused(_values(results, range(len(parts))))
+
+    def focused(self, found: dict[int, tuple[Any, Trace, int]]) -> dict[int, tuple[Any, Trace, int]]:
+        """Each answer narrowed to what stands in text that reads as the target: the stretches of its window
+        holding its grounded values are screened (the most crowded `STRETCHES`; a screen score at least
+        `min_relevance` reads as the target); an answer none of whose stretches does gives nothing (its nulls),
+        else its grounded values standing only in stretches that do not are made null (an answer with no grounded
+        value is kept as it is, ranked last). Each window's score, the best of its stretches', ranks it for the
+        merge. Nothing is screened where `min_relevance` is None."""
+        threshold = self.opts.min_relevance
+        if threshold is None:
+            return found
+        asked: list[tuple[int, int, list[str]]] = []  # (answer, stretch, its values' pointers)
+        for key, (_, trace, w) in found.items():
+            groups = stretches(trace, len(self.texts[w]), STRETCH)
+            asked += [(key, k, groups[k]) for k in sorted(groups, key=lambda k: -len(groups[k]))[:STRETCHES]]
+        chunks = [self.texts[found[key][2]][k * STRETCH:(k + 1) * STRETCH] for key, k, _ in asked]
+        scores = self.engine.relevance_scores(self.target.spec, chunks) if chunks else []
+        out = {}
+        for key, (value, trace, w) in found.items():
+            mine = [(s, p) for (k, _, p), s in zip(asked, scores) if k == key]
+            self.score[w] = max([self.score.get(w, float("-inf")), *(s for s, _ in mine)])
+            if not mine:  # nothing it wrote stands in its text: nothing to screen, ranked last
+                out[key] = found[key]
+                continue
+            if not any(s >= threshold for s, _ in mine):  # what it wrote stands only in text of another kind
+                out[key] = (*narrowed(value, trace, lambda p: False), w)
+                continue
+            elsewhere = {q for _, p in mine for q in p} - {q for s, p in mine if s >= threshold for q in p}
+            out[key] = (*narrowed(value, trace, lambda p, e=elsewhere: p not in e), w)
+        return out
 
     def merged(self) -> Merged | None:
         """The windows' objects merged, the members still missing looked for once more; None where no window holds
         anything and the library's `Refusal` says so (else the error that says why)."""
         failed = [r for r in self.results if isinstance(r, ExtractorError)]
         found = self.found
-        merged = merge(self.schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p))
+        merged = merge(self.schema, [(i, v) for i, (v, _, _) in found.items()], lambda i, p: _grounded(found[i][1], p),
+                       self.rank)
         if not _written(merged.value) and failed:  # not "nothing here": the windows that might hold it were not read
             last = failed[-1]
             if isinstance(last, IncompleteOutputError):
@@ -176,6 +217,20 @@ class _Reading:
         if merged.missing:
             raise MissingFieldsError(merged.missing, merged.value, self.attempts)
         return merged
+
+    def choose(self, merged: Merged) -> None:
+        """Each conflict over a scalar offered back to the model as a choice among the windows' values (see
+        `choice.py`), its choice kept in the merged object and the conflict's record; the merge's pick stays
+        where the choice cannot be offered or read. Off where `conflicts` is "merge"."""
+        if getattr(self.opts, "conflicts", "model") != "model" or not self.opts.constrained:
+            return
+        for n, conflict in enumerate(merged.conflicts):
+            offered = offer(self.schema, conflict, merged.sources.get(conflict.pointer, ()), self.found, self.parts,
+                            self.text)
+            decided = None if offered is None else decide(self.engine, self.read, offered, self.wopts,
+                                                          lambda a: self.kept(-1, a))
+            if offered is not None and decided is not None:
+                merged.conflicts[n] = apply(merged, conflict, offered, *decided, self.found)
 
     def validated(self, merged: Merged) -> Any:
         """The merged object as the target, validated and checked; a rejected one's members read again with the
@@ -213,6 +268,10 @@ class _Reading:
             chosen = sorted({*taken, *self.likeliest()})
         self.again(merged, keys, wanted, chosen, empty=False)
 
+    def rank(self, key: int) -> float:
+        """An answer's rank in the merge: its window's relevance (none screened: all equal)."""
+        return self.score.get(self.found[key][2], 0.0)
+
     def likeliest(self) -> list[int]:
         """The windows the relevance screen finds likeliest to be the target."""
         scores = self.engine.relevance_scores(self.target.spec, self.texts)
@@ -223,8 +282,8 @@ class _Reading:
         """The members `keys` read again under `wanted` in the windows `chosen`, and filled in (see `_fill`)."""
         results = self.read(window_form(wanted), [self.texts[i] for i in chosen], self.wopts,
                             on_attempt=lambda j, a: self.kept(chosen[j], a), progress=False)
-        again = _values(results, chosen, first=max(self.found, default=-1) + 1)
-        _fill(merged, keys, wanted, again, self.found, empty=empty)
+        again = self.focused(_values(results, chosen, first=max(self.found, default=-1) + 1))
+        _fill(merged, keys, wanted, again, self.found, self.rank, empty=empty)
 
 
 def in_list(partial: str) -> bool:
@@ -325,12 +384,12 @@ def _members(schema: dict[str, Any], keys: list[str], told: str = "") -> dict[st
 
 
 def _fill(merged: Merged, keys: list[str], wanted: dict[str, Any], again: dict[int, tuple[Any, Trace, int]],
-          found: dict[int, tuple[Any, Trace, int]], *, empty: bool = True) -> None:
+          found: dict[int, tuple[Any, Trace, int]], rank: Callable[[int], float], *, empty: bool = True) -> None:
     """Each of `keys` the answers `again` wrote (merged by `wanted`; an empty list or string too where `empty`) put
     in place of the merged object's, with its origin and conflicts; the answers kept in `found` beside the earlier
     ones."""
-    filled = merge(wanted, [(i, v) for i, (v, _, _) in again.items()], lambda i, p: _grounded(again[i][1], p))
     found.update(again)
+    filled = merge(wanted, [(i, v) for i, (v, _, _) in again.items()], lambda i, p: _grounded(again[i][1], p), rank)
     for key in keys:
         value = (filled.value or {}).get(key)
         if value is not None and (empty or _written(value)):

@@ -55,14 +55,33 @@ class ValueTrace:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One value the windows of a long document wrote for a member, offered back to the model as a choice."""
+
+    value: Any
+    window: int
+    """The window that wrote it (an index into `Trace.windows`); -1 for null, which no window's value is."""
+    span: Span | None = None
+    """Where that window's text holds it, in the document (None where it holds it nowhere)."""
+    loglik: float | None = None
+    """The model's log-likelihood (nats) of writing this value as its choice; None where the engine gives none."""
+
+
+@dataclass(frozen=True)
 class Conflict:
-    """Windows that wrote different values for one member: the value kept (from the first window whose text
-    holds it, else the first to write one) and the others, each with the window that wrote it."""
+    """Windows that wrote different values for one member: the value kept and the others, each with the window
+    that wrote it. The value kept is the model's choice among the candidates where it was asked (`chosen`),
+    else the value of the likeliest window whose text holds it, else of the first to write one."""
 
     pointer: str
     kept: Any
     window: int
     others: tuple[tuple[Any, int], ...]
+    candidates: tuple[Candidate, ...] = ()
+    """What the model chose among (each window's value, and null where the member allows it), in document
+    order; empty where it was not asked."""
+    chosen: bool = False
+    """The value kept is the model's choice among `candidates`."""
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,11 @@ class Stub:
                 out.append(answer)
                 continue
             value = {k: v for k, v in answer.items() if k in target["properties"]}
-            spans = [ValueTrace(f"/{k}", v, "copied", tuple(Span(m.start(), m.end()) for m in re.finditer(
-                re.escape(v), text))) for k, v in value.items() if isinstance(v, str) and v in text]
+            leaves = [(f"/{k}", v) for k, v in value.items()]
+            leaves += [(f"/{k}/{i}", item) for k, v in value.items() if isinstance(v, list) for i, item in enumerate(v)]
+            spans = [ValueTrace(p, v, "copied", tuple(Span(m.start(), m.end()) for m in re.finditer(
+                rf"(?<!\w){re.escape(str(v))}(?!\w)", text))) for p, v in leaves
+                if isinstance(v, (str, int)) and re.search(rf"(?<!\w){re.escape(str(v))}(?!\w)", text)]
             out.append(Traced(value, Trace(tuple(spans))))
         return out
 
