@@ -6,15 +6,13 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 
+from extractor.lang.categories import MAX_CP, Ranges, categories
 from extractor.lang.regex import EMPTY, NOTHING, Node, Seq, alt, byte_set, lit, repeat, seq, single_byte, star
 
-MAX_CP = 0x10FFFF
 MAX_REPEAT = 10_000
 """Largest quantifier bound unrolled (`{0,4096}`); the compile budget (states, seconds) bounds the automaton."""
 MAX_GROUPS_DEEP = 100
 """Groups nested deeper than this are refused (a `PatternError`, not the parser running out of stack)."""
-Ranges = tuple[tuple[int, int], ...]
-"""Sorted, disjoint, inclusive code point ranges."""
 
 
 class PatternError(ValueError):
@@ -165,33 +163,18 @@ _CATEGORY_NAMES = {
 def unicode_property(name: str) -> Ranges | None:
     """The code points of `\\p{name}`: a General_Category value (short or long name, with or without `gc=` /
     `General_Category=`), `Any` or `ASCII`; None for other properties (scripts, binary properties). Categories
-    are Python's `unicodedata`'s (its Unicode version)."""
+    are Python's `unicodedata`'s (its Unicode version; extractor/lang/categories.py)."""
     if name in ("Any", "ASCII"):
         return ANY if name == "Any" else ((0, 0x7F),)
     for prefix in ("gc=", "General_Category="):
         name = name.removeprefix(prefix)
     short = _CATEGORY_NAMES.get(name, name)
-    table = _categories()
+    table = categories()
     if short == "LC":
         return merged_ranges([*table["Lu"], *table["Ll"], *table["Lt"]])
     if len(short) == 1:
         return merged_ranges([r for cat, rs in table.items() if cat[0] == short for r in rs]) if short in "LMNPSZC" else None
     return table.get(short)
-
-
-@lru_cache(maxsize=1)
-def _categories() -> dict[str, Ranges]:
-    """Every code point's General_Category, as ranges per two-letter category (one pass, once per process)."""
-    import unicodedata
-
-    found: dict[str, list[tuple[int, int]]] = {}
-    start, current = 0, unicodedata.category("\x00")
-    for cp in range(1, MAX_CP + 2):
-        cat = unicodedata.category(chr(cp)) if cp <= MAX_CP else ""
-        if cat != current:
-            found.setdefault(current, []).append((start, cp - 1))
-            start, current = cp, cat
-    return {cat: tuple(rs) for cat, rs in found.items()}
 
 
 def compile_pattern(pattern: str, max_repeat: int = MAX_REPEAT) -> Node:
