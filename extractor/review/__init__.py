@@ -2,7 +2,8 @@
 
 The page shows a list of documents with filters (all, refused, errors, values not found), the selected document's
 text with each traced span highlighted in its field's colour, and beside it the refusal or error, the notes, the
-values found nowhere in the text and the result as a tree. `extractor review` and `write_review` write it;
+values found nowhere in the text, where a long text's windows disagreed (each candidate, its window and its
+log-likelihood, and whether the model chose the value kept) and the result as a tree. `extractor review` and `write_review` write it;
 `review_html` returns it as a string.
 
 Documents come in as `Reviewed` records: `reviewed(name, text, outcome)` turns what `extract(..., with_trace=True)`
@@ -38,7 +39,8 @@ from pydantic import BaseModel
 
 from extractor.errors import ExtractorError
 from extractor.schema import Refusal
-from extractor.tracing import STATUSES, Span, Trace, Traced, ValueTrace
+from extractor.tracing import STATUSES, Conflict, Span, Trace, Traced, ValueTrace
+from extractor.tracing.record import Candidate
 
 __all__ = ["Reviewed", "read_jsonl", "review_html", "reviewed", "write_review"]
 
@@ -117,6 +119,7 @@ def _read_line(raw: bytes, path: Path, number: int, texts: str | Path | Mapping[
         return Reviewed(name, "", None if refused else result, refused, refusal,
                         {"type": "TextNotRead", "message": f"{where}: {unread}"}, notes=notes)
     found, notes = _trace(record.get("trace"))
+    found = Trace(found.values, _conflicts(record.get("conflicts"), notes))
     return Reviewed(name, text, None if refused else result, refused, refusal, error, found, tuple(notes))
 
 
@@ -216,6 +219,35 @@ def _value_trace(entry: Any, notes: list[str]) -> ValueTrace | str:
                       occurrences if _integer(occurrences) else len(pairs), marked is True)
 
 
+def _conflicts(data: Any, notes: list[str]) -> tuple[Conflict, ...]:
+    """A line's conflicts (`extractor extract` writes them for a long text), each checked: one that is not an
+    object with a pointer, or whose candidates or others are not a list of objects, is left out with a note."""
+    if data is None:
+        return ()
+    out = []
+    for number, c in enumerate(data if isinstance(data, list) else [data]):
+        others, candidates = c.get("others", []) if isinstance(c, dict) else 0, \
+            c.get("candidates", []) if isinstance(c, dict) else 0
+        if not (isinstance(c, dict) and isinstance(c.get("pointer"), str) and _integer(c.get("window", -1))
+                and isinstance(others, list) and isinstance(candidates, list)
+                and all(isinstance(x, dict) for x in [*others, *candidates])):
+            notes.append(f"conflict {number} left out: not an object with a pointer, a window and lists of "
+                         f"objects: {_kind(c)}")
+            continue
+        made = tuple(Candidate(x.get("value"), x["window"] if _integer(x.get("window")) else -1,
+                               Span(*x["span"]) if _pair(x.get("span")) else None,
+                               float(x["loglik"]) if isinstance(x.get("loglik"), (int, float)) else None)
+                     for x in candidates)
+        out.append(Conflict(c["pointer"], c.get("kept"), c.get("window", -1),
+                            tuple((x.get("value"), x["window"] if _integer(x.get("window")) else -1) for x in others),
+                            made, c.get("chosen") is True))
+    return tuple(out)
+
+
+def _pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(_integer(i) for i in value) and value[0] <= value[1]
+
+
 def _integer(value: Any) -> bool:
     """An int and not a bool (True is an int to Python, not to JSON)."""
     return isinstance(value, int) and not isinstance(value, bool)
@@ -264,8 +296,14 @@ def _document(d: Reviewed) -> dict[str, Any]:
             notes.append(f"{v['pointer']}: {len(v['spans']) - len(spans)} span(s) outside the text "
                          f"({len(d.text)} characters): dropped")
         trace.append({**v, "spans": spans, "spans16": [[units(a), units(b)] for a, b in spans]})
+    conflicts = [{"pointer": c.pointer, "kept": c.kept, "window": c.window, "chosen": c.chosen,
+                  "others": [{"value": v, "window": w} for v, w in c.others],
+                  "candidates": [{"value": x.value, "window": x.window, "loglik": x.loglik,
+                                  "spans16": [[units(x.span.start), units(x.span.end)]]
+                                  if x.span is not None and 0 <= x.span.start <= x.span.end <= len(d.text) else []}
+                                 for x in c.candidates]} for c in d.trace.conflicts]
     return {"name": d.name, "text": d.text, "result": d.result, "refused": d.refused, "refusal": d.refusal,
-            "error": d.error, "trace": trace, "notes": notes}
+            "error": d.error, "trace": trace, "notes": notes, "conflicts": conflicts}
 
 
 def _utf16(text: str) -> Any:

@@ -50,8 +50,23 @@
       error = typeof error === "object" ? { type: str(error.type) || "Error", message: str(error.message) } :
         { type: "Error", message: String(error) };
     }
+    const num = (x) => (typeof x === "number" && Number.isFinite(x) ? x : null);
+    const win = (x) => (Number.isInteger(x) ? x : -1);
+    const entries = list(d.conflicts).filter((c) => c !== null && typeof c === "object" &&
+      typeof c.pointer === "string");
+    const conflicts = entries.map((c) => ({
+      pointer: c.pointer, kept: c.kept, window: win(c.window), chosen: c.chosen === true,
+      others: list(c.others).filter((o) => o !== null && typeof o === "object")
+        .map((o) => ({ value: o.value, window: win(o.window) })),
+      candidates: list(c.candidates).filter((o) => o !== null && typeof o === "object")
+        .map((o) => ({ value: o.value, window: win(o.window), loglik: num(o.loglik),
+                       spans16: list(o.spans16).filter(span) })),
+    }));
+    if (entries.length < list(d.conflicts).length) {
+      notes.push(`${list(d.conflicts).length - entries.length} conflicts the page cannot read: left out`);
+    }
     return { name: str(d.name) || `document ${i + 1}`, text, result: d.result, refused: d.refused === true,
-             refusal: str(d.refusal), error, trace, notes,
+             refusal: str(d.refusal), error, trace, notes, conflicts,
              not_found: trace.filter((v) => v.status === "not_found").length };
   }
 
@@ -206,6 +221,33 @@
       }
       box.append(ul);
     }
+    renderConflicts(d, box);
+  }
+
+  // Where a long text's windows wrote different values for a member: the value kept, whether the model chose it
+  // among the candidates (each with its window and log-likelihood) or the merge kept it, and the other values.
+  function renderConflicts(d, box) {
+    if (!d.conflicts.length) return;
+    box.append(el("h2", "", `Windows disagreed (${d.conflicts.length})`));
+    const ul = el("ul");
+    ul.id = "conflicts";
+    for (const c of d.conflicts) {
+      const how = c.chosen ? "chosen by the model" : "kept by the merge";
+      const li = el("li", "", `${c.pointer}: ${JSON.stringify(c.kept)} (${how}, window ${c.window})`);
+      li.addEventListener("click", () => select(c.pointer, "tree"));
+      const rows = c.candidates.length ? c.candidates : c.others.map((o) => ({ ...o, loglik: null, spans16: [] }));
+      const sub = el("ul", "candidates");
+      for (const x of rows) {
+        const said = x.window < 0 ? "null" : `window ${x.window}`;
+        const ll = x.loglik === null ? "" : ` · log-likelihood ${x.loglik.toFixed(2)}`;
+        const row = el("li", JSON.stringify(x.value) === JSON.stringify(c.kept) ? "kept" : "",
+                       `${JSON.stringify(x.value)} · ${said}${ll}`);
+        sub.append(row);
+      }
+      li.append(sub);
+      ul.append(li);
+    }
+    box.append(ul);
   }
 
   function show(i) {

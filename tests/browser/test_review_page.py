@@ -10,6 +10,8 @@ from pydantic import BaseModel
 
 from extractor import InputError, Refusal, Traced, trace
 from extractor.review import reviewed, write_review
+from extractor.tracing import Conflict, Span, Trace
+from extractor.tracing.record import Candidate
 
 
 class Contact(BaseModel):
@@ -153,3 +155,22 @@ def test_the_page_benchmark_runs_on_a_few_documents(browser, tmp_path):
     result = report(arguments(["--docs", "12", "--runs", "1", "--json", str(tmp_path / "r.json")]), browser, "test")
     assert result["rows"] == 12 and result["first_paint_ms"]["median"] > 0
     assert json.loads((tmp_path / "r.json").read_text())["documents"] == 12
+
+
+CONFLICTED = "Made as of 3 February 2024. [...] Either party may terminate on 120 days' written notice."
+
+
+@pytest.mark.parametrize("chosen, candidates, shown", [
+    (True, (Candidate(3, 0, Span(11, 12), -4.5), Candidate(120, 2, Span(57, 60), -0.25), Candidate(None, -1)),
+     ["/notice: 120 (chosen by the model, window 2)", "3 · window 0 · log-likelihood -4.50",
+      "120 · window 2 · log-likelihood -0.25", "null · null"]),
+    (False, (), ["/notice: 120 (kept by the merge, window 2)", "3 · window 0"]),
+], ids=["chosen", "merge"])
+def test_a_long_texts_conflicts_show_their_candidates_and_who_chose(browser, tmp_path, chosen, candidates, shown):
+    conflict = Conflict("/notice", 120, 2, ((3, 0),), candidates, chosen)
+    doc = reviewed("terms.txt", CONFLICTED, Traced({"notice": 120}, Trace(conflicts=(conflict,))))
+    page = browser.new_page()
+    page.goto(write_review([doc], tmp_path / "review.html").as_uri())
+    rows = page.locator("#conflicts li").all_text_contents()
+    page.close()
+    assert rows[0].startswith(shown[0]) and [r.strip() for r in rows[1:]] == shown[1:]
