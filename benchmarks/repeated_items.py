@@ -15,7 +15,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -25,28 +25,46 @@ from extractor.decode.fresh import repeats  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    return counted(argv, __doc__, {"repeated": lambda output, doc: repeats(output, doc["text"])}, markdown)
+
+
+def counted(argv: list[str] | None, doc: str, columns: dict[str, Finder],
+            table: Callable[[dict[str, Any]], str]) -> dict[str, Any]:
+    """The command line of a count read from a quality result: `RESULT.json [--json OUT] [--md OUT]`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("result", type=Path)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
-    result = json.loads(args.result.read_text())
-    docs = {json.loads(line)["id"]: {**json.loads(line), "set": name} for name, path in sets().items()
-            for line in path.read_text().splitlines() if line.strip()}
+    summary = tally(args.result, columns)
+    write_results(summary, table(summary), args.json, args.md)
+    return summary
+
+
+Finder = Callable[[Any, dict[str, Any]], list[Any]]
+"""What one output holds that its document's text does not (the output, the document with its text and target)."""
+
+
+def tally(path: Path, columns: dict[str, Finder]) -> dict[str, Any]:
+    """Per method and set of a quality result: its documents, how many things each column's finder finds in their
+    outputs, three examples of the first column's, and the set's field F1; refused and failed outputs hold none."""
+    result = json.loads(path.read_text())
+    docs = {json.loads(line)["id"]: {**json.loads(line), "set": name} for name, file in sets().items()
+            for line in file.read_text().splitlines() if line.strip()}
     table: dict[str, dict[str, dict[str, Any]]] = {}
     for method, outcomes in result["outcomes"].items():
         for doc_id, out in outcomes.items():
             doc = docs[doc_id]
-            row = table.setdefault(method, {}).setdefault(doc["set"], {"documents": 0, "repeated": 0, "examples": []})
-            found = repeats(out["output"], doc["text"]) if out["output"] is not None and not out["refused"] else []
+            row = table.setdefault(method, {}).setdefault(doc["set"], {"documents": 0, **dict.fromkeys(columns, 0),
+                                                                       "examples": []})
             row["documents"] += 1
-            row["repeated"] += len(found)
-            row["examples"] += [f"{doc_id}: {json.dumps(x, ensure_ascii=False)[:80]}" for x in found][:3]
+            for k, (column, find) in enumerate(columns.items()):
+                found = find(out["output"], doc) if out["output"] is not None and not out["refused"] else []
+                row[column] += len(found)
+                row["examples"] += [f"{doc_id}: {json.dumps(x, ensure_ascii=False)[:80]}" for x in found if k == 0][:3]
             row["field_f1"] = result.get("per_set", {}).get(method, {}).get(doc["set"], {}).get("field_f1")
-    summary = {"source": str(args.result), "source_commit": result["commit"], "split": result["split"],
-               "limit_per_target": result["limit_per_target"], "per_method": table}
-    write_results(summary, markdown(summary), args.json, args.md)
-    return summary
+    return {"source": str(path), "source_commit": result["commit"], "split": result["split"],
+            "limit_per_target": result["limit_per_target"], "per_method": table}
 
 
 def markdown(summary: dict[str, Any]) -> str:
