@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 import extractor.pipeline.rounds
 import schemas
-from extractor import ExtractorError, MissingFieldsError, Refusal
+from extractor import ExtractOptions, ExtractorError, MissingFieldsError, Refusal
 from extractor.pipeline.engine import Control
 from extractor.tracing import Traced, agrees
 
@@ -70,3 +70,28 @@ def test_a_long_texts_windows_are_not_shown_to_the_calls_watcher(model_extractor
     except ExtractorError:
         pass  # what the 135M model reads does not matter here
     assert watched == []  # a stream shows the target's partials, never a window's (nor keeps its grammar)
+
+
+AGREEMENT = ("SERVICES AGREEMENT\nThis Services Agreement is made as of 3 February 2024 by and between Acme Ltd and "
+             "Bolt plc.\n[...]\nTermination. Either party may terminate this Agreement by giving 120 days' written "
+             "notice to the other party.")
+NOTICE = {"type": "object", "properties": {"notice_days": {
+    "description": "Days of written notice either party must give to terminate; null if not stated",
+    "enum": [3, 120, None]}}, "required": ["notice_days"], "additionalProperties": False}
+
+
+def test_the_model_chooses_the_notice_period_among_the_windows_values_with_their_likelihoods(model_extractor) -> None:
+    from extractor.pipeline.choice import Offered, decide
+    from extractor.pipeline.engine import Control
+    from extractor.pipeline.rounds import _windows
+    from extractor.pipeline.windowed import _window_options
+    from extractor.tracing.record import Candidate
+
+    offered = Offered("notice_days", NOTICE, (Candidate(3, 0), Candidate(120, 1), Candidate(None, -1)),
+                      ((0, "/notice_days"), (1, "/notice_days"), (-1, "")), AGREEMENT)
+    attempts: list[Any] = []
+    index, candidates = decide(model_extractor, _windows(model_extractor, Control()), offered,
+                               _window_options(ExtractOptions()), attempts.append)
+    assert candidates[index].value == 120 and len(attempts) == 1
+    assert all(isinstance(c.loglik, float) and c.loglik < 0 for c in candidates)
+    assert candidates[1].loglik > candidates[0].loglik > candidates[2].loglik
