@@ -1156,63 +1156,86 @@ done:
 
 static void blake2b_16(const uint8_t *data, size_t len, uint8_t out[16]);
 
-/* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
- * of "C", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column (d int32,
- * little-endian), the accepting states and d (uint32): equal for equal tables, whatever built them. Made when a
- * fingerprint first asks for it (a table cache key), not by the construction: a compile needs none. Returns 0,
- * or -1 with a Python error set. */
-static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
-    int32_t canon[256], first[256], ids = 0, rep[256];
+/* Classes of equal columns of a table (int32 d x 256): `first` each class's lowest byte, ascending, `canon` each
+ * byte's class, `live` each class's count of entries >= 0; returns the number of classes. The guess of equal
+ * columns comes from hashing every `stride`-th row, and is checked (and the live entries counted) in one pass over
+ * all rows; a wrong guess is redone from hashes of every row, then by comparing columns where hashes collide. */
+static int32_t column_classes(const int32_t *table, int32_t d, int32_t stride, int32_t first[256], int32_t canon[256],
+                              size_t live[256]) {
+    int32_t ids = 0, rep[256];
     uint32_t hash[256];
-    size_t head = 1 + 256;  /* "C" and the column ids; then the distinct columns, each written once */
-    uint8_t *data = malloc(head + (size_t)d * 4 * 256 + (size_t)d + 4);
-    if (!data) { PyErr_NoMemory(); return -1; }
-    column_hashes(table, d, hash);
-    /* Each column's guess: the first column with its hash. Checked in one pass over the rows (a table may be tens
-     * of megabytes: reading it column by column would miss the cache on every state). */
+    for (int b = 0; b < 256; b++) hash[b] = 5381;
+    for (int32_t s = 0; s < d; s += stride) {
+        const int32_t *row = table + (int64_t)s * 256;
+        for (int b = 0; b < 256; b++) hash[b] = ((hash[b] << 5) + hash[b]) ^ (uint32_t)row[b];
+    }
     for (int b = 0; b < 256; b++) {
         rep[b] = b;
         for (int a = 0; a < b; a++)
             if (rep[a] == a && hash[a] == hash[b]) { rep[b] = a; break; }
+        if (rep[b] == b) first[ids] = b, canon[b] = ids++;
+        else canon[b] = canon[rep[b]];
     }
+    for (int32_t j = 0; j < ids; j++) live[j] = 0;
     int guessed = 1;
     for (int32_t s = 0; s < d && guessed; s++) {
         const int32_t *row = table + (int64_t)s * 256;
         for (int b = 0; b < 256; b++)
             if (row[b] != row[rep[b]]) { guessed = 0; break; }
+        for (int32_t j = 0; j < ids; j++) live[j] += row[first[j]] >= 0;
     }
-    if (guessed) {
-        for (int b = 0; b < 256; b++) {
-            if (rep[b] == b) first[ids] = b, canon[b] = ids++;
-            else canon[b] = canon[rep[b]];
-        }
-        for (int32_t s = 0; s < d; s++) {
-            const int32_t *row = table + (int64_t)s * 256;
-            for (int32_t j = 0; j < ids; j++) memcpy(data + head + ((size_t)j * d + s) * 4, row + first[j], 4);
-        }
-    } else {  /* two different columns share a hash: compared column by column */
-        int32_t slot_of[512];
-        for (int i = 0; i < 512; i++) slot_of[i] = -1;  /* open addressing over the columns' hashes: id per slot */
-        for (int b = 0; b < 256; b++) {
-            uint32_t at = (hash[b] * 2654435761u) >> 23;
-            int32_t j;
-            while ((j = slot_of[at]) >= 0 && !(hash[first[j]] == hash[b] && same_column(table, d, first[j], b)))
-                at = (at + 1) & 511;
-            if (j < 0) {
-                j = slot_of[at] = ids;
-                int32_t *to = (int32_t *)(data + head + (size_t)ids * d * 4);
-                for (int32_t s = 0; s < d; s++) {
-                    int32_t v = table[(int64_t)s * 256 + b];
-                    memcpy(to + s, &v, 4);
-                }
-                first[ids++] = b;
+    if (guessed) return ids;
+    if (stride > 1) return column_classes(table, d, 1, first, canon, live);
+    int32_t slot_of[512];  /* two different columns share a hash: open addressing over the hashes, compared */
+    for (int i = 0; i < 512; i++) slot_of[i] = -1;
+    ids = 0;
+    for (int b = 0; b < 256; b++) {
+        uint32_t at = (hash[b] * 2654435761u) >> 23;
+        int32_t j;
+        while ((j = slot_of[at]) >= 0 && !(hash[first[j]] == hash[b] && same_column(table, d, first[j], b)))
+            at = (at + 1) & 511;
+        if (j < 0) j = slot_of[at] = ids, first[ids++] = b;
+        canon[b] = j;
+    }
+    for (int32_t j = 0; j < ids; j++) live[j] = 0;
+    for (int32_t s = 0; s < d; s++)
+        for (int32_t j = 0; j < ids; j++) live[j] += table[(int64_t)s * 256 + first[j]] >= 0;
+    return ids;
+}
+
+/* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
+ * of "S", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column sparse (its
+ * count of live entries, uint32, then their states, uint32, then their targets, int32, all little-endian: tables
+ * are mostly -1, and hashing only what is live reads a fraction of the bytes), the accepting states and d (uint32):
+ * equal for equal tables, whatever built them. Made when a fingerprint first asks for it (a table cache key), not
+ * by the construction: a compile needs none. Two passes over the rows where the sampled guess of equal columns
+ * holds (a table may be tens of megabytes). Returns 0, or -1 out of memory (no Python error set: the GIL is not
+ * held). */
+static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
+    int32_t canon[256], first[256];
+    size_t live[256];
+    int32_t ids = column_classes(table, d, d > 512 ? d / 256 : 1, first, canon, live);
+    size_t off[256], fill[256], head = 1 + 256, at = head;
+    for (int32_t j = 0; j < ids; j++) off[j] = at, fill[j] = 0, at += 4 + 8 * live[j];
+    uint8_t *data = malloc(at + (size_t)d + 4);
+    if (!data) return -1;
+    for (int32_t j = 0; j < ids; j++)
+        for (int i = 0; i < 4; i++) data[off[j] + i] = (uint8_t)((uint32_t)live[j] >> (8 * i));
+    for (int32_t s = 0; s < d; s++) {
+        const int32_t *row = table + (int64_t)s * 256;
+        for (int32_t j = 0; j < ids; j++) {
+            int32_t v = row[first[j]];
+            if (v < 0) continue;
+            uint8_t *state = data + off[j] + 4 + 4 * fill[j], *target = data + off[j] + 4 + 4 * (live[j] + fill[j]);
+            for (int i = 0; i < 4; i++) {
+                state[i] = (uint8_t)((uint32_t)s >> (8 * i));
+                target[i] = (uint8_t)((uint32_t)v >> (8 * i));
             }
-            canon[b] = j;
+            fill[j]++;
         }
     }
-    data[0] = 'C';
+    data[0] = 'S';
     for (int b = 0; b < 256; b++) data[1 + b] = (uint8_t)canon[b];
-    size_t at = head + (size_t)ids * d * 4;
     for (int32_t s = 0; s < d; s++) data[at++] = accept[s] ? 1 : 0;
     for (int i = 0; i < 4; i++) data[at++] = (uint8_t)((uint32_t)d >> (8 * i));
     blake2b_16(data, at, out);
@@ -1228,8 +1251,14 @@ static PyObject *content(PyObject *self, PyObject *args) {
     PyObject *result = NULL;
     uint8_t out[16];
     if (n < 1 || t_b.len < n * 256 * 4 || a_b.len < n) PyErr_SetString(PyExc_ValueError, "content: bad sizes");
-    else if (!content_digest(t_b.buf, a_b.buf, (int32_t)n, out))
-        result = PyBytes_FromStringAndSize((const char *)out, 16);
+    else {
+        int code;
+        Py_BEGIN_ALLOW_THREADS  /* only the buffers are read: another thread (a decoding loop) runs meanwhile */
+        code = content_digest(t_b.buf, a_b.buf, (int32_t)n, out);
+        Py_END_ALLOW_THREADS
+        if (code) PyErr_NoMemory();
+        else result = PyBytes_FromStringAndSize((const char *)out, 16);
+    }
     PyBuffer_Release(&t_b); PyBuffer_Release(&a_b);
     return result;
 }

@@ -14,6 +14,7 @@ from itertools import groupby
 from typing import Any
 
 import numpy as np
+import numpy.ma  # noqa: F401 - np.unique imports it on first call (~30 ms): with the package, not in a first mask
 
 from extractor.lang.budget import late, remaining, spend, tick, too_large
 from extractor.lang.regex import (
@@ -105,16 +106,19 @@ class RuleDFA:
     @cached_property
     def content(self) -> bytes:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
-        distinct columns (a table is mostly columns repeated: hashed once each), made when a fingerprint first asks
+        distinct columns' live entries (a table is mostly columns repeated, and mostly -1: each distinct column
+        hashed once, as its live states and their targets), made when a fingerprint first asks
         (a compile and its first mask need none). In C where the extension is built (the same bytes)."""
         if kernel is not None:
             return kernel.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size)
         of_byte, firsts = _column_classes(self.trans)
-        distinct = np.ascontiguousarray(self.trans.T[firsts], dtype="<i4")  # each distinct column once
-        data = (b"C" + of_byte.astype(np.uint8).tobytes() + distinct.tobytes() + self.accept.astype(np.uint8).tobytes()
-                + self.size.to_bytes(4, "little"))
-        return hashlib.blake2b(data, digest_size=16).digest()
+        parts = [b"S", of_byte.astype(np.uint8).tobytes()]
+        for column in np.ascontiguousarray(self.trans.T[firsts], dtype="<i4"):  # each distinct column once, sparse
+            live = np.flatnonzero(column >= 0)
+            parts += [len(live).to_bytes(4, "little"), live.astype("<u4").tobytes(), column[live].tobytes()]
+        parts += [self.accept.astype(np.uint8).tobytes(), self.size.to_bytes(4, "little")]
+        return hashlib.blake2b(b"".join(parts), digest_size=16).digest()
 
 
 class Rows:

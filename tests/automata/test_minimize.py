@@ -398,17 +398,29 @@ def _collision() -> np.ndarray:
 _rng = np.random.default_rng(5)
 
 
+def _unsampled() -> np.ndarray:
+    """Bytes 7 and 8 equal on every row the C guess hashes (a large table samples every 11th of its 3,000 rows) and
+    different on row 5 alone: the guess fails its check and the columns are told apart from every row."""
+    table = np.repeat(_rng.integers(-1, 3000, (3000, 8), dtype=np.int32), 32, axis=1)
+    table[:, 8] = table[:, 7]
+    table[5, 8] = (table[5, 7] + 1) % 3000
+    return table
+
+
 @needs_native
 @pytest.mark.parametrize("table", [
     np.full((1, 256), -1, dtype=np.int32),  # one state, no edges
     _rng.integers(-1, 4, (4, 256), dtype=np.int32),  # every column likely its own
     np.repeat(_rng.integers(-1, 3000, (3000, 8), dtype=np.int32), 32, axis=1),  # 8 classes of 32 bytes, 3,000 states
     _collision(),
-], ids=["empty", "random", "classes", "collision"])
+    _unsampled(),
+    np.where(_rng.random((3000, 256)) < 0.01, _rng.integers(0, 3000, (3000, 256), dtype=np.int32), -1),  # sparse
+], ids=["empty", "random", "classes", "collision", "unsampled", "sparse"])
 def test_the_native_content_digest_holds_on_large_tables_and_column_hash_collisions(
         table: np.ndarray, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The C digest checks its guess of equal columns in one pass over the rows, and falls back to comparing
-    columns where two different ones share a hash: the same bytes as Python's either way."""
+    """The C digest checks its guess of equal columns (from a sample of a large table's rows) in one pass over the
+    rows, redoes it from every row where the sample misled it, and falls back to comparing columns where two
+    different ones share a hash: the same bytes as Python's either way."""
     accept = np.arange(len(table)) % 3 == 0
     native = RuleDFA(trans=table, accept=accept, calls=((),) * len(table)).content
     monkeypatch.setattr(dfa, "kernel", None)
