@@ -98,7 +98,10 @@ def run(data: Path = DATA, tokenizer: Path = LLAMA3, engines: tuple[str, ...] = 
         result["parts"][part] = summary(rows, list(engines))
         for row in rows:
             for name in engines:
-                row[name] = {k: v for k, v in row[name].items() if k not in ("mask_us", "paused_us")}
+                steps = row[name].pop("mask_us")
+                row[name].pop("paused_us")
+                row[name].update(mask_calls=len(steps), mask_us_max=round(max(steps), 1) if steps else None,
+                                 mask_ms_total=round(sum(steps) / 1e3, 3))
             result["schemas"].append({"part": part, **row})
     return result
 
