@@ -206,3 +206,19 @@ def test_the_cache_drops_the_least_recently_used_grammars_past_its_bytes() -> No
     for schema in (PERSON, {"type": "integer"}):
         big.get("JSON", json.dumps(schema))
     assert len(big.items) == 2  # far below the default budget
+
+
+TAGS = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": False},
+                                         "names": {"type": "array", "items": {"type": "string"}}}}
+SERVED_GUARDS = [
+    (json.dumps(TAGS), frozenset({("tags",)})),  # the schema's own uniqueItems: false lets that array repeat
+    (json.dumps(PERSON), frozenset()),
+    (json.dumps(with_options(TAGS, guards=False)), None),  # guards off: none at all
+]
+
+
+@pytest.mark.parametrize("text, repeatable", SERVED_GUARDS, ids=range(len(SERVED_GUARDS)))
+def test_a_served_request_is_guarded_as_its_schema_says(text: str, repeatable: frozenset | None) -> None:
+    guards = Spec.parse("JSON", text).served_guards()
+    assert (None if guards is None else guards.repeatable) == repeatable
+    assert guards is None or guards.wrap_up

@@ -218,7 +218,7 @@ class ExtractorBackend(StructuredOutputBackend):
         cache = self.tag_cache(grammar_spec) if request_type.name == "STRUCTURAL_TAG" else self.grammars
         grammar, spec = cache.get(request_type.name, grammar_spec)
         extra = sorted(t for t in (stop_token_ids or ()) if 0 <= t < self.vocab_size and t not in self.vocab.eos_ids)
-        guards = Guards(wrap_up=True) if spec.guards else None  # wraps up once the plugin sets the budget
+        guards = spec.served_guards()
         spec_config = getattr(self.vllm_config, "speculative_config", None)
         drafts = getattr(spec_config, "num_speculative_tokens", None) or 0
         return ExtractorGrammar(grammar, np.array(extra, dtype=np.int64), guards, drafts=drafts)

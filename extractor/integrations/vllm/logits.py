@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
 
-from extractor.decode.guards import Guard, Guards
+from extractor.decode.guards import Guard
 from extractor.integrations.vllm.spec import GrammarCache, Spec
 from extractor.masks import Matcher
 from extractor.tokens import Vocabulary
@@ -63,7 +63,7 @@ class ExtractorLogitsProcessor(LogitsProcessor):
                 self.rows.pop(index, None)
             else:
                 grammar, spec = self.grammars.get("JSON", text)
-                guard = Guard(Guards(wrap_up=True), grammar) if spec.guards else None
+                guard = None if (guards := spec.served_guards()) is None else Guard(guards, grammar)
                 self.rows[index] = _Row(grammar.matcher(), output, guard, getattr(params, "max_tokens", None))
         for a, b, how in batch_update.moved:
             first, second = self.rows.pop(a, None), self.rows.pop(b, None)

@@ -11,6 +11,8 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
+from extractor.decode.fresh import repeatable_arrays
+from extractor.decode.guards import Guards
 from extractor.masks.compiler import (
     check_choices, compile_choices, compile_ebnf, compile_regex, compile_schema, compile_structural_tag,
 )
@@ -100,6 +102,14 @@ class Spec:
         if isinstance(schema, dict):
             schema = {k: v for k, v in schema.items() if k != OPTIONS_KEY}
         return cls(schema, **options)
+
+    def served_guards(self) -> Guards | None:
+        """The guards a request's output is held to: the defaults, wrapping up once the plugin sets the budget, and
+        the schema's `uniqueItems: false` arrays free to repeat items (None where the request turns guards off)."""
+        if not self.guards:
+            return None
+        return Guards(wrap_up=True, repeatable=repeatable_arrays(self.schema) if isinstance(self.schema, dict)
+                      else frozenset())
 
     def check(self) -> None:
         """Refuse, cheaply, what the compiler would refuse (unsupported keywords, bad references)."""
