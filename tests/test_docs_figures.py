@@ -143,11 +143,16 @@ FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
          for name, file in [("generated", "repeated_items_dev.json"), ("nda", "repeated_items_dev.json"),
                             ("receipts", "repeated_items_dev.json"), ("resumes", "repeated_items_dev_resumes.json")]]
 
+FIELDS = [(f"| {name} | {{:,}} | {{:.3f}} | {{:.3f}} | {{:.3f}} |", "quality_fields_dev.json",
+           [f"sets/{name}", *(f"per_set/{m}/{name}/field_f1"
+                              for m in ("extract", "extract[fields=apart]", "extract[prompt=text-first]"))])
+          for name in ("receipts", "resumes", "nda")]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
            + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
-           + [("docs/decoding.md", *row) for row in FRESH])
+           + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
