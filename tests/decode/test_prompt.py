@@ -133,3 +133,21 @@ def test_text_never_becomes_a_control_token(chat_tokenizer, templated, monkeypat
 def test_bounds_are_written_in_plain_notation():
     assert "number ≤ 100000000000000000000.0" not in words({"type": "number", "maximum": 1e20})
     assert "number ≤ 100000000000000000000" in words({"type": "number", "maximum": 1e20})
+
+
+@pytest.mark.parametrize(("fields", "first"), [("together", "schema"), ("apart", "text")])
+def test_fields_asked_apart_put_the_text_first_so_one_texts_questions_share_it(chat_tokenizer, fields, first):
+    """Apart, two fields' prompts begin with the same tokens up to the question after the text; together, the
+    schema (in the system message) comes before the text."""
+    from extractor import ExtractOptions
+    from extractor.decode.prompt import chat_prompt
+
+    text = "Order of 3 May: two A-100 at 4.20, one B-7 at 1.10, total 9.50."
+    opts = ExtractOptions(fields=fields)
+    schemas = [{"title": "Order", "type": "object", "properties": {name: Order.model_json_schema()["properties"][name]},
+                "required": [name]} for name in ("total", "note")]
+    prompts = [chat_prompt(chat_tokenizer, PromptTemplate(), s, text, [], opts) for s in schemas]
+    shared = next(k for k, (a, b) in enumerate(zip(*prompts)) if a != b)
+    rendered = chat_tokenizer.decode(prompts[0])
+    assert (text in chat_tokenizer.decode(prompts[0][:shared])) == (first == "text")
+    assert (rendered.index(text) < rendered.index("- total")) == (first == "text")
