@@ -235,7 +235,7 @@ def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[d
 
     import schemas
     from extractor import Extractor
-    from extractor.decode.relevance import SHORT as SHORT_TOKENS, announcements, combine, likelihoods, opening
+    from extractor.decode.relevance import announcements, combine, likelihoods, opening
     from extractor.schema import json_schema
 
     if threads:
@@ -246,8 +246,7 @@ def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[d
         target = doc["target"]
         schema = target if isinstance(target, dict) else json_schema(getattr(schemas, target))
         body = opening(ex.lm, doc["text"])
-        said = announcements(schema)
-        ll = likelihoods(ex.lm, said if len(body) >= SHORT_TOKENS else said[:3], body)
+        ll = likelihoods(ex.lm, announcements(schema), body)
         rows.append({"id": doc["id"], "set": doc["set"], "target": schema.get("title"),
                      "no_answer": doc["gold"] is None, "layout": doc["layout"],
                      "score": round(combine(ll, tokens=len(body)), 3),  # what ex.relevance reads

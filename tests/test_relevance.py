@@ -38,20 +38,23 @@ def test_the_score_is_the_kinds_ratio_or_the_text_ratio_less_the_margin(ll, expe
     assert combine(ll) == pytest.approx(expected)
 
 
-SHORT_SCORES = [  # (likelihoods, opening tokens) -> score: a short opening is judged against "a text" alone
-    ([-10.0, -12.0, -12.0, -15.0, -11.0], SHORT - 1, 2.0 - SHORT_MARGIN),
-    ([-20.0, -18.0, -8.0, -40.0], 1, -12.0 - SHORT_MARGIN),  # the kinds lose, but "a text" wins: refused
-    ([-20.0, -18.0, -8.0, -40.0], SHORT, 22.0),  # the same rows on a longer opening: the kinds decide
+SHORT_SCORES = [  # (likelihoods, opening tokens) -> score: a short opening's "a text" ratio takes SHORT_MARGIN
+    ([-10.0, -12.0, -12.0, -15.0, -9.0], SHORT - 1, 2.0 - SHORT_MARGIN),  # the ratio against "a text" wins
+    ([-20.0, -25.0, -40.0, -5.0], SHORT - 1, 20.0 - SHORT_MARGIN),
+    ([-20.0, -25.0, -40.0, -5.0], SHORT, 20.0 - PART_MARGIN),  # the same rows on a longer opening
+    ([-20.0, -18.0, -8.0, -40.0], 1, 22.0),  # "a text" wins but the kinds lose: the kinds' ratio stands
 ]
 
 
 @pytest.mark.parametrize("ll,tokens,expected", SHORT_SCORES)
-def test_a_short_opening_is_scored_against_a_text_alone(ll, tokens, expected):
+def test_a_short_opening_takes_the_short_margin(ll, tokens, expected):
     assert combine(ll, tokens=tokens) == pytest.approx(expected)
 
 
 READS = [  # opening tokens, enough -> the announcements read (by index), in order
-    (SHORT - 1, None, [[0, 2]]),  # short: the target with its fields and "a text", one call
+    (SHORT - 1, -1e9, [[0, 2]]),  # short and cleared: the target with its fields and "a text", one call
+    (SHORT - 1, 1e9, [[0, 2], [0, 1, 2], list(range(3, 3 + len(KINDS)))]),  # not cleared: the rest after
+    (SHORT - 1, None, [[0, 1, 2], list(range(3, 3 + len(KINDS)))]),  # the whole score asked for
     (SHORT, 1e9, [[0, 1, 2], list(range(3, 3 + len(KINDS)))]),  # long, not cleared: the kinds after
     (SHORT, -1e9, [[0, 1, 2]]),  # long and cleared by the target's own rows
 ]
@@ -70,8 +73,10 @@ def test_the_screen_reads_two_rows_of_a_short_text_and_the_kinds_of_a_long_one(m
     monkeypatch.setattr(relevance, "opening", lambda lm, text: [7] * tokens)
     value = relevance.score(None, {"title": "Person", "properties": {"name": {}}}, "text", enough=enough)
     assert asked == reads
-    if enough is None or enough > 0:
+    if enough is None or enough > 0:  # read to the end: what `combine` gives
         assert value == pytest.approx(combine([-float(i) for i in range(len(said))], tokens=tokens))
+    else:  # cleared early: the ratio against "a text" less the margin for the opening's length
+        assert value == pytest.approx(2.0 - (SHORT_MARGIN if tokens < SHORT else PART_MARGIN))
 
 
 def _plain(lm, prefixes, body):
@@ -110,3 +115,21 @@ def test_an_empty_text_is_as_likely_after_every_announcement(model_extractor):
     from extractor.decode.relevance import _read
 
     assert _read(model_extractor.lm, announcements({"title": "Person"})[:3], []) == [0.0, 0.0, 0.0]
+
+
+MARIA = "Maria Lopez, 34, joined the lab in March as a research engineer after six years at a robotics startup."
+WEATHER = "Oslo: rain through Tuesday, 4-7 °C, winds from the south-west. Snow above 800 m."
+SHORT_TEXTS = [  # (Person's fields, text, refused at the default threshold)
+    (("name", "age", "occupation"), MARIA, False),  # a plain answer (it was refused when the kinds decided)
+    (("name", "age", "occupation"), WEATHER, True),  # the short set's Person on a weather report
+    (("name", "email", "phone"), WEATHER, False),  # a known limit: against "a text" it passes as a contact
+]
+
+
+@pytest.mark.parametrize("fields,text,refused", SHORT_TEXTS)
+def test_short_texts_at_the_default_threshold(model_extractor, fields, text, refused):
+    from extractor.decode.relevance import score
+    from extractor.pipeline.calibration import MIN_RELEVANCE
+
+    schema = {"title": "Person", "type": "object", "properties": {f: {"type": "string"} for f in fields}}
+    assert (score(model_extractor.lm, schema, text) < MIN_RELEVANCE) is refused

@@ -8,7 +8,8 @@ log-likelihood ratios of the text's first tokens (nats) are read: the text annou
 announced as the likeliest of a fixed list of common kinds of document, and against announced as just "a
 text". A target that is one part of a document (the skills in a résumé) loses to the kind of the whole
 document but wins against "a text", so the score is the larger of the first and the second less a margin. A
-short text (a sentence or three) is judged by the second alone, which costs a fraction of its extraction.
+short text (a sentence or three) takes a smaller margin, and its second ratio is read first: where it clears the
+threshold, the kinds are not read, and the screen costs a fraction of the text's extraction.
 `extract` offers the refusal branch alone below a threshold calibrated on benchmarks/quality.py's dev split.
 """
 
@@ -36,15 +37,16 @@ PART_MARGIN = 8.0
 (benchmarks/refusal_signals.py, dev split)."""
 
 SHORT = 48
-"""Tokens below which a text (about three sentences or fewer) is judged against "a text" alone: the target
-announced with its fields against "The following is a text.", less `SHORT_MARGIN`. Reading it after the 18 kinds
-would cost several extractions of it (benchmarks/screen_cost.py), and the two rows take one pass. The labeled
-set's documents are all longer (63 tokens and up), the short set's all shorter (36 at most)."""
+"""Tokens below which a text (about three sentences or fewer) is short: its target-against-"a text" ratio is
+discounted by `SHORT_MARGIN` rather than `PART_MARGIN`, and read first, from two rows in one pass; the kinds (18
+more rows, several extractions of a short text: benchmarks/screen_cost.py) are read only where that ratio does
+not clear the threshold. The labeled set's documents are all longer (63 tokens and up), the short set's all
+shorter (36 at most)."""
 
 SHORT_MARGIN = 2.0
-"""Nats by which a short text's ratio is discounted: on benchmarks/data/short's dev split it puts the default
-threshold 0.9 nats below the lowest answerable text's ratio (-2.67), refusing 37% of the no-answer texts and none
-of the answerable (benchmarks/results/refusal_short_dev.md)."""
+"""Nats by which a short text's ratio against "a text" is discounted: on benchmarks/data/short's dev split it puts
+the default threshold 0.9 nats below the lowest answerable text's ratio (-2.67), so that every answerable dev text
+is decided by the two rows alone."""
 
 SCREEN_TOKENS = 128
 """The screen reads a text's first tokens only (never control tokens): a text says early what it is, and the
@@ -73,17 +75,19 @@ def announcements(schema: dict[str, Any]) -> list[str]:
 @torch.inference_mode()
 def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float | None = None) -> float:
     """How much likelier the text is as the target than as another kind of document (see above), in nats.
-    With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it; a short text
-    is judged against "a text" alone (`SHORT`)."""
+    With `enough`, the kinds are not read where the target-against-"a text" ratio alone reaches it (for a short
+    text, the two rows that ratio needs are read first and alone)."""
     said, body = announcements(schema), opening(lm, text)
-    if len(body) < SHORT:
+    margin = SHORT_MARGIN if len(body) < SHORT else PART_MARGIN
+    if len(body) < SHORT and enough is not None:
         about, neutral = likelihoods(lm, [said[0], said[2]], body)
-        return about - neutral - SHORT_MARGIN
+        if about - neutral - margin >= enough:
+            return about - neutral - margin
     first = likelihoods(lm, said[:3], body)
-    part = first[0] - first[2] - PART_MARGIN
+    part = first[0] - first[2] - margin
     if enough is not None and part >= enough:
         return part
-    return combine([*first, *likelihoods(lm, said[3:], body)])
+    return combine([*first, *likelihoods(lm, said[3:], body)], tokens=len(body))
 
 
 def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
@@ -95,11 +99,10 @@ def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
 
 def combine(ll: list[float], margin: float = PART_MARGIN, tokens: int = SCREEN_TOKENS) -> float:
     """The score from the likelihoods of an opening of `tokens` tokens after each of `announcements` (in their
-    order); a short opening's from the target with its fields and "a text" only (`SHORT`)."""
+    order); a short opening's "a text" ratio is discounted by `SHORT_MARGIN` instead of `margin`."""
     about, titled, neutral, *kinds = ll
-    if tokens < SHORT:
-        return about - neutral - SHORT_MARGIN
-    return max(max(about, titled) - max(kinds), about - neutral - margin)
+    part = SHORT_MARGIN if tokens < SHORT else margin
+    return max(max(about, titled) - max(kinds), about - neutral - part)
 
 
 def opening(lm: LoadedModel, text: str, tokens: int = SCREEN_TOKENS) -> list[int]:
