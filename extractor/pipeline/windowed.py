@@ -400,6 +400,7 @@ def _fill(merged: Merged, keys: list[str], wanted: dict[str, Any], again: dict[i
             merged.origin.update({p: o for p, o in filled.origin.items() if _inside(p, top)})
             merged.conflicts = [c for c in merged.conflicts if not _inside(c.pointer, top)]
             merged.conflicts += [c for c in filled.conflicts if _inside(c.pointer, top)]
+            merged.sources.update({p: s for p, s in filled.sources.items() if _inside(p, top)})
 
 
 def _inside(pointer: str, top: str) -> bool:
