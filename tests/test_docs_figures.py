@@ -151,11 +151,15 @@ FIELDS += [(f"| {name} | {{:,}} | {{:.3f}} | {{:.3f}} |", "quality_fields_test.j
             [f"sets/{name}", *(f"per_set/{m}/{name}/field_f1" for m in ("extract", "extract[fields=apart]"))])
            for name in ("receipts", "resumes", "nda")]
 
+PERFORMANCE = [("had the same standing but for a largest mask of {:.0f} ms", "realworld_peers_tuning_before.json",
+                [lambda r: r["parts"]["tuning"]["extractor"]["mask_us"]["max"] / 1e3])]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
            + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
-           + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS])
+           + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS]
+           + [("docs/performance.md", *row) for row in PERFORMANCE])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
@@ -202,7 +206,7 @@ def test_a_figure_in_the_docs_is_its_result_files(page: str, phrase: str, file: 
                                                   "(DOCS_UPDATE=1 writes it)")
 
 
-TABLES = [("docs/reliability.md", "redteam.md")]
+TABLES = [("docs/reliability.md", "redteam.md"), ("docs/performance.md", "realworld_peers.md")]
 """(page, a result's .md): the page shows that file's table as it is."""
 
 
