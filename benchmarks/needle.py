@@ -3,7 +3,7 @@ stated once, far apart; field F1 from the long text against the same document al
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
            [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--model ID]
-           [--resume OUTCOMES.jsonl [--report-only]] [--json OUT] [--md OUT] [--smoke]
+           [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
   documents left out, their haystack being contracts; no-answer documents left out), round robin over the
@@ -232,6 +232,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
+             *([result["note"], ""] if result.get("note") else []),
              "| kind | length | documents | F1 long | F1 alone | long/alone | EM long | EM alone | s/doc long | "
              "s/doc alone |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for kind, per in result["kinds"].items():
@@ -281,6 +282,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--md", type=Path)
     parser.add_argument("--report-only", action="store_true", help="report the cases the --resume file holds, "
                         "running nothing (a run stopped early; the cases left are listed as unfinished)")
+    parser.add_argument("--note", default="", help="a line the results say beside the figures (how the machine was "
+                        "shared, where the outcomes came from)")
     parser.add_argument("--smoke", action="store_true", help=" ".join(SMOKE))
     argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args([*SMOKE, *argv] if "--smoke" in argv else argv)
@@ -289,7 +292,8 @@ def main(argv: list[str] | None = None) -> None:
     todo = cases(args)
     done = _resumed(args.resume) if args.report_only else measure(args, todo)
     finished = [c for c in todo if ("long", c["id"]) in done and ("alone", c["doc"]) in done]
-    result = {**report(args, finished, done), "unfinished": [c["id"] for c in todo if c not in finished]}
+    result = {**report(args, finished, done), "unfinished": [c["id"] for c in todo if c not in finished],
+              "note": args.note}
     write_results(result, markdown(result), args.json, args.md)
 
 

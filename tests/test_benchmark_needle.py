@@ -72,8 +72,9 @@ def test_a_report_of_a_run_stopped_early_runs_nothing_and_lists_the_cases_left(t
     needle.main(["--lengths", "2000", "--docs", "1", "--facts", "1", "--resume", str(log)])
     monkeypatch.setattr(needle, "run", lambda *a: pytest.fail("a report-only run ran a case"))
     needle.main(["--lengths", "2000,9000", "--docs", "1", "--facts", "1", "--resume", str(log), "--report-only",
-                 "--json", str(out)])
+                 "--note", "a shared machine", "--json", str(out), "--md", str(tmp_path / "n.md")])
     result = json.loads(out.read_text())
+    assert result["note"] == "a shared machine" and "\na shared machine\n" in (tmp_path / "n.md").read_text()
     assert [c["id"] for c in result["cases"]] == ["invoice-026@2000", "facts-0@2000"]
     assert result["unfinished"] == ["invoice-026@9000", "facts-0@9000"] and list(result["kinds"]["needle"]) == ["2000"]
 
