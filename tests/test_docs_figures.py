@@ -106,6 +106,15 @@ LONG = [
      "documents alone;\nthe agreements give {:.3f} long against {:.3f} alone", "needle.json",
      ["kinds/needle/8000/long/field_f1", "kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
       "kinds/facts/40000/long/field_f1", "kinds/facts/40000/alone/field_f1"]),
+    ("gives F1 {:.3f} with windows from the context, {:.3f} with windows of 1,024 tokens, against {:.3f}\nfor the "
+     "invoice alone", "needle_focus_context.json",
+     ["kinds/needle/40000/long/field_f1",
+      lambda r: _file("needle_focus_w1024.json")["kinds"]["needle"]["40000"]["long"]["field_f1"],
+      "kinds/needle/40000/alone/field_f1"]),
+    ("the time ({:,.0f} s and {:,.0f} s against {:.0f} s alone)", "needle_focus_context.json",
+     ["kinds/needle/40000/long/seconds_per_doc",
+      lambda r: _file("needle_focus_w1024.json")["kinds"]["needle"]["40000"]["long"]["seconds_per_doc"],
+      "kinds/needle/40000/alone/seconds_per_doc"]),
 ]
 
 CORPUS_CLI = [("two actors did {:.2f}× one actor's documents", "ray_cli.json", ["two_over_one_steady"]),
@@ -127,15 +136,32 @@ CORPUS = [
 ]
 
 SCREEN = [
-    ("texts: the screen costs **{:.2f}×** the extraction (median; {:.2f}× with `--threads 2`", "screen_cost.json",
-     ["median_ratio", lambda r: _file("screen_cost_threads2.json")["median_ratio"]]),
-    ("against {:.2f}× ({:.2f}×) for the same", "screen_cost_before.json",
-     ["median_ratio", lambda r: _file("screen_cost_before_threads2.json")["median_ratio"]]),
-    ("the `Person` sentence costs {:.2f}× its extraction ({:.2f}× before)", "screen_cost.json",
-     ["person_ratio", lambda r: _file("screen_cost_before.json")["person_ratio"]]),
+    ("the screen costs **{:.2f}×** the extraction (median), **{:.2f}×** on the worst text", "screen_cost.json",
+     ["median_ratio", "worst_ratio"]),
+    ("and the `Person` sentence {:.2f}×, against {:.2f}× when it read all 21 rows", "screen_cost.json",
+     ["person_ratio", lambda r: _file("screen_cost_all_rows.json")["person_ratio"]]),
+    ("`--threads 2` the median is {:.2f}×", "screen_cost_threads2.json", ["median_ratio"]),
+    ("so that run's worst text ({:.2f}×)", "screen_cost_threads2.json", ["worst_ratio"]),
+    ("refusing **{:.2f}** of the no-answer dev texts and {:,} of the {:,} answerable", "refusal_short_dev.json",
+     ["short/recall", lambda r: _refused(r), lambda r: _answerable(r)]),
+    ("**{:,} of the {:,} answerable short texts are refused**, and {:.2f} of the {:,} no-answer ones (precision "
+     "{:.2f})", "refusal_short_test.json", [lambda r: _refused(r), lambda r: _answerable(r), "short/recall",
+                                             lambda r: len(r["documents"]) - _answerable(r), "short/precision"]),
 ]
-FAQ = [("about half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
-       ("({:.2f}× on the `Person` sentence there)", "screen_cost.json", ["person_ratio"])]
+FAQ = [("well under half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
+       ("{:.2f}× on the costliest", "screen_cost.json", ["worst_ratio"])]
+
+
+def _answerable(result: dict[str, Any]) -> int:
+    """The answerable texts a relevance result scored."""
+    return sum(not d["no_answer"] for d in result["documents"])
+
+
+def _refused(result: dict[str, Any]) -> int:
+    """The answerable texts its threshold refuses."""
+    return round(result["short"]["false_refusal_rate"] * _answerable(result))
+
+
 FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
           [f"per_method/extract/{name}/documents", f"per_method/extract/{name}/repeated",
            f"per_method/extract[fresh_items=false]/{name}/repeated", f"per_method/extract/{name}/field_f1",
