@@ -176,6 +176,9 @@ FIELDS = [(f"| {name} | {{:,}} | {{:.3f}} | {{:.3f}} | {{:.3f}} |", "quality_fie
 FIELDS += [(f"| {name} | {{:,}} | {{:.3f}} | {{:.3f}} |", "quality_fields_test.json",
             [f"sets/{name}", *(f"per_set/{m}/{name}/field_f1" for m in ("extract", "extract[fields=apart]"))])
            for name in ("receipts", "resumes", "nda")]
+FIELDS += [(f"| {split} | {{:,}} | {{:.3f}} | {{:.3f}} |", f"quality_fields_generated_{split}.json",
+            ["sets/generated", *(f"per_set/{m}/generated/field_f1" for m in ("extract", "extract[fields=apart]"))])
+           for split in ("dev", "test")]
 
 PERFORMANCE = [("had the same standing but for a largest mask of {:.0f} ms", "realworld_peers_tuning_before.json",
                 [lambda r: r["parts"]["tuning"]["extractor"]["mask_us"]["max"] / 1e3])]
