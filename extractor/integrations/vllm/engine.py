@@ -38,6 +38,8 @@ class VLLMExtractor:
     """A cut output is returned as its error: the default guards' `wrap_up` ends outputs within the budget."""
     batch_size: int | None = None
     """vLLM's scheduler batches the documents itself."""
+    asks_apart = False
+    """`fields="apart"` is refused: the server keeps no text prefix to share between one text's questions."""
 
     def __init__(self, model: str | None = None, *, template: PromptTemplate = PromptTemplate(),
                  **engine: Any) -> None:
