@@ -85,7 +85,7 @@ def markdown(summary: dict[str, Any]) -> str:
              + (f", the first {limit} per target)" if limit else ")"), "",
              f"Outcomes from `{summary['source']}` (commit `{summary['source_commit']}`). A value counts where its "
              "field has a date, time or date-time format and the text does not write that date (or time), read "
-             "every way its forms allow.", "",
+             "every way its forms allow.", "", *([summary["note"], ""] if summary.get("note") else []),
              "| method | set | documents | date values | not written | field F1 |", "|---|---|---:|---:|---:|---:|"]
     for method, per_set in summary["per_method"].items():
         for name, row in per_set.items():

@@ -155,6 +155,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
     parser.add_argument("--chart", type=Path, default=None, help="a PNG of the main metrics per method")
+    parser.add_argument("--note", default=None, help="a line written under the title (how the machine was used)")
     parser.add_argument("--reuse", action="append", default=[], metavar="METHOD=RESULT.json",
                         help="take a method's outcomes from an earlier result file of the same documents instead of "
                              "running it (the file and its commit are recorded beside the figures)")
@@ -194,6 +195,7 @@ def main() -> None:
 
     result = report(methods, docs, outcomes, args, stamp)
     result["reused"] = reused
+    result["note"] = args.note
     write_results(result, markdown(result), args.json, args.md)
     if args.chart:
         chart(result, args.chart)
@@ -292,6 +294,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"# Extraction quality ({result['split']} split{subset}: {result['documents']} documents, "
              f"{result['no_answer_documents']} with no answer)", "",
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; commit `{result['commit']}`.", "",
+             *([result["note"], ""] if result.get("note") else []),
              *(f"`{name}`: outcomes reused from `{r['file']}` (commit `{r['commit']}`)." for name, r in
                result.get("reused", {}).items()), "",
              "| method | " + " | ".join(COLUMNS) + " |", "|---|" + "---:|" * len(COLUMNS)]

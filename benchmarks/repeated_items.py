@@ -64,7 +64,7 @@ def tally(path: Path, columns: dict[str, Finder]) -> dict[str, Any]:
                 row["examples"] += [f"{doc_id}: {json.dumps(x, ensure_ascii=False)[:80]}" for x in found if k == 0][:3]
             row["field_f1"] = result.get("per_set", {}).get(method, {}).get(doc["set"], {}).get("field_f1")
     return {"source": str(path), "source_commit": result["commit"], "split": result["split"],
-            "limit_per_target": result["limit_per_target"], "per_method": table}
+            "limit_per_target": result["limit_per_target"], "note": result.get("note"), "per_method": table}
 
 
 def markdown(summary: dict[str, Any]) -> str:
@@ -72,6 +72,7 @@ def markdown(summary: dict[str, Any]) -> str:
     lines = [f"# Repeated list items the text does not repeat ({summary['split']} split"
              + (f", the first {limit} per target)" if limit else ")"), "",
              f"Outcomes from `{summary['source']}` (commit `{summary['source_commit']}`).", "",
+             *([summary["note"], ""] if summary.get("note") else []),
              "| method | set | documents | repeated items | field F1 |", "|---|---|---:|---:|---:|"]
     for method, per_set in summary["per_method"].items():
         for name, row in per_set.items():
