@@ -147,6 +147,10 @@ SCREEN = [
     ("**{:,} of the {:,} answerable short texts are refused**, and {:.2f} of the {:,} no-answer ones (precision "
      "{:.2f})", "refusal_short_test.json", [lambda r: _refused(r), lambda r: _answerable(r), "short/recall",
                                              lambda r: len(r["documents"]) - _answerable(r), "short/precision"]),
+    ("refusal recall {:.3f} → {:.3f} at precision {:.3f} → {:.3f} ({:.3f} without descriptions)",
+     "refusal_rule_dev_short.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
+                                     ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
+     + ["per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
 ]
 FAQ = [("well under half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
        ("{:.2f}× on the costliest", "screen_cost.json", ["worst_ratio"])]
