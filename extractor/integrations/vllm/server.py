@@ -91,7 +91,7 @@ async def _screen(serving: Any, schema: dict[str, Any], text: str) -> Screened:
     body = tokenizer(text, add_special_tokens=False, split_special_tokens=True)["input_ids"][:SCREEN_TOKENS]
     rows = await asyncio.gather(*(_likelihood(serving.engine_client, p, body) for p in said))
     kind = KINDS[max(range(len(KINDS)), key=lambda k: rows[3 + k])]
-    return Screened(combine(list(rows)), title(schema), kind)
+    return Screened(combine(list(rows), tokens=len(body)), title(schema), kind)
 
 
 async def _likelihood(engine: Any, prefix: list[int], body: list[int]) -> float:
