@@ -158,8 +158,8 @@ class VLLMExtractor:
             for p in said:
                 logprobs = next(outs).prompt_logprobs
                 rows.append(sum(logprobs[len(p) + k][token].logprob for k, token in enumerate(body)))
-            scores.append((combine(rows, tokens=len(body)), KINDS[max(range(len(KINDS)), key=lambda k: rows[3 + k])]) if kinds
-                          else combine(rows, tokens=len(body)))
+            score = combine(rows, tokens=len(body))
+            scores.append((score, KINDS[max(range(len(KINDS)), key=lambda k: rows[3 + k])]) if kinds else score)
         return scores
 
     def is_target(self, target: Target, text: str, opts: ExtractOptions) -> Callable[[bytes], bool] | None:
