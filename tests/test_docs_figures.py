@@ -49,9 +49,11 @@ TRACING = [  # (phrase, one format field per figure, result file, where each fig
      ["first_paint_ms/median", "script_done_ms/median"]),
     ("showing another document takes {:.0f} ms", "review_page.json", ["switch_ms_p50"]),
     ("refusal recall {:.3f} → {:.3f} at precision {:.3f} → {:.3f} ({:.3f} without descriptions)",
-     "refusal_rule_dev.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
-                               ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
+     "refusal_rule_dev_short.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
+                                     ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
      + ["per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
+    ("gave recall {:.3f} at precision {:.3f} there", "refusal_rule_dev.json",
+     [f"per_method/extract[min_relevance=-1000000000]/rule/{k}" for k in ("recall", "precision")]),
     ("({:,} documents, {:,} with no answer;", "quality.json", ["documents", "no_answer_documents"]),
     ("| with descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality.json",
      [f"methods/extract/{k}" for k in ("refusal_precision", "refusal_recall", "field_f1")]),
