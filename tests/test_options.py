@@ -52,10 +52,11 @@ def test_refusal_model(refusal, model):
     ({"verbatim": "every"}, "verbatim must be 'auto', 'marked' or 'all', got 'every'"),
     ({"grounding": "some"}, "grounding must be 'marked', 'all' or 'off'"),
     ({"fields": "each"}, "fields must be 'together' or 'apart', got 'each'"),
+    ({"conflicts": "first"}, "conflicts must be 'model' or 'merge', got 'first'"),
     ({"fields": "apart", "constrained": False}, "fields='apart' joins answers the grammar shaped"),
     ({"fields": "apart", "messages": [{"role": "user", "content": "x"}]}, "with messages .* use fields='together'"),
 ], ids=["unknown", "unknowns", "temperature", "nan", "top_p", "top_k", "penalty", "max_tokens", "retries", "layout",
-        "verbatim", "grounding", "fields", "fields-unconstrained", "fields-messages"])
+        "verbatim", "grounding", "fields", "conflicts", "fields-unconstrained", "fields-messages"])
 def test_bad_options_are_input_errors_that_name_them(overrides, message):
     with pytest.raises(InputError, match=message):
         ExtractOptions.of(None, overrides)

@@ -91,10 +91,15 @@ class ExtractOptions:
     of the target whose every field may be null, and the windows' objects are merged by the schema."""
     overlap: int = 64
     """Tokens each window repeats of the one before it, so a value cut by a window's end is whole in the next."""
+    conflicts: Literal["model", "merge"] = "model"
+    """Where a long text's windows wrote different values for a scalar: "model" offers the candidates back to the
+    model as a choice (an enum of them over the text around each; docs/long-documents.md); "merge" keeps the
+    merge's pick (the likeliest window whose text holds it)."""
     min_relevance: float | None = MIN_RELEVANCE
     """With a refusal branch, the text is screened first (`Extractor.relevance`): below this score it is refused
     without decoding (the library's `Refusal`, saying why; a refusal model of your own is written by the model),
-    at or above it only the target is offered. None: both offered, the model chooses."""
+    at or above it only the target is offered. None: both offered, the model chooses; a text read in windows then
+    keeps every window's answer (none is screened)."""
     fields: FieldsMode = "together"
     """How the target's fields are asked: "together" (one answer holds the whole object) or "apart" (each top-level
     field of an object target is its own short question after the text, the text's prompt encoded once and its
@@ -125,6 +130,8 @@ class ExtractOptions:
             raise InputError(f"verbatim must be 'auto', 'marked' or 'all', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
+        if self.conflicts not in ("model", "merge"):
+            raise InputError(f"conflicts must be 'model' or 'merge', got {self.conflicts!r}")
         if self.fields not in ("together", "apart"):
             raise InputError(f"fields must be 'together' or 'apart', got {self.fields!r}")
         if self.fields == "apart" and not self.constrained:
