@@ -173,7 +173,12 @@ FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
            f"per_method/extract[fresh_items=false]/{name}/repeated", f"per_method/extract/{name}/field_f1",
            f"per_method/extract[fresh_items=false]/{name}/field_f1"])
          for name, file in [("generated", "repeated_items_dev.json"), ("nda", "repeated_items_dev.json"),
-                            ("receipts", "repeated_items_dev.json"), ("resumes", "repeated_items_dev_resumes.json")]]
+                            ("receipts", "repeated_items_dev.json"), ("resumes", "repeated_items_dev_resumes.json"),
+                            ("generated", "repeated_items_test.json"), ("nda", "repeated_items_test.json"),
+                            ("receipts", "repeated_items_test.json"), ("resumes", "repeated_items_test_resumes.json")]]
+DATES = [("none of the {:,} date values the embedded model wrote is one its", "dates_test.json",
+          [lambda r: -1 if any(v["not_written"] for v in r["per_method"]["extract"].values())  # "none" is false
+           else sum(v["date_values"] for v in r["per_method"]["extract"].values())])]
 
 FIELDS = [(f"| {name} | {{:,}} | {{:.3f}} | {{:.3f}} | {{:.3f}} |", "quality_fields_dev.json",
            [f"sets/{name}", *(f"per_set/{m}/{name}/field_f1"
@@ -194,7 +199,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
            + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
            + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS]
-           + [("docs/performance.md", *row) for row in PERFORMANCE])
+           + [("docs/performance.md", *row) for row in PERFORMANCE] + [("docs/guide.md", *row) for row in DATES])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
