@@ -8,8 +8,10 @@ import pytest
 
 pytest.importorskip("torch", reason="the benchmark decodes with the embedded model")
 
+from tests.benchmark_model import shared_model  # noqa: E402,F401 - a fixture
 
-def test_the_decode_speed_benchmark_runs_on_a_tiny_budget(tmp_path):
+
+def test_the_decode_speed_benchmark_runs_on_a_tiny_budget(tmp_path, shared_model):
     from benchmarks.e2e import main
 
     out = tmp_path / "e2e.json"

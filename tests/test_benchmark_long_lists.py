@@ -10,6 +10,8 @@ import pytest
 
 pytest.importorskip("torch", reason="the benchmark decodes with the embedded model")
 
+from tests.benchmark_model import shared_model  # noqa: E402,F401 - a fixture
+
 
 @pytest.mark.parametrize("name", ["statement", "schedule"])
 def test_every_gold_value_is_written_in_the_generated_text(name):
@@ -34,7 +36,7 @@ def test_matching_counts_gold_hits_and_repeats(got, hits, repeats):
     assert matched(gold, got) == (hits, repeats)
 
 
-def test_the_long_list_benchmark_runs_on_a_tiny_input(tmp_path):
+def test_the_long_list_benchmark_runs_on_a_tiny_input(tmp_path, shared_model):
     from benchmarks.long_lists import main
 
     out = tmp_path / "ll.json"

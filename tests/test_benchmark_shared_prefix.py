@@ -6,8 +6,10 @@ import json
 
 import pytest
 
+from tests.benchmark_model import shared_model  # noqa: F401 - a fixture
 
-def test_the_shared_prefix_benchmark_runs_on_two_documents(tmp_path):
+
+def test_the_shared_prefix_benchmark_runs_on_two_documents(tmp_path, shared_model):
     pytest.importorskip("torch", reason="the benchmark decodes with the embedded model")
     from benchmarks.shared_prefix import main
 

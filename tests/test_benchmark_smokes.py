@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from tests.benchmark_model import shared_model  # noqa: F401 - a fixture
 from tests.data import MASKBENCH_SAMPLE, need
 
 SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
@@ -39,7 +40,7 @@ def torch_threads():
 
 
 @pytest.mark.parametrize(("script", "argv", "keys"), SMOKES, ids=[s[0] for s in SMOKES])
-def test_a_benchmark_runs_on_a_tiny_input(script, argv, keys, tmp_path, torch_threads, monkeypatch):
+def test_a_benchmark_runs_on_a_tiny_input(script, argv, keys, tmp_path, torch_threads, shared_model, monkeypatch):
     module = importlib.import_module(f"benchmarks.{script}")
     if hasattr(module, "MASKBENCH_DATA"):  # the repository's sample: the same schemas wherever the suite runs
         monkeypatch.setattr(module, "MASKBENCH_DATA", need(MASKBENCH_SAMPLE))

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -30,19 +31,33 @@ class Contact(BaseModel):
 
 
 QUICKSTART = "Call Dana Reyes on +1 415 555 0192 or mail dana@reyes.io"
+CASES = {  # what each text is extracted as
+    "demo-resume": (schemas.Resume, (DATA / "resume.txt").read_text()),  # make demo
+    "quickstart-contact": (Contact, QUICKSTART),  # docs/quickstart.md
+    "contact": (schemas.ContactCard, (DATA / "contact.txt").read_text()),
+    "event": (schemas.Event, (DATA / "event.txt").read_text()),
+    "invoice": (schemas.Invoice, (DATA / "invoice.txt").read_text()),
+}
 
 
-@pytest.mark.parametrize("target,text", [
-    (schemas.Resume, (DATA / "resume.txt").read_text()),  # make demo
-    (Contact, QUICKSTART),  # docs/quickstart.md
-    (schemas.ContactCard, (DATA / "contact.txt").read_text()),
-    (schemas.Event, (DATA / "event.txt").read_text()),
-    (schemas.Invoice, (DATA / "invoice.txt").read_text()),
-], ids=["demo-resume", "quickstart-contact", "contact", "event", "invoice"])
-def test_every_value_printed_is_in_the_text(model_extractor, target, text):
-    traced = model_extractor.extract(target, text, with_trace=True)
-    assert isinstance(traced, Traced) and not isinstance(traced.result, Refusal)
-    missing = [(v.pointer, v.value) for v in traced.trace if v.status == "not_found"]
+@pytest.fixture(scope="module")
+def extracted(model_extractor) -> Callable[[str], Traced]:
+    """A case's traced result, extracted once for every check of this module that reads it (a Resume takes
+    seconds)."""
+    done: dict[str, Traced] = {}
+
+    def get(case: str) -> Traced:
+        if case not in done:
+            done[case] = model_extractor.extract(*CASES[case], with_trace=True)
+        return done[case]
+    return get
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_every_value_printed_is_in_the_text(extracted, case):
+    result = extracted(case)
+    assert isinstance(result, Traced) and not isinstance(result.result, Refusal)
+    missing = [(v.pointer, v.value) for v in result.trace if v.status == "not_found"]
     assert missing == []
 
 
@@ -55,10 +70,10 @@ def folded(result: dict) -> str:
     return "{\n" + ",\n".join(f"  {json.dumps(k)}: {value(v)}" for k, v in result.items()) + "\n}\n"
 
 
-def test_readme_shows_what_make_demo_prints(model_extractor):
+def test_readme_shows_what_make_demo_prints(extracted):
     """README.md's JSON block is what `make demo` extracts (its Python blocks: tests/test_docs_outputs.py);
     `DOCS_UPDATE=1` writes it."""
-    resume = model_extractor.extract(schemas.Resume, (DATA / "resume.txt").read_text())
+    resume = extracted("demo-resume").result
     readme = README.read_text(encoding="utf-8")
     shown = re.search(r"```json\n(.*?)```", readme, re.S)
     if os.environ.get("DOCS_UPDATE") == "1":
