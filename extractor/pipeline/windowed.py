@@ -42,6 +42,13 @@ STRETCH = 512
 tokens): a window's value stands only where such a stretch reads as the target."""
 STRETCHES = 2
 """Stretches of one window screened at most: those holding the most of its values."""
+RELEVANCE_MARGIN = 1.0
+"""Nats below the best stretch of any window within which a stretch counts as the target: a fixed bar does not
+tell a clause from a buried receipt (a contract stretch scored 9.0 against a receipt target), but the document's
+best stretch outscores the text around it (by 1.06 to 9.75 nats in 4 of 4 cases). Chosen on the dev split
+(`benchmarks/window_signals.py`, 4 needle documents at 8,000 characters, 10 document and 16 contract stretches,
+benchmarks/results/window_signals_dev.md): the largest margin, on a grid of halves, under which no contract stretch
+counts (4 of the 10 document stretches count; at 1.5, 5 and 1 contract stretch)."""
 
 
 class Read(Protocol):
@@ -132,6 +139,8 @@ class _Reading:
         self.found: dict[int, tuple[Any, Trace, int]] = {}
         self.score: dict[int, float] = {}
         """Each window's relevance: the best screen score of the stretches holding its values."""
+        self.best = float("-inf")
+        """The best screen score of any stretch read: the bar a stretch is measured against."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -163,13 +172,12 @@ class _Reading:
 
     def focused(self, found: dict[int, tuple[Any, Trace, int]]) -> dict[int, tuple[Any, Trace, int]]:
         """Each answer narrowed to what stands in text that reads as the target: the stretches of its window
-        holding its grounded values are screened (the most crowded `STRETCHES`; a screen score at least
-        `min_relevance` reads as the target); an answer none of whose stretches does gives nothing (its nulls),
-        else its grounded values standing only in stretches that do not are made null (an answer with no grounded
-        value is kept as it is, ranked last). Each window's score, the best of its stretches', ranks it for the
-        merge. Nothing is screened where `min_relevance` is None."""
-        threshold = self.opts.min_relevance
-        if threshold is None:
+        holding its grounded values are screened (the most crowded `STRETCHES`), and a stretch counts where its
+        score is within `RELEVANCE_MARGIN` of the best stretch of any window; an answer none of whose stretches
+        counts gives nothing (its nulls), else its grounded values standing only in stretches that do not are made
+        null (an answer with no grounded value is kept as it is, ranked last). Each window's score, the best of its
+        stretches', ranks it for the merge. Nothing is screened where `min_relevance` is None."""
+        if self.opts.min_relevance is None:
             return found
         asked: list[tuple[int, int, list[str]]] = []  # (answer, stretch, its values' pointers)
         for key, (_, trace, w) in found.items():
@@ -177,6 +185,8 @@ class _Reading:
             asked += [(key, k, groups[k]) for k in sorted(groups, key=lambda k: -len(groups[k]))[:STRETCHES]]
         chunks = [self.texts[found[key][2]][k * STRETCH:(k + 1) * STRETCH] for key, k, _ in asked]
         scores = self.engine.relevance_scores(self.target.spec, chunks) if chunks else []
+        self.best = max([self.best, *scores])
+        bar = self.best - RELEVANCE_MARGIN
         out = {}
         for key, (value, trace, w) in found.items():
             mine = [(s, p) for (k, _, p), s in zip(asked, scores) if k == key]
@@ -184,10 +194,10 @@ class _Reading:
             if not mine:  # nothing it wrote stands in its text: nothing to screen, ranked last
                 out[key] = found[key]
                 continue
-            if not any(s >= threshold for s, _ in mine):  # what it wrote stands only in text of another kind
+            if not any(s >= bar for s, _ in mine):  # what it wrote stands only in text read as another kind
                 out[key] = (*narrowed(value, trace, lambda p: False), w)
                 continue
-            elsewhere = {q for _, p in mine for q in p} - {q for s, p in mine if s >= threshold for q in p}
+            elsewhere = {q for _, p in mine for q in p} - {q for s, p in mine if s >= bar for q in p}
             out[key] = (*narrowed(value, trace, lambda p, e=elsewhere: p not in e), w)
         return out
 
@@ -222,7 +232,7 @@ class _Reading:
         """Each conflict over a scalar offered back to the model as a choice among the windows' values (see
         `choice.py`), its choice kept in the merged object and the conflict's record; the merge's pick stays
         where the choice cannot be offered or read. Off where `conflicts` is "merge"."""
-        if getattr(self.opts, "conflicts", "model") != "model" or not self.opts.constrained:
+        if self.opts.conflicts != "model" or not self.opts.constrained:
             return
         for n, conflict in enumerate(merged.conflicts):
             offered = offer(self.schema, conflict, merged.sources.get(conflict.pointer, ()), self.found, self.parts,

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions
 from extractor.documents.focus import narrowed, stretches
-from extractor.pipeline.windowed import read_in_windows
+from extractor.pipeline.windowed import RELEVANCE_MARGIN, read_in_windows
 from extractor.tracing import Span, Trace, ValueTrace
 from tests.documents.test_read_in_windows import Stub
 
@@ -52,6 +52,33 @@ def test_windows_of_other_text_give_nothing_and_the_cards_window_wins(card_at, m
     assert len(traced.trace.windows) >= 3
     chosen = [c for c in traced.trace.conflicts if c.pointer == "/name"]
     assert [c.chosen for c in chosen] == ([True] if min_relevance is None else [])
+
+
+def scored(card: float, other: float):
+    """A stand-in relevance screen giving the card's stretches one score and contract text another."""
+    return lambda text: card if "Contact card" in text or "Dana" in text else other
+
+
+def nowhere(text: str) -> dict[str, Any]:
+    """Every window writes a name its text does not hold: nothing grounded, nothing to screen."""
+    return {"name": "Zed", "title": None, "skills": []}
+
+
+@pytest.mark.parametrize("relevance, answers, name, skills", [
+    (scored(17.3, 11.3), card_answers, "Dana Reyes", ["Acme Ltd."]),
+    (scored(-8.0, -8.0), card_answers, "Dana Reyes", ["clause1", "Acme Ltd."]),
+    (scored(3.0, 3.0 - RELEVANCE_MARGIN), card_answers, "Dana Reyes", ["clause1", "Acme Ltd."]),
+    (scored(3.0, 2.99 - RELEVANCE_MARGIN), card_answers, "Dana Reyes", ["Acme Ltd."]),
+    (scored(17.3, 11.3), nowhere, "Zed", []),
+], ids=["buried_card_wins_over_high_contract", "one_kind_all_kept", "tie_at_the_margin_counts", "just_below_nulled",
+        "no_grounded_values_kept"])
+def test_a_stretch_counts_within_the_margin_of_the_best_stretch(relevance, answers, name, skills) -> None:
+    words = CONTRACT.split(" clause")
+    doc = " clause".join([*words[:30], CARD, *words[30:]])
+    stub = Stub(answers, relevance=relevance)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    assert (traced.result.name, traced.result.skills) == (name, skills)
+    assert len(traced.trace.windows) >= 3
 
 
 def leaf(pointer: str, value: Any, start: int | None) -> ValueTrace:
