@@ -83,7 +83,7 @@ def test_a_refusal_is_a_result_marked_refused() -> None:
     ("left_out", {"left_out": [{"pointer": "/emails/1", "item": {"address": None}, "windows": [0, 1],
                                 "missing": ["/emails/1/address"]}]}),
     ("conflicts", {"conflicts": [{"pointer": "/name", "kept": "Ann", "window": 0,
-                                  "others": [{"value": "Anne", "window": 1}]}]}),
+                                  "others": [{"value": "Anne", "window": 1}], "chosen": False, "candidates": []}]}),
 ])
 def test_what_a_text_read_in_windows_lacks_is_in_its_row_as_json(text: str, gaps: dict[str, list[dict]]) -> None:
     table, _ = _run([text])
