@@ -2,7 +2,7 @@
 replayed through the grammar objects vLLM drives (ours, XGrammar's and llguidance's), step by step as vLLM's
 scheduler and structured-output manager call them.
 
-usage: python benchmarks/backend_replay.py [--streams 300] [--batches 1,16,64,256] [--drafts 3]
+usage: python benchmarks/backend_replay.py [--streams 300] [--batches 1,16,64,256] [--drafts 3] [--mix 64]
                                            [--backends extractor,xgrammar,guidance] [--seed 7] [--json OUT] [--md OUT]
 
 Runs where vLLM is installed (`.venv-vllm`). Streams: valid instances of a seeded MaskBench sample, written as
@@ -22,10 +22,13 @@ token. Each backend is built as vLLM builds it (a stand-in config: any whitespac
 
 Each batch size and draft count runs in a fresh process, every backend from cold (a new backend; our mask
 tables forgotten; the heap made so far frozen for the cyclic collector, as vLLM's engine core freezes its heap once
-started), and replays the streams twice: `cold` (first
-sight of each schema: compile and first visits) and `warm` (the same schemas compiled again). Reported per
-backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (its mask step, which vLLM runs
-before each forward pass), compile ms; over the streams every backend accepted whole.
+started), the backends taking turns a step each (whatever else the machine runs falls on all alike), and replays
+the streams twice: `cold` (first sight of each schema: compile and first visits) and `warm` (the same schemas
+compiled again). The serving mix (`--mix`: its batch sizes) replays a server's requests instead, once: each
+schema asked once to three times (`REPEATS`), shuffled, each request admitted as a row frees (continuous
+batching). Reported per backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (its mask
+step, which vLLM runs before each forward pass), compile ms; over the streams every backend accepted whole; and
+each backend's means as multiples of XGrammar's in the same run.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -52,7 +57,8 @@ BACKENDS = ("extractor", "xgrammar", "guidance")
 
 
 def streams(tokenizer: Any, n: int, seed: int, data: Path = MASKBENCH_DATA) -> list[dict[str, Any]]:
-    """Up to `n` (schema, tokens) pairs: one valid instance of each sampled MaskBench schema in `data`."""
+    """Up to `n` (schema, tokens) pairs: the first valid instance of each sampled MaskBench schema in `data`
+    (`instances`: every valid one within the budget, which a serving mix's repeats take in turn)."""
     files = sorted(data.glob("*.json"))
     out = []
     for path in random.Random(seed).sample(files, len(files)):
@@ -62,13 +68,14 @@ def streams(tokenizer: Any, n: int, seed: int, data: Path = MASKBENCH_DATA) -> l
         valid = [t["data"] for t in doc.get("tests", []) if t.get("valid")]
         if not valid:
             continue
-        text = json.dumps(valid[0], ensure_ascii=False, separators=(",", ":"))
-        ids = tokenizer(text, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
-        if len(ids) <= MAX_TOKENS:
-            out.append({"name": path.stem, "schema": json.dumps(doc["schema"]), "tokens": ids})
+        instances = [tokenizer(json.dumps(v, ensure_ascii=False, separators=(",", ":")), add_special_tokens=False)
+                     ["input_ids"] + [tokenizer.eos_token_id] for v in valid]
+        if len(instances[0]) <= MAX_TOKENS:
+            out.append({"name": path.stem, "schema": json.dumps(doc["schema"]), "tokens": instances[0],
+                        "instances": [ids for ids in instances if len(ids) <= MAX_TOKENS]})
     if not out:
-        raise FileNotFoundError(f"{data}: no MaskBench schema here with a valid instance of at most "
-                                f"{MAX_TOKENS} tokens ({len(files)} files); tests/data.py says where the corpus is read")
+        raise FileNotFoundError(f"{data}: no MaskBench schema here with a valid instance of at most {MAX_TOKENS} "
+                                f"tokens ({len(files)} files); tests/data.py says where the corpus is read")
     return out
 
 
@@ -94,64 +101,139 @@ def backend(name: str, tokenizer: Any, vocab_size: int, drafts: int) -> Any:
     return made
 
 
-def replay(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_size: int) -> dict[str, Any]:
-    """One pass over the streams, `batch` at a time: per stream its request-step µs and whether it was accepted
-    whole; per full step the batch's fill ms; per stream its compile ms."""
-    from vllm.v1.structured_output.backend_types import StructuredOutputOptions
+REPEATS = (1, 1, 1, 1, 1, 1, 2, 2, 2, 3)
+"""How many requests of one schema a serving mix holds, drawn uniformly from these: most schemas once, some
+two or three times (a client retrying, a tool called again), each repeat with the schema's next valid instance."""
 
-    bitmask = be.allocate_token_bitmask(batch * (1 + drafts))
-    batched = type(be).__module__.startswith("extractor.")
-    steps: dict[int, list[float]] = {}
-    accepted: dict[int, bool] = {}
-    compile_ms: list[float] = []
-    fills: list[float] = []
-    for first in range(0, len(items), batch):
-        group = list(range(first, min(first + batch, len(items))))
-        grammars = {}
-        for i in group:
+
+def mix(items: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """A server's requests: each stream's schema asked `REPEATS` times, the requests shuffled together."""
+    rng = random.Random(seed)
+    out = [{**item, "tokens": item["instances"][k % len(item["instances"])]}
+           for item in items for k in range(rng.choice(REPEATS))]
+    rng.shuffle(out)
+    return out
+
+
+@dataclass
+class Replay:
+    """One pass of the requests through one backend, `batch` rows at a time: per request its request-step µs
+    and whether it was accepted whole; per step with every row filled the batch's fill ms; per request its
+    compile ms. In lock step, a batch of requests starts once the last has ended; with `refill`, a request
+    takes each row freed (continuous batching, as vLLM's scheduler admits requests)."""
+
+    be: Any
+    items: list[dict[str, Any]]
+    batch: int
+    drafts: int
+    vocab_size: int
+    refill: bool = False
+    steps: dict[int, list[float]] = field(default_factory=dict)
+    accepted: dict[int, bool] = field(default_factory=dict)
+    compile_ms: list[float] = field(default_factory=list)
+    fill_ms: list[float] = field(default_factory=list)
+
+    def run(self) -> Iterator[None]:
+        """The pass, yielding after each mask step (so that backends can take turns); its result when done."""
+        bitmask = self.be.allocate_token_bitmask(self.batch * (1 + self.drafts))
+        batched = type(self.be).__module__.startswith("extractor.")
+        waiting = list(range(len(self.items)))[::-1]
+        grammars: dict[int, Any] = {}
+        at: dict[int, int] = {}
+        step = width = 0
+        while waiting or at:
+            if waiting and (self.refill or not at):
+                self._admit(waiting, grammars, at)
+                width = len(at)
+            full = len(at) == width  # every row admitted still running: a full batch's fill
+            if self.drafts:
+                filled = self._draft_step(grammars, at, bitmask, batched, step)
+            else:
+                filled = self._plain_step(grammars, at, bitmask, batched)
+            if full and filled is not None:
+                self.fill_ms.append(filled * 1e3)
+            step += 1
+            yield
+        return {"steps": self.steps, "accepted": self.accepted, "compile_ms": self.compile_ms,
+                "fill_ms": self.fill_ms}
+
+    def _admit(self, waiting: list[int], grammars: dict[int, Any], at: dict[int, int]) -> None:
+        """Compile waiting requests into the free rows (a refused schema: its stream is left out for every
+        backend)."""
+        from vllm.v1.structured_output.backend_types import StructuredOutputOptions
+
+        while waiting and len(at) < self.batch:
+            i = waiting.pop()
             start = time.perf_counter()
             try:
-                grammars[i] = be.compile_grammar(StructuredOutputOptions.JSON, items[i]["schema"])
-            except Exception:  # noqa: BLE001 - a refused schema: its stream is left out for every backend
-                accepted[i] = False
+                grammars[i] = self.be.compile_grammar(StructuredOutputOptions.JSON, self.items[i]["schema"])
+            except Exception:  # noqa: BLE001 - refused (the summary keeps the streams every backend accepted)
+                self.accepted[i] = False
                 continue
-            compile_ms.append((time.perf_counter() - start) * 1e3)
-            steps[i], accepted[i] = [], True
-        at = {i: 0 for i in grammars}
-        step = 0
-        while at:
-            full = len(at) == len(grammars)  # every row still running: a full batch's fill
-            order = list(at)
-            if drafts:  # the scheduler's validation, the manager's mask step for the batch, then what was kept
-                proposed, valid, spent = {}, {}, {}
-                for i in order:
-                    proposed[i] = _proposed(items[i]["tokens"], at[i], drafts, step, vocab_size)
-                    start = time.perf_counter()
-                    valid[i] = grammars[i].validate_tokens(proposed[i]) if proposed[i] else []
-                    spent[i] = time.perf_counter() - start
-                fill = _draft_step(grammars, order, valid, bitmask, batched)
-                filled = sum(fill.values())
-                for i in order:
-                    tokens, right = items[i]["tokens"], 0
-                    while right < len(proposed[i]) and proposed[i][right] == tokens[at[i] + right]:
-                        right += 1
-                    kept = tokens[at[i]:at[i] + right + 1]  # the right drafts, then the token sampled after them
-                    start = time.perf_counter()
-                    ok = grammars[i].accept_tokens(str(i), kept)
-                    steps[i].append((spent[i] + fill[i] + time.perf_counter() - start) * 1e6)
-                    _advanced(at, i, ok, len(kept), items, grammars, accepted)
-            else:  # the manager's mask step for the whole batch, then each request's sampled token
-                spent = _fill_step(grammars, order, bitmask, batched)
-                filled = sum(spent.values())
-                for i in order:
-                    start = time.perf_counter()
-                    ok = grammars[i].accept_tokens(str(i), [items[i]["tokens"][at[i]]])
-                    steps[i].append(spent[i] * 1e6 + (time.perf_counter() - start) * 1e6)
-                    _advanced(at, i, ok, 1, items, grammars, accepted)
-            if full:
-                fills.append(filled * 1e3)
-            step += 1
-    return {"steps": steps, "accepted": accepted, "compile_ms": compile_ms, "fill_ms": fills}
+            self.compile_ms.append((time.perf_counter() - start) * 1e3)
+            self.steps[i], self.accepted[i], at[i] = [], True, 0
+
+    def _plain_step(self, grammars: dict[int, Any], at: dict[int, int], bitmask: Any, batched: bool) -> float | None:
+        """The manager's mask step for the whole batch, then each request's sampled token; the fill's seconds."""
+        if not at:
+            return None
+        order, items = list(at), self.items
+        spent = _fill_step(grammars, order, bitmask, batched)
+        for i in order:
+            start = time.perf_counter()
+            ok = grammars[i].accept_tokens(str(i), [items[i]["tokens"][at[i]]])
+            self.steps[i].append(spent[i] * 1e6 + (time.perf_counter() - start) * 1e6)
+            _advanced(at, i, ok, 1, items, grammars, self.accepted)
+        return sum(spent.values())
+
+    def _draft_step(self, grammars: dict[int, Any], at: dict[int, int], bitmask: Any, batched: bool,
+                    step: int) -> float | None:
+        """The scheduler's validation, the manager's mask step for the batch, then what was kept; the fill's
+        seconds."""
+        if not at:
+            return None
+        order, items = list(at), self.items
+        proposed, valid, spent = {}, {}, {}
+        for i in order:
+            proposed[i] = _proposed(items[i]["tokens"], at[i], self.drafts, step, self.vocab_size)
+            start = time.perf_counter()
+            valid[i] = grammars[i].validate_tokens(proposed[i]) if proposed[i] else []
+            spent[i] = time.perf_counter() - start
+        fill = _draft_step(grammars, order, valid, bitmask, batched)
+        for i in order:
+            tokens, right = items[i]["tokens"], 0
+            while right < len(proposed[i]) and proposed[i][right] == tokens[at[i] + right]:
+                right += 1
+            kept = tokens[at[i]:at[i] + right + 1]  # the right drafts, then the token sampled after them
+            start = time.perf_counter()
+            ok = grammars[i].accept_tokens(str(i), kept)
+            self.steps[i].append((spent[i] + fill[i] + time.perf_counter() - start) * 1e6)
+            _advanced(at, i, ok, len(kept), items, grammars, self.accepted)
+        return sum(fill.values())
+
+
+def passes(be: Any, items: list[dict[str, Any]], batch: int, drafts: int, vocab_size: int,
+           phases: tuple[str, ...]) -> Iterator[None]:
+    """Each phase's pass in turn through one backend (`cold`, then `warm`: the same schemas again; `mix`: the
+    requests as a server admits them), yielding after each step; the phases' results when done."""
+    out = {}
+    for phase in phases:
+        out[phase] = yield from Replay(be, items, batch, drafts, vocab_size, refill=phase == "mix").run()
+    return out
+
+
+def interleaved(runs: dict[str, Iterator[None]]) -> dict[str, Any]:
+    """Run the backends a step each in turn, so that whatever else the machine runs falls on all of them alike;
+    each backend's result."""
+    out, live = {}, dict(runs)
+    while live:
+        for name, run in list(live.items()):
+            try:
+                next(run)
+            except StopIteration as done:
+                out[name] = done.value
+                del live[name]
+    return out
 
 
 def _advanced(at: dict[int, int], i: int, ok: bool, taken: int, items: list[dict[str, Any]], grammars: dict[int, Any],
@@ -235,15 +317,15 @@ def _draft_step(grammars: dict[int, Any], order: list[int], valid: dict[int, lis
 
 
 def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """Per backend and pass, over the streams every backend accepted whole."""
-    common = set.intersection(*({i for i, ok in run["cold"]["accepted"].items() if ok}
-                                & {i for i, ok in run["warm"]["accepted"].items() if ok} for run in runs.values()))
+    """Per backend and phase, over the streams every backend accepted whole in every phase."""
+    common = set.intersection(*({i for i, ok in result["accepted"].items() if ok}
+                                for run in runs.values() for result in run.values()))
     out: dict[str, Any] = {"streams_common": len(common)}
     keys = {"p50": 50, "p99": 99, "max": 100}
     for name, run in runs.items():
-        out[name] = {"rejected": sorted(i for i, ok in run["cold"]["accepted"].items() if not ok)}
-        for phase in ("cold", "warm"):
-            r = run[phase]
+        first = next(iter(run.values()))
+        out[name] = {"rejected": sorted(i for i, ok in first["accepted"].items() if not ok)}
+        for phase, r in run.items():
             us = [t for i in common for t in r["steps"][i]]
             out[name][phase] = {
                 "request_step_us": {**percentiles(us, keys), "mean": round(statistics.fmean(us), 2) if us else None},
@@ -254,8 +336,9 @@ def summarize(runs: dict[str, dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def one(names: list[str], n: int, seed: int, batch: int, drafts: int, data: Path) -> dict[str, Any]:
-    """Every backend at one batch size and draft count, in this process."""
+def one(names: list[str], n: int, seed: int, batch: int, drafts: int, data: Path, serving: bool) -> dict[str, Any]:
+    """Every backend at one batch size and draft count, in this process, the backends taking turns step by step:
+    `cold` then `warm` over the streams, or (`serving`) one `mix` pass over a server's requests."""
     from transformers import AutoTokenizer
 
     from extractor.decode.model import embedded_path
@@ -264,11 +347,24 @@ def one(names: list[str], n: int, seed: int, batch: int, drafts: int, data: Path
     tokenizer = AutoTokenizer.from_pretrained(path)
     vocab_size = json.loads((Path(path) / "config.json").read_text())["vocab_size"]
     items = streams(tokenizer, n, seed, data)
-    runs = {}
-    for name in names:
-        be = backend(name, tokenizer, vocab_size, drafts)
-        runs[name] = {phase: replay(be, items, batch, drafts, vocab_size) for phase in ("cold", "warm")}
-    return {"streams": len(items), "stream_tokens": sum(len(s["tokens"]) for s in items), **summarize(runs)}
+    if serving:
+        items = mix(items, seed)
+    phases = ("mix",) if serving else ("cold", "warm")
+    made = {name: backend(name, tokenizer, vocab_size, drafts) for name in names}
+    runs = interleaved({name: passes(be, items, batch, drafts, vocab_size, phases) for name, be in made.items()})
+    return {"streams": len(items), "stream_tokens": sum(len(s["tokens"]) for s in items),
+            "schemas": len({s["schema"] for s in items}), **summarize(runs)}
+
+
+def child(args: argparse.Namespace, batch: int, drafts: int, serving: bool) -> dict[str, Any]:
+    """One run in a fresh process: no backend sees a schema first in a run after another's (process-wide
+    caches)."""
+    command = [sys.executable, __file__, "--one", f"{batch},{drafts},{int(serving)}", "--streams", str(args.streams),
+               "--seed", str(args.seed), "--data", str(args.data), "--backends", args.backends]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        raise RuntimeError(f"batch {batch}, drafts {drafts} failed:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -276,6 +372,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--streams", type=int, default=300)
     parser.add_argument("--batches", default="1,16,64,256")
     parser.add_argument("--drafts", type=int, default=3, help="draft tokens per step in the speculative runs")
+    parser.add_argument("--mix", default="64", help="batch sizes of the serving mix's runs (none: '')")
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--data", type=Path, default=MASKBENCH_DATA, help="MaskBench's folder (tests/data.py)")
@@ -285,35 +382,43 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     names = [n for n in args.backends.split(",") if n]
     if args.one:  # a child: one batch size and draft count, its summary on stdout
-        batch, drafts = map(int, args.one.split(","))
-        print(json.dumps(one(names, args.streams, args.seed, batch, drafts, args.data)))
+        batch, drafts, serving = map(int, args.one.split(","))
+        print(json.dumps(one(names, args.streams, args.seed, batch, drafts, args.data, bool(serving))))
         return
     result: dict[str, Any] = {"commit": commit(), "data": shown(args.data), "drafts": args.drafts, "seed": args.seed,
-                              "runs": {}}
-    for drafts in (0, args.drafts):
-        for batch in (int(b) for b in args.batches.split(",")):
-            # a fresh process each: no backend sees a schema first in a run after another's (process-wide caches)
-            command = [sys.executable, __file__, "--one", f"{batch},{drafts}", "--streams", str(args.streams),
-                       "--seed", str(args.seed), "--data", str(args.data), "--backends", args.backends]
-            done = subprocess.run(command, capture_output=True, text=True)
-            if done.returncode:
-                raise RuntimeError(f"batch {batch}, drafts {drafts} failed:\n{done.stderr[-3000:]}")
-            run = json.loads(done.stdout.strip().splitlines()[-1])
+                              "runs": {}, "mix": {}}
+    batches = [int(b) for b in args.batches.split(",") if b]
+    for drafts in dict.fromkeys((0, args.drafts)):
+        for batch in batches:
+            run = child(args, batch, drafts, False)
             result["streams"], result["stream_tokens"] = run.pop("streams"), run.pop("stream_tokens")
+            run.pop("schemas")
             key = f"batch {batch}, drafts {drafts}"
             result["runs"][key] = run
-            print(f"{key}: " + "; ".join(f"{n} warm p50 {run[n]['warm']['request_step_us']['p50']} µs" for n in names),
-                  file=sys.stderr, flush=True)
+            print(f"{key}: " + "; ".join(f"{n} cold mean {run[n]['cold']['request_step_us']['mean']} µs"
+                                         for n in names), file=sys.stderr, flush=True)
+    for batch in (int(b) for b in args.mix.split(",") if b):
+        run = child(args, batch, 0, True)
+        key = f"batch {batch}, drafts 0"
+        result["mix"][key] = run
+        print(f"mix {key}: " + "; ".join(f"{n} mean {run[n]['mix']['request_step_us']['mean']} µs" for n in names),
+              file=sys.stderr, flush=True)
     write_results(result, markdown(result, names), args.json, args.md or args.json.with_suffix(".md"))
 
 
+def ratio(ours: float | None, theirs: float | None) -> str:
+    """`ours` as a multiple of `theirs`, two decimals ('–' where either is missing)."""
+    return "–" if not ours or not theirs else f"{ours / theirs:.2f}×"
+
+
 def markdown(result: dict[str, Any], names: list[str]) -> str:
-    lines = [f"# Backends replayed without a model\n\n{result['streams']} MaskBench instances ({result['stream_tokens']} "
-             f"tokens of the embedded model's tokenizer, seed {result['seed']}) replayed through each backend's "
-             f"grammar objects as vLLM calls them; speculative runs draft {result['drafts']} tokens a step. "
-             f"µs per request-step over the streams every backend accepted; batch fill: the manager's mask step for "
-             f"the batch (vLLM's own for XGrammar and llguidance, the plugin's for extractor). "
-             f"Commit `{result['commit']}`.\n",
+    """The results as tables: per run and backend, then each backend's means as multiples of XGrammar's."""
+    lines = [f"# Backends replayed without a model\n\n{result['streams']} MaskBench instances "
+             f"({result['stream_tokens']} tokens of the embedded model's tokenizer, seed {result['seed']}) replayed "
+             f"through each backend's grammar objects as vLLM calls them, the backends taking turns step by step; "
+             f"speculative runs draft {result['drafts']} tokens a step. µs per request-step over the streams every "
+             f"backend accepted; batch fill: the manager's mask step for the batch (vLLM's own for XGrammar and "
+             f"llguidance, the plugin's for extractor). Commit `{result['commit']}`.\n",
              "| batch, drafts | backend | streams | warm µs p50 / p99 / mean | cold µs p50 / p99 / mean "
              "| warm batch fill ms p50 / p99 | compile ms cold p50 / p99 / max | rejected |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -325,7 +430,43 @@ def markdown(result: dict[str, Any], names: list[str]) -> str:
             lines.append(f"| {key} | {name} | {run['streams_common']} | {w['p50']} / {w['p99']} / {w['mean']} | "
                          f"{c['p50']} / {c['p99']} / {c['mean']} | {f['p50']} / {f['p99']} | "
                          f"{k['p50']} / {k['p99']} / {k['max']} | {len(r['rejected'])} |")
+    lines += mix_lines(result, names) + ratio_lines(result, names)
     return "\n".join(lines) + "\n"
+
+
+def mix_lines(result: dict[str, Any], names: list[str]) -> list[str]:
+    """The serving mix's table: requests of many schemas, each asked once or a few times, admitted as rows free."""
+    if not result["mix"]:
+        return []
+    lines = ["\n## A serving mix\n\nThe same schemas, each asked once to three times (`REPEATS`; a repeat takes the "
+             "schema's next valid instance), the requests shuffled and admitted into each row as it frees, as vLLM's "
+             "scheduler admits them; one pass, every schema new when first asked.\n",
+             "| batch, drafts | backend | requests | schemas | µs p50 / p99 / mean | mean ÷ XGrammar's "
+             "| batch fill ms p50 / p99 | compile ms p50 / p99 / max |", "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for key, run in result["mix"].items():
+        theirs = run.get("xgrammar", {}).get("mix", {}).get("request_step_us", {}).get("mean")
+        for name in names:
+            m = run[name]["mix"]
+            u, f, k = m["request_step_us"], m["batch_fill_ms"], m["compile_ms"]
+            lines.append(f"| {key} | {name} | {run['streams_common']} | {run['schemas']} | {u['p50']} / {u['p99']} / "
+                         f"{u['mean']} | {ratio(u['mean'], theirs)} | {f['p50']} / {f['p99']} | "
+                         f"{k['p50']} / {k['p99']} / {k['max']} |")
+    return lines
+
+
+def ratio_lines(result: dict[str, Any], names: list[str]) -> list[str]:
+    """Each backend's request-step µs as multiples of XGrammar's in the same run."""
+    if "xgrammar" not in names:
+        return []
+    lines = ["\n## As multiples of XGrammar's\n",
+             "| batch, drafts | backend | warm p50 | warm mean | cold p50 | cold mean |",
+             "|---|---|---:|---:|---:|---:|"]
+    for key, run in result["runs"].items():
+        for name in (n for n in names if n != "xgrammar"):
+            cells = [ratio(run[name][phase]["request_step_us"][stat], run["xgrammar"][phase]["request_step_us"][stat])
+                     for phase in ("warm", "cold") for stat in ("p50", "mean")]
+            lines.append(f"| {key} | {name} | " + " | ".join(cells) + " |")
+    return lines
 
 
 if __name__ == "__main__":

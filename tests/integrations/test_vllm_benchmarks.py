@@ -50,10 +50,13 @@ def test_the_backend_benchmark_runs_one_request_of_each_kind_through_our_backend
 def test_the_replay_benchmark_runs_two_streams_through_every_backend(tmp_path, sample):
     from benchmarks.backend_replay import main
 
-    main(["--streams", "2", "--batches", "2", "--drafts", "2", "--data", str(sample), "--json", str(tmp_path / "r.json"),
-          "--md", str(tmp_path / "r.md")])
-    runs = json.loads((tmp_path / "r.json").read_text())["runs"]
-    assert set(runs) == {"batch 2, drafts 0", "batch 2, drafts 2"}
-    for run in runs.values():
-        assert run["streams_common"] == 2, run  # both instances are valid JSON every backend accepts
-        assert all(run[name]["warm"]["request_steps"] > 0 for name in ("extractor", "xgrammar", "guidance"))
+    main(["--streams", "2", "--batches", "2", "--drafts", "2", "--mix", "2", "--data", str(sample),
+          "--json", str(tmp_path / "r.json"), "--md", str(tmp_path / "r.md")])
+    result = json.loads((tmp_path / "r.json").read_text())
+    assert set(result["runs"]) == {"batch 2, drafts 0", "batch 2, drafts 2"}
+    assert set(result["mix"]) == {"batch 2, drafts 0"}
+    rows = [(run, "warm") for run in result["runs"].values()] + [(run, "mix") for run in result["mix"].values()]
+    for run, phase in rows:
+        assert run["streams_common"] >= 2, run  # every instance is valid JSON every backend accepts
+        assert all(run[name][phase]["request_steps"] > 0 for name in ("extractor", "xgrammar", "guidance"))
+    assert "mean ÷ XGrammar's" in (tmp_path / "r.md").read_text()
