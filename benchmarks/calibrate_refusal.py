@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--threshold", type=float, default=None,
                         help="report this threshold instead of choosing one (for the test split)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--enough", type=float, default=None,
+                        help="read as `extract` does: stop where the target's own rows reach this score (a score at "
+                             "or above it is then a lower bound; figures are exact for thresholds up to it)")
     parser.add_argument("--scores", type=Path, nargs="+", default=None,
                         help="reuse the per-document scores of earlier result JSONs (same model and code)")
     parser.add_argument("--json", type=Path, default=None)
@@ -92,7 +95,8 @@ def main(argv: list[str] | None = None) -> None:
     docs = corpus(args.split, args.sets.split(","), args.limit)
     docs = [d for d in docs if not (args.answerable_short and d["set"] == "short" and d["gold"] is None)]
     earlier = [json.loads(path.read_text()) for path in args.scores or ()]
-    rows = [r for e in earlier for r in e["documents"]] if earlier else score(docs, args.model, args.threads)
+    rows = [r for e in earlier for r in e["documents"]] if earlier else \
+        score(docs, args.model, args.threads, args.enough)
     if args.answers:
         result = answers(rows, docs, json.loads(args.answers.read_text()), args)
         write_results(result, _answers_markdown(result), args.json, args.md)
@@ -104,9 +108,10 @@ def main(argv: list[str] | None = None) -> None:
     curve = [rates(labeled or short, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
     result = {"commit": earlier[0]["commit"] if earlier else commit(), "split": args.split,
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
-              "short_false": args.short_false, "chosen": chosen,
+              "short_false": args.short_false, "chosen": chosen, "enough": args.enough,
               "short": rates(short, chosen["threshold"]) if short else None, "curve": curve,
-              "auc": _auc(labeled) if labeled else None, "short_auc": _auc(short) if short else None,
+              "auc": _auc(labeled) if labeled and args.enough is None else None,
+              "short_auc": _auc(short) if short and args.enough is None else None,
               "documents": rows}
     write_results(result, _markdown(result), args.json, args.md)
 
@@ -229,12 +234,14 @@ def _short_lines(result: dict[str, Any]) -> list[str]:
             f"(AUC {result.get('short_auc') or '–'})."]
 
 
-def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[dict[str, Any]]:
-    """Each document's relevance score for its target."""
+def score(docs: list[dict[str, Any]], model: str | None, threads: int,
+          enough: float | None = None) -> list[dict[str, Any]]:
+    """Each document's relevance score for its target (with `enough`, as `extract` reads it: no likelihoods kept)."""
     import torch
 
     import schemas
     from extractor import Extractor
+    from extractor.decode import relevance
     from extractor.decode.relevance import announcements, combine, likelihoods, opening
     from extractor.schema import json_schema
 
@@ -246,11 +253,12 @@ def score(docs: list[dict[str, Any]], model: str | None, threads: int) -> list[d
         target = doc["target"]
         schema = target if isinstance(target, dict) else json_schema(getattr(schemas, target))
         body = opening(ex.lm, doc["text"])
-        ll = likelihoods(ex.lm, announcements(schema), body)
+        ll = likelihoods(ex.lm, announcements(schema), body) if enough is None else None
+        value = combine(ll, tokens=len(body)) if ll else relevance.score(ex.lm, schema, doc["text"], enough=enough)
         rows.append({"id": doc["id"], "set": doc["set"], "target": schema.get("title"),
                      "no_answer": doc["gold"] is None, "layout": doc["layout"],
-                     "score": round(combine(ll, tokens=len(body)), 3),  # what ex.relevance reads
-                     "likelihoods": [round(v, 3) for v in ll]})
+                     "score": round(value, 3),  # what ex.relevance reads
+                     "likelihoods": [round(v, 3) for v in ll] if ll else None})
         print(f"[{i + 1}/{len(docs)}] {doc['id']}: {rows[-1]['score']:.2f}", file=sys.stderr, flush=True)
     return rows
 
@@ -270,9 +278,11 @@ def _markdown(result: dict[str, Any]) -> str:
 
     c = result["chosen"]
     labeled = sum(d.get("set") != "short" for d in result["documents"])
+    read = "" if result.get("enough") is None else f" Read as `extract` reads: scores at or above " \
+        f"{result['enough']} are lower bounds (no AUC; the curve is exact up to it)."
     lines = [f"# Relevance screen ({result['split']} split, {labeled} labeled documents)", "",
              f"Model: {result['model']}; commit `{result['commit']}`; AUC (answerable above no-answer) "
-             f"{result['auc']}.", "",
+             f"{result['auc']}.{read}", "",
              f"Threshold {'given' if result['split'] != 'dev' else 'chosen'}: **{c['threshold']}** — refusal "
              f"precision {cell(c['precision'])}, recall {cell(c['recall'])}, F1 {cell(c['f1'])}, answerable "
              f"documents refused {cell(c['false_refusal_rate'])}.", "",
