@@ -119,9 +119,11 @@ def test_an_empty_text_is_as_likely_after_every_announcement(model_extractor):
 
 MARIA = "Maria Lopez, 34, joined the lab in March as a research engineer after six years at a robotics startup."
 WEATHER = "Oslo: rain through Tuesday, 4-7 °C, winds from the south-west. Snow above 800 m."
+FOG = "Fog will linger along the coast until midday. Showers move inland in the afternoon."
 SHORT_TEXTS = [  # (Person's fields, text, refused at the default threshold)
     (("name", "age", "occupation"), MARIA, False),  # a plain answer (it was refused when the kinds decided)
     (("name", "age", "occupation"), WEATHER, True),  # the short set's Person on a weather report
+    (("name", "age", "occupation"), FOG, True),  # a dev weather report: -3.8 before the kinds held a forecast
     (("name", "email", "phone"), WEATHER, False),  # a known limit: against "a text" it passes as a contact
 ]
 
@@ -133,3 +135,18 @@ def test_short_texts_at_the_default_threshold(model_extractor, fields, text, ref
 
     schema = {"title": "Person", "type": "object", "properties": {f: {"type": "string"} for f in fields}}
     assert (score(model_extractor.lm, schema, text) < MIN_RELEVANCE) is refused
+
+
+LIKELIEST = [  # (text, the kind it reads most like)
+    (WEATHER, "weather forecast"),
+    (FOG, "weather forecast"),
+    ("Whisk the eggs with a pinch of salt, then fold in the flour until no streaks remain.", "recipe"),
+]
+
+
+@pytest.mark.parametrize("text,kind", LIKELIEST)
+def test_a_refused_text_is_named_by_the_kind_it_reads_most_like(model_extractor, text, kind):
+    from extractor.decode.relevance import likeliest
+
+    schema = {"title": "Person", "type": "object", "properties": {"name": {"type": "string"}}}
+    assert likeliest(model_extractor.lm, schema, text) == kind
