@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-false", type=float, default=0.10)
     parser.add_argument("--short-false", type=int, default=0, help="answerable short texts a threshold may refuse")
     parser.add_argument("--limit", type=int, default=None, help="the first N documents of each set only")
+    parser.add_argument("--targets", default=None, help="the labeled set's documents of these targets only "
+                        "(comma-separated; runs over parts merge with --scores)")
     parser.add_argument("--answerable-short", action="store_true",
                         help="score only the answerable short texts (all that the --short-false check reads)")
     parser.add_argument("--threshold", type=float, default=None,
@@ -92,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
                         help="with --answers: report this rule instead of choosing one (for the test split)")
     args = parser.parse_args(argv)
 
-    docs = corpus(args.split, args.sets.split(","), args.limit)
+    docs = corpus(args.split, args.sets.split(","), args.limit, args.targets.split(",") if args.targets else None)
     docs = [d for d in docs if not (args.answerable_short and d["set"] == "short" and d["gold"] is None)]
     earlier = [json.loads(path.read_text()) for path in args.scores or ()]
     rows = [r for e in earlier for r in e["documents"]] if earlier else \
@@ -116,10 +118,11 @@ def main(argv: list[str] | None = None) -> None:
     write_results(result, _markdown(result), args.json, args.md)
 
 
-def corpus(split: str, sets: list[str], limit: int | None = None) -> list[dict[str, Any]]:
+def corpus(split: str, sets: list[str], limit: int | None = None,
+           targets: list[str] | None = None) -> list[dict[str, Any]]:
     """The labeled set's documents and the short texts of a split, each with its target (a schema name, or the
     short text's own bare schema) and its set."""
-    docs = documents(split, None, None, ["generated"])[:limit] if "generated" in sets else []
+    docs = documents(split, targets, None, ["generated"])[:limit] if "generated" in sets else []
     if "short" in sets:
         lines = SHORT.read_text(encoding="utf-8").splitlines()
         docs += [{"id": d["id"], "target": d["schema"], "text": d["text"], "gold": {} if d["answerable"] else None,
