@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-false", type=float, default=0.10)
     parser.add_argument("--short-false", type=int, default=0, help="answerable short texts a threshold may refuse")
     parser.add_argument("--limit", type=int, default=None, help="the first N documents of each set only")
+    parser.add_argument("--skip", type=int, default=0, help="leave out the first N of those (parts of a split, "
+                        "scored apart, merge with --scores)")
     parser.add_argument("--targets", default=None, help="the labeled set's documents of these targets only "
                         "(comma-separated; runs over parts merge with --scores)")
     parser.add_argument("--answerable-short", action="store_true",
@@ -95,6 +97,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
 
     docs = corpus(args.split, args.sets.split(","), args.limit, args.targets.split(",") if args.targets else None)
+    docs = [d for d in docs if d["set"] == "short"] + [d for d in docs if d["set"] != "short"][args.skip:]
     docs = [d for d in docs if not (args.answerable_short and d["set"] == "short" and d["gold"] is None)]
     earlier = [json.loads(path.read_text()) for path in args.scores or ()]
     rows = [r for e in earlier for r in e["documents"]] if earlier else \
