@@ -4,6 +4,7 @@
 usage: python benchmarks/calibrate_refusal.py [--split dev] [--sets generated,short] [--model ID]
                                               [--max-false 0.10] [--short-false 0] [--scores R.json ...]
                                               [--answers RESULT.json] [--json OUT] [--md OUT]
+                                              [--enough X] [--targets A,B] [--limit N] [--skip N]
 
 For each document of the labeled set (benchmarks/data/quality, "generated") and of the short texts
 (benchmarks/data/short, one to three sentences with bare targets, "short"), the relevance screen's score for its
@@ -21,6 +22,10 @@ refuse where score < min_relevance, or where score < doubtful and at least max_u
 identifying values (refusing.identifying) are found nowhere in the text. The three are chosen together over a
 grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
 answerable documents.
+
+Scoring a split reads every text after 22 announcements, hours of a shared CPU: `--enough X` reads as `extract` does
+(the kinds only where the target's own rows do not reach X; figures exact for thresholds up to X), and `--targets`,
+`--limit`, `--skip` score parts of it in parallel processes, merged by `--scores`.
 """
 
 from __future__ import annotations
