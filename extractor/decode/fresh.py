@@ -279,6 +279,8 @@ def _leaves(value: Any) -> Iterable[tuple[str, bool]]:
 def _count(source: str, text: str, number: bool) -> int:
     """How many times `text` stands whole in `source`: a string not inside a longer word, a number not inside a
     longer number."""
+    if text not in source:  # every match holds the text as written: a served request's empty source never does
+        return 0
     if number:
         pattern = rf"(?<![0-9.]){re.escape(text)}(?![0-9]|\.[0-9])"
     else:

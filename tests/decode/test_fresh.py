@@ -325,3 +325,22 @@ FRAGMENTS = [  # (item, earlier items, text, whether it is an earlier item cut s
 @pytest.mark.parametrize("short, earlier, text, cut", FRAGMENTS)
 def test_an_item_the_text_writes_only_inside_an_earlier_one_is_that_item_cut_short(short, earlier, text, cut) -> None:
     assert fragment_of(short, earlier, text) is cut
+
+
+
+COUNTS = [  # (source, item): whole occurrences counted as the plain search counts them (at least once)
+    ("", "Lars"), ("Lars Berg, Lars", "Lars"), ("Larsen", "Lars"), ("297.80 and 297", 297), ("2970", 297),
+    ("C and C++ and C", "C"), ("1.5 1.5", 1.5), ("", 12), ("no digits", 7), ("Oslo, Oslo, Oslo", "Oslo"),
+]
+
+
+@pytest.mark.parametrize("source, item", COUNTS)
+def test_an_item_is_counted_as_the_plain_search_counts_it(source: str, item: str | float) -> None:
+    import re
+
+    from extractor.decode.fresh import times_written
+
+    text, number = (item, False) if isinstance(item, str) else (json.dumps(item), True)
+    pattern = (rf"(?<![0-9.]){re.escape(text)}(?![0-9]|\.[0-9])" if number
+               else rf"(?<![0-9A-Za-z]){re.escape(text)}(?![0-9A-Za-z])")
+    assert times_written(item, source) == max(1, sum(1 for _ in re.finditer(pattern, source)))
