@@ -168,6 +168,11 @@ SCREEN = [
      "refusal_rule_dev_short.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
                                      ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
      + ["per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
+    ("refuses with recall **{:.3f}** at precision **{:.3f}** ({:.3f} at {:.3f} without descriptions), {:.3f} of the "
+     "answerable documents refused", "refusal_rule_test.json",
+     [f"per_method/extract[min_relevance=-1000000000{m}]/rule/{k}" for m, k in
+      (("", "recall"), ("", "precision"), (",strip=true", "recall"), (",strip=true", "precision"),
+       ("", "false_refusal_rate"))]),
 ]
 FAQ = [("well under half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
        ("{:.2f}× on the costliest", "screen_cost.json", ["worst_ratio"])]
