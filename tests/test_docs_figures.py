@@ -94,6 +94,8 @@ LONG = [
       for file in ("long_documents_dev_long.json", "long_documents_dev.json") for label, key in METHODS
       for valid in ["(parsed leniently)" if (file, key) == ("long_documents_dev.json", "free_chunks") else "{:.0%}"]],
     ("{:,} characters at the median", "long_documents_dev.json", ["characters_median"]),
+    ("field F1 is {:.3f} without it", "long_documents_dev_long_unfocused.json", ["methods/extract/f1"]),
+    ("and {:.3f} with it — it nulled", "long_documents_dev_long_focus.json", ["methods/extract/f1"]),
     ("windows as large as the context, F1 {:.3f},", "long_documents_train_context.json", ["methods/extract/f1"]),
     ("windows of 1,024 tokens, F1 {:.3f} —", "long_documents_train_window1024.json", ["methods/extract/f1"]),
     *[(f"| {label}, {{:,}} items | {{:.3f}} | {{:.3f}} | {{:.3f}} | {{:.3f}} | {{:,}} |", "long_lists.json",

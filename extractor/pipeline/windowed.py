@@ -176,8 +176,8 @@ class _Reading:
         score is within `RELEVANCE_MARGIN` of the best stretch of any window; an answer none of whose stretches
         counts gives nothing (its nulls), else its grounded values standing only in stretches that do not are made
         null (an answer with no grounded value is kept as it is, ranked last). Each window's score, the best of its
-        stretches', ranks it for the merge. Nothing is screened where `min_relevance` is None."""
-        if self.opts.min_relevance is None:
+        stretches', ranks it for the merge. Nothing is screened unless `focus` is on and `min_relevance` is set."""
+        if self.opts.min_relevance is None or not self.opts.focus:
             return found
         asked: list[tuple[int, int, list[str]]] = []  # (answer, stretch, its values' pointers)
         for key, (_, trace, w) in found.items():

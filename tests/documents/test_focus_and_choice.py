@@ -36,22 +36,24 @@ def card_answers(text: str) -> dict[str, Any]:
     return {"name": "Schedule", "title": "Schedule", "skills": ["clause1"] if "clause1 " in text else []}
 
 
-@pytest.mark.parametrize("card_at, min_relevance, name, skills", [
-    (0, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (30, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (59, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (30, None, "Dana Reyes", ["clause1", "Acme Ltd."]),  # the screen off: every window's values, the choice
-], ids=["start", "middle", "end", "screen_off"])
-def test_windows_of_other_text_give_nothing_and_the_cards_window_wins(card_at, min_relevance, name, skills) -> None:
+@pytest.mark.parametrize("card_at, focus, min_relevance, name, skills", [
+    (0, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
+    (30, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
+    (59, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
+    (30, True, None, "Dana Reyes", ["clause1", "Acme Ltd."]),  # the screen off: every window's values, the choice
+    (30, False, -5.56, "Dana Reyes", ["clause1", "Acme Ltd."]),  # focus off (the default): the same
+], ids=["start", "middle", "end", "screen_off", "focus_off"])
+def test_windows_of_other_text_give_nothing_and_the_cards_window_wins(card_at, focus, min_relevance, name,
+                                                                      skills) -> None:
     words = CONTRACT.split(" clause")
     doc = " clause".join([*words[:card_at], CARD, *words[card_at:]]) if card_at else f"{CARD} {CONTRACT}"
     stub = Stub(card_answers, relevance=reads_as_card)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(min_relevance=min_relevance), 60,
-                             with_trace=True)
+    opts = ExtractOptions(focus=focus, min_relevance=min_relevance)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, opts, 60, with_trace=True)
     assert (traced.result.name, traced.result.skills) == (name, skills)
     assert len(traced.trace.windows) >= 3
     chosen = [c for c in traced.trace.conflicts if c.pointer == "/name"]
-    assert [c.chosen for c in chosen] == ([True] if min_relevance is None else [])
+    assert [c.chosen for c in chosen] == ([True] if min_relevance is None or not focus else [])
 
 
 def scored(card: float, other: float):
@@ -76,7 +78,7 @@ def test_a_stretch_counts_within_the_margin_of_the_best_stretch(relevance, answe
     words = CONTRACT.split(" clause")
     doc = " clause".join([*words[:30], CARD, *words[30:]])
     stub = Stub(answers, relevance=relevance)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)
     assert (traced.result.name, traced.result.skills) == (name, skills)
     assert len(traced.trace.windows) >= 3
 
