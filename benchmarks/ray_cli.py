@@ -62,7 +62,7 @@ def one_run(folder: Path, actors: int, max_tokens: int, before: set[str]) -> dic
             "left_running": left_after(before)}
 
 
-def left_after(before: set[str], wait: float = 15.0) -> list[str]:
+def left_after(before: set[str], wait: float = 30.0) -> list[str]:
     """The Ray processes not running before, once they have had `wait` seconds to end (the command's guard ends
     its cluster's processes after the command has exited)."""
     deadline = time.monotonic() + wait
