@@ -236,13 +236,9 @@ def fragment_of(short: str, earlier: list[str], source: str, count: Callable[[st
 def repeats(value: Any, source: str) -> list[Any]:
     """The items of any list in `value` held more often than `source` writes them (each extra copy once): what the
     rule keeps from being written, read off a finished result."""
-    out, work = [], [value]
-    while work:
-        v = work.pop()
-        if isinstance(v, dict):
-            work += v.values()
-        elif isinstance(v, list):
-            work += v
+    out: list[Any] = []
+    for v in _nodes(value):
+        if isinstance(v, list):
             for key, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
                 item = json.loads(key)
                 if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
@@ -263,17 +259,23 @@ def _number(item: bytes) -> bool:
 def _leaves(value: Any) -> Iterable[tuple[str, bool]]:
     """The strings and numbers of a value that the text can be searched for (empty strings and booleans aside), as
     (text, whether a number)."""
+    for v in _nodes(value):
+        if isinstance(v, str) and v.strip():
+            yield v, False
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            yield json.dumps(v), True
+
+
+def _nodes(value: Any) -> Iterable[Any]:
+    """`value` and every value inside it, walked without recursion (a result nests as deep as its schema)."""
     work = [value]
     while work:
         v = work.pop()
+        yield v
         if isinstance(v, dict):
             work += v.values()
         elif isinstance(v, list):
             work += v
-        elif isinstance(v, str) and v.strip():
-            yield v, False
-        elif isinstance(v, (int, float)) and not isinstance(v, bool):
-            yield json.dumps(v), True
 
 
 def _count(source: str, text: str, number: bool) -> int:
