@@ -14,6 +14,7 @@ from extractor.documents.merge import Merged, member, value_key
 from extractor.documents.windows import Window
 from extractor.errors import Attempt, ExtractorError
 from extractor.pipeline.engine import Engine
+from extractor.pipeline.grounding import unescape
 from extractor.pipeline.options import ExtractOptions
 from extractor.schema.window import admits_null
 from extractor.tracing.record import Candidate, Conflict, Span, Trace
@@ -57,7 +58,7 @@ def offer(root: dict[str, Any], conflict: Conflict, sources: tuple[tuple[int, st
     placed = sorted(seen.values(), key=lambda c: (c[0].span is None, c[0].span.start if c[0].span else 0))
     if len(placed) < 2 or all(c.span is None for c, _ in placed):
         return None
-    name = conflict.pointer.rsplit("/", 1)[-1].replace("~1", "/").replace("~0", "~") or "value"
+    name = unescape(conflict.pointer.rsplit("/", 1)[-1]) or "value"
     own = member(root, conflict.pointer)
     values = [c.value for c, _ in placed]
     nullable = admits_null(own)
@@ -152,15 +153,18 @@ def _span(trace: Trace, pointer: str, window: Window, document: str) -> Span | N
     return Span(window.offset(document, first.start), window.offset(document, first.end))
 
 
+def _steps(pointer: str) -> list[str]:
+    return [unescape(s) for s in pointer.split("/")[1:]]
+
+
 def _at(value: Any, pointer: str) -> Any:
-    for step in pointer.split("/")[1:]:
-        step = step.replace("~1", "/").replace("~0", "~")
+    for step in _steps(pointer):
         value = value[int(step)] if isinstance(value, list) else value.get(step) if isinstance(value, dict) else None
     return value
 
 
 def _put(value: Any, pointer: str, new: Any) -> None:
-    steps = [s.replace("~1", "/").replace("~0", "~") for s in pointer.split("/")[1:]]
+    steps = _steps(pointer)
     for step in steps[:-1]:
         value = value[int(step)] if isinstance(value, list) else value[step]
     if isinstance(value, list):
