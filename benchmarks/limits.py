@@ -13,6 +13,10 @@ from collections.abc import Iterator
 from typing import Any
 
 
+RETRY = 0.05
+"""Seconds between repeats of an expired limit's signal, until the body it limits has ended."""
+
+
 class Timeout(BaseException):
     """A per-call time limit ran out. A BaseException, so an engine's `except Exception` cannot swallow it."""
 
@@ -28,7 +32,9 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         raise Timeout(f"time limit of {seconds:g} s exceeded")
 
     previous = signal.signal(signal.SIGALRM, _expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # The signal repeats until the body ends: a raise inside a callback Python ignores the errors of (the garbage
+    # collector's) is lost, and the next one lands RETRY seconds later.
+    signal.setitimer(signal.ITIMER_REAL, seconds, RETRY)
     try:
         yield
     finally:
