@@ -82,16 +82,16 @@ def _conflict(c: Any) -> dict[str, Any]:
 
 
 def _written(attempts: list[Any], fields: list[str]) -> list[dict[str, Any]]:
-    """The objects the windows' answers wrote: attempts whose JSON holds every field of the target (a choice's
-    answer holds one)."""
+    """The objects the answers wrote (a window's answer leaves out the fields it found nothing for). A choice's
+    answer is among them: it can equal the gold only where a window wrote the gold, so it adds no right value."""
     out = []
     for attempt in attempts:
         try:
             value = json.loads(attempt.text)
         except ValueError:
             continue
-        if isinstance(value, dict) and set(fields) <= set(value):
-            out.append({f: value[f] for f in fields})
+        if isinstance(value, dict) and value and set(value) <= set(fields):
+            out.append({f: value.get(f) for f in fields})
     return out
 
 
