@@ -1,23 +1,24 @@
-"""How the relevance screen tells a buried document's stretches from the text around it, and which margin below
-the best stretch keeps the one and not the other (`windowed.RELEVANCE_MARGIN`).
+"""How the stretch scores a long text is read by (`windowed.stretch_scores`) tell a buried document from the text
+around it, and which margin below the best stretch (`windowed.FOCUS_MARGIN`) reads the one and not the other while
+a long text all of the target's kind is still read through.
 
-usage: python benchmarks/window_signals.py [--split dev] [--docs 4] [--length 8000] [--inside 3] [--outside 4]
-                                           [--threads 1] [--json OUT] [--md OUT]
+usage: python benchmarks/window_signals.py [--split dev] [--docs 4] [--length 40000] [--contracts 3]
+                                           [--contract-split train] [--threads 1] [--json OUT] [--md OUT]
 
-For each needle case of benchmarks/needle.py (`--docs` labeled documents buried in unrelated contract text of
-`--length` characters), the text is cut on a grid of stretches of `windowed.STRETCH` characters, as a window's
-text is where its values stand; the first `--inside` stretches overlapping the document and `--outside` seeded
-stretches of contract text are each read by the relevance screen (`Extractor.relevance`, the target's score). For
-each margin on a grid, a stretch counts where its score is at least the case's best stretch's less the margin: the
-figures are how many stretches of the document and of the contract count. The margin chosen is the largest on the
-grid under which no contract stretch counts in any case.
+Two kinds of text, every stretch of `windowed.STRETCH` characters scored as `extract` scores it with `focus` on:
+- needles: `--docs` labeled documents of benchmarks/needle.py buried in unrelated contract text of `--length`
+  characters (its `--split`); a stretch is the document's where it overlaps it;
+- contracts: the first `--contracts` Kleister-NDA contracts of `--contract-split` that `extract` reads in two
+  windows or more (benchmarks/long_documents.py), read for the `NDA` target: all of the text is the target's kind.
+For each margin on a grid, a stretch counts where it scores within it of its text's best: the figures are how many
+stretches of contract text count around a needle, how many of the needle's stretches count, and for the contracts
+the share of stretches counted and how many of their windows hold a counted stretch. The margin chosen is the
+largest on the grid under which no contract stretch around a needle counts.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import random
 import sys
 import time
 from pathlib import Path
@@ -27,78 +28,122 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 
-MARGINS = [m / 2 for m in range(0, 25)]
-"""Margins tried (nats below the best stretch): 0 to 12 by halves."""
+MARGINS = [float(m) for m in range(0, 17)]
+"""Margins tried (nats below the best stretch): 0 to 16."""
 
 
-def stretches(case: dict[str, Any], size: int, inside: int, outside: int) -> list[tuple[str, str]]:
-    """The case's stretches read: ("document", text) for the first `inside` overlapping the buried document,
-    ("contract", text) for `outside` seeded others."""
-    long, at = case["long"], case["long"].find(case["alone"])
-    end = at + len(case["alone"])
-    grid = range(0, len(long), size)
-    mine = [k for k in grid if k < end and k + size > at][:inside]
-    rest = [k for k in grid if k + size <= at or k >= end]
-    others = sorted(random.Random(f"window_signals:{case['id']}").sample(rest, min(outside, len(rest))))
-    return [("document", long[k:k + size]) for k in mine] + [("contract", long[k:k + size]) for k in others]
+def scored(ex: Any, target: Any, text: str) -> list[dict[str, Any]]:
+    """Every stretch of `text` with its score, as `extract` scores them."""
+    from extractor import ExtractOptions
+    from extractor.documents.relevant import grid
+    from extractor.pipeline.target import Target
+    from extractor.pipeline.windowed import STRETCH, stretch_scores
+
+    spans = grid(len(text), STRETCH)
+    scores = stretch_scores(ex, Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
+    return [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in zip(spans, scores)]
 
 
-def measure(args: argparse.Namespace) -> list[dict[str, Any]]:
-    """Each case's stretches with their screen scores and seconds."""
+def needles(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each needle case's stretches, those overlapping the buried document marked."""
     from benchmarks import needle
-    from extractor import Extractor
-    from extractor.pipeline.windowed import STRETCH
 
-    ex = Extractor(None)
     spec = argparse.Namespace(lengths=[args.length], docs=args.docs, facts=0, seed=0, split=args.split, targets=None)
-    rows = []
-    for case in needle.cases(spec):
-        for kind, text in stretches(case, STRETCH, args.inside, args.outside):
-            start = time.perf_counter()
-            score = ex.relevance(needle.target(case["target"]), text)
-            rows.append({"case": case["id"], "target": case["target"], "kind": kind, "score": round(score, 3),
-                         "seconds": round(time.perf_counter() - start, 2)})
-            print(rows[-1], flush=True)
-    return rows
-
-
-def margins(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per margin: the stretches of documents and of contract text scoring at least their case's best less it."""
-    best = {}
-    for row in rows:
-        best[row["case"]] = max(best.get(row["case"], float("-inf")), row["score"])
     out = []
-    for margin in MARGINS:
-        kept = [r for r in rows if r["score"] >= best[r["case"]] - margin]
-        out.append({"margin": margin, "document": sum(r["kind"] == "document" for r in kept),
-                    "contract": sum(r["kind"] == "contract" for r in kept)})
+    for case in needle.cases(spec):
+        start = time.perf_counter()
+        at = case["long"].find(case["alone"])
+        rows = scored(ex, needle.target(case["target"]), case["long"])
+        for row in rows:
+            row["document"] = row["start"] < at + len(case["alone"]) and row["end"] > at
+        out.append({"case": case["id"], "target": case["target"], "stretches": rows,
+                    "seconds": round(time.perf_counter() - start, 1)})
+        print(out[-1]["case"], out[-1]["seconds"], flush=True)
     return out
 
 
-def cases(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per case: the best document stretch, the best contract stretch and the gap between them."""
+def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The first long contracts' stretches, each with the window (as `extract` cuts them) its middle falls in."""
+    from benchmarks.long_documents import Runner, load
+    from schemas import NDA
+
+    runner, out = Runner(ex, 256, None, 64), []
+    for doc in load(args.contract_split, None):
+        if len(out) >= args.contracts:
+            break
+        parts = runner.windows(doc["text"])
+        if len(parts) < 2:
+            continue
+        starts = [doc["text"].find(p[:200]) for p in parts]
+        start = time.perf_counter()
+        rows = scored(ex, NDA, doc["text"])
+        for row in rows:
+            row["window"] = max(i for i, s in enumerate(starts) if s <= (row["start"] + row["end"]) // 2)
+        out.append({"case": doc["id"], "target": "NDA", "windows": len(parts), "stretches": rows,
+                    "seconds": round(time.perf_counter() - start, 1)})
+        print(out[-1]["case"], out[-1]["seconds"], flush=True)
+    return out
+
+
+def margins(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per margin: contract stretches counted around needles, needle stretches counted, and for the contracts the
+    share of stretches counted and the windows holding one."""
     out = []
-    for case in dict.fromkeys(r["case"] for r in rows):
-        mine = [r for r in rows if r["case"] == case]
-        doc = max((r["score"] for r in mine if r["kind"] == "document"), default=None)
-        other = max((r["score"] for r in mine if r["kind"] == "contract"), default=None)
+    for margin in MARGINS:
+        row = {"margin": margin, "needle_contract": 0, "needle_document": 0, "contract_stretches": 0,
+               "contract_windows": 0}
+        for case in cases:
+            best = max(s["score"] for s in case["stretches"])
+            kept = [s for s in case["stretches"] if s["score"] >= best - margin]
+            row["needle_contract"] += sum(not s["document"] for s in kept)
+            row["needle_document"] += sum(s["document"] for s in kept)
+        for text in texts:
+            best = max(s["score"] for s in text["stretches"])
+            kept = [s for s in text["stretches"] if s["score"] >= best - margin]
+            row["contract_stretches"] += len(kept)
+            row["contract_windows"] += len({s["window"] for s in kept})
+        out.append(row)
+    return out
+
+
+def summary(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per text: its best stretch, the best of the rest (the needle's document against the contract around it),
+    and for a contract the best stretch of each window."""
+    out = []
+    for case in cases:
+        doc = max((s["score"] for s in case["stretches"] if s["document"]), default=None)
+        other = max((s["score"] for s in case["stretches"] if not s["document"]), default=None)
         gap = None if doc is None or other is None else round(doc - other, 3)
-        out.append({"case": case, "target": mine[0]["target"], "best_document": doc, "best_contract": other,
-                    "gap": gap})
+        out.append({"case": case["case"], "target": case["target"], "best_document": doc, "best_other": other,
+                    "gap": gap, "seconds": case["seconds"]})
+    for text in texts:
+        per = [max(s["score"] for s in text["stretches"] if s["window"] == w) for w in range(text["windows"])]
+        out.append({"case": text["case"], "target": "NDA", "best_per_window": per,
+                    "gap": round(max(per) - min(per), 3), "seconds": text["seconds"]})
     return out
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = [f"# The relevance screen on stretches of {result['stretch']} characters: a buried document against the "
-             f"contract around it ({result['split']} split, {result['length']:,} characters)", "",
-             f"Commit {result['commit']}. {result['note']}", "",
-             "| case | target | best document stretch | best contract stretch | gap |", "|---|---|---:|---:|---:|"]
-    lines += [f"| {c['case']} | {c['target']} | {c['best_document']} | {c['best_contract']} | {c['gap']} |"
-              for c in result["cases"]]
-    lines += ["", "| margin | document stretches counted | contract stretches counted |", "|---:|---:|---:|"]
-    lines += [f"| {m['margin']} | {m['document']} of {result['documents']} | {m['contract']} of "
-              f"{result['contracts']} |" for m in result["margins"]]
-    lines += ["", f"Chosen: {result['chosen']} (the largest margin under which no contract stretch counts)."]
+    lines = [f"# Stretch scores of long texts: buried documents against the text around them, and contracts read "
+             f"through ({result['split']} needles at {result['length']:,} characters, {result['contract_split']} "
+             f"contracts)", "", f"Commit {result['commit']}. Stretches of {result['stretch']} characters, "
+             f"{result['stretch_tokens']} tokens of each read. {result['note']}", "",
+             "| text | target | best document stretch | best other stretch | gap (nats) | best stretch per window | "
+             "seconds |", "|---|---|---:|---:|---:|---|---:|"]
+    for c in result["cases"]:
+        per = ", ".join(map(str, c.get("best_per_window", []))) or "–"
+        lines.append(f"| {c['case']} | {c['target']} | {c.get('best_document', '–')} | {c.get('best_other', '–')} | "
+                     f"{c['gap']} | {per} | {c['seconds']} |")
+    n_doc = sum(s["document"] for c in result["needles"] for s in c["stretches"])
+    n_other = sum(not s["document"] for c in result["needles"] for s in c["stretches"])
+    n_contract = sum(len(t["stretches"]) for t in result["contracts"])
+    n_windows = sum(t["windows"] for t in result["contracts"])
+    lines += ["", "| margin | needle stretches read | contract stretches read around needles | contract stretches "
+              "read (NDA texts) | NDA windows holding one |", "|---:|---:|---:|---:|---:|"]
+    lines += [f"| {m['margin']} | {m['needle_document']} of {n_doc} | {m['needle_contract']} of {n_other} | "
+              f"{m['contract_stretches']} of {n_contract} | {m['contract_windows']} of {n_windows} |"
+              for m in result["margins"]]
+    lines += ["", f"Chosen: {result['chosen']} (the largest margin under which no stretch around a needle is read)."]
     return "\n".join(lines) + "\n"
 
 
@@ -106,9 +151,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
     parser.add_argument("--docs", type=int, default=4, help="needle documents (benchmarks/needle.py's)")
-    parser.add_argument("--length", type=int, default=8000, help="characters of each long text")
-    parser.add_argument("--inside", type=int, default=3, help="stretches of each document read")
-    parser.add_argument("--outside", type=int, default=4, help="stretches of contract text read per case")
+    parser.add_argument("--length", type=int, default=40_000, help="characters of each needle's long text")
+    parser.add_argument("--contracts", type=int, default=3, help="Kleister-NDA contracts read in two windows or more")
+    parser.add_argument("--contract-split", default="train", choices=["train", "dev-0"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--note", default="", help="how the machine was shared")
     parser.add_argument("--json", type=Path)
@@ -116,16 +161,17 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     import torch
 
-    from extractor.pipeline.windowed import STRETCH
+    from extractor import Extractor
+    from extractor.pipeline.windowed import STRETCH, STRETCH_TOKENS
 
     torch.set_num_threads(args.threads)
-    rows = measure(args)
-    grid = margins(rows)
-    clean = [m["margin"] for m in grid if m["contract"] == 0]
-    result = {"commit": commit(), "split": args.split, "length": args.length, "stretch": STRETCH, "note": args.note,
-              "documents": sum(r["kind"] == "document" for r in rows),
-              "contracts": sum(r["kind"] == "contract" for r in rows), "cases": cases(rows), "margins": grid,
-              "chosen": max(clean) if clean else None, "rows": rows}
+    ex = Extractor(None)
+    cases, texts = needles(ex, args), contracts(ex, args)
+    grid = margins(cases, texts)
+    clean = [m["margin"] for m in grid if m["needle_contract"] == 0]
+    result = {"commit": commit(), "split": args.split, "length": args.length, "contract_split": args.contract_split,
+              "stretch": STRETCH, "stretch_tokens": STRETCH_TOKENS, "note": args.note, "cases": summary(cases, texts),
+              "margins": grid, "chosen": max(clean) if clean else None, "needles": cases, "contracts": texts}
     write_results(result, markdown(result), args.json, args.md)
 
 

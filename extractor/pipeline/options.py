@@ -91,13 +91,12 @@ class ExtractOptions:
     of the target whose every field may be null, and the windows' objects are merged by the schema."""
     overlap: int = 64
     """Tokens each window repeats of the one before it, so a value cut by a window's end is whole in the next."""
-    focus: bool = False
-    """For a text longer than a window: keep each window's values to the stretches of its text the relevance
-    screen reads as the target (within `windowed.RELEVANCE_MARGIN` of the best), so a window of other text gives
-    nothing, and rank the windows by it for the merge. Off by default: on Kleister-NDA's long dev contracts it lost
-    values the windows had right (field F1 0.210 without, 0.133 with:
-    benchmarks/results/long_documents_dev_long_unfocused.md, _focus.md), and on a buried invoice it kept the
-    contract's values all the same (docs/long-documents.md)."""
+    focus: bool = True
+    """For a text longer than a window: find the part that reads as the target before decoding anything. The text is
+    scored in stretches of 512 characters (how much likelier the model finds each stretch's opening announced as
+    the target than as "a text"), and only the stretches within `windowed.FOCUS_MARGIN` nats of the best, with 512
+    characters each side, are cut into windows and read; the rest gives nothing and costs no decoding
+    (`Trace.windows` lists what was read). False: every window of the text is read (docs/long-documents.md)."""
     conflicts: Literal["model", "merge"] = "model"
     """Where a long text's windows wrote different values for a scalar: "model" offers the candidates back to the
     model as a choice (an enum of them over the text around each; docs/long-documents.md); "merge" keeps the

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from extractor.pipeline.checks import run_checks
 from extractor.pipeline.choice import apply, decide, offer
-from extractor.documents.focus import narrowed, stretches
+from extractor.documents.relevant import counted, grid, regions
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
@@ -38,17 +38,16 @@ FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
 STRETCH = 512
-"""Characters of a window's text the relevance screen reads around the values it wrote (about the screen's 128
-tokens): a window's value stands only where such a stretch reads as the target."""
-STRETCHES = 2
-"""Stretches of one window screened at most: those holding the most of its values."""
-RELEVANCE_MARGIN = 1.0
-"""Nats below the best stretch of any window within which a stretch counts as the target: a fixed bar does not
-tell a clause from a buried receipt (a contract stretch scored 9.0 against a receipt target), but the document's
-best stretch outscores the text around it (by 1.06 to 9.75 nats in 4 of 4 cases). Chosen on the dev split
-(`benchmarks/window_signals.py`, 4 needle documents at 8,000 characters, 10 document and 16 contract stretches,
-benchmarks/results/window_signals_dev.md): the largest margin, on a grid of halves, under which no contract stretch
-counts (4 of the 10 document stretches count; at 1.5, 5 and 1 contract stretch)."""
+"""Characters of a long text scored at a time when looking for the target before any window is decoded (about the
+relevance screen's 128 tokens)."""
+STRETCH_TOKENS = 64
+"""Tokens of each stretch read when it is scored: its opening, enough to say what it is (see `FOCUS_MARGIN`)."""
+FOCUS_MARGIN = 1.0
+"""Nats below the best stretch within which a stretch is read: a stretch's score is how much likelier the model
+finds its opening announced as the target (with its field names) than as "a text" (`stretch_scores`). Chosen on the
+dev split (benchmarks/window_signals.py)."""
+PAD = 512
+"""Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 
 
 class Read(Protocol):
@@ -137,10 +136,10 @@ class _Reading:
         self.texts: list[str] = []
         self.results: list[Any] = []
         self.found: dict[int, tuple[Any, Trace, int]] = {}
+        self.stretches: list[tuple[tuple[int, int], float]] = []
+        """The stretches of the text scored before any window was read, with their scores (none without `focus`)."""
         self.score: dict[int, float] = {}
-        """Each window's relevance: the best screen score of the stretches holding its values."""
-        self.best = float("-inf")
-        """The best screen score of any stretch read: the bar a stretch is measured against."""
+        """Each window's relevance: the best score of the stretches it overlaps (none without `focus`)."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -148,11 +147,11 @@ class _Reading:
             self.on_attempt(attempt)
 
     def first(self, size: int, progress: bool | None) -> None:
-        """Every window read under the window form; a window whose answer max_tokens cut inside a list read again
-        in halves."""
+        """The windows worth reading (`found`) read under the window form; a window whose answer max_tokens cut
+        inside a list read again in halves."""
         text, opts = self.text, self.opts
         ends = token_ends(self.engine.tokenizer, text)
-        parts = windows(text, ends, size, min(opts.overlap, size // 4))
+        parts = self.found_windows(ends, size, min(opts.overlap, size // 4))
         shown = None if progress is None and len(parts) > 4 else progress or False
         batch, form = self.engine.window_batch(size), window_form(self.schema)
         results = self.read(form, [w.text(text) for w in parts], self.wopts, on_attempt=self.kept, progress=shown,
@@ -168,38 +167,31 @@ class _Reading:
             results = [next(answers) if i in halves else r for i, r in enumerate(results) for _ in halves.get(i, [0])]
             parts = [replace(w, index=j) for j, w in enumerate(parts)]
         self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
-        self.found = self.focused(_values(results, range(len(parts))))
+        self.score = {i: self.scored(w) for i, w in enumerate(parts)} if self.stretches else {}
+        self.found = _values(results, range(len(parts)))
 
-    def focused(self, found: dict[int, tuple[Any, Trace, int]]) -> dict[int, tuple[Any, Trace, int]]:
-        """Each answer narrowed to what stands in text that reads as the target: the stretches of its window
-        holding its grounded values are screened (the most crowded `STRETCHES`), and a stretch counts where its
-        score is within `RELEVANCE_MARGIN` of the best stretch of any window; an answer none of whose stretches
-        counts gives nothing (its nulls), else its grounded values standing only in stretches that do not are made
-        null (an answer with no grounded value is kept as it is, ranked last). Each window's score, the best of its
-        stretches', ranks it for the merge. Nothing is screened unless `focus` is on and `min_relevance` is set."""
-        if self.opts.min_relevance is None or not self.opts.focus:
-            return found
-        asked: list[tuple[int, int, list[str]]] = []  # (answer, stretch, its values' pointers)
-        for key, (_, trace, w) in found.items():
-            groups = stretches(trace, len(self.texts[w]), STRETCH)
-            asked += [(key, k, groups[k]) for k in sorted(groups, key=lambda k: -len(groups[k]))[:STRETCHES]]
-        chunks = [self.texts[found[key][2]][k * STRETCH:(k + 1) * STRETCH] for key, k, _ in asked]
-        scores = self.engine.relevance_scores(self.target.spec, chunks) if chunks else []
-        self.best = max([self.best, *scores])
-        bar = self.best - RELEVANCE_MARGIN
-        out = {}
-        for key, (value, trace, w) in found.items():
-            mine = [(s, p) for (k, _, p), s in zip(asked, scores) if k == key]
-            self.score[w] = max([self.score.get(w, float("-inf")), *(s for s, _ in mine)])
-            if not mine:  # nothing it wrote stands in its text: nothing to screen, ranked last
-                out[key] = found[key]
-                continue
-            if not any(s >= bar for s, _ in mine):  # what it wrote stands only in text read as another kind
-                out[key] = (*narrowed(value, trace, lambda p: False), w)
-                continue
-            elsewhere = {q for _, p in mine for q in p} - {q for s, p in mine if s >= bar for q in p}
-            out[key] = (*narrowed(value, trace, lambda p, e=elsewhere: p not in e), w)
-        return out
+    def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
+        """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
+        window is decoded, and only the regions around the stretches within `FOCUS_MARGIN` of the best are cut
+        into windows (every window where all count); else every window of the text."""
+        text = self.text
+        every = windows(text, ends, size, overlap)
+        if not self.opts.focus or len(every) < 2:
+            return every
+        spans = grid(len(text), STRETCH)
+        scores = stretch_scores(self.engine, self.target, [text[a:b] for a, b in spans])
+        self.stretches = list(zip(spans, scores))
+        chosen = counted(scores, FOCUS_MARGIN)
+        if len(chosen) == len(spans):
+            return every
+        parts = [w for a, b in regions(text, spans, chosen, PAD) for w in _within(text, ends, a, b, size, overlap)]
+        return [replace(w, index=j) for j, w in enumerate(parts)]
+
+    def scored(self, w: Window) -> float:
+        """A window's relevance: the best score of the stretches whose middle it holds (of those it overlaps where
+        it holds no middle)."""
+        inside = [s for (a, b), s in self.stretches if w.start <= (a + b) // 2 < w.end]
+        return max(inside or [s for (a, b), s in self.stretches if a < w.end and b > w.start] or [float("-inf")])
 
     def merged(self) -> Merged | None:
         """The windows' objects merged, the members still missing looked for once more; None where no window holds
@@ -283,8 +275,9 @@ class _Reading:
         return self.score.get(self.found[key][2], 0.0)
 
     def likeliest(self) -> list[int]:
-        """The windows the relevance screen finds likeliest to be the target."""
-        scores = self.engine.relevance_scores(self.target.spec, self.texts)
+        """The windows likeliest to be the target: by their stretches' scores, else by the relevance screen."""
+        scores = [self.score[i] for i in range(len(self.texts))] if self.score else \
+            self.engine.relevance_scores(self.target.spec, self.texts)
         return sorted(range(len(self.texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
 
     def again(self, merged: Merged, keys: list[str], wanted: dict[str, Any], chosen: list[int], *,
@@ -292,8 +285,27 @@ class _Reading:
         """The members `keys` read again under `wanted` in the windows `chosen`, and filled in (see `_fill`)."""
         results = self.read(window_form(wanted), [self.texts[i] for i in chosen], self.wopts,
                             on_attempt=lambda j, a: self.kept(chosen[j], a), progress=False)
-        again = self.focused(_values(results, chosen, first=max(self.found, default=-1) + 1))
+        again = _values(results, chosen, first=max(self.found, default=-1) + 1)
         _fill(merged, keys, wanted, again, self.found, self.rank, empty=empty)
+
+
+def stretch_scores(engine: Engine, target: Target, texts: list[str]) -> list[float]:
+    """How much each stretch of a long text reads as the target: the model's log-likelihood of the stretch's
+    opening (`STRETCH_TOKENS`) announced as the target with its field names, less announced as "a text"
+    (two rows of the relevance screen's, `decode/relevance.py`) where the engine has its model in this process;
+    else the engine's relevance score of each stretch."""
+    lm = getattr(engine, "lm", None)
+    if lm is None or not isinstance(target.schema, dict):
+        return engine.relevance_scores(target.spec, texts)
+    from extractor.decode.relevance import announcements, likelihoods, opening
+
+    said = announcements(target.schema)
+    out = []
+    for text in texts:
+        body = opening(lm, text, STRETCH_TOKENS)
+        about, neutral = likelihoods(lm, [said[0], said[2]], body) if body else (0.0, 0.0)
+        out.append(about - neutral)
+    return out
 
 
 def in_list(partial: str) -> bool:
@@ -315,14 +327,21 @@ def in_list(partial: str) -> bool:
 def _halves(text: str, ends: list[int], w: Window, overlap: int) -> list[Window]:
     """Window `w` cut in two on the text's structure (its table header kept on both); itself alone where it is
     too short to cut."""
-    inner = [e - w.start for e in ends[bisect_right(ends, w.start):bisect_right(ends, w.end)]]
-    size = (len(inner) + 1) // 2
+    size = (bisect_right(ends, w.end) - bisect_right(ends, w.start) + 1) // 2
     if size < 8:
         return [w]
-    if not inner or inner[-1] < w.end - w.start:
-        inner.append(w.end - w.start)
-    cut = windows(text[w.start:w.end], inner, size, min(overlap, size // 4))
-    return [Window(w.index, w.start + c.start, w.start + c.end, w.header) for c in cut]
+    return [replace(c, index=w.index, header=w.header) for c in _within(text, ends, w.start, w.end, size, overlap)]
+
+
+def _within(text: str, ends: list[int], start: int, end: int, size: int, overlap: int) -> list[Window]:
+    """`text[start:end]` cut into windows of at most `size` tokens (`ends`: where the whole text's tokens end),
+    placed in the text."""
+    inner = [e - start for e in ends[bisect_right(ends, start):bisect_right(ends, end)]]
+    if not inner or inner[-1] < end - start:
+        inner.append(end - start)
+    cut = windows(text[start:end], inner, size, min(overlap, size // 4))
+    return [Window(c.index, start + c.start, start + c.end,
+                   None if c.header is None else (start + c.header[0], start + c.header[1])) for c in cut]
 
 
 def token_ends(tokenizer: Any, text: str) -> list[int]:

@@ -1,5 +1,6 @@
-"""Windows of other text give nothing and the likeliest window's scalars win; conflicts between windows are offered
-back to the model as a choice, kept on the trace with their candidates (a stand-in engine, scripted)."""
+"""Only the part of a long text that reads as the target is decoded (the rest gives nothing); conflicts between
+windows are offered back to the model as a choice, kept on the trace with their candidates (a stand-in engine,
+scripted)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,13 @@ import pytest
 from pydantic import BaseModel
 
 from extractor import ExtractOptions
-from extractor.documents.focus import narrowed, stretches
-from extractor.pipeline.windowed import RELEVANCE_MARGIN, read_in_windows
-from extractor.tracing import Span, Trace, ValueTrace
-from tests.documents.test_read_in_windows import Stub
+from extractor.pipeline.windowed import FOCUS_MARGIN, PAD, read_in_windows
+from extractor.tracing import Trace
+from tests.documents.test_read_in_windows import Stub, reading
 
 CONTRACT = " ".join(f"clause{i} Schedule applies." for i in range(60))
 CARD = "Contact card. Name: Dana Reyes. Title: Engineer. Company: Acme Ltd."
+LONG_CONTRACT = " ".join(f"clause{i} Schedule applies." for i in range(400))  # about 10,000 characters
 
 
 class Card(BaseModel):
@@ -25,7 +26,7 @@ class Card(BaseModel):
 
 
 def reads_as_card(text: str) -> float:
-    """A stand-in relevance screen: a stretch holding the card reads as the target, contract text does not."""
+    """A stand-in relevance score: a stretch holding the card reads as the target, contract text does not."""
     return 3.0 if "Contact card" in text or "Dana" in text else -20.0
 
 
@@ -36,80 +37,58 @@ def card_answers(text: str) -> dict[str, Any]:
     return {"name": "Schedule", "title": "Schedule", "skills": ["clause1"] if "clause1 " in text else []}
 
 
-@pytest.mark.parametrize("card_at, focus, min_relevance, name, skills", [
-    (0, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (30, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (59, True, -5.56, "Dana Reyes", ["Acme Ltd."]),
-    (30, True, None, "Dana Reyes", ["clause1", "Acme Ltd."]),  # the screen off: every window's values, the choice
-    (30, False, -5.56, "Dana Reyes", ["clause1", "Acme Ltd."]),  # focus off (the default): the same
-], ids=["start", "middle", "end", "screen_off", "focus_off"])
-def test_windows_of_other_text_give_nothing_and_the_cards_window_wins(card_at, focus, min_relevance, name,
-                                                                      skills) -> None:
-    words = CONTRACT.split(" clause")
-    doc = " clause".join([*words[:card_at], CARD, *words[card_at:]]) if card_at else f"{CARD} {CONTRACT}"
+def buried(at: int) -> str:
+    """The card inside the long contract, before clause `at`."""
+    words = LONG_CONTRACT.split(" clause")
+    return " clause".join([*words[:at], CARD, *words[at:]]) if at else f"{CARD} {LONG_CONTRACT}"
+
+
+@pytest.mark.parametrize("card_at, focus, name, skills, reads_far", [
+    (0, True, "Dana Reyes", ["Acme Ltd."], False),
+    (200, True, "Dana Reyes", ["Acme Ltd."], False),
+    (399, True, "Dana Reyes", ["Acme Ltd."], False),
+    (200, False, "Dana Reyes", ["clause1", "Acme Ltd."], True),  # every window read: the contract's values too
+], ids=["start", "middle", "end", "focus_off"])
+def test_only_the_part_that_reads_as_the_target_is_decoded(card_at: int, focus: bool, name: str, skills: list[str],
+                                                            reads_far: bool) -> None:
+    doc = buried(card_at)
     stub = Stub(card_answers, relevance=reads_as_card)
-    opts = ExtractOptions(focus=focus, min_relevance=min_relevance)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, opts, 60, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=focus), 60, with_trace=True)
     assert (traced.result.name, traced.result.skills) == (name, skills)
-    assert len(traced.trace.windows) >= 3
-    chosen = [c for c in traced.trace.conflicts if c.pointer == "/name"]
-    assert [c.chosen for c in chosen] == ([True] if min_relevance is None or not focus else [])
+    read = [t for _, texts in stub.calls for t in texts]
+    card = doc.index(CARD)
+    assert any(CARD in t for t in read)
+    far = [w for w in traced.trace.windows if w.end < card - 2 * PAD or w.start > card + len(CARD) + 2 * PAD]
+    assert bool(far) == reads_far  # nothing far from the card is decoded with focus on
+    assert all(w.start >= card - 2 * PAD and w.end <= card + len(CARD) + 2 * PAD for w in traced.trace.windows) \
+        != reads_far
 
 
 def scored(card: float, other: float):
-    """A stand-in relevance screen giving the card's stretches one score and contract text another."""
+    """A stand-in relevance score giving the card's stretches one score and contract text another."""
     return lambda text: card if "Contact card" in text or "Dana" in text else other
 
 
-def nowhere(text: str) -> dict[str, Any]:
-    """Every window writes a name its text does not hold: nothing grounded, nothing to screen."""
-    return {"name": "Zed", "title": None, "skills": []}
+@pytest.mark.parametrize("relevance, everything", [
+    (scored(17.3, 11.3), False),  # contract text high in itself, the card higher by more than the margin
+    (scored(-8.0, -8.0), True),  # one kind all through: every window, as cut without focus
+    (scored(3.0, 3.0 - FOCUS_MARGIN), True),  # at the margin: counts
+    (scored(3.0, 2.99 - FOCUS_MARGIN), False),  # just below: left out
+], ids=["buried_card_over_high_contract", "one_kind_all_read", "tie_at_the_margin_counts", "just_below_left_out"])
+def test_a_stretch_is_read_within_the_margin_of_the_best(relevance, everything: bool) -> None:
+    doc = buried(200)
+    stub = Stub(card_answers, relevance=relevance)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    every = read_in_windows(*reading(Stub(card_answers)), Card, doc, ExtractOptions(focus=False), 60,
+                            with_trace=True)
+    assert (traced.trace.windows == every.trace.windows) == everything
+    assert traced.trace.windows[0].start == 0 or not everything
 
 
-@pytest.mark.parametrize("relevance, answers, name, skills", [
-    (scored(17.3, 11.3), card_answers, "Dana Reyes", ["Acme Ltd."]),
-    (scored(-8.0, -8.0), card_answers, "Dana Reyes", ["clause1", "Acme Ltd."]),
-    (scored(3.0, 3.0 - RELEVANCE_MARGIN), card_answers, "Dana Reyes", ["clause1", "Acme Ltd."]),
-    (scored(3.0, 2.99 - RELEVANCE_MARGIN), card_answers, "Dana Reyes", ["Acme Ltd."]),
-    (scored(17.3, 11.3), nowhere, "Zed", []),
-], ids=["buried_card_wins_over_high_contract", "one_kind_all_kept", "tie_at_the_margin_counts", "just_below_nulled",
-        "no_grounded_values_kept"])
-def test_a_stretch_counts_within_the_margin_of_the_best_stretch(relevance, answers, name, skills) -> None:
-    words = CONTRACT.split(" clause")
-    doc = " clause".join([*words[:30], CARD, *words[30:]])
-    stub = Stub(answers, relevance=relevance)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)
-    assert (traced.result.name, traced.result.skills) == (name, skills)
-    assert len(traced.trace.windows) >= 3
-
-
-def leaf(pointer: str, value: Any, start: int | None) -> ValueTrace:
-    return ValueTrace(pointer, value, "copied" if start is not None else "not_found",
-                      () if start is None else (Span(start, start + 4),))
-
-
-@pytest.mark.parametrize("value, traced, dropped, kept, moved", [
-    ({"a": "x", "b": "y"}, [leaf("/a", "x", 0), leaf("/b", "y", 600)], {"/b"}, {"a": "x", "b": None}, ["/a"]),
-    ({"l": ["p", "q", "r"]}, [leaf("/l/0", "p", 0), leaf("/l/1", "q", 600), leaf("/l/2", "r", 10)], {"/l/1"},
-     {"l": ["p", "r"]}, ["/l/0", "/l/1"]),
-    ({"l": [{"n": "p", "m": "z"}, {"n": "q"}]}, [leaf("/l/0/n", "p", 600), leaf("/l/0/m", "z", 600),
-                                                 leaf("/l/1/n", "q", 0)], {"/l/0/n", "/l/0/m"},
-     {"l": [{"n": "q"}]}, ["/l/0/n"]),
-], ids=["scalar_nulled", "list_item_left_out", "object_item_left_out"])
-def test_narrowing_nulls_leaves_drops_empty_items_and_moves_the_trace(value, traced, dropped, kept, moved) -> None:
-    out, trace = narrowed(value, Trace(tuple(traced)), lambda p: p not in dropped)
-    assert out == kept and [v.pointer for v in trace] == moved
-    assert [v.value for v in trace] == [v.value for v in traced if v.pointer not in dropped]
-
-
-@pytest.mark.parametrize("spans, size, expected", [
-    ([0, 10, 600], 512, {0: ["/a", "/b"], 1: ["/c"]}),
-    ([None, 10], 512, {0: ["/b"]}),
-    ([], 512, {}),
-], ids=["two_stretches", "ungrounded_left_out", "none"])
-def test_stretches_group_grounded_values_by_where_they_stand(spans, size, expected) -> None:
-    trace = Trace(tuple(leaf(p, "v", s) for p, s in zip(("/a", "/b", "/c"), spans)))
-    assert stretches(trace, 2_000, size) == expected
+def test_a_text_of_one_window_is_not_scored() -> None:
+    stub = Stub(card_answers, relevance=lambda text: pytest.fail("a text read whole was scored"))
+    traced = read_in_windows(stub, stub.extract_many, Card, CARD, ExtractOptions(), 60, with_trace=True)
+    assert traced.result.name == "Dana Reyes"
 
 
 class Terms(BaseModel):

@@ -1,0 +1,54 @@
+"""The parts of a long text worth reading: the text cut on a grid of stretches, each scored for how much it reads as
+the target, and the stretches within a margin of the best (with their neighbours) joined into the regions that are
+read; the rest of the text is never decoded, so a contract around a buried invoice writes nothing."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+_SPACE = re.compile(r"\s")
+
+
+def grid(length: int, size: int) -> list[tuple[int, int]]:
+    """The stretches of a text of `length` characters, `size` characters each (the last shorter)."""
+    if size < 1:
+        raise ValueError(f"a stretch of {size} characters holds nothing")
+    return [(k, min(k + size, length)) for k in range(0, length, size)]
+
+
+def counted(scores: Sequence[float], margin: float) -> list[int]:
+    """The stretches (indices) scoring within `margin` of the best; always the best one. A score that is not a
+    number (NaN) never counts; where none is a number, every stretch counts (nothing tells them apart)."""
+    if margin < 0 or math.isnan(margin):
+        raise ValueError(f"a margin below the best stretch must be 0 or more, got {margin!r}")
+    real = [s for s in scores if not math.isnan(s)]
+    if not real:
+        return list(range(len(scores)))
+    bar = max(real) - margin
+    return [i for i, s in enumerate(scores) if s >= bar]
+
+
+def regions(text: str, stretches: Sequence[tuple[int, int]], chosen: Sequence[int], pad: int) -> list[tuple[int, int]]:
+    """The stretches `chosen` (indices into `stretches`), each widened by `pad` characters on both sides to the
+    nearest whitespace, joined where they touch or overlap: (start, end) pairs of `text`, in order."""
+    out: list[tuple[int, int]] = []
+    for i in sorted(set(chosen)):
+        start, end = _widened(text, stretches[i][0] - pad, stretches[i][1] + pad)
+        if out and start <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], end))
+        else:
+            out.append((start, end))
+    return out
+
+
+def _widened(text: str, start: int, end: int) -> tuple[int, int]:
+    """[start, end) clipped to the text, each end inside a word moved outward to the word's edge."""
+    start, end = max(0, start), min(len(text), end)
+    while 0 < start < len(text) and not _SPACE.match(text[start - 1]) and not _SPACE.match(text[start]):
+        start -= 1
+    if 0 < end < len(text) and not _SPACE.match(text[end - 1]) and not _SPACE.match(text[end]):
+        found = _SPACE.search(text, end)
+        end = found.start() if found else len(text)
+    return start, end

@@ -1,0 +1,61 @@
+"""The parts of a long text worth reading: a grid of stretches, those within the margin of the best counted (the best
+always), and the counted ones widened to whitespace and joined into regions."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from extractor.documents.relevant import counted, grid, regions
+
+
+@pytest.mark.parametrize("length, size, expected", [
+    (10, 4, [(0, 4), (4, 8), (8, 10)]),
+    (8, 4, [(0, 4), (4, 8)]),
+    (0, 4, []),
+], ids=["last_shorter", "even", "empty"])
+def test_the_grid_covers_the_text(length: int, size: int, expected: list[tuple[int, int]]) -> None:
+    assert grid(length, size) == expected
+
+
+def test_a_stretch_of_no_characters_is_refused() -> None:
+    with pytest.raises(ValueError, match="0 characters"):
+        grid(10, 0)
+
+
+@pytest.mark.parametrize("scores, margin, expected", [
+    ([1.0, 9.0, 8.0, 7.9], 1.0, [1, 2]),  # 8.0 is exactly at the bar: it counts
+    ([1.0, 9.0, 8.0], 0.0, [1]),
+    ([-3.0, -3.0], 0.0, [0, 1]),  # a tie: both
+    ([math.nan, 2.0, math.nan], 5.0, [1]),  # NaN never counts
+    ([math.nan, math.nan], 1.0, [0, 1]),  # nothing tells them apart: all
+    ([], 1.0, []),
+], ids=["within_margin", "best_only", "tie", "nan_never_counts", "all_nan", "none"])
+def test_stretches_within_the_margin_of_the_best_count(scores: list[float], margin: float,
+                                                       expected: list[int]) -> None:
+    assert counted(scores, margin) == expected
+
+
+@pytest.mark.parametrize("margin", [-1.0, math.nan])
+def test_a_margin_below_zero_or_not_a_number_is_refused(margin: float) -> None:
+    with pytest.raises(ValueError, match="margin"):
+        counted([1.0], margin)
+
+
+TEXT = "aaaa bbbb cccc dddd eeee ffff gggg hhhh"  # words of 4 at 0, 5, 10, ... 35
+
+
+@pytest.mark.parametrize("chosen, pad, expected", [
+    ([2], 0, [(10, 14)]),  # "cccc" exactly
+    ([2], 2, [(5, 19)]),  # widened by 2 to 8..16, then out to the words' edges
+    ([0, 7], 0, [(0, 4), (35, 39)]),  # two regions apart
+    ([2, 3], 1, [(9, 20)]),  # touching after the pad (a space is a boundary already): one
+    ([2, 4], 0, [(10, 14), (20, 24)]),  # a word apart: two
+    ([3, 2, 2], 6, [(4, 25)]),  # overlapping after the pad: one; duplicates and order do not matter
+    ([7], 100, [(0, 39)]),  # clipped to the text
+], ids=["exact", "padded_to_words", "apart", "touching", "a_word_apart", "overlapping", "clipped"])
+def test_counted_stretches_become_regions_cut_at_whitespace(chosen: list[int], pad: int,
+                                                            expected: list[tuple[int, int]]) -> None:
+    stretches = [(5 * i, 5 * i + 4) for i in range(8)]
+    assert regions(TEXT, stretches, chosen, pad) == expected
