@@ -1,7 +1,8 @@
 """Extraction quality on labeled documents: field accuracy, validity, refusals, loops and cost per method.
 
 usage: python benchmarks/quality.py [--split test|dev|all] [--methods prompt_retry,constrained,extract,...]
-                                    [--sets generated,receipts,...] [--targets Resume,...] [--limit N] [--model ID] [--max-tokens N]
+                                    [--sets generated,receipts,...] [--targets Resume,...] [--limit N] [--ids A,B]
+                                    [--model ID] [--max-tokens N]
                                     [--jobs N] [--threads N] [--json OUT] [--md OUT] [--chart OUT.png]
                                     [--reuse METHOD=RESULT.json ...]
 
@@ -147,6 +148,8 @@ def main() -> None:
     parser.add_argument("--sets", default=None, help="comma-separated set names (default: all; see `sets`)")
     parser.add_argument("--targets", default=None, help="comma-separated target names (default: all)")
     parser.add_argument("--limit", type=int, default=None, help="documents per target at most")
+    parser.add_argument("--ids", default=None, help="comma-separated document ids only (the documents a change can "
+                        "move, where the others' outputs are the same by construction)")
     parser.add_argument("--model", default=None, help="Hugging Face id or local path (default: the embedded model)")
     parser.add_argument("--max-tokens", type=int, default=640,
                         help="output budget per attempt (each test gold object fits in 500 tokens, indented)")
@@ -164,6 +167,7 @@ def main() -> None:
     methods = [method(s) for s in re.findall(r"[^,\[]+(?:\[[^\]]*\])?", args.methods)]  # commas in [...] kept
     docs = documents(args.split, args.targets.split(",") if args.targets else None, args.limit,
                      args.sets.split(",") if args.sets else None)
+    docs = [d for d in docs if not args.ids or d["id"] in args.ids.split(",")]
     model = args.model or "embedded"
     prints = _fingerprints()
     CACHE.mkdir(parents=True, exist_ok=True)

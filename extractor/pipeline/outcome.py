@@ -14,7 +14,7 @@ from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attem
 
 from extractor.pipeline.checks import Check, run_checks
 from extractor.errors import Attempt, IncompleteOutputError, Problem, Usage
-from extractor.pipeline.grounding import Grounding
+from extractor.pipeline.grounding import Blanks, Grounding
 from extractor.masks import CompiledGrammar
 from extractor.tracing import Trace, Traced
 
@@ -54,23 +54,25 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earli
             grounding: Grounding | None = None) -> tuple[Attempt, Outcome]:
     """One attempt, kept whole, and what it came to: the parsed object and its trace (None unless `grounding`
     traces it), Cut, or Invalid (errors on the attempt: validation, checks, values the text must hold and does
-    not)."""
+    not, a field that must be given written as ""). With `grounding`, a "" written for a verbatim string is read
+    as absent first (`grounding.blanks`)."""
     attempt = Attempt(gen.text, gen.usage, cut=not gen.complete)
     if not gen.complete:
         return attempt, Cut(IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
                                                   attempts=[*earlier, attempt]))
+    read = grounding.blanks(gen.text) if grounding is not None else Blanks(gen.text, [], False)
     try:
-        result = parse(target, refusal, gen.text, is_target)
+        result = parse(target, refusal, read.output, is_target)
     except (ValueError, ValidationError) as exc:
-        attempt.errors = errors_of(exc)
+        attempt.errors = [*read.missing, *errors_of(exc)]
         return attempt, Invalid()
     refused = refusal is not None and isinstance(result, refusal)
-    attempt.errors = [] if refused else run_checks(result, checks)
+    attempt.errors = [] if refused else [*read.missing, *run_checks(result, checks)]
     if attempt.errors:
         return attempt, Invalid()
     if refused or grounding is None:
         return attempt, Parsed(result, Trace() if grounding is not None and grounding.keep else None)
-    found, attempt.errors = grounding.check(result, gen)
+    found, attempt.errors = grounding.check(result, None if read.moved else gen)  # items moved: traced by search
     return attempt, Invalid() if attempt.errors else Parsed(result, found)
 
 
