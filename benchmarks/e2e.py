@@ -1,7 +1,7 @@
 """End-to-end decode speed on the embedded model: free generation, constrained, constrained with jump-forward.
 
 usage: python benchmarks/e2e.py [--json OUT] [--md OUT.md] [--docs matched|all] [--max-tokens N]
-                                [--batches 1,4,16] [--device cuda] [--threads N]
+                                [--batches 1,4,16] [--schemas Resume,Event] [--device cuda] [--threads N]
 
 Documents: the `schemas/` models on the sample texts in examples/data (`matched`: each model on its
 own text; `all`: every model on every text, the other texts testing the refusal branch). Per document,
@@ -45,10 +45,17 @@ TEXTS = ["resume", "invoice", "contact", "event", "no_answer"]
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data"
 
 
-def documents(which: str) -> list[tuple[Any, str]]:
+def documents(which: str, only: str | None = None) -> list[tuple[Any, str]]:
+    """The (model, text name) pairs of `which`, of the schemas named in `only` (comma-separated; None: all)."""
+    known = [model.__name__ for model, _ in SAMPLES]
+    names = only.split(",") if only else known
+    unknown = sorted(set(names) - set(known))
+    if unknown:
+        raise SystemExit(f"unknown schema {unknown[0]!r}; the schemas are {', '.join(known)}")
+    kept = [(model, name) for model, name in SAMPLES if model.__name__ in names]
     if which == "matched":
-        return list(SAMPLES)
-    return [(model, text) for model, _ in SAMPLES for text in TEXTS]
+        return kept
+    return [(model, text) for model, _ in kept for text in TEXTS]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -58,6 +65,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--docs", choices=["matched", "all"], default="all")
     parser.add_argument("--max-tokens", type=int, default=300)
     parser.add_argument("--batches", default="1,4,16")
+    parser.add_argument("--schemas", default=None, help="only these schemas, comma-separated (default: all four)")
     parser.add_argument("--device", default=None)
     parser.add_argument("--threads", type=int, default=0,
                         help="torch CPU threads (0: torch's default); 1 keeps timings steady on a shared machine")
@@ -66,7 +74,7 @@ def main(argv: list[str] | None = None) -> None:
         torch.set_num_threads(args.threads)
 
     ex = Extractor(device=args.device)
-    docs = documents(args.docs)
+    docs = documents(args.docs, args.schemas)
     prompts, grammars, texts = [], [], []
     for model, name in docs:
         text = (DATA / f"{name}.txt").read_text()
@@ -220,7 +228,8 @@ def _summary(rows: list[dict], batch: dict, args: Any, ex: Extractor) -> dict:
         "not_identical": [{"schema": r["schema"], "text": r["text"], "mode": mode, "reason": r[key]}
                           for r in rows for mode, key in (("(c)", "difference"), ("(d)", "drafts_difference"))
                           if key in r],
-        "setup": {"documents": len(rows), "docs": args.docs, "max_tokens": args.max_tokens,
+        "setup": {"documents": len(rows), "docs": args.docs, "schemas": args.schemas or "all",
+                  "max_tokens": args.max_tokens,
                   "device": str(ex.lm.device), "torch_threads": torch.get_num_threads(),
                   "machine": platform.machine(), "python": platform.python_version(), "torch": torch.__version__,
                   "note": "greedy; timings include the prompt's prefill pass (prefill_s); (a) generates as many "

@@ -1,6 +1,6 @@
 """Foundation figures on the embedded model: compile time, ms per token with and without the mask.
 
-usage: python benchmarks/foundation.py [--json OUT] [--max-tokens N]
+usage: python benchmarks/foundation.py [--json OUT] [--max-tokens N] [--schemas Resume,Event]
 Writes JSON and prints a Markdown table. Unconstrained runs generate exactly as many tokens
 as the constrained run produced (EOS suppressed), on the same prompt, so per-token times compare.
 """
@@ -15,15 +15,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from benchmarks.e2e import documents  # noqa: E402
 from extractor import Extractor  # noqa: E402
 from extractor.decode import encode, generate, messages  # noqa: E402
 from extractor.masks.compiler import _trie  # noqa: E402
 from extractor.masks import TableCache  # noqa: E402
 from extractor.masks.matcher import CompiledGrammar  # noqa: E402
-import schemas  # noqa: E402
 
-SAMPLES = [(schemas.Resume, "resume"), (schemas.Invoice, "invoice"), (schemas.ContactCard, "contact"),
-           (schemas.Event, "event")]
 DATA = Path(__file__).resolve().parents[1] / "examples" / "data"
 
 
@@ -44,6 +42,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", default="benchmarks/results/foundation.json")
     parser.add_argument("--max-tokens", type=int, default=300)
+    parser.add_argument("--schemas", default=None, help="only these schemas, comma-separated (default: all four)")
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -53,7 +52,7 @@ def main(argv: list[str] | None = None) -> None:
     trie = _trie(ex.vocab)
     trie_s = time.perf_counter() - t0
     rows = []
-    for model, name in SAMPLES:
+    for model, name in documents("matched", args.schemas):
         t0 = time.perf_counter()
         compiled = ex.compile(model)
         compile_s = time.perf_counter() - t0

@@ -3,7 +3,7 @@ how much of the masked model's probability goes to closing the list empty, and w
 closes it, under each layout.
 
 usage: python benchmarks/layout_probe.py [--split dev] [--layouts compact,spaced,pretty,free] [--limit N]
-                                         [--model ID] [--json OUT] [--md OUT]
+                                         [--targets ContactCard,Event] [--model ID] [--json OUT] [--md OUT]
 
 For each answerable document and each top-level list field with gold items: the prompt `extract` builds
 (the relevance screen passed, so the grammar is the target's alone), then the gold object written in the
@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--split", default="dev", choices=["dev", "test", "all"])
     parser.add_argument("--layouts", default="compact,spaced,pretty,free")
     parser.add_argument("--limit", type=int, default=None, help="the first N documents per target")
+    parser.add_argument("--targets", default=None, help="only these targets, comma-separated (default: all)")
     parser.add_argument("--model", default=None)
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
@@ -80,7 +81,11 @@ def main(argv: list[str] | None = None) -> None:
     from extractor import Extractor
 
     ex = Extractor(args.model)
-    docs = [d for d in documents(args.split, None, args.limit) if d["gold"] is not None]
+    targets = args.targets.split(",") if args.targets else None
+    docs = [d for d in documents(args.split, targets, args.limit) if d["gold"] is not None]
+    missing = sorted(set(targets or ()) - {d["target"] for d in docs})
+    if missing:
+        raise SystemExit(f"no answerable {args.split} document of target {missing[0]!r}")
     layouts = args.layouts.split(",")
     per: dict[str, list[dict[str, Any]]] = {name: [] for name in layouts}
     for doc in tqdm(docs, desc="layout probe"):

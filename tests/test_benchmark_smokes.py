@@ -12,9 +12,10 @@ from tests.benchmark_model import shared_model  # noqa: F401 - a fixture
 from tests.data import MASKBENCH_SAMPLE, need
 
 SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
-    ("foundation", ["--max-tokens", "4"], ["rows", "model_load_s"]),
+    ("foundation", ["--max-tokens", "4", "--schemas", "Event"], ["rows", "model_load_s"]),
     ("gpu_step", ["--batches", "1,2", "--context", "8", "--steps", "2", "--stream-tokens", "8"], ["runs", "device"]),
-    ("layout_probe", ["--split", "dev", "--limit", "1", "--layouts", "compact"], ["layouts", "documents"]),
+    ("layout_probe", ["--split", "dev", "--limit", "1", "--targets", "ContactCard", "--layouts", "compact"],
+     ["layouts", "documents"]),
     ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
     ("refusal_signals", ["--limit", "1", "--targets", "Event", "--tokens", "16", "--threads", "1"],
      ["auc", "documents"]),
