@@ -2,7 +2,8 @@
 task's own metric, for four ways of reading a long text on the same model and budget.
 
 usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--min-windows N] [--methods M,...]
-           [--window N] [--overlap N] [--max-tokens N] [--resume OUTCOMES.jsonl] [--json OUT] [--md OUT]
+           [--window N] [--overlap N] [--focus on|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
+           [--json OUT] [--md OUT]
 
 - `extract`: `Extractor.extract` as a user calls it: windows on the text's structure, each under the target's
   window form (every field may be null; strings copied from that window, numbers among its numbers), merged by
@@ -121,8 +122,10 @@ def score(outcomes: list[dict[str, Any]]) -> dict[str, Any]:
 class Runner:
     """The four methods on one model and budget."""
 
-    def __init__(self, ex: Extractor, max_tokens: int, window: int | None, overlap: int) -> None:
+    def __init__(self, ex: Extractor, max_tokens: int, window: int | None, overlap: int,
+                 focus: bool | None = None) -> None:
         self.ex, self.max_tokens, self.window, self.overlap = ex, max_tokens, window, overlap
+        self.focus = {} if focus is None else {"focus": focus}
 
     def windows(self, text: str) -> list[str]:
         """The windows `extract` reads the text in (the whole text where it fits)."""
@@ -150,7 +153,8 @@ class Runner:
                 "seconds": round(time.perf_counter() - start, 2)}
 
     def extract(self, text: str, parts: list[str]) -> Any:
-        return self.ex.extract(NDA, text, max_tokens=self.max_tokens, window=self.window, overlap=self.overlap)
+        return self.ex.extract(NDA, text, max_tokens=self.max_tokens, window=self.window, overlap=self.overlap,
+                               **self.focus)
 
     def first_window(self, text: str, parts: list[str]) -> Any:
         return self.ex.extract(NDA, parts[0], max_tokens=self.max_tokens)
@@ -226,7 +230,8 @@ def markdown(result: dict[str, Any]) -> str:
     head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts{chosen}, "
             f"{result['characters_median']:,} characters at the median)\n\nModel: {result['model']}; greedy; "
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
-            f"{result['overlap']}; commit `{result['commit']}`.\n\n")
+            f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; commit "
+            f"`{result['commit']}`.\n\n")
     rows = ["| method | F1 | precision | recall | effective_date | jurisdiction | party | term | valid | not_found_rate "
             "| windows/doc | seconds/doc |", "|---|" + "---:|" * 11]
     for name, s in result["methods"].items():
@@ -247,6 +252,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=256)
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
     parser.add_argument("--overlap", type=int, default=64)
+    parser.add_argument("--focus", choices=["on", "off"], default=None, help="`extract` reads only the part of a "
+                        "long text that reads as the target (the `focus` option; default: the library's)")
     parser.add_argument("--chars", type=int, default=None, help="each contract cut to its first N characters (smoke)")
     parser.add_argument("--min-windows", type=int, default=1,
                         help="only the contracts `extract` reads in at least N windows (2: those longer than one)")
@@ -259,7 +266,8 @@ def main(argv: list[str] | None = None) -> None:
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
         parser.error(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
-    runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap)
+    focus = None if args.focus is None else args.focus == "on"
+    runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap, focus)
     docs = [d for d in load(args.split, args.limit, args.chars) if len(runner.windows(d["text"])) >= args.min_windows]
     done = _resumed(args.resume)
     outcomes: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
@@ -278,7 +286,8 @@ def main(argv: list[str] | None = None) -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap, "chars": args.chars, "min_windows": args.min_windows,
+              "window": args.window, "overlap": args.overlap, "focus": focus, "chars": args.chars,
+              "min_windows": args.min_windows,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)
 

@@ -2,8 +2,8 @@
 stated once, far apart; field F1 from the long text against the same document alone, per length and position.
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
-           [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--model ID]
-           [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
+           [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--model ID]
+           [--threads N] [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
   documents left out, their haystack being contracts; no-answer documents left out), round robin over the
@@ -176,7 +176,8 @@ def measure(args: argparse.Namespace, todo: list[dict[str, Any]]) -> dict[tuple[
     from extractor import Extractor
 
     done, ex = _resumed(args.resume), Extractor(args.model)
-    options = {k: v for k, v in (("window", args.window), ("overlap", args.overlap)) if v is not None}
+    options = {k: v for k, v in (("window", args.window), ("overlap", args.overlap), ("focus", args.focus))
+               if v is not None}
     method = Method("extract", "extract", options)
     jobs = [("alone", c["doc"], c["alone"], c) for c in {c["doc"]: c for c in todo}.values()]
     jobs += [("long", c["id"], c["long"], c) for c in sorted(todo, key=lambda c: c["length"])]  # short ones first
@@ -217,7 +218,8 @@ def report(args: argparse.Namespace, todo: list[dict[str, Any]],
                  "alone": done["alone", c["doc"]]["outcome"]} for c in todo]
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "seed": args.seed, "lengths": args.lengths, "max_tokens": args.max_tokens, "window": args.window,
-            "overlap": args.overlap, "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
+            "overlap": args.overlap, "focus": args.focus, "threads": args.threads,
+            "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
 
 
 def _cell(value: Any) -> str:
@@ -229,7 +231,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"# Needles in long text ({len({c['id'].split('@')[0] for c in result['cases']})} documents, lengths "
              f"{', '.join(f'{n:,}' for n in result['lengths'])} characters)", "",
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; window "
-             f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; haystack "
+             f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; focus "
+             f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),
@@ -276,6 +279,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=640, help="output budget per attempt (quality.py's)")
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
     parser.add_argument("--overlap", type=int, default=None)
+    parser.add_argument("--focus", choices=["on", "off"], default=None, help="read only the part of a long text that "
+                        "reads as the target (the `focus` option; default: the library's)")
+    parser.add_argument("--threads", type=int, default=None, help="torch's threads (default: torch's own)")
     parser.add_argument("--resume", type=Path, default=None, help="a JSON-lines file each outcome is appended to as "
                         "it is made; a rerun skips those it holds")
     parser.add_argument("--json", type=Path)
@@ -289,6 +295,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args([*SMOKE, *argv] if "--smoke" in argv else argv)
     args.lengths = [int(n) for n in args.lengths.split(",")]
     args.targets = args.targets.split(",") if args.targets else None
+    args.focus = None if args.focus is None else args.focus == "on"
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
     todo = cases(args)
     done = _resumed(args.resume) if args.report_only else measure(args, todo)
     finished = [c for c in todo if ("long", c["id"]) in done and ("alone", c["doc"]) in done]

@@ -3,7 +3,8 @@ around it, and which margin below the best stretch (`windowed.FOCUS_MARGIN`) rea
 a long text all of the target's kind is still read through.
 
 usage: python benchmarks/window_signals.py [--split dev] [--docs 4] [--length 40000] [--contracts 3]
-                                           [--contract-split train] [--threads 1] [--json OUT] [--md OUT]
+                                           [--contract-split train] [--threads 1] [--again OUT.json]
+                                           [--json OUT] [--md OUT]
 
 Two kinds of text, every stretch of `windowed.STRETCH` characters scored as `extract` scores it with `focus` on:
 - needles: `--docs` labeled documents of benchmarks/needle.py buried in unrelated contract text of `--length`
@@ -19,6 +20,7 @@ largest on the grid under which no contract stretch around a needle counts.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -85,22 +87,38 @@ def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
     return out
 
 
+def read(stretches: list[dict[str, Any]], length: int, margin: float) -> list[bool]:
+    """Which stretches `extract` reads at a margin: those inside the regions around the stretches counted."""
+    from extractor.documents.relevant import counted
+    from extractor.pipeline.windowed import PAD
+
+    chosen = counted([s["score"] for s in stretches], margin)
+    spans = [(max(0, stretches[i]["start"] - PAD), min(length, stretches[i]["end"] + PAD)) for i in chosen]
+    return [any(a < s["end"] and b > s["start"] for a, b in spans) for s in stretches]
+
+
 def margins(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per margin: contract stretches counted around needles, needle stretches counted, and for the contracts the
-    share of stretches counted and the windows holding one."""
+    """Per margin: stretches counted and read (the regions around those counted) of the needles' documents and of
+    the contract text around them, and of the NDA contracts (with the windows holding a counted stretch)."""
     out = []
     for margin in MARGINS:
-        row = {"margin": margin, "needle_contract": 0, "needle_document": 0, "contract_stretches": 0,
-               "contract_windows": 0}
+        row = {"margin": margin, "needle_contract": 0, "needle_document": 0, "needle_contract_read": 0,
+               "needle_document_read": 0, "contract_stretches": 0, "contract_read": 0, "contract_windows": 0}
         for case in cases:
-            best = max(s["score"] for s in case["stretches"])
-            kept = [s for s in case["stretches"] if s["score"] >= best - margin]
+            rows = case["stretches"]
+            best = max(s["score"] for s in rows)
+            kept = [s for s in rows if s["score"] >= best - margin]
             row["needle_contract"] += sum(not s["document"] for s in kept)
             row["needle_document"] += sum(s["document"] for s in kept)
+            seen = read(rows, rows[-1]["end"], margin)
+            row["needle_contract_read"] += sum(r and not s["document"] for r, s in zip(seen, rows))
+            row["needle_document_read"] += sum(r and s["document"] for r, s in zip(seen, rows))
         for text in texts:
-            best = max(s["score"] for s in text["stretches"])
-            kept = [s for s in text["stretches"] if s["score"] >= best - margin]
+            rows = text["stretches"]
+            best = max(s["score"] for s in rows)
+            kept = [s for s in rows if s["score"] >= best - margin]
             row["contract_stretches"] += len(kept)
+            row["contract_read"] += sum(read(rows, rows[-1]["end"], margin))
             row["contract_windows"] += len({s["window"] for s in kept})
         out.append(row)
     return out
@@ -126,7 +144,7 @@ def summary(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[di
 def markdown(result: dict[str, Any]) -> str:
     lines = [f"# Stretch scores of long texts: buried documents against the text around them, and contracts read "
              f"through ({result['split']} needles at {result['length']:,} characters, {result['contract_split']} "
-             f"contracts)", "", f"Commit {result['commit']}. Stretches of {result['stretch']} characters, "
+             f"contracts)", "", f"Commit {result['commit']} (scores read at {result['scored_at']}). Stretches of {result['stretch']} characters, "
              f"{result['stretch_tokens']} tokens of each read. {result['note']}", "",
              "| text | target | best document stretch | best other stretch | gap (nats) | best stretch per window | "
              "seconds |", "|---|---|---:|---:|---:|---|---:|"]
@@ -138,10 +156,13 @@ def markdown(result: dict[str, Any]) -> str:
     n_other = sum(not s["document"] for c in result["needles"] for s in c["stretches"])
     n_contract = sum(len(t["stretches"]) for t in result["contracts"])
     n_windows = sum(t["windows"] for t in result["contracts"])
-    lines += ["", "| margin | needle stretches read | contract stretches read around needles | contract stretches "
-              "read (NDA texts) | NDA windows holding one |", "|---:|---:|---:|---:|---:|"]
-    lines += [f"| {m['margin']} | {m['needle_document']} of {n_doc} | {m['needle_contract']} of {n_other} | "
-              f"{m['contract_stretches']} of {n_contract} | {m['contract_windows']} of {n_windows} |"
+    lines += ["", "Per margin, stretches counted (within it of the best) and read (inside the regions around those "
+              "counted):", "", "| margin | needle stretches counted | read | contract stretches around needles "
+              "counted | read | NDA contract stretches counted | read | NDA windows holding one counted |",
+              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines += [f"| {m['margin']} | {m['needle_document']} of {n_doc} | {m['needle_document_read']} | "
+              f"{m['needle_contract']} of {n_other} | {m['needle_contract_read']} | {m['contract_stretches']} of "
+              f"{n_contract} | {m['contract_read']} | {m['contract_windows']} of {n_windows} |"
               for m in result["margins"]]
     lines += ["", f"Chosen: {result['chosen']} (the largest margin under which no stretch around a needle is read)."]
     return "\n".join(lines) + "\n"
@@ -156,6 +177,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contract-split", default="train", choices=["train", "dev-0"])
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--note", default="", help="how the machine was shared")
+    parser.add_argument("--again", type=Path, nargs="+", help="result files of this script: their stretch scores "
+                        "reported again together (runs of needles and of contracts apart, or after a change to the "
+                        "margins or the regions), nothing scored")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
@@ -165,13 +189,21 @@ def main(argv: list[str] | None = None) -> None:
     from extractor.pipeline.windowed import STRETCH, STRETCH_TOKENS
 
     torch.set_num_threads(args.threads)
-    ex = Extractor(None)
-    cases, texts = needles(ex, args), contracts(ex, args)
+    if args.again:
+        runs = [json.loads(path.read_text()) for path in args.again]
+        cases, texts = [c for r in runs for c in r["needles"]], [t for r in runs for t in r["contracts"]]
+        for key in ("split", "length", "contract_split", "note"):
+            setattr(args, key, runs[0][key])
+        scored_at = ", ".join(dict.fromkeys(r.get("scored_at", r["commit"]) for r in runs))
+    else:
+        ex = Extractor(None)
+        cases, texts, scored_at = needles(ex, args), contracts(ex, args), commit()
     grid = margins(cases, texts)
     clean = [m["margin"] for m in grid if m["needle_contract"] == 0]
-    result = {"commit": commit(), "split": args.split, "length": args.length, "contract_split": args.contract_split,
-              "stretch": STRETCH, "stretch_tokens": STRETCH_TOKENS, "note": args.note, "cases": summary(cases, texts),
-              "margins": grid, "chosen": max(clean) if clean else None, "needles": cases, "contracts": texts}
+    result = {"commit": commit(), "scored_at": scored_at, "split": args.split, "length": args.length,
+              "contract_split": args.contract_split, "stretch": STRETCH, "stretch_tokens": STRETCH_TOKENS,
+              "note": args.note, "cases": summary(cases, texts), "margins": grid,
+              "chosen": max(clean) if clean else None, "needles": cases, "contracts": texts}
     write_results(result, markdown(result), args.json, args.md)
 
 

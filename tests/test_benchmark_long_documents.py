@@ -44,8 +44,8 @@ def test_the_long_document_benchmark_runs_on_a_tiny_input(tmp_path):
     from benchmarks.long_documents import main
 
     out = tmp_path / "long.json"
-    main(["--split", "dev-0", "--limit", "1", "--chars", "1200", "--window", "160", "--overlap", "16",
-          "--max-tokens", "12", "--json", str(out), "--md", str(tmp_path / "long.md")])
+    main(["--split", "dev-0", "--limit", "1", "--chars", "600", "--window", "96", "--overlap", "8",
+          "--max-tokens", "6", "--json", str(out), "--md", str(tmp_path / "long.md")])
     result = json.loads(out.read_text())
     assert set(result["methods"]) == {"extract", "first_window", "free_chunks", "no_window_form"}
     assert result["outcomes"]["extract"][0]["windows"] > 1
