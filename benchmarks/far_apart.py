@@ -8,8 +8,9 @@ usage: python benchmarks/far_apart.py [--split dev|test] [--data FILE.jsonl] [--
            [--overlap N] [--conflicts model,merge] [--max-tokens N] [--threads N] [--model ID]
            [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT]
 
-A field counts toward the rate where one window holds its whole value (the documents are read in windows of
-`--window` tokens, so each spans several). Stages of a wrong value: `unread` (no window holding it was read),
+Each fact is one sentence, which one window holds whole (the documents are read in windows of `--window` tokens,
+so each spans several): every field counts toward the rate. Stages of a wrong value: `unread` (no window read
+holds it: the reader skipped its part of the text, or its window's answer could not be read),
 `not written` (no window wrote the right value), `merge` (a window wrote it, the merge kept another and the model
 was not asked), `choice` (the model was offered it and chose another).
 """
@@ -101,28 +102,26 @@ def judge(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, dict[str, Any]]
     out = {}
     for field, gold in doc["gold"].items():
         start, end = doc["facts"][field]
-        holding = [i for i, (a, b) in enumerate(row["windows"]) if a <= start and end <= b]
+        holding = [i for i, (a, b) in enumerate(row["windows"]) if a <= start and end <= b]  # windows read
         value = (row["values"] or {}).get(field)
         conflict = next((c for c in row["conflicts"] if c["pointer"] == f"/{field}"), None)
         offered = conflict is not None and conflict["chosen"] and any(same(c["value"], gold)
                                                                        for c in conflict["candidates"])
         written = any(same(w[field], gold) for w in row["written"])
         read_ = any(i not in row["unread"] for i in holding)
-        stage = ("right" if same(value, gold) else "unread" if holding and not read_ else
+        stage = ("right" if same(value, gold) else "unread" if not read_ else
                  "not written" if not written else "choice" if offered else "merge")
-        out[field] = {"gold": gold, "value": value, "right": stage == "right", "held": bool(holding),
-                      "read": read_, "written": written, "offered": offered, "stage": stage}
+        out[field] = {"gold": gold, "value": value, "right": stage == "right", "read": read_, "written": written, "offered": offered, "stage": stage}
     return out
 
 
 def summary(fields: list[dict[str, Any]]) -> dict[str, Any]:
-    """The rate of right values among fields one window holds, the stages wrong ones were lost at."""
-    held = [f for f in fields if f["held"]]
-    right = sum(f["right"] for f in held)
-    return {"fields": len(fields), "held": len(held), "right": right,
-            "rate": round(right / len(held), 4) if held else None,
-            "read": sum(f["read"] for f in held), "written": sum(f["written"] for f in held),
-            "stages": {s: sum(f["stage"] == s for f in held) for s in STAGES}}
+    """The rate of right values, how many facts a window read held and a window wrote, the stages wrong ones were
+    lost at."""
+    right = sum(f["right"] for f in fields)
+    return {"fields": len(fields), "right": right, "rate": round(right / len(fields), 4) if fields else None,
+            "read": sum(f["read"] for f in fields), "written": sum(f["written"] for f in fields),
+            "stages": {s: sum(f["stage"] == s for f in fields) for s in STAGES}}
 
 
 def measure(args: argparse.Namespace, docs: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -182,20 +181,20 @@ def markdown(result: dict[str, Any]) -> str:
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),
              *([f"Not run: {', '.join(result['unfinished'])}.", ""] if result.get("unfinished") else []),
-             "Right: the value returned equals the gold after normalisation, among fields one window holds. Stages "
-             "of a wrong value: unread, not written (no window wrote it), merge (written, not kept, not offered), "
-             "choice (offered, another chosen).", "",
-             "| conflicts | fields held | right | rate | held read | written by a window | "
+             "Right: the value returned equals the gold after normalisation (each fact is one sentence, which one "
+             "window holds whole). Stages of a wrong value: unread (no window read holds it), not written (no window "
+             "wrote it), merge (written, not kept, not offered), choice (offered, another chosen).", "",
+             "| conflicts | fields | right | rate | fact in a window read | written by a window | "
              + " | ".join(STAGES[1:]) + " | s/doc |", "|---|---:|---:|---:|---:|---:|" + "---:|" * len(STAGES)]
     for mode, s in result["modes"].items():
         a = s["all"]
-        lines.append(f"| {mode} | {a['held']} | {a['right']} | {_cell(a['rate'])} | {a['read']} | {a['written']} | "
+        lines.append(f"| {mode} | {a['fields']} | {a['right']} | {_cell(a['rate'])} | {a['read']} | {a['written']} | "
                      + " | ".join(str(a["stages"][k]) for k in STAGES[1:]) + f" | {s['seconds_per_doc']} |")
-    lines += ["", "| field | held | " + " | ".join(f"right ({m})" for m in modes) + " | written |",
+    lines += ["", "| field | documents | " + " | ".join(f"right ({m})" for m in modes) + " | written |",
               "|---|---:|" + "---:|" * (len(modes) + 1)]
     for name in (result["modes"][modes[0]]["fields"] if modes else {}):
         per = [result["modes"][m]["fields"][name] for m in modes]
-        lines.append(f"| {name} | {per[0]['held']} | " + " | ".join(f"{p['right']}" for p in per)
+        lines.append(f"| {name} | {per[0]['fields']} | " + " | ".join(f"{p['right']}" for p in per)
                      + f" | {per[0]['written']} |")
     lines += ["", "| case | characters | windows | " + " | ".join(f"wrong ({m})" for m in modes) + " |",
               "|---|---:|---:|" + "---|" * len(modes)]

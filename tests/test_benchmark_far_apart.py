@@ -64,8 +64,8 @@ DOC = {"id": "d", "gold": {"notice_days": 120, "governing_law": "New York"},
        "facts": {"notice_days": [900, 903], "governing_law": [100, 108]}}
 
 
-def _row(values, written, conflicts=(), unread=()):
-    return {"values": values, "windows": [[0, 600], [500, 1000]], "unread": list(unread),
+def _row(values, written, conflicts=(), unread=(), windows=([0, 600], [500, 1000])):
+    return {"values": values, "windows": list(windows), "unread": list(unread),
             "conflicts": list(conflicts), "written": written}
 
 
@@ -81,6 +81,7 @@ CHOSEN = {"pointer": "/notice_days", "chosen": True, "candidates": [{"value": 3}
     (_row({"notice_days": 3, "governing_law": None}, [{"notice_days": 120, "governing_law": None}], [CHOSEN]),
      ("choice", "not written")),
     (_row({"notice_days": None, "governing_law": None}, [], unread=[1]), ("unread", "not written")),
+    (_row({"notice_days": None, "governing_law": None}, [], windows=[[0, 600]]), ("unread", "not written")),
 ])
 def test_a_wrong_values_stage_is_the_first_that_lost_it(row, stages):
     judged = far_apart.judge(DOC, row)
