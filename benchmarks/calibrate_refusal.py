@@ -4,7 +4,7 @@
 usage: python benchmarks/calibrate_refusal.py [--split dev] [--sets generated,short] [--model ID]
                                               [--max-false 0.10] [--short-false 0] [--scores R.json ...]
                                               [--answers RESULT.json] [--json OUT] [--md OUT]
-                                              [--enough X] [--targets A,B] [--limit N] [--skip N]
+                                              [--enough X] [--targets A,B] [--limit N] [--skip N] [--ids A,B]
 
 For each document of the labeled set (benchmarks/data/quality, "generated") and of the short texts
 (benchmarks/data/short, one to three sentences with bare targets, "short"), the relevance screen's score for its
@@ -82,6 +82,8 @@ def main(argv: list[str] | None = None) -> None:
                         "scored apart, merge with --scores)")
     parser.add_argument("--targets", default=None, help="the labeled set's documents of these targets only "
                         "(comma-separated; runs over parts merge with --scores)")
+    parser.add_argument("--ids", default=None, help="these documents only (comma-separated ids): the ones a change "
+                        "of the score can move, the others' scores reused with --scores")
     parser.add_argument("--answerable-short", action="store_true",
                         help="score only the answerable short texts (all that the --short-false check reads)")
     parser.add_argument("--threshold", type=float, default=None,
@@ -91,7 +93,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="read as `extract` does: stop where the target's own rows reach this score (a score at "
                              "or above it is then a lower bound; figures are exact for thresholds up to it)")
     parser.add_argument("--scores", type=Path, nargs="+", default=None,
-                        help="reuse the per-document scores of earlier result JSONs (same model and code)")
+                        help="reuse the per-document scores of earlier result JSONs (same model and code; a "
+                             "document in several takes the last one's)")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
     parser.add_argument("--answers", type=Path, default=None,
@@ -104,8 +107,9 @@ def main(argv: list[str] | None = None) -> None:
     docs = corpus(args.split, args.sets.split(","), args.limit, args.targets.split(",") if args.targets else None)
     docs = [d for d in docs if d["set"] == "short"] + [d for d in docs if d["set"] != "short"][args.skip:]
     docs = [d for d in docs if not (args.answerable_short and d["set"] == "short" and d["gold"] is None)]
+    docs = [d for d in docs if not args.ids or d["id"] in args.ids.split(",")]
     earlier = [json.loads(path.read_text()) for path in args.scores or ()]
-    rows = [r for e in earlier for r in e["documents"]] if earlier else \
+    rows = list({r["id"]: r for e in earlier for r in e["documents"]}.values()) if earlier else \
         score(docs, args.model, args.threads, args.enough)
     if args.answers:
         result = answers(rows, docs, json.loads(args.answers.read_text()), args)
@@ -187,8 +191,9 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
         chosen = rule_rates(everything, tuple(float(x) for x in args.rule.split(",")))
     else:
         lows = sorted({round(s, 3) for s, _, _ in everything})
+        exact = _exact_below(args.scores)
         candidates = [(low, d, u) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
-                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED]
+                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED if low <= exact and d <= exact]
         candidates = [c for c in candidates if sum(s < c[0] and not no for s, no in short) <= args.short_false]
         allowed = [r for r in map(lambda c: rule_rates(everything, c), candidates)
                    if (r["false_refusal_rate"] or 0) <= args.max_false]
@@ -199,12 +204,19 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
             "scores": ", ".join(map(str, args.scores)) if args.scores else "computed here",
             "scores_commit": json.loads(args.scores[0].read_text())["commit"] if args.scores else None,
             "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
-            "chosen": chosen, "given": bool(args.rule),
+            "chosen": chosen, "given": bool(args.rule), "limit": args.limit,
             "short": rates(short, rule[0]) if short else None,
             "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
                            for name, r in per_method.items()},
             "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "no_answer": no}
                                  for d, (s, u, no) in zip(docs, r)] for name, r in per_method.items()}}
+
+
+def _exact_below(paths: list[Path] | None) -> float:
+    """The score up to which every given score is exact: scores read as `extract` reads them (`--enough X`) are
+    lower bounds at or above X, so a rule may only compare them with thresholds up to X."""
+    read = [json.loads(path.read_text()).get("enough") for path in paths or ()]
+    return min((x for x in read if x is not None), default=float("inf"))
 
 
 def _answers_markdown(result: dict[str, Any]) -> str:
@@ -216,7 +228,9 @@ def _answers_markdown(result: dict[str, Any]) -> str:
     lines = [f"# Refusal decision: the screen and the answers' traces ({result['split']} split)", "",
              f"Model: {result['model']}; commit `{result['commit']}`; answers from `{result['answers']}` (run at "
              f"`{result['answers_commit']}`); relevance scores {result['scores']}"
-             + (f" (run at `{result['scores_commit']}`)" if result.get("scores_commit") else "") + ".", "",
+             + (f" (run at `{result['scores_commit']}`)" if result.get("scores_commit") else "") + "."
+             + (f" The split's first {result['limit']} labeled documents only (`--limit`)." if result.get("limit")
+                else ""), "",
              f"Rule {'given' if result['given'] else 'chosen (best F1, answerable refused at most ' + cell(result['max_false_refusal_rate']) + ')'}"
              f": refuse below relevance **{rule['min_relevance']:.3f}**, or below **{rule['doubtful']:g}** where at "
              f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text.", "",
