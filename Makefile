@@ -25,10 +25,12 @@ demo: $(STAMP)
 data: $(STAMP)
 	$(BIN)/python $(FETCH)
 
-# where the registry cannot be reached the fetch says so and the tests that need a tokenizer skip, naming `make data`
+# where the registry cannot be reached the fetch says so and the tests that need a tokenizer skip, naming `make data`.
+# Two workers (pytest-xdist), one torch thread each, so two cores are not oversubscribed; each worker loads the model
+# once, and a file's tests stay in one worker, so what a module fixture computes is paid once.
 test: $(STAMP)
 	$(BIN)/python $(FETCH) || true
-	$(BIN)/python -m pytest -q -rs
+	OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -rs -n 2 --dist loadfile
 
 $(STAMP): pyproject.toml Makefile extractor/masks/_kernel.c extractor/lang/_partition.c extractor/decode/_tracker.c
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

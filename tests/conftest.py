@@ -7,7 +7,8 @@ import tempfile
 
 import pytest
 
-# token tables persist on disk between processes: a test session gets a fresh directory of its own
+# token tables persist on disk between processes: a test session gets a fresh directory of its own, which its xdist
+# workers inherit and share (a table file is written whole by a rename and checked against its digest when read)
 os.environ.setdefault("EXTRACTOR_CACHE_DIR", tempfile.mkdtemp(prefix="extractor-test-cache-"))
 
 MODEL_FIXTURE = "model_extractor"

@@ -54,11 +54,21 @@ def test_texts_that_fit_never_take_the_window_path(model_extractor, monkeypatch)
         model_extractor.extract(schemas.ContactCard, text, max_tokens=40, window=100_000)
 
 
+def outcome(result: Any) -> Any:
+    """A result, or an error as its type and message (two runs' errors are equal when they say the same)."""
+    return (type(result), str(result)) if isinstance(result, ExtractorError) else result
+
+
 def test_extract_many_reads_long_and_short_texts_in_order(model_extractor) -> None:
     short = "Call Dana Reyes on +1 415 555 0192."
     long = LONG[:LONG.index("\n\n", LONG.index("Dana's mobile"))]  # still a few windows of 120 tokens, half the reading
-    results = model_extractor.extract_many(Contact, [short, long], window=120, overlap=16, max_tokens=30)
-    assert results[0] == model_extractor.extract(Contact, short, window=120, max_tokens=30)
+    results = model_extractor.extract_many(Contact, [short, long], window=120, overlap=16, max_tokens=30,
+                                           max_retries=0)  # one attempt each: the order is checked, not the model
+    try:
+        alone = model_extractor.extract(Contact, short, window=120, max_tokens=30, max_retries=0)
+    except ExtractorError as exc:  # what the 135M model writes does not matter here, only that both agree
+        alone = exc
+    assert outcome(results[0]) == outcome(alone)
     assert isinstance(results[1], (Contact, Refusal, ExtractorError))
 
 
