@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import statistics
 import subprocess
@@ -379,6 +380,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--one", default=None, help=argparse.SUPPRESS)
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/backend_replay.json"))
     parser.add_argument("--md", type=Path, default=None)
+    parser.add_argument("--note", default="", help="how the machine was (shared, quiet), written into the results")
     args = parser.parse_args(argv)
     names = [n for n in args.backends.split(",") if n]
     if args.one:  # a child: one batch size and draft count, its summary on stdout
@@ -386,7 +388,7 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(one(names, args.streams, args.seed, batch, drafts, args.data, bool(serving))))
         return
     result: dict[str, Any] = {"commit": commit(), "data": shown(args.data), "drafts": args.drafts, "seed": args.seed,
-                              "runs": {}, "mix": {}}
+                              "note": args.note, "load_average": [round(os.getloadavg()[0], 1)], "runs": {}, "mix": {}}
     batches = [int(b) for b in args.batches.split(",") if b]
     for drafts in dict.fromkeys((0, args.drafts)):
         for batch in batches:
@@ -403,6 +405,7 @@ def main(argv: list[str] | None = None) -> None:
         result["mix"][key] = run
         print(f"mix {key}: " + "; ".join(f"{n} mean {run[n]['mix']['request_step_us']['mean']} µs" for n in names),
               file=sys.stderr, flush=True)
+    result["load_average"].append(round(os.getloadavg()[0], 1))  # (the one-minute load at the start and the end)
     write_results(result, markdown(result, names), args.json, args.md or args.json.with_suffix(".md"))
 
 
@@ -418,7 +421,7 @@ def markdown(result: dict[str, Any], names: list[str]) -> str:
              f"through each backend's grammar objects as vLLM calls them, the backends taking turns step by step; "
              f"speculative runs draft {result['drafts']} tokens a step. µs per request-step over the streams every "
              f"backend accepted; batch fill: the manager's mask step for the batch (vLLM's own for XGrammar and "
-             f"llguidance, the plugin's for extractor). Commit `{result['commit']}`.\n",
+             f"llguidance, the plugin's for extractor). Commit `{result['commit']}`.{_machine(result)}\n",
              "| batch, drafts | backend | streams | warm µs p50 / p99 / mean | cold µs p50 / p99 / mean "
              "| warm batch fill ms p50 / p99 | compile ms cold p50 / p99 / max | rejected |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
@@ -432,6 +435,13 @@ def markdown(result: dict[str, Any], names: list[str]) -> str:
                          f"{k['p50']} / {k['p99']} / {k['max']} | {len(r['rejected'])} |")
     lines += mix_lines(result, names) + ratio_lines(result, names)
     return "\n".join(lines) + "\n"
+
+
+def _machine(result: dict[str, Any]) -> str:
+    """The note on the machine and its one-minute load average at the start and the end (none where not kept)."""
+    load = result.get("load_average")
+    note = f" {result['note']}." if result.get("note") else ""
+    return note + (f" Load average {load[0]} at the start, {load[-1]} at the end." if load else "")
 
 
 def mix_lines(result: dict[str, Any], names: list[str]) -> list[str]:

@@ -92,11 +92,6 @@ class Automaton:
         """True when the output may end here."""
         return any(len(st) == 1 and self.dfas[st[0][0]].accept[st[0][1]] for st in stacks)
 
-    def table_state(self, rule: int, state: int, window: int) -> int:
-        """A state with the same token table as `state` for tokens of up to `window` bytes."""
-        dfa = self.dfas[rule]
-        return dfa.canonical(state, window) if isinstance(dfa, CountedDFA) else state
-
 
 @collector_paused
 def build_automaton(grammar: Grammar) -> Automaton:

@@ -41,6 +41,11 @@ _KINDS = frozenset(b'"{-0123456789')
 freely."""
 _NUMBER_START = frozenset(b"-0123456789")
 _SPACE = frozenset(WS)
+_BYTES = [bytes((b,)) for b in range(256)]
+MAX_SPENT = 256
+"""Lists of items whose spent items are remembered per generation (cleared all at once past this)."""
+MAX_WAYS = 1 << 14
+"""Places whose way out is remembered per generation (cleared all at once past this)."""
 MAX_PATH_BYTES = 1 << 20
 """Outputs longer than this before an array are not read for its place (every array there takes the rule)."""
 
@@ -59,6 +64,10 @@ class Fresh:
         """How often the text writes each item (`_in_text`)."""
         self.occurs: dict[str, int] = {}
         """How often the text holds each string asked after (`_occurrences`)."""
+        self.spent: dict[tuple[bytes, ...], frozenset[bytes]] = {}
+        """`_spent` by list of items."""
+        self.ways: dict[tuple[Config, bytes, frozenset[bytes]], bytes | bool] = {}
+        """`_way_off` by place (configuration, item written so far) and spent items (False: none)."""
 
     def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:
         """Token ids that would complete, here, an item of an array on `stack` that its array holds as often as the
@@ -110,12 +119,16 @@ class Fresh:
             endings = self.classes.closing[0x7D]
         else:
             return []
-        out = []
+        out, spent = [], self._spent(arr.items)
         for head, ids in endings.items():
             after = self.grammar.walk(config, head)
             if after:
                 item = (current + head[:-1]).rstrip(WS)
-                if not self._escapes(after, b"", self._spent([*arr.items, item])):
+                more = self._spent_with(arr.items, item)
+                way = self._way_off(after, b"", spent)  # the same at every step of the item: remembered
+                if way is not None and more is not spent and (way.startswith(item) or item.startswith(way)):
+                    way = self._way_off(after, b"", more)  # (the item written may close that way; else it stays)
+                if way is None:
                     out.append(ids)
         return out
 
@@ -135,7 +148,7 @@ class Fresh:
             stop = k + 1 < len(rest) or number
             if stop and config is not None and len(trie.ends(node)):
                 after = self.grammar.walk(config, rest[:k + 1])
-                if after and not self._escapes(after, current + rest[:k + 1], spent):
+                if after and self._way_off(after, current + rest[:k + 1], spent) is None:
                     out.append(trie.ends(node))
         if not number:
             out.append(trie.under(node))
@@ -144,30 +157,60 @@ class Fresh:
                     if b not in NUMBER and (child := trie.child(node, b)) >= 0]
         return out
 
-    def _escapes(self, config: Config, written: bytes, spent: frozenset[bytes]) -> bool:
-        """Whether the item begun as `written` can still end as something other than a spent item (a search along
-        the spent items' bytes only: the first byte off them that the grammar allows is a way out)."""
-        work, seen, grammar = [(config, written)], set(), self.grammar
+    def _way_off(self, config: Config, written: bytes, spent: frozenset[bytes]) -> bytes | None:
+        """A way for the item begun as `written` to end as something other than a spent item: the bytes to where it
+        leaves them all (None: every way leads to a spent item). A search along the spent items' bytes only: the
+        first byte off them that the grammar allows is a way out. More spent items never open a way out. Answers
+        are remembered per place: a search that finds no way out rules out every place it went through, one that
+        finds a way gives it to every place on the way to it (the next steps of an item ask from those places)."""
+        memo, key = self.ways, (config, written)
+        known = memo.get((config, written, spent))
+        if known is not None:
+            return known or None
+        if len(memo) >= MAX_WAYS:
+            memo.clear()
+        work, parent = [key], {key: key}
         while work:
-            config, s = work.pop()
-            if (config, s) in seen:
+            node = work.pop()
+            way = memo.get((*node, spent))
+            if way is False:
                 continue
-            seen.add((config, s))
-            ahead = {item[len(s)] for item in spent if len(item) > len(s) and item.startswith(s)}
-            whole = s in spent
-            for byte in sorted(grammar.allowed_bytes(config), key=lambda b: b in ahead):  # ways off first
-                nxt = grammar.walk(config, bytes((byte,)))
-                if not nxt:
-                    continue
-                if not s and byte in _SPACE:
-                    work.append((nxt, s))
-                elif whole and not (_number(s) and byte in NUMBER):
-                    continue  # the item ends here, a repeat
-                elif byte in ahead:
-                    work.append((nxt, s + bytes((byte,))))
-                else:
-                    return True
-        return False
+            way = way or self._off(node, spent, parent, work)
+            if way:
+                while True:  # the place found and every place on the way from the start
+                    memo[(*node, spent)] = way
+                    if node == key:
+                        return way
+                    node = parent[node]
+        for config, s in parent:
+            memo[(config, s, spent)] = False
+        return None
+
+    def _off(self, node: tuple[Config, bytes], spent: frozenset[bytes], parent: dict[Any, Any],
+             work: list[tuple[Config, bytes]]) -> bytes | None:
+        """The written bytes and one more that the grammar allows at `node` and that leave the spent items; where
+        there is none, the places one byte along them (or past leading whitespace) are queued, `node` their parent."""
+        config, s = node
+        grammar = self.grammar
+        ahead = {item[len(s)] for item in spent if len(item) > len(s) and item.startswith(s)}
+        ended = s in spent and not _number(s)  # (a number may go on with a digit)
+        later = []
+        for byte in grammar.allowed_bytes(config):  # ways off first (any order gives one answer)
+            if byte in ahead:
+                later.append(byte)
+                continue
+            nxt = grammar.walk(config, _BYTES[byte])
+            if not nxt:
+                continue
+            if not s and byte in _SPACE:
+                _queue((nxt, s), node, parent, work)
+            elif not (ended or s in spent and byte not in NUMBER):
+                return s + _BYTES[byte]  # (else the item ends here, a repeat)
+        for byte in later:
+            nxt = grammar.walk(config, _BYTES[byte])
+            if nxt and not (ended or s in spent and byte not in NUMBER):
+                _queue((nxt, s + _BYTES[byte]), node, parent, work)
+        return None
 
     def _cut_short(self, items: list[bytes], current: bytes, in_string: bool) -> bool:
         """Whether the string item under way, ended here, would be an earlier item cut short (`fragment_of`)."""
@@ -191,12 +234,28 @@ class Fresh:
         return hit
 
     def _spent(self, items: list[bytes]) -> frozenset[bytes]:
-        """The items written as often as the text writes them (of the kinds compared)."""
-        return frozenset(item for item, n in Counter(items).items()
-                         if bool(item) and item[0] in _KINDS and n >= self._in_text(item))
+        """The items written as often as the text writes them (of the kinds compared); remembered per list of items
+        (asked at every step, and the list changes only as an item completes)."""
+        key = tuple(items)
+        hit = self.spent.get(key)
+        if hit is None:
+            if len(self.spent) >= MAX_SPENT:
+                self.spent.clear()
+            hit = self.spent[key] = frozenset(item for item, n in Counter(items).items()
+                                              if bool(item) and item[0] in _KINDS and n >= self._in_text(item))
+        return hit
+
+    def _spent_with(self, items: list[bytes], item: bytes) -> frozenset[bytes]:
+        """`_spent` of `items` with `item` written after them (only `item`'s own count changes)."""
+        spent = self._spent(items)
+        if item in spent or not item or item[0] not in _KINDS or items.count(item) + 1 < self._in_text(item):
+            return spent
+        return spent | {item}
 
     def _in_text(self, item: bytes) -> int:
         """How many times the text writes the item (at least once)."""
+        if not self.source:  # (a served request: the text is empty and writes every item once)
+            return 1
         hit = self.counts.get(item)
         if hit is None:
             try:
@@ -211,6 +270,14 @@ class Fresh:
         if arr.free is None:
             arr.free = bool(self.repeatable) and _matches(self.repeatable, path_at(data, arr.opened))
         return not arr.free
+
+
+def _queue(node: tuple[Config, bytes], came: tuple[Config, bytes], parent: dict[Any, Any],
+           work: list[tuple[Config, bytes]]) -> None:
+    """Queue a place of the search once, remembering where it was reached from."""
+    if node not in parent:
+        parent[node] = came
+        work.append(node)
 
 
 def times_written(value: Any, source: str, spelled: str | None = None) -> int:

@@ -69,6 +69,7 @@ class CompiledGrammar:
             TokenKinds.of(vocab)
         automaton.fingerprints.digest_large(DIGEST_AT_COMPILE_BYTES)
         self.next_bytes: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.byte_sets: ByteLRU[Config, frozenset[int]] = ByteLRU(mask_cache_bytes // 16)
         self.start = automaton.start()
         self._states = self._new_states()
 
@@ -97,10 +98,10 @@ class CompiledGrammar:
                       lambda config: grammar.bitmask(config))
 
     def held_bytes(self) -> int:
-        """Bytes its caches hold now (masks, rows, walks and exits; not the shared tables): what a cache of many
-        grammars bounds."""
+        """Bytes its caches hold now (masks, rows, walks, exits and byte sets; not the shared tables): what a cache
+        of many grammars bounds."""
         return (self.masks.bytes + self.bitmasks.bytes + self.exit_memo.bytes + self.present.bytes + self.walks.bytes
-                + self._states.row_bytes)
+                + self.byte_sets.bytes + self._states.row_bytes)
 
     def states(self) -> States:
         """The numbered configurations new generations use (a fresh table once this one is full)."""
@@ -123,21 +124,19 @@ class CompiledGrammar:
         for st in config:
             rule, state = st[-1]
             table = self.tables.get(aut, self.trie, rule, state)
-            tables[id(table)] = table.allowed
+            if id(table) not in tables:
+                tables[id(table)] = table.allowed  # (unpacked: a new array each time)
             if len(st) > 1 and len(table.exit_nodes):
                 extra.append(self.exits(table, aut.close([st[:-1]])))
         if aut.accepting(config):
             extra.append(self.eos)
         parts = list(tables.values())
-        if len(parts) == 1 and not any(len(ids) for ids in extra):
-            out = parts[0]  # the table's own array: masks are never mutated (torch wraps them as they are)
-        else:
-            out = parts[0] | parts[1] if len(parts) > 1 else parts[0].copy()
-            for part in parts[2:]:
-                out |= part
-            for ids in extra:
-                out[ids] = True
-        self.masks.put(config, out, 0 if out is parts[0] else out.nbytes)  # a table's own array is not a copy
+        out = parts[0]
+        for part in parts[1:]:
+            out |= part
+        for ids in extra:
+            out[ids] = True
+        self.masks.put(config, out, out.nbytes)
         return out
 
     def walked(self, config: Config) -> np.ndarray:
@@ -224,8 +223,12 @@ class CompiledGrammar:
             self.walks.put((start, data), config, STACK_BYTES * (len(start) + len(config)) + len(data))
         return config
 
-    def allowed_bytes(self, config: Config) -> set[int]:
-        """Bytes that may come next from any configuration."""
+    def allowed_bytes(self, config: Config) -> frozenset[int]:
+        """Bytes that may come next from any configuration (remembered per configuration: the guards ask at each
+        step of a generation, and requests of one schema ask alike)."""
+        hit = self.byte_sets.get(config)
+        if hit is not None:
+            return hit
         out: set[int] = set()
         for st in config:
             key = st[-1]
@@ -234,7 +237,9 @@ class CompiledGrammar:
                 row = self.automaton.dfas[key[0]].trans[key[1]]
                 nb = self.next_bytes[key] = tuple(np.flatnonzero(row >= 0).tolist())
             out.update(nb)
-        return out
+        found = frozenset(out)
+        self.byte_sets.put(config, found, STACK_BYTES * len(config) + 8 * len(found))
+        return found
 
 
 class Matcher:
@@ -407,7 +412,7 @@ class Matcher:
             nxt = self.grammar.allowed_bytes(config)
             if len(nxt) != 1:
                 break
-            byte = nxt.pop()
+            byte = next(iter(nxt))
             out.append(byte)
             config = self.grammar.automaton.step(config, byte)
         return bytes(out)

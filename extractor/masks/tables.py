@@ -13,7 +13,6 @@ import zlib
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ from extractor.masks.lru import ByteLRU
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
 from extractor.masks.walk import walk
+from extractor.masks.window import same_table
 
 
 SAVE_AFTER = 0.002
@@ -37,8 +37,8 @@ thread's CPU clock: a build that waited for the GIL (and so took long on the wal
 MAX_FILE_BYTES = 64 << 20
 """A table file larger than this is not read (the largest tables, of a vocabulary's every trie node, are a few MB)."""
 TABLE_BYTES = 512 << 20
-"""Bytes of tables kept in memory per table cache (least recently used dropped first): about 9,000 tables of a
-49k-token vocabulary, 3,600 of a 128k one."""
+"""Bytes of tables kept in memory per table cache (least recently used dropped first): about 70,000 tables of a
+49k-token vocabulary, 30,000 of a 128k one (packed, with their exit nodes)."""
 PATHS_BYTES = 32 << 20
 """Bytes of counted rules' base walks kept per table cache (a few MB each for a 128k vocabulary)."""
 
@@ -46,20 +46,28 @@ PATHS_BYTES = 32 << 20
 @dataclass(frozen=True, eq=False)
 class Table:
     """Tokens a rule state allows on its own, and the trie nodes where the rule may end with tokens
-    running on past them: those tokens' remaining bytes are for the enclosing rules to judge."""
+    running on past them: those tokens' remaining bytes are for the enclosing rules to judge. Held packed, 32
+    tokens a word (an eighth of a bool per token): a cache of a given size holds eight times the tables, so a
+    server's grammars prepared one after another do not push out each other's tables before their steps read them."""
 
-    allowed: np.ndarray  # bool, one per token id
+    packed: np.ndarray  # int32 words (masks.bits): bit i of word w is token 32*w + i; never mutate it
     exit_nodes: np.ndarray  # int32 trie nodes, in preorder
+    size: int  # tokens (the vocabulary's)
+
+    @classmethod
+    def of(cls, allowed: np.ndarray, exit_nodes: np.ndarray) -> Table:
+        """The table of a bool (or 0/1 byte) per token id."""
+        return cls(packed=pack(allowed.view(bool)), exit_nodes=exit_nodes, size=len(allowed))
 
     @property
     def nbytes(self) -> int:
-        """What the table holds, its packed row (made on first use) counted in."""
-        return self.allowed.nbytes + self.allowed.nbytes // 8 + self.exit_nodes.nbytes + 256
+        """What the table holds."""
+        return self.packed.nbytes + self.exit_nodes.nbytes + 256
 
-    @cached_property
-    def packed(self) -> np.ndarray:
-        """`allowed` packed 32 tokens per int32 word (masks.bits), made on first use; never mutate it."""
-        return pack(self.allowed)
+    @property
+    def allowed(self) -> np.ndarray:
+        """A bool per token id, unpacked on each read (a new array: the caller may keep or change it)."""
+        return np.unpackbits(self.packed.view(np.uint8), count=self.size, bitorder="little").view(bool)
 
 
 class TableCache:
@@ -85,7 +93,9 @@ class TableCache:
         """The table files of each folder looked in, by name."""
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
-        state = automaton.table_state(rule, state, trie.width)
+        dfa = automaton.dfas[rule]
+        state = dfa.canonical(state, trie.width) if isinstance(dfa, CountedDFA) else \
+            same_table(dfa, trie, state) if rule in automaton.leaves else state
         if rule in automaton.private:  # a rule copying from one text: no other automaton has it
             key = (trie.vocab.fingerprint, rule, state)
             table = automaton.own.get(key)
@@ -190,8 +200,9 @@ class TableCache:
                     return None
                 if packed.dtype != np.uint8 or len(packed) != (size + 7) // 8 or exits.dtype != np.int32:
                     return None
-                return Table(allowed=np.unpackbits(packed, count=size, bitorder="little").astype(bool),
-                             exit_nodes=exits)
+                words = np.zeros((size + 31) // 32, dtype=np.int32)
+                words.view(np.uint8)[:len(packed)] = packed
+                return Table(packed=words, exit_nodes=exits, size=size)
         except (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error):
             return None
 
@@ -202,10 +213,11 @@ class TableCache:
         try:
             os.makedirs(os.path.dirname(path), exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
-            packed, exits = np.packbits(table.allowed, bitorder="little"), table.exit_nodes.astype(np.int32)
+            packed = table.packed.view(np.uint8)[:(table.size + 7) // 8]  # as np.packbits writes the bools
+            exits = table.exit_nodes.astype(np.int32)
             with os.fdopen(fd, "wb") as f:
-                np.savez(f, allowed=packed, size=len(table.allowed), exit_nodes=exits, key=_key_text(key),
-                         digest=_digest(packed, len(table.allowed), exits))
+                np.savez(f, allowed=packed, size=table.size, exit_nodes=exits, key=_key_text(key),
+                         digest=_digest(packed, table.size, exits))
             os.replace(tmp, path)  # atomic: readers see a whole file or none
             self._listed(path, add=True)
         except OSError:
@@ -283,13 +295,13 @@ def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
         n = _kernel.ref_walk(trie.packed, trie.ids, trans, accept, state,
                              np.ascontiguousarray(ref.trans, dtype=np.int32), int(pair.partner[state]), pair.same,
                              table.allowed.view(np.uint8), table.exit_nodes, allowed, exits)
-        return Table(allowed=allowed.view(bool), exit_nodes=exits[:n].copy())
+        return Table.of(allowed, exits[:n].copy())
     counted = None
     if isinstance(dfa, CountedDFA):
         counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
                    dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
     n = _kernel.leaf_walk(trie.packed, trie.ids, trans, accept, state, counted, allowed, exits)
-    return Table(allowed=allowed.view(bool), exit_nodes=exits[:n].copy())
+    return Table.of(allowed, exits[:n].copy())
 
 
 @dataclass(frozen=True, eq=False)
@@ -337,7 +349,7 @@ def counted_table(dfa: CountedDFA, paths: UnitPaths, count: int) -> Table:
     allowed[paths.tokens] = ok[paths.cells]
     reached = dfa.after(count, paths.exit_units)
     ends = (reached >= dfa.lo) if dfa.hi is None else (reached >= dfa.lo) & (reached <= dfa.hi)
-    return Table(allowed=allowed, exit_nodes=paths.exit_nodes[ends])
+    return Table.of(allowed, paths.exit_nodes[ends])
 
 
 def numpy_leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int) -> Table:
@@ -368,7 +380,7 @@ def numpy_leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int) -> 
         if done.any():
             allowed[trie.ids[rows[done]]] = True
             rows, states = rows[~done], states[~done]
-    return Table(allowed=allowed, exit_nodes=np.array(sorted(exits), dtype=np.int32))
+    return Table.of(allowed, np.array(sorted(exits), dtype=np.int32))
 
 
 def _stepper(dfa: RuleDFA | CountedDFA) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
@@ -385,4 +397,4 @@ def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     reached, exits = walk(automaton, trie, automaton.close([((rule, state),)]), np.zeros(1, dtype=np.int32), exits=True)
     allowed = np.zeros(trie.vocab.size, dtype=bool)
     allowed[reached] = True
-    return Table(allowed=allowed, exit_nodes=exits)
+    return Table.of(allowed, exits)

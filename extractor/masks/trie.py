@@ -28,6 +28,8 @@ class TokenTrie:
         self.width = int(self.lengths.max()) if ids else 0
         """The longest token's length in bytes."""
         self.edges: dict[int, int] = {}  # node * 256 + byte -> child
+        self.reaches: dict[bytes, int] = {}
+        """`reach` by alphabet."""
         depth, byte, lo, hi, nends, end = [0], [-1], [0], [len(ids)], [0], [0]
         path, previous = [0], b""
         for row, i in enumerate(ids):
@@ -81,6 +83,21 @@ class TokenTrie:
             data = self.vocab.tokens[i]
             matrix[row, : len(data)] = np.frombuffer(data, dtype=np.uint8)
         return np.ascontiguousarray(matrix.T)
+
+    def reach(self, alphabet: np.ndarray) -> int:
+        """How many bytes of `alphabet` (256 flags) a token begins with, at most: how deep a walk reading only
+        those bytes goes into any token (remembered per alphabet)."""
+        key = np.asarray(alphabet, dtype=bool).tobytes()
+        found = self.reaches.get(key)
+        if found is None:
+            rows, flags, found = np.arange(len(self.ids)), np.asarray(alphabet, dtype=bool), self.width
+            for i in range(self.width):
+                rows = rows[(self.lengths[rows] > i) & flags[self.columns[i][rows]]]
+                if not len(rows):
+                    found = i
+                    break
+            self.reaches[key] = found
+        return found
 
     def ending(self, nodes: np.ndarray) -> np.ndarray:
         """Token ids whose bytes end exactly at any of `nodes`."""

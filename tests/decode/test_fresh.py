@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 import types
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards, generate
-from extractor.decode.fresh import fragment_of, path_at, repeatable_arrays, repeats
+from extractor.decode.fresh import Fresh, fragment_of, path_at, repeatable_arrays, repeats
 from extractor.decode.guards import Guard
 from extractor.grammar import CompileOptions
 from extractor.masks.bits import Row
@@ -344,3 +345,75 @@ def test_an_item_is_counted_as_the_plain_search_counts_it(source: str, item: str
     pattern = (rf"(?<![0-9.]){re.escape(text)}(?![0-9]|\.[0-9])" if number
                else rf"(?<![0-9A-Za-z]){re.escape(text)}(?![0-9A-Za-z])")
     assert times_written(item, source) == max(1, sum(1 for _ in re.finditer(pattern, source)))
+
+
+def _plain_escapes(grammar, config, written: bytes, spent: frozenset[bytes]) -> bool:
+    """The search for a way off the spent items as first written: every place walked, nothing remembered."""
+    work, seen = [(config, written)], set()
+    while work:
+        config, s = work.pop()
+        if (config, s) in seen:
+            continue
+        seen.add((config, s))
+        ahead = {item[len(s)] for item in spent if len(item) > len(s) and item.startswith(s)}
+        whole = s in spent
+        for byte in sorted(grammar.allowed_bytes(config), key=lambda b: b in ahead):
+            nxt = grammar.walk(config, bytes((byte,)))
+            if not nxt:
+                continue
+            if not s and byte in b" \t\n\r":
+                work.append((nxt, s))
+            elif whole and not (s[:1] in b"-0123456789" and byte in b"+-.0123456789eE"):
+                continue
+            elif byte in ahead:
+                work.append((nxt, s + bytes((byte,))))
+            else:
+                return True
+    return False
+
+
+class _PlainFresh(Fresh):
+    """The rule with its searches as first written: spent items counted afresh, no answer remembered or reused."""
+
+    def _spent(self, items):
+        return frozenset(item for item, n in Counter(items).items()
+                         if item and item[0] in b'"{-0123456789' and n >= self._in_text(item))
+
+    def _spent_with(self, items, item):
+        return self._spent([*items, item])
+
+    def _way_off(self, config, written, spent):
+        return b"" if _plain_escapes(self.grammar, config, written, spent) else None
+
+
+@pytest.mark.parametrize(("schema", "layout", "source"), [
+    ({"type": "array", "items": {"type": "string", "pattern": "^[ab]{1,3}$"}}, "compact", b""),
+    ({"type": "array", "items": {"enum": ["ab", "abc", "b", "ba"]}}, "compact", b""),
+    ({"type": "array", "items": {"enum": ["a", "b", "c"]}}, "spaced", b"a, a and b"),
+    ({"type": "array", "items": {"type": "integer", "enum": [1, 2, 12, 21, 211]}}, "compact", b""),
+    ({"type": "object", "properties": {"x": {"type": "array", "items": {"type": "object", "properties": {
+        "k": {"enum": ["p", "q"]}, "v": {"enum": [1, 2]}}, "required": ["k", "v"]}}}, "required": ["x"]},
+     "compact", b""),
+    ({"type": "array", "items": {"enum": ["ab", "abc", "b"]}}, "pretty", b""),
+])
+def test_the_remembered_searches_take_what_the_plain_search_takes(gpt2, schema, layout, source):
+    """Differential: at every step of random walks, the rule's remembered searches (and the shortcut through an
+    earlier answer) ban exactly the tokens the plain search bans."""
+    grammar = _grammar(schema, gpt2, layout)
+    rng, guards, banning = random.Random(11), Guards(similar_items=None, alike_objects=None, unique_items=False), 0
+    for _ in range(12):
+        matcher, fast, plain = grammar.matcher(), Guard(guards, grammar, source), Guard(guards, grammar, source)
+        plain.fresh = _PlainFresh(grammar, plain.classes, plain.source, guards.repeatable)
+        for _ in range(40):
+            plans = [guard.plan(matcher.config) for guard in (fast, plain)]
+            banned = [set() if p is None else {int(i) for ids in p.banned for i in ids} for p in plans]
+            assert banned[0] == banned[1], matcher.output
+            banning += bool(banned[0])
+            ids = np.flatnonzero(fast.restrict(matcher.mask(), matcher.config))
+            if not len(ids) or matcher.accepting() and not grammar.allowed_bytes(matcher.config):
+                break
+            token = int(rng.choice(list(ids)))
+            matcher.advance(token)
+            fast.feed(grammar.vocab.tokens[token])
+            plain.feed(grammar.vocab.tokens[token])
+    assert banning  # the walks went where the rule bans tokens

@@ -9,6 +9,7 @@ import pytest
 from extractor import compile_schema
 from extractor.automata.counted import CountedDFA
 from extractor.masks import TableCache
+from extractor.masks.bits import pack
 from extractor.masks.matcher import CompiledGrammar
 from tests.masks.test_masks import small_vocab
 
@@ -55,3 +56,17 @@ def test_a_prepare_out_of_time_stops_at_once() -> None:
     grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie, tables=_Counting())
     assert grammar.prepare(0.0) == 0
     assert getattr(grammar.tables, "built", 0) == 0
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_prepared_tables_are_held_packed(schema: dict) -> None:
+    """A table holds a bit per token, not a byte: a bounded cache keeps eight times the tables, so a server's later
+    grammars do not push out an earlier one's before its steps read them; its tokens read back unchanged."""
+    plain = compile_schema(schema, small_vocab("llama3"))
+    tables = TableCache(directory=None)
+    grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie, tables=tables)
+    grammar.prepare(60.0)
+    words = (plain.vocab.size + 31) // 32
+    for table, size in tables.entries.values():
+        assert size == table.nbytes <= 4 * words + table.exit_nodes.nbytes + 256
+        assert table.packed.dtype == np.int32 and np.array_equal(pack(table.allowed), table.packed)
