@@ -94,8 +94,6 @@ class Blanks:
     """An output with its empty copies read as absent."""
 
     output: str
-    missing: list[Problem]
-    """One "missing" problem per field that must be given and was written as "" (the attempt is retried)."""
     moved: bool
     """A list item was left out, so the output's places no longer match the decoder's record of its copies."""
 
@@ -103,17 +101,19 @@ class Blanks:
 def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
     """`output` with each "" the model wrote for a verbatim string (one `verbatim` makes so: "all" and "auto" every
     plain string, "marked" those marked `Verbatim`) read as "the text does not hold it": null where the field may be
-    null, left out where its member is not required or it is a list item, else a "missing" problem. A verbatim
-    string may copy nothing, and a small model writes "" for a value it did not find; a field whose schema allows
-    "" itself (a `const` or `enum` member, a free string beside the copy) keeps it."""
+    null, left out where its member is not required or it is a list item. A verbatim string may copy nothing, and a
+    small model writes "" for a value it did not find. Kept: a field whose schema allows "" itself (a `const` or
+    `enum` member, a free string beside the copy), and one that must be given and may not be null (read as missing
+    there, an error and a retry, the embedded model wrote "" again on every retry measured and the document lost
+    its other fields: benchmarks/results/quality_dev_blanks_missing.md)."""
     if '""' not in output:
-        return Blanks(output, [], False)
+        return Blanks(output, False)
     try:
         data = json.loads(output)
     except ValueError:
-        return Blanks(output, [], False)  # the parser reports it
+        return Blanks(output, False)  # the parser reports it
     schema = _copied_ir(key(target), verbatim != "marked")
-    raw, where, missing, moved = output.encode(), output_ranges(output.encode()), [], False
+    raw, where, moved = output.encode(), output_ranges(output.encode()), False
     for leaf in reversed([v for v in leaves(data, schema) if v.verbatim and v.value == ""]):
         options, place = _place(schema, leaf.pointer)
         if any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
@@ -125,10 +125,7 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
         elif place in ("optional", "item"):
             cut = _left_out(raw, start - 1, end + 1, place == "optional")
             raw, moved = raw[:cut[0]] + raw[cut[1]:], moved or place == "item"
-        else:
-            missing.append(Problem('"" is no value: the text gives this field; copy it as the text writes it',
-                                   tuple(_located(p) for p in leaf.pointer.split("/")[1:]), "missing"))
-    return Blanks(raw.decode(), missing[::-1], moved)
+    return Blanks(raw.decode(), moved)
 
 
 @functools.lru_cache(maxsize=64)

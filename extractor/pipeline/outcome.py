@@ -54,20 +54,19 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earli
             grounding: Grounding | None = None) -> tuple[Attempt, Outcome]:
     """One attempt, kept whole, and what it came to: the parsed object and its trace (None unless `grounding`
     traces it), Cut, or Invalid (errors on the attempt: validation, checks, values the text must hold and does
-    not, a field that must be given written as ""). With `grounding`, a "" written for a verbatim string is read
-    as absent first (`grounding.blanks`)."""
+    not). With `grounding`, a "" written for a verbatim string is read as absent first (`grounding.blanks`)."""
     attempt = Attempt(gen.text, gen.usage, cut=not gen.complete)
     if not gen.complete:
         return attempt, Cut(IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
                                                   attempts=[*earlier, attempt]))
-    read = grounding.blanks(gen.text) if grounding is not None else Blanks(gen.text, [], False)
+    read = grounding.blanks(gen.text) if grounding is not None else Blanks(gen.text, False)
     try:
         result = parse(target, refusal, read.output, is_target)
     except (ValueError, ValidationError) as exc:
-        attempt.errors = [*read.missing, *errors_of(exc)]
+        attempt.errors = errors_of(exc)
         return attempt, Invalid()
     refused = refusal is not None and isinstance(result, refusal)
-    attempt.errors = [] if refused else [*read.missing, *run_checks(result, checks)]
+    attempt.errors = [] if refused else run_checks(result, checks)
     if attempt.errors:
         return attempt, Invalid()
     if refused or grounding is None:
