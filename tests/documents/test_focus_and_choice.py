@@ -10,7 +10,7 @@ import pytest
 from pydantic import BaseModel
 
 from extractor import ExtractOptions
-from extractor.pipeline.windowed import FOCUS_MARGIN, PAD, read_in_windows
+from extractor.pipeline.windowed import FOCUS_MARGIN, PAD, STRETCH, read_in_windows
 from extractor.tracing import Trace
 from tests.documents.test_read_in_windows import Stub, reading
 
@@ -78,7 +78,7 @@ def scored(card: float, other: float):
 def test_a_stretch_is_read_within_the_margin_of_the_best(relevance, everything: bool) -> None:
     doc = buried(200)
     stub = Stub(card_answers, relevance=relevance)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)
     every = read_in_windows(*reading(Stub(card_answers)), Card, doc, ExtractOptions(focus=False), 60,
                             with_trace=True)
     assert (traced.trace.windows == every.trace.windows) == everything
@@ -87,7 +87,8 @@ def test_a_stretch_is_read_within_the_margin_of_the_best(relevance, everything: 
 
 def test_a_text_of_one_window_is_not_scored() -> None:
     stub = Stub(card_answers, relevance=lambda text: pytest.fail("a text read whole was scored"))
-    traced = read_in_windows(stub, stub.extract_many, Card, CARD, ExtractOptions(), 60, with_trace=True)
+    traced = read_in_windows(stub, stub.extract_many, Card, CARD, ExtractOptions(focus=True), 60,
+                             with_trace=True)
     assert traced.result.name == "Dana Reyes"
 
 
@@ -139,3 +140,15 @@ def test_a_conflict_is_offered_back_as_a_choice_and_kept_with_its_candidates_on_
     assert LONG[spans[0].start:spans[0].end] == "3" and LONG[spans[1].start:spans[1].end] == "120"
     assert spans[2] is None and all(c.loglik is None for c in conflict.candidates)  # the stub gives none
     assert conflict.window == conflict.candidates[1].window != conflict.candidates[0].window
+
+
+@pytest.mark.parametrize("target, text, other", [
+    (Card, "Contact card. Name: Dana Reyes. Title: Engineer. Company: Acme Ltd. Email: dana@acme.example", CONTRACT),
+], ids=["card_against_contract"])
+def test_a_stretch_of_the_targets_kind_outscores_other_text_on_the_model(model_extractor, target, text: str,
+                                                                         other: str) -> None:
+    from extractor.pipeline.target import Target
+    from extractor.pipeline.windowed import stretch_scores
+
+    mine, theirs = stretch_scores(model_extractor, Target(target, ExtractOptions()), [text, other[:STRETCH]])
+    assert mine > theirs
