@@ -21,7 +21,7 @@ so there is an answer to judge for every document. Each answer is traced against
 refuse where score < min_relevance, or where score < doubtful and at least max_unfounded of the answer's
 identifying values (refusing.identifying) are found nowhere in the text. The three are chosen together over a
 grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
-answerable documents.
+answerable documents, and among rules of equal F1 the one refusing the most no-answer short texts.
 
 Scoring a split reads every text after 22 announcements, hours of a shared CPU: `--enough X` reads as `extract` does
 (the kinds only where the target's own rows do not reach X; figures exact for thresholds up to X), and `--targets`,
@@ -197,7 +197,9 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
         candidates = [c for c in candidates if sum(s < c[0] and not no for s, no in short) <= args.short_false]
         allowed = [r for r in map(lambda c: rule_rates(everything, c), candidates)
                    if (r["false_refusal_rate"] or 0) <= args.max_false]
-        chosen = max(allowed, key=lambda r: (r["f1"] or 0, -r["rule"]["doubtful"], -r["rule"]["min_relevance"]))
+        refused_short = {c[0]: sum(s < c[0] and no for s, no in short) for c in candidates}
+        chosen = max(allowed, key=lambda r: (r["f1"] or 0, refused_short[r["rule"]["min_relevance"]],
+                                             -r["rule"]["doubtful"], -r["rule"]["min_relevance"]))
     rule = tuple(chosen["rule"].values())
     screen_only = (rule[0], -1e9, 1.0)
     return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
