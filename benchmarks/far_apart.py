@@ -5,7 +5,7 @@ returned is right (exact after normalisation), whether the window holding the fa
 wrong one, with the windows' disagreeing scalars decided by the model (`conflicts="model"`) and by the merge.
 
 usage: python benchmarks/far_apart.py [--split dev|test] [--data FILE.jsonl] [--limit N] [--window N]
-           [--overlap N] [--conflicts model,merge] [--max-tokens N] [--threads N] [--model ID]
+           [--overlap N] [--focus on|off] [--conflicts model,merge] [--max-tokens N] [--threads N] [--model ID]
            [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT]
 
 Each fact is one sentence, which one window holds whole (the documents are read in windows of `--window` tokens,
@@ -33,6 +33,7 @@ from benchmarks.long_documents import _resumed  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "far_apart"
 MODES = ("model", "merge")
+FOCUS = {None: "the default", True: "on", False: "off"}
 STAGES = ("right", "unread", "not written", "merge", "choice")
 
 
@@ -58,7 +59,8 @@ def read(ex: Any, doc: dict[str, Any], mode: str, args: argparse.Namespace) -> d
     from extractor.errors import ExtractorError
 
     attempts: list[Any] = []
-    options = {k: v for k, v in (("window", args.window), ("overlap", args.overlap)) if v is not None}
+    options = {k: v for k, v in (("window", args.window), ("overlap", args.overlap), ("focus", args.focus))
+               if v is not None}
     start = time.perf_counter()
     try:
         traced = ex.extract(KINDS[doc["kind"]].target, doc["text"], conflicts=mode, max_tokens=args.max_tokens,
@@ -111,7 +113,8 @@ def judge(doc: dict[str, Any], row: dict[str, Any]) -> dict[str, dict[str, Any]]
         read_ = any(i not in row["unread"] for i in holding)
         stage = ("right" if same(value, gold) else "unread" if not read_ else
                  "not written" if not written else "choice" if offered else "merge")
-        out[field] = {"gold": gold, "value": value, "right": stage == "right", "read": read_, "written": written, "offered": offered, "stage": stage}
+        out[field] = {"gold": gold, "value": value, "right": stage == "right", "read": read_, "written": written,
+                      "offered": offered, "stage": stage}
     return out
 
 
@@ -164,7 +167,8 @@ def report(args: argparse.Namespace, docs: list[dict[str, Any]],
                                                 / max(1, sum(mode in c["modes"] for c in cases)), 1)}
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "data": str(args.data.relative_to(DATA.parents[2])) if args.data.is_relative_to(DATA.parents[2])
-            else str(args.data), "window": args.window, "overlap": args.overlap, "max_tokens": args.max_tokens,
+            else str(args.data), "window": args.window, "overlap": args.overlap, "focus": args.focus,
+            "max_tokens": args.max_tokens,
             "threads": args.threads, "documents": len(cases), "modes": modes, "cases": cases}
 
 
@@ -177,7 +181,8 @@ def markdown(result: dict[str, Any]) -> str:
     modes = list(result["modes"])
     lines = [f"# Facts stated once, far apart ({result['split']} split, {result['documents']} documents)", "",
              f"Model: {result['model']}; greedy; window {result['window']} tokens; overlap "
-             f"{result['overlap'] or 'default'}; max_tokens {result['max_tokens']}; {result['threads']} thread(s); "
+             f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; max_tokens {result['max_tokens']}; "
+             f"{result['threads']} thread(s); "
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),
              *([f"Not run: {', '.join(result['unfinished'])}.", ""] if result.get("unfinished") else []),
@@ -213,6 +218,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--limit", type=int, default=None, help="the first N documents only")
     parser.add_argument("--window", type=int, default=1024, help="tokens of text per window")
     parser.add_argument("--overlap", type=int, default=None)
+    parser.add_argument("--focus", default=None, choices=["on", "off"], help="read only the parts of the text the "
+                        "relevance screen finds likeliest (ExtractOptions.focus; default: the library's default)")
     parser.add_argument("--conflicts", default=",".join(MODES), help="conflicts modes compared (model, merge)")
     parser.add_argument("--max-tokens", type=int, default=256, help="output budget per attempt (a window's answer "
                         "is a few dozen tokens)")
@@ -226,6 +233,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
     args.conflicts = args.conflicts.split(",")
+    args.focus = None if args.focus is None else args.focus == "on"
     args.data = args.data or DATA / f"{args.split}.jsonl"
     if bad := [m for m in args.conflicts if m not in MODES]:
         parser.error(f"--conflicts: unknown mode(s) {bad}; choose from {list(MODES)}")

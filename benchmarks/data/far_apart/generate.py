@@ -193,7 +193,7 @@ def document(kind: str, split: str, length: int, seed: str) -> dict[str, Any]:
     facts = [_filled(t, values, rng) for t in spec.wording[split]]
     lines, size, body = filler_lines(), sum(len(f) + 2 for f, _ in facts), []
     at = rng.randrange(len(lines))
-    while size < length - 200:
+    while size < length - 200 or len(body) < 2:  # decoys go between filler lines
         body.append(lines[at % len(lines)])
         size, at = size + len(body[-1]) + 1, at + 1
     for _ in range(max(4, length // 4000)):
