@@ -160,12 +160,14 @@ def _contrasted(engine: Engine, offered: Offered, opts: ExtractOptions, output: 
     head = output[:at + len(named) + (colon.end() if colon else 0)]
     plain = output[:at] + '"value"' + head[at + len(named):]
 
-    def loglik(schema: dict[str, Any], before: str, i: int) -> float:
-        prompt = lm.tokenizer.decode(engine.prompt_ids(schema, offered.contexts[i], [], opts)) + before
+    def contrast(i: int) -> float:
+        prompts = [lm.tokenizer.decode(engine.prompt_ids(schema, offered.contexts[i], [], opts)) + before
+                   for schema, before in ((offered.schema, head), (neutral, plain))]
         value = json.dumps(offered.candidates[i].value, ensure_ascii=False)
-        return likelihoods(lm, [prompt], lm.tokenizer(value, add_special_tokens=False)["input_ids"])[0]
+        member, any_value = likelihoods(lm, prompts, lm.tokenizer(value, add_special_tokens=False)["input_ids"])
+        return member - any_value
 
-    return max(placed, key=lambda i: loglik(offered.schema, head, i) - loglik(neutral, plain, i))
+    return max(placed, key=contrast)
 
 
 def _around(spans: list[Span], document: str, around: int = AROUND) -> str:
