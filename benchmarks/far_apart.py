@@ -181,8 +181,8 @@ def markdown(result: dict[str, Any]) -> str:
     modes = list(result["modes"])
     lines = [f"# Facts stated once, far apart ({result['split']} split, {result['documents']} documents)", "",
              f"Model: {result['model']}; greedy; window {result['window']} tokens; overlap "
-             f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; max_tokens {result['max_tokens']}; "
-             f"{result['threads']} thread(s); "
+             f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; "
+             f"max_tokens {result['max_tokens']}; {result['threads']} thread(s); "
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),
              *([f"Not run: {', '.join(result['unfinished'])}.", ""] if result.get("unfinished") else []),
