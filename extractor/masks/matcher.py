@@ -19,6 +19,7 @@ from extractor.masks.tables import TABLES, Table, TableCache
 from extractor.masks.trie import TokenTrie
 from extractor.masks.unique import TokenKinds, item_repeats
 from extractor.masks.walk import native, walk
+from extractor.masks.window import share
 from extractor.tokens import Vocabulary
 
 MASK_CACHE_BYTES = 64 << 20
@@ -78,9 +79,12 @@ class CompiledGrammar:
 
     def prepare(self, seconds: float) -> int:
         """Build the token table of every rule state, rule by rule, until `seconds` have passed (a server's compile
-        thread, so that its requests' first masks read tables instead of building them); how many were looked up."""
+        thread, so that its requests' first masks read tables instead of building them); how many were looked up.
+        States of a call-free rule that share a table (`masks.window`) are found first, so each is built once."""
         automaton, deadline, done = self.automaton, time.perf_counter() + seconds, 0
         for rule, dfa in enumerate(automaton.dfas):
+            if rule in automaton.leaves and not isinstance(dfa, CountedDFA):
+                share(dfa, self.trie)  # which of its states share a table: each shared one is built once
             for state in _table_states(dfa, self.trie.width):
                 if time.perf_counter() > deadline:
                     return done

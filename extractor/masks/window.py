@@ -53,17 +53,23 @@ _WEIGHTS = np.random.default_rng(0).integers(1, 1 << 63, size=257, dtype=np.uint
 
 
 def same_table(dfa: RuleDFA, trie: TokenTrie, state: int) -> int:
-    """The state whose token table `state` shares (itself where none smaller does): words are compared as deep as
-    a token stays within the bytes the rule reads, plus one (a token's next byte then kills every state alike)."""
+    """The state whose token table `state` shares, where `share` has found them (else `state` itself: a step
+    never waits for the classes, and a state's own table is the same table)."""
+    known = _SAME.get(dfa)
+    least = None if known is None else known.get(trie.vocab.fingerprint)
+    return state if least is None else least[state]
+
+
+def share(dfa: RuleDFA, trie: TokenTrie) -> None:
+    """Find which states of the rule share a table (a compile thread, before it builds them): words are compared as
+    deep as a token stays within the bytes the rule reads, plus one (a token's next byte then kills every state
+    alike)."""
     known = _SAME.get(dfa)
     if known is None:
         known = _SAME[dfa] = {}
-    least = known.get(trie.vocab.fingerprint)
-    if least is None:
+    if trie.vocab.fingerprint not in known:
         least = list(range(dfa.size))
         if MIN_STATES <= dfa.size <= MAX_STATES:
             trans = np.asarray(dfa.trans)
             least = window_classes(trans, np.asarray(dfa.accept), trie.reach((trans >= 0).any(axis=0)) + 1).tolist()
         known[trie.vocab.fingerprint] = least
-    return least[state]
-

@@ -10,7 +10,7 @@ from extractor import compile_schema
 from extractor.automata.counted import CountedDFA
 from extractor.grammar import CompileOptions
 from extractor.masks.tables import TableCache, leaf_table
-from extractor.masks.window import window_classes
+from extractor.masks.window import share, window_classes
 from tests.masks.test_masks import small_vocab
 
 SCHEMAS = [  # (schema, whether some rule's states must share tables)
@@ -31,6 +31,7 @@ def test_every_state_walked_alone_has_the_table_it_is_given(schema: dict, shares
         dfa = aut.dfas[rule]
         if isinstance(dfa, CountedDFA):
             continue
+        share(dfa, trie)  # (a compile's prepare does this; a step never waits for it)
         for state in range(dfa.size):
             walked, given = leaf_table(dfa, trie, state), cache.get(aut, trie, rule, state)
             assert np.array_equal(walked.packed, given.packed), (aut.names[rule], state)
