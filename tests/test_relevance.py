@@ -6,7 +6,7 @@ pytest.importorskip("torch", reason="the relevance screen runs the model (torch)
 
 from extractor.decode import relevance  # noqa: E402
 from extractor.decode.relevance import (KINDS, NEUTRAL, PART_MARGIN, SHORT, SHORT_MARGIN,  # noqa: E402
-                                        announcements, combine, kind_of, kinds)
+                                        announcements, combine)
 
 CASES = [
     ({"title": "Resume", "properties": {"name": {}, "skills": {}}},
@@ -22,27 +22,8 @@ CASES = [
 def test_the_target_is_announced_with_its_fields_by_title_and_as_a_text_then_each_kind(schema, about, titled):
     said = announcements(schema)
     assert said[:3] == [about, titled, NEUTRAL]
-    assert len(said) == 3 + len(kinds(schema)) and "The following text is an encyclopedia article.\n\n" in said
+    assert len(said) == 3 + len(KINDS) and "The following text is an encyclopedia article.\n\n" in said
     assert not any("e-mail" in s or "letter" in s for s in said)  # channels carry any kind of content
-
-
-OWN = [  # (title, description) -> the kinds left out: the target's own, which it would compete with
-    ("Resume", None, {"résumé"}),
-    ("JobPostings", None, {"job posting"}),
-    ("ContactCard", None, {"contact list"}),
-    ("WeatherReport", None, {"weather forecast", "report"}),
-    ("JobPosting", "A job advertisement: title, company and pay.", {"job posting", "advertisement"}),
-    ("Person", "Someone named in the text.", set()),
-    ("Address", None, set()),  # a double s is not a plural
-]
-
-
-@pytest.mark.parametrize("title,description,left_out", OWN)
-def test_a_target_is_not_compared_against_the_kind_its_title_or_description_names(title, description, left_out):
-    schema = {"title": title, **({"description": description} if description else {})}
-    assert set(KINDS) - set(kinds(schema)) == left_out
-    rows = [0.0, 0.0, 0.0, *(-float(i) for i in range(len(kinds(schema))))]
-    assert kind_of(schema, rows) == kinds(schema)[0] and len(announcements(schema)) == len(rows)
 
 
 SCORES = [  # (about, titled, a text, kinds...) -> score

@@ -5,8 +5,8 @@ judgement, and asked "is this a résumé?" it answers at chance. What it does kn
 likely: a résumé is likelier after "The following text is a Resume. It gives the name, email, skills..."
 than after "The following text is a news article.", a poem is likelier after "... is a poem.". Two
 log-likelihood ratios of the text's first tokens (nats) are read: the text announced as the target against
-announced as the likeliest of a fixed list of common kinds of document (less the target's own kind), and
-against announced as just "a text". A target that is one part of a document (the skills in a résumé) loses to the kind of the whole
+announced as the likeliest of a fixed list of common kinds of document, and against announced as just "a
+text". A target that is one part of a document (the skills in a résumé) loses to the kind of the whole
 document but wins against "a text", so the score is the larger of the first and the second less a margin. A
 short text (a sentence or three) takes a smaller margin, and its second ratio is read first: where it clears the
 threshold, the kinds are not read, and the screen costs a fraction of the text's extraction.
@@ -15,8 +15,6 @@ threshold, the kinds are not read, and the screen costs a fraction of the text's
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -31,7 +29,7 @@ TITLED = "The following text is {article} {title}.\n\n"
 KINDS = ("news article", "story", "poem", "recipe", "encyclopedia article", "product review", "invoice", "receipt",
          "résumé", "job posting", "event announcement", "contact list", "meeting notes", "report", "conversation",
          "advertisement", "legal text", "form", "weather forecast")
-"""What else a text may be (a target is compared against those that are not its own: `kinds`). Channels (e-mail, letter) are left out: any kind of content arrives in them, so they
+"""What else a text may be. Channels (e-mail, letter) are left out: any kind of content arrives in them, so they
 out-score the target on its own answerable texts (benchmarks/refusal_signals.py ranks the signals). A weather
 forecast was added after the short dev texts that passed the screen were read after eleven more kinds (a weather
 report or forecast, an FAQ, a staff directory, a calendar file, a gardening tip, a quote, a chat message, a
@@ -73,35 +71,12 @@ def _article(word: str) -> str:
 
 
 def announcements(schema: dict[str, Any]) -> list[str]:
-    """The target announced with its top-level field names, by title alone, as "a text", then as each other kind."""
+    """The target announced with its top-level field names, by title alone, as "a text", then as each kind."""
     title = str(schema.get("title", "record"))
     names = [str(k) for k in schema.get("properties", {})] if isinstance(schema.get("properties"), dict) else []
     about = ABOUT.format(article=_article(title), title=title, fields=", ".join(names) or "details")
     return [about.replace(" the details", " details"), TITLED.format(article=_article(title), title=title),
-            NEUTRAL, *(TITLED.format(article=_article(k), title=k) for k in kinds(schema))]
-
-
-def kinds(schema: dict[str, Any]) -> tuple[str, ...]:
-    """The kinds a target is compared against: KINDS less its own, those a word of its title names (`JobPosting`:
-    a job posting, `ContactCard`: a contact list) or whose name its description holds ("A job advertisement"): a
-    target compared against its own kind competes with itself, and its own texts read as that kind."""
-    named = set(_words(str(schema.get("title", ""))))
-    said = " ".join(_words(str(schema.get("description", ""))))
-    return tuple(k for k in KINDS if not named & set(_words(k)) and f" {' '.join(_words(k))} " not in f" {said} ")
-
-
-def kind_of(schema: dict[str, Any], ll: list[float]) -> str:
-    """The kind (of `kinds(schema)`) that the likelihoods after `announcements(schema)` say the text reads most
-    like."""
-    others = kinds(schema)
-    return others[max(range(len(others)), key=lambda k: ll[3 + k])]
-
-
-def _words(name: str) -> list[str]:
-    """A name's words, lower case, accents and a plural s dropped: `JobPostings` and "job posting" alike."""
-    plain = unicodedata.normalize("NFKD", re.sub(r"(?<=[a-z])(?=[A-Z])", " ", name))
-    words = re.findall(r"[a-z]+", "".join(c for c in plain if not unicodedata.combining(c)).lower())
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
+            NEUTRAL, *(TITLED.format(article=_article(k), title=k) for k in KINDS)]
 
 
 @torch.inference_mode()
@@ -123,10 +98,10 @@ def score(lm: LoadedModel, schema: dict[str, Any], text: str, *, enough: float |
 
 
 def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
-    """The kind of document the text reads most like (of the target's `kinds`), from the likelihoods the screen
-    kept."""
+    """The kind of document the text reads most like (of KINDS), from the likelihoods the screen kept."""
     said, body = announcements(schema), opening(lm, text)
-    return kind_of(schema, [0.0, 0.0, 0.0, *likelihoods(lm, said[3:], body)])
+    kinds = likelihoods(lm, said[3:], body)
+    return KINDS[max(range(len(KINDS)), key=kinds.__getitem__)]
 
 
 def combine(ll: list[float], margin: float = PART_MARGIN, tokens: int = SCREEN_TOKENS) -> float:
