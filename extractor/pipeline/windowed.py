@@ -44,10 +44,11 @@ STRETCH_TOKENS = 64
 """Tokens of each stretch read when it is scored: its opening, enough to say what it is (see `FOCUS_MARGIN`)."""
 FOCUS_MARGIN = 9.0
 """Nats below the best stretch within which a stretch is read: a stretch's score is how much likelier the model
-finds its opening announced as the target (with its field names) than as "a text" (`stretch_scores`). Chosen on the
-dev split's needles (benchmarks/window_signals.py): the largest whole number of nats under which no stretch of the
-contract around a buried document counted (a résumé's best stretch 20.8, the contract's 11.8 at 40,000
-characters); a wide margin, so that a text all of the target's kind is read through."""
+finds its opening announced as the target (with its field names) than as "a text" (`stretch_scores`). Chosen on
+the first of the dev split's needles at 40,000 characters (benchmarks/results/window_signals_focus_dev.md): the
+largest whole number of nats under which no stretch of the contract around it counted (a résumé's best stretch 20.8,
+the contract's 11.8). On all four no margin does: in three the best stretch is contract text, which is why `focus`
+is off by default."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 
