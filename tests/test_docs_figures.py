@@ -216,12 +216,42 @@ FIELDS += [(f"| {split} | {{:,}} | {{:.3f}} | {{:.3f}} |", f"quality_fields_gene
 PERFORMANCE = [("had the same standing but for a largest mask of {:.0f} ms", "realworld_peers_tuning_before.json",
                 [lambda r: r["parts"]["tuning"]["extractor"]["mask_us"]["max"] / 1e3])]
 
+def _step(rows: int, part: str, backend: str = "extractor") -> Callable[[dict[str, Any]], float]:
+    """A backend's mean request step (µs) at `rows` rows in the serving replay, cold or warm."""
+    return lambda r: r["runs"][f"batch {rows}, drafts 0"][backend][part]["request_step_us"]["mean"]
+
+
+def _ratio(rows: int, part: str) -> Callable[[dict[str, Any]], float]:
+    """Our mean step over XGrammar's at `rows` rows, cold or warm."""
+    return lambda r: _step(rows, part)(r) / _step(rows, part, "xgrammar")(r)
+
+
+def _mix(backend: str) -> Callable[[dict[str, Any]], float]:
+    """A backend's mean request step (µs) over the serving mix."""
+    return lambda r: r["mix"]["batch 64, drafts 0"][backend]["mix"]["request_step_us"]["mean"]
+
+
+BATCHES = (16, 64, 256)
+SERVING = [("our mean step is {:.2f}×, {:.2f}× and {:.2f}× XGrammar's at 16, 64 and 256 rows; cold, {:.2f}×, "
+            "{:.2f}× and {:.2f}×", "backend_replay_serving.json",
+            [_ratio(n, "warm") for n in BATCHES] + [_ratio(n, "cold") for n in BATCHES]),
+           ("load average {:.1f} to {:.1f})", "backend_replay_serving.json", ["load_average/0", "load_average/1"])]
+SERVING_MIX = [("the serving mix {:.2f}×.", "backend_replay_serving.json",
+                [lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)])]
+SERVING_US = [("({:.0f}, {:.0f} and {:.0f} µs against {:.0f}, {:.0f} and {:.0f}); the serving mix {:.0f} µs "
+               "against {:.0f} ({:.2f}×)", "backend_replay_serving.json",
+               [_step(n, "cold") for n in BATCHES] + [_step(n, "cold", "xgrammar") for n in BATCHES]
+               + [_mix("extractor"), _mix("xgrammar"), lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)])]
+
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
            + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
            + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS]
-           + [("docs/performance.md", *row) for row in PERFORMANCE] + [("docs/guide.md", *row) for row in DATES])
+           + [("docs/performance.md", *row) for row in PERFORMANCE] + [("docs/guide.md", *row) for row in DATES]
+           + [(page, *row) for page in ("docs/vllm.md", "docs/performance.md") for row in SERVING]
+           + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
