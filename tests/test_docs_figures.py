@@ -176,6 +176,23 @@ SCREEN = [
       (("", "recall"), ("", "precision"), (",strip=true", "recall"), (",strip=true", "precision"),
        ("", "false_refusal_rate"))]),
 ]
+OWN = "per_method/extract[min_relevance=-1000000000]"
+"""Where a refusal rule's figures stand in calibrate_refusal's file."""
+SCREEN += [("refusing below −{:.3f}, or below 0 where half", "refusal_rule_dev_own.json",
+            [lambda r: -r["chosen"]["rule"]["min_relevance"]]),
+           ("recall **{:.3f}** at precision **{:.3f}** against {:.3f} at {:.3f} for the rule in force",
+            "refusal_rule_dev_own.json",
+            [f"{OWN}/rule/recall", f"{OWN}/rule/precision",
+             lambda r: figure(_file("refusal_rule_dev_48.json"), f"{OWN}/rule/recall"),
+             lambda r: figure(_file("refusal_rule_dev_48.json"), f"{OWN}/rule/precision")]),
+           ("and {:.3f} of the no-answer ones ({:.3f})", "refusal_rule_dev_own.json",
+            ["short/recall", lambda r: _file("refusal_rule_dev_48.json")["short"]["recall"]]),
+           ("refused with recall **{:.3f}** at precision **{:.3f}**", "refusal_rule_test_own.json",
+            [f"{OWN}/rule/recall", f"{OWN}/rule/precision"])]
+TRACING += [("on those four receipts fell from {:.3f} to {:.3f} (", "quality_dev_blanks_before.json",
+             ["methods/extract/field_f1",
+              lambda r: figure(_file("quality_dev_blanks_missing.json"), "methods/extract/field_f1")])]
+
 FAQ = [("well under half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
        ("{:.2f}× on the costliest", "screen_cost.json", ["worst_ratio"])]
 

@@ -143,7 +143,7 @@ class Pipeline:
         """The attempt's outcome judged and recorded on the document: its result, or its error and whether the
         document is decoded again (an invalid output is; a cut one where the engine retries cut outputs)."""
         grounding = Grounding(self.target.spec, doc.text, self.opts.grounding,
-                              keep=self.with_trace or checks_answer(doc.screen, self.opts))
+                              keep=self.with_trace or checks_answer(doc.screen, self.opts), verbatim=self.opts.verbatim)
         is_target = self.engine.is_target(self.target, doc.text, self.opts)
         attempt, came = outcome(self.target.spec, self.opts.refusal_model, gen, doc.attempts, self.opts.max_tokens,
                                 self.target.checks, is_target, grounding)
