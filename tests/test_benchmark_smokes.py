@@ -23,7 +23,7 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("calibrate_refusal", ["--split", "dev", "--sets", "short", "--limit", "2", "--threads", "1"],
      ["chosen", "short", "documents", "commit"]),
     ("table_cache", ["--sample", "2"], ["tables", "build_ms"]),
-    ("window_signals", ["--docs", "1", "--length", "1200", "--inside", "1", "--outside", "1"],
+    ("window_signals", ["--docs", "1", "--length", "1200", "--contracts", "0"],
      ["chosen", "margins", "cases", "commit"]),
     ("threads", ["--settings", "1", "--competitors", "0", "--repeats", "1", "--max-tokens", "4"], ["seconds"]),
 ]
