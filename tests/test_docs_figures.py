@@ -87,6 +87,11 @@ RELIABILITY = [
 METHODS = [("`extract` (windows, window form, merge)", "extract"), ("the first window only", "first_window"),
            ("free generation per window, merged first-wins", "free_chunks"),
            ("windows under the target's own schema", "no_window_form")]
+def _needles(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """window_signals' cases of a document buried in contract text (not a contract read whole)."""
+    return [c for c in result["cases"] if c["target"] != "NDA"]
+
+
 LONG = [
     *[(f"| {label} | {{:.3f}} | {{:.3f}} | {{:.3f}} | {{:.3f}} | {valid} | {{:.0f}} |", file,
        [f"methods/{key}/{k}" for k in ("f1", "precision", "recall", "per_key/party")]
@@ -134,6 +139,22 @@ LONG = [
      ["kinds/needle/40000/long/seconds_per_doc",
       lambda r: _file("needle_focus_w1024.json")["kinds"]["needle"]["40000"]["long"]["seconds_per_doc"],
       "kinds/needle/40000/alone/seconds_per_doc"]),
+    ("outscored the contract around it in {} of {} cases (a résumé, by {:.3f} nats)", "window_signals_focus_dev.json",
+     [lambda r: sum(c["gap"] > 0 for c in _needles(r)), lambda r: len(_needles(r)),
+      lambda r: max(c["gap"] for c in _needles(r))]),
+    ("(by up to {:.3f} nats)", "window_signals_focus_dev.json", [lambda r: -min(c["gap"] for c in _needles(r))]),
+    ("at the margin only {} of {} stretches are read", "window_signals_focus_dev.json",
+     [lambda r: next(m["contract_read"] for m in r["margins"] if m["margin"] == 9.0),
+      lambda r: sum(len(t["stretches"]) for t in r["contracts"])]),
+    ("{:.0f} to {:.0f} s a 40,000-character text", "window_signals_focus_dev.json",
+     [lambda r: min(c["seconds"] for c in r["needles"]), lambda r: max(c["seconds"] for c in r["needles"])]),
+    ("field F1 {:.3f} from the long\ntexts against {:.3f} for the documents alone", "needle_focus_test.json",
+     ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1"]),
+    ("A long text took {:.0f} s against {:.0f} s alone (the invoice {:.0f} s against {:.0f} s)",
+     "needle_focus_test.json", ["kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+                                "cases/0/long/seconds", "cases/0/alone/seconds"]),
+    ("is {:.3f} with it against {:.3f} without", "long_documents_dev_long_regions.json",
+     ["methods/extract/f1", lambda r: figure(_file("long_documents_dev_long_regions_off.json"), "methods/extract/f1")]),
 ]
 
 CORPUS_CLI = [("two actors did {:.2f}× one actor's documents", "ray_cli.json", ["two_over_one_steady"]),
