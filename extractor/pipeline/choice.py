@@ -35,7 +35,9 @@ model writes it, in the text around its span, as the member than as this (the me
 raise the value the text says is that member; what makes any value likely, such as being the one value of its
 type in the stretch, cancels). On the dev split of benchmarks/far_apart.py the model's enum answer took the first
 candidate offered in 2 of 6 conflicts holding the right value (a deadline after a draft's date, a lease's term
-after another count); the contrast took the right one in 5 of 6."""
+after another count); the contrast took the right one in 5 of 6. Its weakness: a role word a window wrote for a
+name ("Buyer" as the landlord, "Company" as the client) reads as likely as the member too (2 names lost so in a
+later dev run, 1 rent won)."""
 
 Found = dict[int, tuple[Any, Trace, int]]
 """Each answer's object, trace and window (as `windowed` keeps them)."""
