@@ -153,6 +153,12 @@ LONG = [
     ("A long text took {:.0f} s against {:.0f} s alone (the invoice {:.0f} s against {:.0f} s)",
      "needle_focus_test.json", ["kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
                                 "cases/0/long/seconds", "cases/0/alone/seconds"]),
+    ("with the model deciding conflicts the right value\nfor {:.3f} of the facts, with the merge's pick {:.3f}. Most",
+     "far_apart_test.json", ["modes/model/all/rate", "modes/merge/all/rate"]),
+    ("for {} of {} facts no\nwindow wrote the right value", "far_apart_test.json",
+     ["modes/model/all/stages/not written", "modes/model/all/fields"]),
+    ("With `focus=True`, {} of {} dev facts stood in no window read", "far_apart_dev.json",
+     ["modes/model/all/stages/unread", "modes/model/all/fields"]),
     ("is {:.3f} with it against {:.3f} without", "long_documents_dev_long_regions.json",
      ["methods/extract/f1", lambda r: figure(_file("long_documents_dev_long_regions_off.json"), "methods/extract/f1")]),
 ]
