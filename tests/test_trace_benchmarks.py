@@ -30,7 +30,7 @@ def test_the_joint_choice_runs_on_a_few_documents():
     outcomes = {d["id"]: {"output": d["gold"] or made_up, "refused": False} for d in docs}
     rows = [{"id": d["id"], "score": 1.0 if d["gold"] else -1.0, "no_answer": d["gold"] is None} for d in docs]
     args = argparse.Namespace(rule=None, max_false=0.0, short_false=0, answers="inline", split="dev", model=None,
-                              scores=None)
+                              scores=None, limit=None)
     result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
     chosen = result["per_method"]["m"]["rule"]
     assert any(d["gold"] is None for d in docs), "the sample needs a no-answer document"
@@ -42,7 +42,8 @@ def test_a_given_rule_is_reported_not_chosen(rule):
     docs = documents("dev", ["ContactCard"], 3)
     outcomes = {d["id"]: {"output": d["gold"], "refused": False} for d in docs}
     rows = [{"id": d["id"], "score": 5.0, "no_answer": d["gold"] is None} for d in docs]
-    args = argparse.Namespace(rule=rule, max_false=0.05, answers="inline", split="dev", model=None, scores=None)
+    args = argparse.Namespace(rule=rule, max_false=0.05, answers="inline", split="dev", model=None, scores=None,
+                              limit=None)
     result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
     assert result["given"] and result["chosen"]["rule"] == {"min_relevance": -5.56, "doubtful": 0.0,
                                                            "max_unfounded": 1.0}
