@@ -9,6 +9,9 @@ import re
 from collections.abc import Sequence
 
 _SPACE = re.compile(r"\s")
+WORD = 100
+"""Characters an end inside a word moves at most to the word's edge: a text without whitespace is cut there, so
+widening every stretch of a long text stays linear."""
 
 
 def grid(length: int, size: int) -> list[tuple[int, int]]:
@@ -32,10 +35,11 @@ def counted(scores: Sequence[float], margin: float) -> list[int]:
 
 def regions(text: str, stretches: Sequence[tuple[int, int]], chosen: Sequence[int], pad: int) -> list[tuple[int, int]]:
     """The stretches `chosen` (indices into `stretches`), each widened by `pad` characters on both sides to the
-    nearest whitespace, joined where they touch or overlap: (start, end) pairs of `text`, in order."""
+    nearest whitespace (at most `WORD` characters more), joined where they touch or overlap: (start, end) pairs of
+    `text`, in order."""
     out: list[tuple[int, int]] = []
     for i in sorted(set(chosen)):
-        start, end = _widened(text, stretches[i][0] - pad, stretches[i][1] + pad)
+        start, end = _widened(text, stretches[i][0] - pad, stretches[i][1] + pad, WORD)
         if out and start <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:
@@ -43,12 +47,14 @@ def regions(text: str, stretches: Sequence[tuple[int, int]], chosen: Sequence[in
     return out
 
 
-def _widened(text: str, start: int, end: int) -> tuple[int, int]:
-    """[start, end) clipped to the text, each end inside a word moved outward to the word's edge."""
+def _widened(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
+    """[start, end) clipped to the text, each end inside a word moved outward to the word's edge, by at most
+    `reach` characters."""
     start, end = max(0, start), min(len(text), end)
-    while 0 < start < len(text) and not _SPACE.match(text[start - 1]) and not _SPACE.match(text[start]):
-        start -= 1
+    if 0 < start < len(text) and not _SPACE.match(text[start - 1]) and not _SPACE.match(text[start]):
+        before = [m.end() for m in _SPACE.finditer(text, max(0, start - reach), start)]
+        start = before[-1] if before else max(0, start - reach)
     if 0 < end < len(text) and not _SPACE.match(text[end - 1]) and not _SPACE.match(text[end]):
-        found = _SPACE.search(text, end)
-        end = found.start() if found else len(text)
+        found = _SPACE.search(text, end, end + reach)
+        end = found.start() if found else min(len(text), end + reach)
     return start, end

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from extractor.documents.relevant import counted, grid, regions
+from extractor.documents.relevant import WORD, counted, grid, regions
 
 
 @pytest.mark.parametrize("length, size, expected", [
@@ -59,3 +59,15 @@ def test_counted_stretches_become_regions_cut_at_whitespace(chosen: list[int], p
                                                             expected: list[tuple[int, int]]) -> None:
     stretches = [(5 * i, 5 * i + 4) for i in range(8)]
     assert regions(TEXT, stretches, chosen, pad) == expected
+
+
+@pytest.mark.parametrize("length", [200_000])
+def test_a_text_without_whitespace_is_widened_by_a_bounded_step(length: int) -> None:
+    """Every stretch of a text with no whitespace chosen: each end moves at most `WORD` characters, so the regions
+    are found in linear time (a walk to the word's edge went back to the text's start from every stretch)."""
+    text = "x" * length
+    stretches = grid(length, 512)
+    chosen = range(0, len(stretches), 5)
+    found = regions(text, stretches, chosen, 512)
+    assert len(found) == len(chosen) and found[0][0] == 0 and found[-1][1] <= length
+    assert all(b - a <= 3 * 512 + 2 * WORD for a, b in found)
