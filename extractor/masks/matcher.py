@@ -15,7 +15,7 @@ from extractor.automata.distinct import Distinct, Present, Quoted, fresh
 from extractor.masks.bits import Row, pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
-from extractor.masks.tables import TABLES, Table, TableCache
+from extractor.masks.tables import TABLES, Table, TableCache, unpacked
 from extractor.masks.trie import TokenTrie
 from extractor.masks.unique import TokenKinds, item_repeats
 from extractor.masks.walk import native, walk
@@ -123,21 +123,21 @@ class CompiledGrammar:
             self.masks.put(config, out, out.nbytes)
             return out
         aut = self.automaton
-        tables: dict[int, np.ndarray] = {}  # stacks with one top frame share its table
+        tables: dict[int, Table] = {}  # stacks with one top frame share its table
         extra: list[np.ndarray] = []
         for st in config:
             rule, state = st[-1]
             table = self.tables.get(aut, self.trie, rule, state)
-            if id(table) not in tables:
-                tables[id(table)] = table.allowed  # (unpacked: a new array each time)
+            tables.setdefault(id(table), table)
             if len(st) > 1 and len(table.exit_nodes):
                 extra.append(self.exits(table, aut.close([st[:-1]])))
         if aut.accepting(config):
             extra.append(self.eos)
         parts = list(tables.values())
-        out = parts[0]
-        for part in parts[1:]:
-            out |= part
+        words = parts[0].packed if len(parts) == 1 else parts[0].packed | parts[1].packed
+        for part in parts[2:]:
+            words |= part.packed  # the tables' packed words joined: a 32nd of the bools, unpacked once
+        out = unpacked(words, parts[0].size)
         for ids in extra:
             out[ids] = True
         self.masks.put(config, out, out.nbytes)

@@ -67,7 +67,12 @@ class Table:
     @property
     def allowed(self) -> np.ndarray:
         """A bool per token id, unpacked on each read (a new array: the caller may keep or change it)."""
-        return np.unpackbits(self.packed.view(np.uint8), count=self.size, bitorder="little").view(bool)
+        return unpacked(self.packed, self.size)
+
+
+def unpacked(words: np.ndarray, size: int) -> np.ndarray:
+    """A bool per token id of `size` from packed words (masks.bits): a new array."""
+    return np.unpackbits(words.view(np.uint8), count=size, bitorder="little").view(bool)
 
 
 class TableCache:
