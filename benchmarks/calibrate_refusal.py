@@ -122,8 +122,8 @@ def main(argv: list[str] | None = None) -> None:
     curve = [rates(labeled or short, t) for t in (-10.0, -5.0, -2.0, 0.0, 2.0, 4.0, 6.0, 8.0, 10.0)]
     result = {"commit": earlier[0]["commit"] if earlier else commit(), "split": args.split,
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
-              "short_false": args.short_false, "chosen": chosen, "enough": args.enough,
-              "short": rates(short, chosen["threshold"]) if short else None, "curve": curve,
+              "short_false": args.short_false, "chosen": chosen, "given": args.threshold is not None,
+              "enough": args.enough, "short": rates(short, chosen["threshold"]) if short else None, "curve": curve,
               "auc": _auc(labeled) if labeled and args.enough is None else None,
               "short_auc": _auc(short) if short and args.enough is None else None,
               "documents": rows}
@@ -310,7 +310,7 @@ def _markdown(result: dict[str, Any]) -> str:
     lines = [f"# Relevance screen ({result['split']} split, {labeled} labeled documents)", "",
              f"Model: {result['model']}; commit `{result['commit']}`; AUC (answerable above no-answer) "
              f"{result['auc']}.{read}", "",
-             f"Threshold {'given' if result['split'] != 'dev' else 'chosen'}: **{c['threshold']}** — refusal "
+             f"Threshold {'given' if result.get('given', result['split'] != 'dev') else 'chosen'}: **{c['threshold']}** — refusal "
              f"precision {cell(c['precision'])}, recall {cell(c['recall'])}, F1 {cell(c['f1'])}, answerable "
              f"documents refused {cell(c['false_refusal_rate'])}.", "",
              "| threshold | precision | recall | F1 | answerable refused |", "|---:|---:|---:|---:|---:|"]

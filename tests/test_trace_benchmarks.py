@@ -7,13 +7,25 @@ import argparse
 
 import pytest
 
-from benchmarks.calibrate_refusal import answers, figures, rule_rates
+from benchmarks.calibrate_refusal import _markdown, answers, figures, rates, rule_rates
 from benchmarks.quality import documents
 
 
 def test_figures_from_refusals():
     assert figures([(True, True), (True, False), (False, True), (False, False)]) == {
         "precision": 0.5, "recall": 0.5, "f1": 0.5, "false_refusal_rate": 0.5}
+
+
+@pytest.mark.parametrize("split, given, title", [
+    ("dev", True, "Threshold given"), ("dev", False, "Threshold chosen"), ("test", True, "Threshold given"),
+    ("test", None, "Threshold given"), ("dev", None, "Threshold chosen")])  # None: a file written before `given`
+def test_a_threshold_is_titled_as_given_or_chosen(split, given, title):
+    scored = [(-9.0, True), (3.0, False)]
+    result = {"split": split, "model": "m", "commit": "c", "auc": None, "chosen": rates(scored, 0.0),
+              "short": None, "curve": [], "documents": [{"set": "generated"}] * 2}
+    if given is not None:
+        result["given"] = given
+    assert title in _markdown(result)
 
 
 def test_a_rule_refuses_below_the_screen_or_doubtful_and_unfounded():
