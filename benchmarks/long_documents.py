@@ -2,7 +2,7 @@
 task's own metric, for four ways of reading a long text on the same model and budget.
 
 usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--min-windows N] [--methods M,...]
-           [--window N] [--overlap N] [--focus on|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
+           [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
            [--json OUT] [--md OUT]
 
 - `extract`: `Extractor.extract` as a user calls it: windows on the text's structure, each under the target's
@@ -225,12 +225,31 @@ def _resumed(path: Path | None) -> dict[tuple[str, str], dict[str, Any]]:
     return done
 
 
+def kinds(value: str | None) -> float | None:
+    """`--kinds`: set `windowed.KIND_MARGIN` for this run (a margin in nats, or "off"; unset, the library's) and
+    return the margin the run reads under."""
+    from extractor.pipeline import windowed
+
+    if value is not None:
+        windowed.KIND_MARGIN = None if value == "off" else float(value)
+    return windowed.KIND_MARGIN
+
+
+def kinds_said(margin: float | None) -> str:
+    return "off" if margin is None else f"beyond {margin} nats"
+
+
+KINDS_HELP = ("windows every stretch of which reads as another kind of document by more than this many nats give "
+              "nothing (windowed.KIND_MARGIN), or off; default: the library's")
+
+
 def markdown(result: dict[str, Any]) -> str:
     chosen = f", those read in {result['min_windows']} windows or more" if result.get("min_windows", 1) > 1 else ""
     head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts{chosen}, "
             f"{result['characters_median']:,} characters at the median)\n\nModel: {result['model']}; greedy; "
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
-            f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; commit "
+            f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; windows read "
+            f"as another kind dropped {kinds_said(result.get('kinds'))}; commit "
             f"`{result['commit']}`.\n\n")
     rows = ["| method | F1 | precision | recall | effective_date | jurisdiction | party | term | valid | not_found_rate "
             "| windows/doc | seconds/doc |", "|---|" + "---:|" * 11]
@@ -261,7 +280,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="a JSON-lines file each outcome is appended to as it is made; a rerun skips those it holds")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
+    parser.add_argument("--kinds", default=None, help=KINDS_HELP)
     args = parser.parse_args(argv)
+    margin = kinds(args.kinds)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -286,7 +307,7 @@ def main(argv: list[str] | None = None) -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap, "focus": focus, "chars": args.chars,
+              "window": args.window, "overlap": args.overlap, "focus": focus, "kinds": margin, "chars": args.chars,
               "min_windows": args.min_windows,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)

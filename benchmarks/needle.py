@@ -2,7 +2,7 @@
 stated once, far apart; field F1 from the long text against the same document alone, per length and position.
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
-           [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--model ID]
+           [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--model ID]
            [--threads N] [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.data.quality.pools import COMPANIES  # noqa: E402
-from benchmarks.long_documents import _resumed, load  # noqa: E402
+from benchmarks.long_documents import KINDS_HELP, _resumed, kinds, kinds_said, load  # noqa: E402
 from benchmarks.quality import documents  # noqa: E402
 from benchmarks.quality_methods import Method, run  # noqa: E402
 from benchmarks.quality_score import Outcome, summarize  # noqa: E402
@@ -218,7 +218,7 @@ def report(args: argparse.Namespace, todo: list[dict[str, Any]],
                  "alone": done["alone", c["doc"]]["outcome"]} for c in todo]
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "seed": args.seed, "lengths": args.lengths, "max_tokens": args.max_tokens, "window": args.window,
-            "overlap": args.overlap, "focus": args.focus, "threads": args.threads,
+            "overlap": args.overlap, "focus": args.focus, "kinds": args.kinds, "threads": args.threads,
             "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
 
 
@@ -232,7 +232,8 @@ def markdown(result: dict[str, Any]) -> str:
              f"{', '.join(f'{n:,}' for n in result['lengths'])} characters)", "",
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; window "
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; focus "
-             f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; haystack "
+             f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; windows read as another kind "
+             f"dropped {kinds_said(result.get('kinds'))}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),
@@ -281,6 +282,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--overlap", type=int, default=None)
     parser.add_argument("--focus", choices=["on", "off"], default=None, help="read only the part of a long text that "
                         "reads as the target (the `focus` option; default: the library's)")
+    parser.add_argument("--kinds", default=None, help=KINDS_HELP)
     parser.add_argument("--threads", type=int, default=None, help="torch's threads (default: torch's own)")
     parser.add_argument("--resume", type=Path, default=None, help="a JSON-lines file each outcome is appended to as "
                         "it is made; a rerun skips those it holds")
@@ -296,6 +298,7 @@ def main(argv: list[str] | None = None) -> None:
     args.lengths = [int(n) for n in args.lengths.split(",")]
     args.targets = args.targets.split(",") if args.targets else None
     args.focus = None if args.focus is None else args.focus == "on"
+    args.kinds = kinds(args.kinds)
     if args.threads is not None:
         import torch
 

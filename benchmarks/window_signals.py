@@ -87,6 +87,77 @@ def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
     return out
 
 
+def cut(ex: Any, target: Any, text: str, max_tokens: int, window: int | None) -> list[Any]:
+    """The windows `extract` reads `text` in (one where it fits)."""
+    from extractor import ExtractOptions
+    from extractor.documents.windows import Window, windows
+    from extractor.pipeline.windowed import token_ends, window_size
+    from extractor.schema import json_schema
+
+    options = ExtractOptions(max_tokens=max_tokens, window=window)
+    size = window_size(ex, target, text, options, ex.prompt_ids(json_schema(target), text, [], options))
+    if size is None:
+        return [Window(0, 0, len(text))]
+    return windows(text, token_ends(ex.tokenizer, text), size, min(options.overlap, size // 4))
+
+
+def kinds(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Each text's windows read as the target against other kinds (`windowed.window_readings`) at each margin of
+    `--kinds`: the dev needles (the windows holding the buried document marked), the long Kleister-NDA contracts
+    of `--contract-split`, and the first `--far-apart` documents of benchmarks/far_apart.py's dev split (windows of
+    1,024 tokens, as far_apart.py reads them), all of them of the target's kind."""
+    from benchmarks import needle
+    from benchmarks.data.far_apart.generate import KINDS
+    from benchmarks.long_documents import load
+    from extractor import ExtractOptions
+    from extractor.pipeline.target import Target
+    from extractor.pipeline.windowed import window_readings
+    from schemas import NDA
+
+    spec = argparse.Namespace(lengths=[args.length], docs=args.docs, facts=0, seed=0, split=args.split, targets=None)
+    texts = []
+    for case in needle.cases(spec):
+        at = case["long"].find(case["alone"])
+        texts.append(("needle", case["id"], needle.target(case["target"]), case["long"], (at, at + len(case["alone"])),
+                      640, None))
+    contracts = [d for d in load(args.contract_split, None) if len(cut(ex, NDA, d["text"], 256, None)) > 1]
+    texts += [("contract", d["id"], NDA, d["text"], None, 256, None) for d in contracts[:args.contracts]]
+    far = [json.loads(line) for line in (Path(__file__).parent / "data" / "far_apart" / "dev.jsonl").open()]
+    texts += [("far apart", d["id"], KINDS[d["kind"]].target, d["text"], None, 256, 1024) for d in far[:args.far_apart]]
+    out = []
+    for kind, name, target, text, document, max_tokens, window in texts:
+        parts = cut(ex, target, text, max_tokens, window)
+        row = {"kind": kind, "case": name, "target": target.__name__, "windows": len(parts),
+               "document": [w.index for w in parts if document and w.start < document[1] and w.end > document[0]],
+               "margins": []}
+        for margin in args.kinds:
+            start = time.perf_counter()
+            found = window_readings(ex, Target(target, ExtractOptions()), text, parts, margin)
+            row["margins"].append({"margin": margin, "dropped": [r.window for r in found if r.dropped],
+                                   "scores": [[round(r.score, 3), r.kind] for r in found],
+                                   "seconds": round(time.perf_counter() - start, 1)})
+            print(name, margin, row["margins"][-1], flush=True)
+        out.append(row)
+    return out
+
+
+def kinds_markdown(result: dict[str, Any]) -> str:
+    lines = [f"# Windows read as another kind of document: which a margin drops ({result['split']} needles at "
+             f"{result['length']:,} characters, long {result['contract_split']} Kleister-NDA contracts, far_apart dev)",
+             "", f"Commit {result['commit']}. Each window's stretches of 512 characters read in text order (64 tokens "
+             f"of each) until one reads as the target within the margin (`windowed.window_readings`); a window every "
+             f"stretch of which reads as another kind by more is dropped. {result['note']}", "",
+             "| text | kind | target | windows | document's windows | margin | dropped | best stretch per window "
+             "(nats, other kind) | seconds |", "|---|---|---|---:|---|---:|---|---|---:|"]
+    for t in result["texts"]:
+        for m in t["margins"]:
+            best = "; ".join(f"{s} {k}" for s, k in m["scores"])
+            lines.append(f"| {t['case']} | {t['kind']} | {t['target']} | {t['windows']} | "
+                         f"{', '.join(map(str, t['document'])) or '–'} | {m['margin']} | "
+                         f"{', '.join(map(str, m['dropped'])) or 'none'} | {best} | {m['seconds']} |")
+    return "\n".join(lines) + "\n"
+
+
 def read(stretches: list[dict[str, Any]], length: int, margin: float) -> list[bool]:
     """Which stretches `extract` reads at a margin: those inside the regions around the stretches counted."""
     from extractor.documents.relevant import counted
@@ -176,6 +247,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--contracts", type=int, default=3, help="Kleister-NDA contracts read in two windows or more")
     parser.add_argument("--contract-split", default="train", choices=["train", "dev-0"])
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--kinds", default=None, help="margins (nats, comma-separated): read each text's windows as "
+                        "the target against other kinds instead of scoring stretches (`windowed.KIND_MARGIN`)")
+    parser.add_argument("--far-apart", type=int, default=6, help="far_apart dev documents read with --kinds")
     parser.add_argument("--note", default="", help="how the machine was shared")
     parser.add_argument("--again", type=Path, nargs="+", help="result files of this script: their stretch scores "
                         "reported again together (runs of needles and of contracts apart, or after a change to the "
@@ -189,6 +263,12 @@ def main(argv: list[str] | None = None) -> None:
     from extractor.pipeline.windowed import STRETCH, STRETCH_TOKENS
 
     torch.set_num_threads(args.threads)
+    if args.kinds:
+        args.kinds = [float(m) for m in args.kinds.split(",")]
+        result = {"commit": commit(), "split": args.split, "length": args.length, "contract_split":
+                  args.contract_split, "note": args.note, "texts": kinds(Extractor(None), args)}
+        write_results(result, kinds_markdown(result), args.json, args.md)
+        return
     if args.again:
         runs = [json.loads(path.read_text()) for path in args.again]
         cases, texts = [c for r in runs for c in r["needles"]], [t for r in runs for t in r["contracts"]]

@@ -79,6 +79,30 @@ def test_the_screen_reads_two_rows_of_a_short_text_and_the_kinds_of_a_long_one(m
         assert value == pytest.approx(2.0 - (SHORT_MARGIN if tokens < SHORT else PART_MARGIN))
 
 
+KIND_READS = [  # (guess, below) -> rows asked, score, kind; the i-th announcement gives -i, so the target gives 0
+    (None, None, [[0, 1], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),  # every kind: the first is likeliest
+    ("legal text", -1e9, [[0, 1, 3 + KINDS.index("legal text")], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),
+    ("legal text", 1e9, [[0, 1, 3 + KINDS.index("legal text")]], 3.0 + KINDS.index("legal text"), "legal text"),
+    ("legal text", None, [[0, 1, 3 + KINDS.index("legal text")], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),
+]
+
+
+@pytest.mark.parametrize("guess,below,reads,score,kind", KIND_READS,
+                         ids=["no guess", "guess not below", "guess below: the rest unread", "no bar"])
+def test_the_kinds_ratio_reads_the_other_kinds_only_where_the_guess_does_not_decide(monkeypatch, guess, below, reads,
+                                                                                    score, kind):
+    schema = {"title": "Person", "properties": {"name": {}}}
+    said, asked = announcements(schema), []
+
+    def fake(lm, prefixes, body):
+        asked.append([said.index(p) for p in prefixes])
+        return [-float(said.index(p)) for p in prefixes]
+
+    monkeypatch.setattr(relevance, "likelihoods", fake)
+    assert relevance.kind(None, schema, [7] * 64, below=below, guess=guess) == (pytest.approx(score), kind)
+    assert asked == reads
+
+
 def _plain(lm, prefixes, body):
     """The screen's reading as it was first written: each announcement and the body as one left-padded row, a
     whole log-softmax per position (the reference the packed reading must match)."""

@@ -104,6 +104,23 @@ def likeliest(lm: LoadedModel, schema: dict[str, Any], text: str) -> str:
     return KINDS[max(range(len(KINDS)), key=kinds.__getitem__)]
 
 
+def kind(lm: LoadedModel, schema: dict[str, Any], body: list[int], *, below: float | None = None,
+         guess: str | None = None) -> tuple[float, str]:
+    """How much likelier `body` is announced as the target (with its field names or by title) than as the likeliest
+    other kind of document (`KINDS`), and that kind: the screen's first ratio. With `below` and `guess` (one of
+    `KINDS`, most often the last stretch's kind), the other kinds are not read where `guess` alone puts the ratio
+    under `below`: the ratio returned is then against `guess`, an upper bound of the whole one."""
+    said = announcements(schema)
+    rows = [said[0], said[1], *([TITLED.format(article=_article(guess), title=guess)] if guess is not None else [])]
+    first = likelihoods(lm, rows, body)
+    target = max(first[:2])
+    if guess is not None and below is not None and target - first[2] < below:
+        return target - first[2], guess
+    kinds = likelihoods(lm, said[3:], body)  # a guessed kind is not read again
+    best = max(range(len(KINDS)), key=kinds.__getitem__)
+    return target - kinds[best], KINDS[best]
+
+
 def combine(ll: list[float], margin: float = PART_MARGIN, tokens: int = SCREEN_TOKENS) -> float:
     """The score from the likelihoods of an opening of `tokens` tokens after each of `announcements` (in their
     order); a short opening's "a text" ratio is discounted by `SHORT_MARGIN` instead of `margin`."""

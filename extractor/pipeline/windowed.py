@@ -29,6 +29,7 @@ from extractor.schema import Refusal
 from extractor.pipeline.target import Target
 from extractor.schema.window import window_form
 from extractor.tracing import Span, Trace
+from extractor.tracing.record import Reading
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
@@ -51,6 +52,10 @@ the contract's 11.8). On all four no margin does: in three the best stretch is c
 is off by default."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
+KIND_MARGIN: float | None = None
+"""Nats by which every stretch of a window must read likelier as another kind of document than as the target
+(`decode/relevance.py`'s kinds: a contract's clauses read as "legal text" around a buried invoice) for the window
+to give nothing to the merge (`window_readings`); None: every window gives what it wrote."""
 
 
 class Read(Protocol):
@@ -119,11 +124,13 @@ def read_in_windows(engine: Engine, read: Read, target: Target | Any, text: str,
     if merged is None:
         declined = Refusal(error=f"no {reading.target.title} in the text: none of its {len(reading.parts)} windows "
                                  f"holds any of its fields")
-        return returned(declined, Trace(windows=_spans(reading.parts)), reading.attempts, with_trace, with_usage)
+        return returned(declined, Trace(windows=_spans(reading.parts), readings=tuple(reading.readings)),
+                        reading.attempts, with_trace, with_usage)
     reading.choose(merged)
     result = reading.validated(merged)
     unread = tuple(i for i, r in enumerate(reading.results) if isinstance(r, ExtractorError))
-    return returned(result, replace(_trace(merged, reading.found, reading.parts, text), unread=unread),
+    return returned(result, replace(_trace(merged, reading.found, reading.parts, text), unread=unread,
+                                    readings=tuple(reading.readings)),
                     reading.attempts, with_trace, with_usage)
 
 
@@ -143,6 +150,8 @@ class _Reading:
         """The stretches of the text scored before any window was read, with their scores (none without `focus`)."""
         self.score: dict[int, float] = {}
         """Each window's relevance: the best score of the stretches it overlaps (none without `focus`)."""
+        self.readings: list[Reading] = []
+        """Each window read as the target against other kinds (none where `KIND_MARGIN` is None)."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -172,6 +181,11 @@ class _Reading:
         self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
         self.score = {i: self.scored(w) for i, w in enumerate(parts)} if self.stretches else {}
         self.found = _values(results, range(len(parts)))
+        if KIND_MARGIN is not None and len(parts) > 1:
+            self.readings = window_readings(self.engine, self.target, text, parts, KIND_MARGIN)
+            self.readings = [replace(r, wrote=self.found[r.window][0] if r.dropped and r.window in self.found else None)
+                             for r in self.readings]
+            self.found = {k: v for k, v in self.found.items() if not self.readings[k].dropped}
 
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
@@ -265,7 +279,7 @@ class _Reading:
         wanted = _members(self.schema, keys, f"An earlier reading of the whole document was rejected ({told}); its "
                                              f"values were {values}.")
         if keys == members:
-            chosen = list(range(len(self.texts)))
+            chosen = self.given()
         else:
             tops = ["/" + escape(k) for k in keys]
             taken = [self.found[source][2] for p, (source, _) in merged.origin.items()
@@ -281,7 +295,11 @@ class _Reading:
         """The windows likeliest to be the target: by their stretches' scores, else by the relevance screen."""
         scores = [self.score[i] for i in range(len(self.texts))] if self.score else \
             self.engine.relevance_scores(self.target.spec, self.texts)
-        return sorted(range(len(self.texts)), key=lambda i: -scores[i])[:FOLLOW_UP]
+        return sorted(self.given(), key=lambda i: -scores[i])[:FOLLOW_UP]
+
+    def given(self) -> list[int]:
+        """The windows that give to the result: all but those read as another kind of document (`readings`)."""
+        return [i for i in range(len(self.texts)) if not (self.readings and self.readings[i].dropped)]
 
     def again(self, merged: Merged, keys: list[str], wanted: dict[str, Any], chosen: list[int], *,
               empty: bool) -> None:
@@ -309,6 +327,47 @@ def stretch_scores(engine: Engine, target: Target, texts: list[str]) -> list[flo
         about, neutral = likelihoods(lm, [said[0], said[2]], body) if body else (0.0, 0.0)
         out.append(about - neutral)
     return out
+
+
+def window_readings(engine: Engine, target: Target, text: str, parts: Sequence[Window],
+                    margin: float) -> list[Reading]:
+    """Each window read as the target against the likeliest other kind of document (`readings`), each stretch of
+    `STRETCH` characters by its opening (`STRETCH_TOKENS`; `relevance.kind`, the last stretch's kind guessed
+    first); none where the engine's model is not in this process (no likelihoods to read)."""
+    lm = getattr(engine, "lm", None)
+    if lm is None or not isinstance(target.schema, dict):
+        return []
+    from extractor.decode.relevance import kind, opening
+
+    spans, guess = grid(len(text), STRETCH), None
+
+    def read(i: int) -> tuple[float, str]:
+        nonlocal guess
+        score, guess = kind(lm, target.schema, opening(lm, text[slice(*spans[i])], STRETCH_TOKENS), below=-margin,
+                            guess=guess)
+        return score, guess
+
+    return readings([(w.start, w.end) for w in parts], spans, read, margin)
+
+
+def readings(windows_at: Sequence[tuple[int, int]], spans: Sequence[tuple[int, int]],
+             read: Callable[[int], tuple[float, str]], margin: float) -> list[Reading]:
+    """Each window's best stretch (score and other kind, `read(i)` for stretch i), its stretches read in text order
+    until one reads as the target within `margin` nats (each read once); a window whose every stretch reads as
+    another kind by more is dropped, unless every window is (nothing tells them apart)."""
+    known: dict[int, tuple[float, str]] = {}
+    best = []
+    for start, end in windows_at:
+        top = (float("-inf"), "")
+        for i in (i for i, (a, b) in enumerate(spans) if a < end and b > start):
+            known[i] = known[i] if i in known else read(i)
+            top = max(top, known[i])
+            if top[0] >= -margin:
+                break
+        best.append(top)
+    drop = [score < -margin for score, _ in best]
+    return [Reading(i, score, other, dropped=d and not all(drop))
+            for i, ((score, other), d) in enumerate(zip(best, drop))]
 
 
 def in_list(partial: str) -> bool:

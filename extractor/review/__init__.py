@@ -302,8 +302,10 @@ def _document(d: Reviewed) -> dict[str, Any]:
                                   "spans16": [[units(x.span.start), units(x.span.end)]]
                                   if x.span is not None and 0 <= x.span.start <= x.span.end <= len(d.text) else []}
                                  for x in c.candidates]} for c in d.trace.conflicts]
+    readings = [{"window": r.window, "score": r.score if math.isfinite(r.score) else None, "kind": r.kind,
+                 "dropped": r.dropped, "wrote": r.wrote} for r in d.trace.readings]
     return {"name": d.name, "text": d.text, "result": d.result, "refused": d.refused, "refusal": d.refusal,
-            "error": d.error, "trace": trace, "notes": notes, "conflicts": conflicts}
+            "error": d.error, "trace": trace, "notes": notes, "conflicts": conflicts, "readings": readings}
 
 
 def _utf16(text: str) -> Any:

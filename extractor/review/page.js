@@ -65,8 +65,11 @@
     if (entries.length < list(d.conflicts).length) {
       notes.push(`${list(d.conflicts).length - entries.length} conflicts the page cannot read: left out`);
     }
+    const readings = list(d.readings).filter((r) => r !== null && typeof r === "object")
+      .map((r) => ({ window: win(r.window), score: num(r.score), kind: str(r.kind), dropped: r.dropped === true,
+                     wrote: r.wrote === undefined ? null : r.wrote }));
     return { name: str(d.name) || `document ${i + 1}`, text, result: d.result, refused: d.refused === true,
-             refusal: str(d.refusal), error, trace, notes, conflicts,
+             refusal: str(d.refusal), error, trace, notes, conflicts, readings,
              not_found: trace.filter((v) => v.status === "not_found").length };
   }
 
@@ -222,6 +225,24 @@
       box.append(ul);
     }
     renderConflicts(d, box);
+    renderReadings(d, box);
+  }
+
+  // How each window of a long text read (the target against the likeliest other kind of document, in nats), and
+  // what the windows read as another kind wrote: none of it is in the result.
+  function renderReadings(d, box) {
+    if (!d.readings.length) return;
+    const dropped = d.readings.filter((r) => r.dropped).length;
+    box.append(el("h2", "", `Windows read as another kind (${dropped} of ${d.readings.length} gave nothing)`));
+    const ul = el("ul");
+    ul.id = "readings";
+    for (const r of d.readings) {
+      const score = r.score === null ? "no stretch read" : `${r.score.toFixed(2)} nats against ${r.kind}`;
+      const li = el("li", r.dropped ? "dropped" : "", `window ${r.window}: ${score}` +
+                    (r.dropped ? ` · dropped, it wrote ${JSON.stringify(r.wrote)}` : ""));
+      ul.append(li);
+    }
+    box.append(ul);
   }
 
   // Where a long text's windows wrote different values for a member: the value kept, whether the model chose it

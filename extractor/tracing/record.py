@@ -95,6 +95,24 @@ class Incomplete:
 
 
 @dataclass(frozen=True)
+class Reading:
+    """How one window of a long document reads: as the target, or as another kind of document (the relevance
+    screen's kinds, read on stretches of the window's text). A window whose every stretch reads as another kind
+    by more than a margin gives nothing to the result (`dropped`); what it wrote is kept here."""
+
+    window: int
+    """An index into `Trace.windows`."""
+    score: float
+    """Nats by which the best of its stretches read is likelier announced as the target than as `kind` (stretches
+    are read until one reads as the target; below 0, likelier as `kind`)."""
+    kind: str
+    """The likeliest other kind of document at that stretch."""
+    dropped: bool = False
+    wrote: Any = None
+    """What a dropped window wrote (its object under the window form); None where it was kept or wrote nothing."""
+
+
+@dataclass(frozen=True)
 class Trace:
     """The leaf values of one result, in document order, each with its spans in the text."""
 
@@ -110,6 +128,9 @@ class Trace:
     unread: tuple[int, ...] = ()
     """The windows (indices into `windows`) whose answer could not be read: cut by max_tokens even when halved.
     What they hold is missing from the result."""
+    readings: tuple[Reading, ...] = ()
+    """Each window's reading as the target against other kinds of document, and which windows gave nothing for
+    it (none where the text was read whole or the rule is off: `docs/long-documents.md`)."""
 
     def __iter__(self) -> Iterator[ValueTrace]:
         return iter(self.values)
