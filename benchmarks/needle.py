@@ -2,7 +2,7 @@
 stated once, far apart; field F1 from the long text against the same document alone, per length and position.
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
-           [--targets Resume,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--model ID]
+           [--targets Resume,...] [--cases ID@LENGTH,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--model ID]
            [--threads N] [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
@@ -276,6 +276,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--split", default="test", choices=["test", "dev"])
     parser.add_argument("--targets", default=None, help="comma-separated targets of the needles (default: all but NDA)")
+    parser.add_argument("--cases", default=None, help="comma-separated case ids (resume-033@40000): only these of "
+                        "the cases drawn (each drawn as in the whole run)")
     parser.add_argument("--model", default=None)
     parser.add_argument("--max-tokens", type=int, default=640, help="output budget per attempt (quality.py's)")
     parser.add_argument("--window", type=int, default=None, help="tokens of text per window (default: the context)")
@@ -297,13 +299,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args([*SMOKE, *argv] if "--smoke" in argv else argv)
     args.lengths = [int(n) for n in args.lengths.split(",")]
     args.targets = args.targets.split(",") if args.targets else None
+    args.cases = args.cases.split(",") if args.cases else None
     args.focus = None if args.focus is None else args.focus == "on"
     args.kinds = kinds(args.kinds)
     if args.threads is not None:
         import torch
 
         torch.set_num_threads(args.threads)
-    todo = cases(args)
+    todo = [c for c in cases(args) if args.cases is None or c["id"] in args.cases]
     done = _resumed(args.resume) if args.report_only else measure(args, todo)
     finished = [c for c in todo if ("long", c["id"]) in done and ("alone", c["doc"]) in done]
     result = {**report(args, finished, done), "unfinished": [c["id"] for c in todo if c not in finished],
