@@ -16,18 +16,23 @@ import numpy as np
 
 from extractor.automata.items import Items
 from extractor.automata.pda import Automaton, Config
+from extractor.lang.collector import collector_paused
 
 Strings = tuple[Union[str, None], tuple[tuple[str, int], ...]]
 """What a token's quotes cut it into (`Quoted.strings`)."""
 
 
 class Distinct:
-    """The strings of the `Automaton.distinct` rules finished so far, by the stack depth they were written at."""
+    """The strings of the `Automaton.distinct` rules finished so far, by the stack depth they were written at.
+    Slots, not a `__dict__`: the matcher keeps one fork a step for rollback, each a container fewer for the cyclic
+    collector to count toward a full pass and to walk in it."""
+
+    __slots__ = ("automaton", "items", "seen", "raw", "depth", "in_string", "escaped")
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
         self.items = Items() if automaton.unique else None  # arrays whose items must differ by value
-        self.seen: dict[int, frozenset[str]] = {}
+        self.seen: dict[int, frozenset[str]] = {}  # never holds an empty set
         self.raw: bytes | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
         self.in_string = self.escaped = False  # inside some JSON string, and after its backslash
@@ -69,8 +74,9 @@ class Distinct:
             else:
                 self.raw = self.raw + bytes([byte])  # type: ignore[operator]  # new bytes: forks share the old
         self.depth = depth
-        for d in [d for d in self.seen if d > low]:  # an object or array that closed takes its strings along
-            del self.seen[d]
+        if self.seen:  # an object or array that closed takes its strings along
+            for d in [d for d in self.seen if d > low]:
+                del self.seen[d]
         return repeated
 
     def repeats(self, has: Callable[[np.ndarray], np.ndarray], config: Config, tokens: tuple[bytes, ...],
@@ -83,7 +89,7 @@ class Distinct:
         walk of the caller's; `after`'s by default)."""
         out: list[int] = []
         so_far = None
-        written = any(self.seen.values())
+        written = bool(self.seen)
         if not written:  # only a token that finishes two strings can repeat one: three quotes
             candidates = present[2 if self.depth is not None else 3]  # from inside a kept string, four otherwise
         elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
@@ -136,12 +142,25 @@ class Distinct:
         if strings is None:
             return True
         head, full = strings
-        if self.depth is not None:  # the open string is kept: its end is one of the strings
+        if self.depth is not None:  # the open string is kept: its end is one of the strings, before a comma
             if so_far is None or head is None:
                 return True
-            full = ((so_far + head, 0),) + full
-        return any(text in seen for text, _ in full) or any(
-            a == b and commas != later for i, (a, commas) in enumerate(full) for b, later in full[i + 1:])
+            end = so_far + head
+            if end in seen:
+                return True
+            for text, commas in full:
+                if text == end and commas:
+                    return True
+        # loops over indices, no generators or slices: this runs for every allowed token holding quotes, and
+        # each container made here counts toward the collector's next pass, which would land in the mask
+        for i in range(len(full)):
+            text, commas = full[i]
+            if text in seen:
+                return True
+            for j in range(i + 1, len(full)):
+                if full[j][0] == text and full[j][1] != commas:
+                    return True
+        return False
 
     def after(self, config: Config, data: bytes) -> tuple[Config, Distinct]:
         """The configuration after `data` and the state it leaves (this one unchanged); the configuration is
@@ -155,9 +174,14 @@ class Distinct:
 
     def fork(self) -> Distinct:
         """A copy to step on, this one left as it is."""
-        fork = type(self).__new__(type(self))  # a shallow copy (copy.copy's protocol costs more than the step)
-        fork.__dict__.update(self.__dict__)
+        fork = Distinct.__new__(Distinct)  # a shallow copy (copy.copy's protocol costs more than the step)
+        fork.automaton = self.automaton
+        fork.items = self.items
         fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `read`
+        fork.raw = self.raw
+        fork.depth = self.depth
+        fork.in_string = self.in_string
+        fork.escaped = self.escaped
         return fork
 
 
@@ -202,7 +226,7 @@ class Quoted:
     ids: np.ndarray  # their ids
     counts: np.ndarray  # how many quotes each holds
     by_head: dict[str, np.ndarray]  # ids of those with fewer than three, by the text before their first quote
-    _strings: dict[tuple[int, bool, bool], Strings | None] = field(default_factory=dict)
+    _strings: dict[int, Strings | None] = field(default_factory=dict)  # by token id, in string, escaped
 
     def present(self, has: Callable[[np.ndarray], np.ndarray], nbytes: int) -> Present:
         """The allowed tokens that hold quotes, by how many (what `Distinct.repeats` reads): `has(ids)` says
@@ -214,14 +238,20 @@ class Quoted:
         """`more_than[k]`: the ids of the tokens with more than k quotes, for k < 4."""
         return tuple(self.ids[self.counts > k] for k in range(4))
 
+    @cached_property
+    def more_than_bytes(self) -> int:
+        """What `more_than`'s ids take as lists of Python ints, at most."""
+        return 8 * sum(map(len, self.more_than))
+
     def strings(self, token_id: int, token: bytes, in_string: bool, escaped: bool) -> Strings | None:
         """The text a token adds to the open string before its first quote (None: not whole characters, or
         no string is open), and the texts of the strings it opens and closes, each with the commas outside
         strings before it, read from the given lexical state; None where a text is not JSON string content."""
-        key = (token_id, in_string, escaped)
-        if key not in self._strings:
-            self._strings[key] = _strings(token, in_string, escaped)
-        return self._strings[key]
+        key = 4 * token_id + 2 * in_string + escaped  # an int, not a tuple a call: see `_may_repeat`
+        hit = self._strings.get(key, self)
+        if hit is self:
+            hit = self._strings[key] = _strings(token, in_string, escaped)
+        return hit
 
     @classmethod
     def of(cls, tokens: tuple[bytes, ...]) -> Quoted:
@@ -255,7 +285,7 @@ class Present:
     @property
     def nbytes(self) -> int:
         """The most it holds: the mask it reads (kept alive), and the lists of at most every quoted token."""
-        return self.mask_bytes + 8 * sum(map(len, self.quoted.more_than))
+        return self.mask_bytes + self.quoted.more_than_bytes
 
 
 def closing_quote(token: bytes) -> int:
@@ -323,10 +353,14 @@ ORDER = _FIRST + bytes(b for b in range(256) if b not in _FIRST + _LAST) + _LAST
 trailing zero spells the same number again); escapes and whitespace, which respell values, last."""
 
 
+@collector_paused
 def fresh(distinct: Distinct, config: Config) -> bool:
     """Whether the item under way of the outermost array being kept apart (and so every item inside it) can
     still end as a value not written before: a depth-first search over bytes, ways out first. Exact within
-    `SEARCH_NODES` bytes tried; past them it answers yes."""
+    `SEARCH_NODES` bytes tried; past them it answers yes. The cyclic collector is paused while it runs: the
+    search holds up to thousands of forks at once, all freed by reference counting when it returns, and a young
+    collection meanwhile would carry them into the old generation, where they count toward a full pass (on a
+    long array of unique items, a full pass every few masks)."""
     items = distinct.items
     if items is None or items.settled:
         return True

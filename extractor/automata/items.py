@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
@@ -17,67 +17,76 @@ from extractor.automata.pda import Automaton, Config
 WS = b" \t\r\n"
 _OPEN, _CLOSE, _COMMA, _QUOTE = frozenset(b"[{"), frozenset(b"]}"), 0x2C, 0x22
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Record:
-    """One open array whose items must differ."""
+    """One open array whose items must differ: what changes only when an item ends (the item under way is in
+    `Items.written`, so that a byte makes no new record)."""
 
     level: int  # the JSON nesting level of its items
     keys: frozenset[tuple[int, int]]  # (stack depth, rule) of the frames that read its `[`
-    item: bytes = b""  # the item being written
     seen: frozenset[Any] = frozenset()  # the values of the items finished, comparable (`_key`)
     strings: frozenset[bytes] = frozenset()  # every string in them (keys and values), UTF-8
     done: int = 0  # items finished
-    novel: bool = False  # the item under way holds a string no finished item holds: it cannot repeat one
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Items:
-    """Where the output is in JSON terms (nesting level) and the open arrays whose items must differ."""
+    """Where the output is in JSON terms (nesting level) and the open arrays whose items must differ. A step
+    makes one new `Items` and tuples of bytes and bools beside the records it shares: the matcher keeps one a
+    step, and tuples of atoms leave the cyclic collector's books at its first young pass, never counting toward
+    a full one (a record a step did: a long array of unique items set off one full pass after another)."""
 
     level: int = 0
     records: tuple[Record, ...] = ()
+    written: tuple[bytes, ...] = ()  # each record's item under way
+    novel: tuple[bool, ...] = ()  # each record's item holds a string no finished item holds: it cannot repeat one
     string_at: int = 0  # where the open string's content starts in the innermost record's item
 
     def step(self, automaton: Automaton, config: Config, nxt: Config, byte: int, outside: bool, closing: bool
              ) -> tuple[Config, Items]:
         """The configuration after `byte` (less the stacks of an array whose item it finished as a repeat)
         and the state it leaves; `outside`: the byte is not inside a string; `closing`: it ends one."""
-        if closing and self.records:
+        records = self.records
+        if closing and records:
             content = unescape(self.open_string())
-            records = tuple(r if r.novel or content in r.strings else replace(r, novel=True)
-                            for r in _grown(self.records, byte))
-            return nxt, replace(self, records=records)
+            novel = tuple([n or content not in r.strings for r, n in zip(records, self.novel)])
+            return nxt, Items(self.level, records, _grown(self.written, byte), novel, self.string_at)
         if not outside:
             return nxt, self._append(byte)
         if byte in _OPEN:
             grown = self._append(byte)
-            records, level = grown.records, self.level + 1
+            written, novel, level = grown.written, grown.novel, self.level + 1
             if byte == 0x5B and automaton.unique:
                 keys = frozenset((len(st) - 1, st[-1][0]) for st in config if st[-1][0] in automaton.unique
                                  and automaton.rows[st[-1][0]][st[-1][1]][byte] >= 0)
                 if keys:
-                    records += (Record(level, keys),)
-            return nxt, Items(level, records, grown.string_at)
-        records = self.records
+                    records, written, novel = records + (Record(level, keys),), written + (b"",), novel + (False,)
+            return nxt, Items(level, records, written, novel, grown.string_at)
+        written, novel = self.written, self.novel
         if byte in _CLOSE:
             if byte == 0x5D and records and records[-1].level == self.level:
-                nxt, _ = _finish(automaton, records[-1], config, nxt, byte)
-                records = records[:-1]
-            return nxt, replace(self, level=self.level - 1, records=_grown(records, byte))
+                nxt, _ = _finish(automaton, records[-1], written[-1], config, nxt, byte)
+                records, written, novel = records[:-1], written[:-1], novel[:-1]
+            return nxt, Items(self.level - 1, records, _grown(written, byte), novel, self.string_at)
         if byte == _COMMA and records and records[-1].level == self.level:
-            nxt, last = _finish(automaton, records[-1], config, nxt, byte)
-            return nxt, replace(self, records=_grown(records[:-1], byte) + (last,))
+            nxt, last = _finish(automaton, records[-1], written[-1], config, nxt, byte)
+            if last is records[-1]:  # a blank item or a repeat: the record and its item as they were
+                written, novel = _grown(written[:-1], byte) + written[-1:], novel
+            else:
+                written, novel = _grown(written[:-1], byte) + (b"",), novel[:-1] + (False,)
+            return nxt, Items(self.level, records[:-1] + (last,), written, novel, self.string_at)
         out = self._append(byte)
-        if byte == _QUOTE and out.records:  # a string opens
-            out = replace(out, string_at=len(out.records[-1].item))
+        if byte == _QUOTE and records:  # a string opens
+            out = Items(out.level, records, out.written, out.novel, len(out.written[-1]))
         return nxt, out
 
     def _append(self, byte: int) -> Items:
-        return replace(self, records=_grown(self.records, byte)) if self.records else self
+        return (Items(self.level, self.records, _grown(self.written, byte), self.novel, self.string_at)
+                if self.records else self)
 
     def open_string(self) -> bytes:
         """The bytes of the string being written, after its opening quote."""
-        return self.records[-1].item[self.string_at:] if self.records else b""
+        return self.written[-1][self.string_at:] if self.records else b""
 
     def strings(self) -> frozenset[bytes]:
         """Every string in the items finished so far, of every open array."""
@@ -92,27 +101,27 @@ class Items:
     def settled(self) -> bool:
         """Whether every open array's item under way must end as a new value (it holds a string no earlier
         item holds, or there is no earlier item)."""
-        return all(r.novel or not r.seen for r in self.records)
+        return all(n or not r.seen for r, n in zip(self.records, self.novel))
 
 
-def _grown(records: tuple[Record, ...], byte: int) -> tuple[Record, ...]:
+def _grown(written: tuple[bytes, ...], byte: int) -> tuple[bytes, ...]:
     tail = bytes((byte,))
-    return tuple(Record(r.level, r.keys, r.item + tail, r.seen, r.strings, r.done, r.novel) for r in records)
+    return tuple([w + tail for w in written])
 
 
-def _finish(automaton: Automaton, record: Record, config: Config, nxt: Config, byte: int
+def _finish(automaton: Automaton, record: Record, item: bytes, config: Config, nxt: Config, byte: int
             ) -> tuple[Config, Record]:
-    """At the `,` or `]` after an item: a repeat leaves only the stacks outside this array (if any read
-    the same bytes otherwise); a new value is remembered."""
-    text = record.item.strip(WS)
+    """At the `,` or `]` after an item (`item`, as written): a repeat leaves only the stacks outside this array
+    (if any read the same bytes otherwise) and the record as it was, as does a blank item; a new value is
+    remembered."""
+    text = item.strip(WS)
     if not text:
         return nxt, record
     key, strings = value_key(text)
     if key in record.seen:
         kept = frozenset(st for st in config if not any(len(st) > d and st[d][0] == r for d, r in record.keys))
         return (automaton.step(kept, byte) if kept else frozenset()), record
-    return nxt, Record(record.level, record.keys, b"", record.seen | {key}, record.strings | strings,
-                       record.done + 1, False)
+    return nxt, Record(record.level, record.keys, record.seen | {key}, record.strings | strings, record.done + 1)
 
 
 def value_key(text: bytes) -> tuple[Any, frozenset[bytes]]:

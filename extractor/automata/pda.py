@@ -89,8 +89,11 @@ class Automaton:
         return self.close(nxt) if nxt else frozenset()
 
     def accepting(self, stacks: frozenset[Stack]) -> bool:
-        """True when the output may end here."""
-        return any(len(st) == 1 and self.dfas[st[0][0]].accept[st[0][1]] for st in stacks)
+        """True when the output may end here (a loop, not a generator: every mask asks)."""
+        for st in stacks:
+            if len(st) == 1 and self.dfas[st[0][0]].accept[st[0][1]]:
+                return True
+        return False
 
 
 @collector_paused
