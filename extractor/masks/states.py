@@ -55,7 +55,8 @@ class States:
         self.to_machine: dict[int, int] = {}
         self.from_machine: dict[int, int] = {}
         self.walk_from: dict[Config, int] = {}
-        """The machine's ids of configurations walked from that are not numbered here (the parents of exits)."""
+        """The machine's ids of configurations walked from that are not numbered here (the parents of exits, a guard's
+        places)."""
         self.shapes: dict[int, Shape] = {}
         """`automata.distinct.shape` of the machine's configurations, by its id."""
         self.distinct_rules = bytes(rule in automaton.distinct for rule in range(len(automaton.dfas)))
@@ -129,15 +130,32 @@ class States:
                 return NOT_ALLOWED, fork
         return self._from_machine(walked, state, data), fork
 
+    def walked(self, config: Config, data: bytes) -> Config | None:
+        """The configurations after `data` from any configuration, numbered or not (empty where a byte is not
+        allowed), walked in the C machine; None without it."""
+        if self.machine is None:
+            return None
+        if not data:
+            return config
+        found = self._from_machine(_kernel.machine_step(self.machine, self._machine_of(config), data))
+        return frozenset() if found == NOT_ALLOWED else self.configs[found]
+
+    def _machine_of(self, config: Config) -> int:
+        """The machine's id of any configuration (one not numbered here is kept in `walk_from`)."""
+        state = self.ids.get(config)
+        if state is not None:
+            return self._to_machine(state)
+        found = self.walk_from.get(config)
+        if found is None:
+            found = self.walk_from[config] = _kernel.machine_config(self.machine, flat(config))
+        return found
+
     def walk(self, config: Config, roots: np.ndarray, exits: bool) -> tuple[np.ndarray, np.ndarray] | None:
         """`masks.walk.walk` in this table's machine (its steps kept for later walks); None without the machine."""
         if self.machine is None:
             return None
-        found = self.walk_from.get(config)
-        if found is None:
-            found = self.walk_from[config] = _kernel.machine_config(self.machine, flat(config))
         trie = self.trie
-        reached, nodes = _kernel.machine_walk(self.machine, trie.packed, trie.ids, found,
+        reached, nodes = _kernel.machine_walk(self.machine, trie.packed, trie.ids, self._machine_of(config),
                                               np.ascontiguousarray(roots, dtype=np.int32), exits)
         return np.frombuffer(reached, dtype=np.int64), np.frombuffer(nodes, dtype=np.int32)
 

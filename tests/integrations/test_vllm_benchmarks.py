@@ -50,9 +50,10 @@ def test_the_backend_benchmark_runs_one_request_of_each_kind_through_our_backend
 def test_the_replay_benchmark_runs_two_streams_through_every_backend(tmp_path, sample):
     from benchmarks.backend_replay import main
 
-    main(["--streams", "2", "--batches", "2", "--drafts", "2", "--mix", "2", "--data", str(sample),
+    main(["--streams", "2", "--batches", "2", "--drafts", "2", "--mix", "2", "--data", str(sample), "--clock", "cpu",
           "--json", str(tmp_path / "r.json"), "--md", str(tmp_path / "r.md")])
     result = json.loads((tmp_path / "r.json").read_text())
+    assert result["clock"] == "cpu" and "the thread's CPU time" in (tmp_path / "r.md").read_text()
     assert set(result["runs"]) == {"batch 2, drafts 0", "batch 2, drafts 2"}
     assert set(result["mix"]) == {"batch 2, drafts 0"}
     rows = [(run, "warm") for run in result["runs"].values()] + [(run, "mix") for run in result["mix"].values()]

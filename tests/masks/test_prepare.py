@@ -10,7 +10,7 @@ from extractor import compile_schema
 from extractor.automata.counted import CountedDFA
 from extractor.masks import TableCache
 from extractor.masks.bits import pack
-from extractor.masks.matcher import CompiledGrammar
+from extractor.masks.matcher import CompiledGrammar, _table_count
 from tests.masks.test_masks import small_vocab
 
 SCHEMAS = [  # the first two count (CountedDFA): tables below lo, at lo, and near hi
@@ -70,3 +70,24 @@ def test_prepared_tables_are_held_packed(schema: dict) -> None:
     for table, size in tables.entries.values():
         assert size == table.nbytes <= 4 * words + table.exit_nodes.nbytes + 256
         assert table.packed.dtype == np.int32 and np.array_equal(pack(table.allowed), table.packed)
+
+
+class _Ordered(TableCache):
+    """A table cache that records the rule of each table looked up."""
+
+    def get(self, automaton, trie, rule, state):  # type: ignore[no-untyped-def]
+        self.rules = [*getattr(self, "rules", []), rule]
+        return super().get(automaton, trie, rule, state)
+
+
+@pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
+def test_prepare_builds_the_rules_with_fewer_tables_first(schema: dict) -> None:
+    """A request passes through most states of a small rule and few of a large one: a prepare cut short has built
+    the small rules' tables whole."""
+    plain = compile_schema(schema, small_vocab("llama3"))
+    tables = _Ordered(directory=None)
+    grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie, tables=tables)
+    done = grammar.prepare(60.0)
+    counts = [_table_count(plain.automaton.dfas[rule], plain.trie.width) for rule in dict.fromkeys(tables.rules)]
+    assert len(tables.rules) == done == sum(_table_count(d, plain.trie.width) for d in plain.automaton.dfas)
+    assert counts == sorted(counts) and len(counts) == len(plain.automaton.dfas)

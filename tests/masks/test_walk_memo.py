@@ -1,5 +1,5 @@
-"""The step memo: a walk looked up where one went before is the walk the automaton makes byte by byte, and the
-memo stays within its byte bound."""
+"""The step memo: a walk looked up where one went before, or walked in the C machine from any configuration (a
+guard's search), is the walk the automaton makes byte by byte, and the memo stays within its byte bound."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from extractor import compile_schema
+from extractor.masks import states as states_module
 from extractor.masks.matcher import WALK_MEMO_BYTES
 from tests.masks.test_masks import small_vocab
 
@@ -14,6 +15,8 @@ SCHEMAS = [
     {"type": "object", "properties": {"name": {"type": "string"}, "tags": {"type": "array", "items": {
         "enum": ["a", "bc", 7]}}}, "required": ["name"]},
     {"type": "array", "items": {"type": "number"}, "maxItems": 6},
+    {"type": "object", "properties": {"s": {"type": "string", "maxLength": 300}, "n": {"type": "array", "items": {
+        "type": "integer"}, "minItems": 2, "maxItems": 90}}},  # counted rules: the machine counts as Python does
 ]
 
 
@@ -26,9 +29,13 @@ def _plain(grammar, config, data: bytes):
 
 
 @pytest.mark.parametrize("schema", SCHEMAS, ids=range(len(SCHEMAS)))
-def test_memoized_walks_equal_byte_by_byte_walks(schema: dict) -> None:
+@pytest.mark.parametrize("machine", [True, False], ids=["C machine", "Python walk"])
+def test_memoized_walks_equal_byte_by_byte_walks(schema: dict, machine: bool, monkeypatch) -> None:
+    if not machine:
+        monkeypatch.setattr(states_module, "_kernel", None)
     grammar = compile_schema(schema, small_vocab("llama3"))
-    rng, tokens = np.random.default_rng(2), grammar.vocab.tokens
+    assert (grammar.states().machine is not None) == (machine and states_module._kernel is not None)
+    rng, tokens, automaton = np.random.default_rng(2), grammar.vocab.tokens, grammar.automaton
     for _ in range(3):  # the same kind of walks again: later ones are answered by the memo
         m = grammar.matcher()
         for _ in range(40):
@@ -37,8 +44,10 @@ def test_memoized_walks_equal_byte_by_byte_walks(schema: dict) -> None:
                 break
             token = int(rng.choice(allowed))
             refused = int(rng.integers(grammar.vocab.size))  # most random tokens are not allowed here
-            for tid in (token, refused):
-                assert grammar.walk(m.config, tokens[tid]) == _plain(grammar, m.config, tokens[tid])
+            parents = [automaton.close([st[:-1]]) for st in m.config if len(st) > 1]  # places no step numbered
+            for config in (m.config, *parents):
+                for data in (tokens[token], tokens[refused], b",", b"", tokens[token] + b'"}'):
+                    assert grammar.walk(config, data) == _plain(grammar, config, data)
             m.advance(token)
     assert len(grammar.walks) > 0
     assert grammar.walks.bytes <= grammar.walks.max_bytes

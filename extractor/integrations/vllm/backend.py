@@ -19,6 +19,7 @@ from extractor.integrations.vllm.spec import CACHE_BYTES, GrammarCache
 from extractor.decode.guards import Guard, GuardMark, Guards
 from extractor.masks import CompiledGrammar, Matcher
 from extractor.masks.bits import clear_bits, set_bits, write_rows
+from extractor.masks.compiler import warm_trie
 from extractor.masks.states import NOT_ALLOWED
 from extractor.tokens import Vocabulary
 
@@ -208,6 +209,7 @@ class ExtractorBackend(StructuredOutputBackend):
 
     def __post_init__(self) -> None:
         self.vocab = Vocabulary.from_hf(self.tokenizer, size=self.vocab_size)
+        warm_trie(self.vocab)
         self.grammars = GrammarCache(self.vocab)
         self.specials = specials(self.tokenizer, self.vocab)
         self.tag_grammars: OrderedDict[tuple[int, ...], GrammarCache] = OrderedDict()
