@@ -255,7 +255,7 @@ class Quoted:
 
     @classmethod
     def of(cls, tokens: tuple[bytes, ...]) -> Quoted:
-        counts = np.array([t.count(b'"') for t in tokens], dtype=np.int64)
+        counts = quote_counts(tokens)
         ids = np.flatnonzero(counts)
         heads: dict[str, list[int]] = {}
         for i in ids[counts[ids] < 3].tolist():
@@ -263,6 +263,16 @@ class Quoted:
             if head is not None:
                 heads.setdefault(head, []).append(i)
         return cls(ids, counts[ids], {h: np.array(v, dtype=np.int64) for h, v in heads.items()})
+
+
+def quote_counts(tokens: tuple[bytes, ...]) -> np.ndarray:
+    """How many double quotes each token holds, counted over the tokens joined (a vocabulary of 128k tokens:
+    a few milliseconds, where a count per token took a tenth of a second of the first compile needing it)."""
+    sizes = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
+    quote = np.frombuffer(b"".join(tokens), dtype=np.uint8) == 0x22
+    ends = np.cumsum(sizes)
+    before = np.concatenate(([0], np.cumsum(quote, dtype=np.int64)))
+    return before[ends] - before[ends - sizes]
 
 
 class Present:

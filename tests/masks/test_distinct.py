@@ -16,7 +16,7 @@ from typing import Annotated
 from pydantic import BaseModel, StringConstraints
 
 from extractor import compile_schema
-from extractor.automata.distinct import Distinct, _strings
+from extractor.automata.distinct import Distinct, _strings, quote_counts
 from extractor.errors import UnsupportedSchemaError
 from extractor.masks.bits import pack
 from extractor.masks.matcher import Matcher
@@ -231,3 +231,9 @@ def test_random_walks_over_quote_heavy_tokens_mask_like_brute_force(data, extra:
             break
         p = weight * allowed
         matcher.advance(int(rng.choice(len(tokens), p=p / p.sum())))
+
+
+@pytest.mark.parametrize("tokens", [(b"",), (b"", b'"', b'a""b', b""), (b'\\"', b'"x"', b"plain", b'""""')],
+                         ids=["one_empty", "empty_between", "escaped_and_many"])
+def test_quotes_are_counted_per_token_over_the_joined_tokens(tokens: tuple[bytes, ...]) -> None:
+    assert quote_counts(tokens).tolist() == [t.count(b'"') for t in tokens]
