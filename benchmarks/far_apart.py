@@ -5,7 +5,8 @@ returned is right (exact after normalisation), whether the window holding the fa
 wrong one, with the windows' disagreeing scalars decided by the model (`conflicts="model"`) and by the merge.
 
 usage: python benchmarks/far_apart.py [--split dev|test] [--data FILE.jsonl] [--limit N] [--window N]
-           [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--conflicts model,merge] [--max-tokens N] [--threads N] [--model ID]
+           [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--conflicts model,merge] [--max-tokens N]
+           [--threads N] [--model ID]
            [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT]
 
 Each fact is one sentence, which one window holds whole (the documents are read in windows of `--window` tokens,
@@ -168,7 +169,7 @@ def report(args: argparse.Namespace, docs: list[dict[str, Any]],
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "data": str(args.data.relative_to(DATA.parents[2])) if args.data.is_relative_to(DATA.parents[2])
             else str(args.data), "window": args.window, "overlap": args.overlap, "focus": args.focus,
-            "kinds": args.kinds, "max_tokens": args.max_tokens,
+            "kind_margin": args.kinds, "max_tokens": args.max_tokens,
             "threads": args.threads, "documents": len(cases), "modes": modes, "cases": cases}
 
 
@@ -182,7 +183,7 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"# Facts stated once, far apart ({result['split']} split, {result['documents']} documents)", "",
              f"Model: {result['model']}; greedy; window {result['window']} tokens; overlap "
              f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; windows read as another "
-             f"kind dropped {kinds_said(result.get('kinds'))}; "
+             f"kind dropped {kinds_said(result.get('kind_margin'))}; "
              f"max_tokens {result['max_tokens']}; {result['threads']} thread(s); "
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),

@@ -248,8 +248,8 @@ def markdown(result: dict[str, Any]) -> str:
     head = (f"# Long documents: Kleister-NDA `{result['split']}` ({result['documents']} contracts{chosen}, "
             f"{result['characters_median']:,} characters at the median)\n\nModel: {result['model']}; greedy; "
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
-            f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; windows read "
-            f"as another kind dropped {kinds_said(result.get('kinds'))}; commit "
+            f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; "
+            f"windows read as another kind dropped {kinds_said(result.get('kind_margin'))}; commit "
             f"`{result['commit']}`.\n\n")
     rows = ["| method | F1 | precision | recall | effective_date | jurisdiction | party | term | valid | not_found_rate "
             "| windows/doc | seconds/doc |", "|---|" + "---:|" * 11]
@@ -307,8 +307,8 @@ def main(argv: list[str] | None = None) -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap, "focus": focus, "kinds": margin, "chars": args.chars,
-              "min_windows": args.min_windows,
+              "window": args.window, "overlap": args.overlap, "focus": focus, "kind_margin": margin,
+              "chars": args.chars, "min_windows": args.min_windows,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)
 

@@ -2,8 +2,9 @@
 stated once, far apart; field F1 from the long text against the same document alone, per length and position.
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
-           [--targets Resume,...] [--cases ID@LENGTH,...] [--max-tokens N] [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--model ID]
-           [--threads N] [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT] [--smoke]
+           [--targets Resume,...] [--cases ID@LENGTH,...] [--max-tokens N] [--window N] [--overlap N]
+           [--focus on|off] [--kinds MARGIN|off] [--model ID] [--threads N] [--resume OUTCOMES.jsonl [--report-only]]
+           [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
   documents left out, their haystack being contracts; no-answer documents left out), round robin over the
@@ -218,7 +219,7 @@ def report(args: argparse.Namespace, todo: list[dict[str, Any]],
                  "alone": done["alone", c["doc"]]["outcome"]} for c in todo]
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "seed": args.seed, "lengths": args.lengths, "max_tokens": args.max_tokens, "window": args.window,
-            "overlap": args.overlap, "focus": args.focus, "kinds": args.kinds, "threads": args.threads,
+            "overlap": args.overlap, "focus": args.focus, "kind_margin": args.kinds, "threads": args.threads,
             "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
 
 
@@ -233,7 +234,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; window "
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; focus "
              f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; windows read as another kind "
-             f"dropped {kinds_said(result.get('kinds'))}; haystack "
+             f"dropped {kinds_said(result.get('kind_margin'))}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),

@@ -4,7 +4,7 @@ a long text all of the target's kind is still read through.
 
 usage: python benchmarks/window_signals.py [--split dev] [--docs 4] [--length 40000] [--contracts 3]
                                            [--contract-split train] [--threads 1] [--again OUT.json]
-                                           [--json OUT] [--md OUT]
+                                           [--kinds MARGIN,... [--far-apart N]] [--json OUT] [--md OUT]
 
 Two kinds of text, every stretch of `windowed.STRETCH` characters scored as `extract` scores it with `focus` on:
 - needles: `--docs` labeled documents of benchmarks/needle.py buried in unrelated contract text of `--length`
@@ -15,6 +15,9 @@ For each margin on a grid, a stretch counts where it scores within it of its tex
 stretches of contract text count around a needle, how many of the needle's stretches count, and for the contracts
 the share of stretches counted and how many of their windows hold a counted stretch. The margin chosen is the
 largest on the grid under which no contract stretch around a needle counts.
+
+With `--kinds`, each text's windows (as `extract` cuts them) are read instead as `windowed.KIND_MARGIN` reads them
+at each margin given: which windows a margin drops, and each window's best stretch read (see `kinds`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import argparse
 import json
 import sys
 import time
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -120,8 +124,8 @@ def kinds(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         at = case["long"].find(case["alone"])
         texts.append(("needle", case["id"], needle.target(case["target"]), case["long"], (at, at + len(case["alone"])),
                       640, None))
-    contracts = [d for d in load(args.contract_split, None) if len(cut(ex, NDA, d["text"], 256, None)) > 1]
-    texts += [("contract", d["id"], NDA, d["text"], None, 256, None) for d in contracts[:args.contracts]]
+    long = (d for d in load(args.contract_split, None) if len(cut(ex, NDA, d["text"], 256, None)) > 1)
+    texts += [("contract", d["id"], NDA, d["text"], None, 256, None) for d in islice(long, args.contracts)]
     far = [json.loads(line) for line in (Path(__file__).parent / "data" / "far_apart" / "dev.jsonl").open()]
     texts += [("far apart", d["id"], KINDS[d["kind"]].target, d["text"], None, 256, 1024) for d in far[:args.far_apart]]
     out = []

@@ -25,6 +25,8 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("table_cache", ["--sample", "2"], ["tables", "build_ms"]),
     ("window_signals", ["--docs", "1", "--length", "1200", "--contracts", "0"],
      ["chosen", "margins", "cases", "commit"]),
+    ("window_signals", ["--docs", "1", "--length", "1200", "--contracts", "0", "--far-apart", "0", "--kinds", "0"],
+     ["texts", "commit"]),
     ("threads", ["--settings", "1", "--competitors", "0", "--repeats", "1", "--max-tokens", "4"], ["seconds"]),
 ]
 
