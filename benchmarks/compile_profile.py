@@ -1,6 +1,10 @@
 """Where compile time goes: each MaskBench schema compiled stage by stage, beside llguidance's time to first mask.
 
 usage: python benchmarks/compile_profile.py [--sample 500] [--seed 7] [--timeout 10] [--runs 5] [--json OUT] [--md OUT]
+                                           [--realworld]
+
+`--realworld` profiles the tuning part of the real-world schemas (benchmarks/realworld_peers.py's split, every file in
+order) instead of a MaskBench sample: the held-out part is never profiled.
 
 Stages, timed per schema in one process and one thread (caches warm across schemas, as in maskbench.py):
 `normalize` (JSON Schema to IR), `grammar` (IR to rules), then the automaton stage split by what its time is
@@ -172,6 +176,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="fresh processes; the median run is reported")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--md", type=Path, default=None)
+    parser.add_argument("--realworld", action="store_true", help="the real-world schemas' tuning part")
     args = parser.parse_args()
     if args.runs > 1:
         result = median_run(args)
@@ -184,7 +189,7 @@ def main() -> None:
     from extractor.tokens import Vocabulary
 
     vocab = Vocabulary.from_tokenizer_file(LLAMA3)
-    paths = select_files(MASKBENCH_DATA, args.sample, args.seed)
+    paths = _paths(args)
     clock = Clock()
     instrument(clock)
     tables = TableCache()  # in memory only: every table is paid for in the run
@@ -204,7 +209,8 @@ def main() -> None:
     total = sum(r["first_mask_ms"] for r in done) or 1.0
     stages = {s: {**percentiles([r["ms"][s] for r in done], KEYS), "share": round(sum(r["ms"][s] for r in done) / total, 4)}
               for s in STAGES}
-    result = {"commit": commit(), "sample": args.sample, "seed": args.seed, "schemas": len(rows), "compiled": len(done),
+    result = {"commit": commit(), "sample": args.sample, "seed": args.seed, "realworld": args.realworld,
+              "schemas": len(rows), "compiled": len(done),
               "stages_ms": stages, "first_mask_ms": percentiles([r["first_mask_ms"] for r in done], KEYS),
               "never_entered_ms": {key: percentiles([r[key] for r in done if key in r], KEYS)
                                    for key in ("never_entered_ms", "never_entered_plain_ms")},
@@ -216,6 +222,15 @@ def main() -> None:
     write_results(result, markdown(result), args.json, args.md)
 
 
+def _paths(args: argparse.Namespace) -> list[Path]:
+    """The schema files profiled: a MaskBench sample, or the real-world tuning part."""
+    if args.realworld:
+        from benchmarks.realworld_peers import DATA, split
+
+        return split(DATA)["tuning"]
+    return select_files(MASKBENCH_DATA, args.sample, args.seed)
+
+
 def median_run(args: argparse.Namespace) -> dict[str, Any]:
     """The profile run `args.runs` times in fresh processes; the run with the median p50 ratio, all ratios beside."""
     from tqdm import tqdm
@@ -225,7 +240,8 @@ def median_run(args: argparse.Namespace) -> dict[str, Any]:
         for i in tqdm(range(args.runs), desc="runs"):
             out = Path(tmp) / f"run{i}.json"
             run = subprocess.run([sys.executable, __file__, "--runs", "1", "--sample", str(args.sample), "--seed",
-                                  str(args.seed), "--timeout", str(args.timeout), "--json", str(out)],
+                                  str(args.seed), "--timeout", str(args.timeout), "--json", str(out),
+                                  *(["--realworld"] if args.realworld else [])],
                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
             if run.returncode:
                 raise SystemExit(f"run {i + 1} of {args.runs} failed (exit {run.returncode}):\n{run.stderr[-3000:]}")
@@ -243,7 +259,9 @@ def _ratio(result: dict[str, Any]) -> float:
 
 
 def markdown(result: dict[str, Any]) -> str:
-    lines = [f"# Compile time by stage (MaskBench sample {result['sample']}, seed {result['seed']}, Llama-3)", "",
+    source = ("real-world schemas, tuning part" if result.get("realworld")
+              else f"MaskBench sample {result['sample']}, seed {result['seed']}")
+    lines = [f"# Compile time by stage ({source}, Llama-3)", "",
              f"Commit `{result['commit']}`; {result['compiled']} of {result['schemas']} schemas compiled; one "
              "process, one thread, caches warm across schemas.", "",
              "| stage | p50 ms | avg ms | p99 ms | max ms | share of all time |", "|---|---:|---:|---:|---:|---:|"]
