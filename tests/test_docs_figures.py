@@ -224,7 +224,15 @@ SCREEN += [("refusing below −{:.3f}, or below 0 where half", "refusal_rule_dev
             [f"{OWN}/rule/recall", f"{OWN}/rule/precision"])]
 TRACING += [("on those four receipts fell from {:.3f} to {:.3f} (", "quality_dev_blanks_before.json",
              ["methods/extract/field_f1",
-              lambda r: figure(_file("quality_dev_blanks_missing.json"), "methods/extract/field_f1")])]
+              lambda r: figure(_file("quality_dev_blanks_missing.json"), "methods/extract/field_f1")]),
+             ("the same command gives field F1 {:.3f} ([filled]", "quality_dev_blanks_filled.json", ["methods/extract/field_f1"]),
+             ("gave {:.3f}, no total right, at twice the tokens", "quality_dev_blanks_retried.json",
+              ["methods/extract/field_f1"]),
+             ("On every dev receipt field F1 went from {:.3f} to {:.3f} (", "quality_dev_blanks_receipts_before.json",
+              ["methods/extract/field_f1",
+               lambda r: figure(_file("quality_dev_blanks_receipts_filled.json"), "methods/extract/field_f1")]),
+             ("none moved: field F1 {:.3f} both", "quality_dev_blanks_generated_filled.json",
+              ["methods/extract/field_f1"])]
 
 FAQ = [("well under half an extraction of it: {:.2f}× the whole extraction", "screen_cost.json", ["median_ratio"]),
        ("{:.2f}× on the costliest", "screen_cost.json", ["worst_ratio"])]
