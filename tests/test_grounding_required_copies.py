@@ -49,7 +49,9 @@ REQUIRED = [  # (target, verbatim mode) -> the schema pointers of the strings th
     (Marked, "all", ("/properties/ref", "/properties/seller")),
     ({"type": "object", "properties": {"k": {"anyOf": [{"type": "string"}, {"const": ""}]}}, "required": ["k"]},
      "all", ()),  # the schema spells "" itself
+    ({"type": "object", "properties": {"k": {"type": ["string", "null"]}}, "required": ["k"]}, "all", ()),  # null
     ({"type": "string"}, "all", ()),  # no member: nothing says it must be given
+    (True, "all", ()),
 ]
 
 

@@ -79,9 +79,7 @@ class Pipeline:
         """The target as decoded: each verbatim string that must be given and may not be null copies at least one
         byte (a "" there is no value the text wrote, and the embedded model wrote one for a value it did not find)."""
         pointers = required_copies(self.target.spec, self.opts.verbatim)
-        if not pointers or not isinstance(self.target.schema, dict):
-            return self.target
-        return Target(filled(self.target.schema, pointers), self.opts)
+        return Target(filled(self.target.schema, pointers), self.opts) if pointers else self.target
 
     def prompt(self, doc: Document) -> list[int]:
         """The document's next prompt, earlier failed attempts as turns."""

@@ -117,8 +117,7 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
     raw, where, moved = output.encode(), output_ranges(output.encode()), False
     for leaf in reversed([v for v in leaves(data, schema) if v.verbatim and v.value == ""]):
         options, place = _place(schema, leaf.pointer)
-        if any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
-               for n in options) or leaf.pointer not in where:
+        if _spells_blank(options) or leaf.pointer not in where:
             continue
         start, end = where[leaf.pointer]
         if any(isinstance(n, ir.Null) for n in options):
@@ -134,6 +133,12 @@ def _copied_ir(text: str, plain: bool) -> ir.Schema:
     """The IR the output was decoded under, as far as its copies go: with `plain`, every plain string verbatim."""
     schema = json.loads(text)
     return target_ir(verbatim_strings(schema) if plain and isinstance(schema, dict) else schema, None)
+
+
+def _spells_blank(options: list[ir.Node]) -> bool:
+    """Whether a field's schema allows "" itself: a `const` or `enum` holding it, or a free string beside the copy."""
+    return any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
+               for n in options)
 
 
 def _place(schema: ir.Schema, pointer: str) -> tuple[list[ir.Node], str]:
@@ -203,7 +208,6 @@ def required_copies(target: Any, verbatim: str) -> tuple[str, ...]:
         if isinstance(node, ir.Object):
             for p in node.properties:
                 options = shapes(p.value, schema.defs)
-                if p.required and not any(isinstance(n, ir.Null) or isinstance(n, ir.Const) and '""' in n.values
-                                          or isinstance(n, ir.String) and not n.verbatim for n in options):
+                if p.required and not (_spells_blank(options) or any(isinstance(n, ir.Null) for n in options)):
                     found |= {n.pointer for n in options if isinstance(n, ir.String) and n.verbatim}
     return tuple(sorted(found))
