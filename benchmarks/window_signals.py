@@ -146,8 +146,10 @@ def kinds(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def kinds_markdown(result: dict[str, Any]) -> str:
-    lines = [f"# Windows read as another kind of document: which a margin drops ({result['split']} needles at "
-             f"{result['length']:,} characters, long {result['contract_split']} Kleister-NDA contracts, far_apart dev)",
+    read = [k for k in ("needle", "contract", "far apart") if any(t["kind"] == k for t in result["texts"])]
+    said = {"needle": f"{result['split']} needles at {result['length']:,} characters",
+            "contract": f"long {result['contract_split']} Kleister-NDA contracts", "far apart": "far_apart dev"}
+    lines = [f"# Windows read as another kind of document: which a margin drops ({', '.join(said[k] for k in read)})",
              "", f"Commit {result['commit']}. Each window's stretches of 512 characters read in text order (64 tokens "
              f"of each) until one reads as the target within the margin (`windowed.window_readings`); a window every "
              f"stretch of which reads as another kind by more is dropped. {result['note']}", "",

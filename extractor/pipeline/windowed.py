@@ -55,7 +55,10 @@ PAD = 512
 KIND_MARGIN: float | None = None
 """Nats by which every stretch of a window must read likelier as another kind of document than as the target
 (`decode/relevance.py`'s kinds: a contract's clauses read as "legal text" around a buried invoice) for the window
-to give nothing to the merge (`window_readings`); None: every window gives what it wrote."""
+to give nothing to the merge (`window_readings`); None: every window gives what it wrote. None by default: on the
+dev split's needles at 40,000 characters a margin of 0 drops the contract around the document in one case of four
+and no Kleister or far_apart window, -4 drops far_apart windows holding facts (benchmarks/results/
+window_kinds_dev.md, docs/long-documents.md)."""
 
 
 class Read(Protocol):
