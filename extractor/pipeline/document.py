@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any
 from extractor.pipeline.engine import Control, Engine, Job, Offer
 from extractor.pipeline.fields import Asked, Part, split
 from extractor.errors import Attempt, ExtractionError, InputError, UnsatisfiableSchemaError
-from extractor.pipeline.grounding import Grounding, required_copies
+from extractor.pipeline.grounding import Grounding
 from extractor.pipeline.inputs import nonempty
 from extractor.pipeline.options import ExtractOptions
 from extractor.pipeline.outcome import Cut, Invalid, outcome, returned
 from extractor.pipeline.refusing import Screened, checks_answer, judged, screened_out
 from extractor.schema import Refusal
-from extractor.schema.verbatim import filled
 from extractor.pipeline.target import Target
 from extractor.tracing import Trace
 
@@ -74,13 +73,6 @@ class Pipeline:
         """The target's fields asked apart, where `fields="apart"` and the target splits (else ())."""
         return split(self.target) if self.opts.fields == "apart" else ()
 
-    @cached_property
-    def copying(self) -> Target:
-        """The target as decoded: each verbatim string that must be given and may not be null copies at least one
-        byte (a "" there is no value the text wrote, and the embedded model wrote one for a value it did not find)."""
-        pointers = required_copies(self.target.spec, self.opts.verbatim)
-        return Target(filled(self.target.schema, pointers), self.opts) if pointers else self.target
-
     def prompt(self, doc: Document) -> list[int]:
         """The document's next prompt, earlier failed attempts as turns."""
         return self.engine.prompt_ids(self.target.schema, doc.text, doc.attempts, self.opts)
@@ -114,7 +106,7 @@ class Pipeline:
         """The grammar the document is decoded with: target and refusal, or after the screen, one of them."""
         if not self.opts.constrained:
             return None
-        offer, target = self._offer(doc.screen), self.copying
+        offer = self._offer(doc.screen)
         if self.parts and offer != "refusal":
             try:
                 return Apart({p.name: self.engine.grammar(p.target, doc.text, offer, self.opts) for p in self.parts})
@@ -124,10 +116,10 @@ class Pipeline:
                 offer = "refusal"  # a required field no substring of the text fits: the refusal is all
         if offer == "target":
             try:
-                return self.engine.grammar(target, doc.text, offer, self.opts)
+                return self.engine.grammar(self.target, doc.text, offer, self.opts)
             except UnsatisfiableSchemaError:
                 offer = "refusal"  # no substring of the text fits a required Verbatim field: the refusal is all
-        return self.engine.grammar(target, doc.text, offer, self.opts)
+        return self.engine.grammar(self.target, doc.text, offer, self.opts)
 
     def _offer(self, screen: Screened | None) -> Offer:
         if self.opts.refusal_model is None or screen is None:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from extractor.errors import Problem
-from extractor.schema import ir, json_schema, marks_text, nodes, target_ir
+from extractor.schema import ir, json_schema, marks_text, target_ir
 from extractor.schema.verbatim import verbatim_strings
 from extractor.tracing import Trace, trace_value
 from extractor.tracing.leaves import leaves, output_ranges, shapes
@@ -103,10 +103,9 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
     plain string, "marked" those marked `Verbatim`) read as "the text does not hold it": null where the field may be
     null, left out where its member is not required or it is a list item. A verbatim string may copy nothing, and a
     small model writes "" for a value it did not find. Kept: a field whose schema allows "" itself (a `const` or
-    `enum` member, a free string beside the copy), and one that must be given and may not be null, which the target's
-    grammar copies a byte at least for (`required_copies`), so only an answer decoded without it (unconstrained, or
-    its fields asked apart) holds one (read as missing, an error and a retry, the embedded model wrote "" again on
-    every retry measured and the document lost its other fields: benchmarks/results/quality_dev_blanks_missing.md)."""
+    `enum` member, a free string beside the copy), and one that must be given and may not be null (read as missing
+    there, an error and a retry, the embedded model wrote "" again on every retry measured and the document lost
+    its other fields: benchmarks/results/quality_dev_blanks_missing.md)."""
     if '""' not in output:
         return Blanks(output, False)
     try:
@@ -117,7 +116,8 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
     raw, where, moved = output.encode(), output_ranges(output.encode()), False
     for leaf in reversed([v for v in leaves(data, schema) if v.verbatim and v.value == ""]):
         options, place = _place(schema, leaf.pointer)
-        if _spells_blank(options) or leaf.pointer not in where:
+        if any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
+               for n in options) or leaf.pointer not in where:
             continue
         start, end = where[leaf.pointer]
         if any(isinstance(n, ir.Null) for n in options):
@@ -133,12 +133,6 @@ def _copied_ir(text: str, plain: bool) -> ir.Schema:
     """The IR the output was decoded under, as far as its copies go: with `plain`, every plain string verbatim."""
     schema = json.loads(text)
     return target_ir(verbatim_strings(schema) if plain and isinstance(schema, dict) else schema, None)
-
-
-def _spells_blank(options: list[ir.Node]) -> bool:
-    """Whether a field's schema allows "" itself: a `const` or `enum` holding it, or a free string beside the copy."""
-    return any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
-               for n in options)
 
 
 def _place(schema: ir.Schema, pointer: str) -> tuple[list[ir.Node], str]:
@@ -197,17 +191,3 @@ def _escaped(raw: bytes, at: int) -> bool:
     while at - run - 1 >= 0 and raw[at - run - 1] == 0x5C:
         run += 1
     return run % 2 == 1
-
-
-def required_copies(target: Any, verbatim: str) -> tuple[str, ...]:
-    """The schema pointers of every verbatim string that must be given and may not be null: the grammar has it copy
-    a byte at least (`schema.verbatim.filled`), as a "" there would be returned as a value the text never wrote."""
-    schema = _copied_ir(key(target), verbatim != "marked")
-    found = set()
-    for node in nodes(schema):
-        if isinstance(node, ir.Object):
-            for p in node.properties:
-                options = shapes(p.value, schema.defs)
-                if p.required and not (_spells_blank(options) or any(isinstance(n, ir.Null) for n in options)):
-                    found |= {n.pointer for n in options if isinstance(n, ir.String) and n.verbatim}
-    return tuple(sorted(found))

@@ -3,9 +3,7 @@
 
 from __future__ import annotations
 
-import copy
 import re
-from collections.abc import Iterable
 from typing import Any, Callable
 
 from pydantic import GetJsonSchemaHandler
@@ -100,20 +98,4 @@ def rewritten(schema: Any, mark: Callable[[dict[str, Any], str, bool], dict[str,
     for key in _WALKED_LIST:
         if isinstance(schema.get(key), list):
             out[key] = [rewritten(sub, mark, said, free) for sub in schema[key]]
-    return out
-
-
-def filled(schema: Any, pointers: Iterable[str]) -> Any:
-    """A copy of `schema` in which the string schemas at `pointers` (JSON pointers into it) may not be "": a copy of
-    one byte at least where the value must be given and the model copied nothing (`pipeline.grounding.blanks`)."""
-    out = copy.deepcopy(schema)
-    for pointer in pointers:
-        node = out
-        for token in pointer.split("/")[1:]:
-            token = token.replace("~1", "/").replace("~0", "~")
-            node = node[int(token)] if isinstance(node, list) else node[token]
-        if "not" in node:
-            node["allOf"] = [*node.get("allOf", []), {"not": {"const": ""}}]
-        else:
-            node["not"] = {"const": ""}
     return out
