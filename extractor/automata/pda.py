@@ -271,7 +271,7 @@ def _shape(dfa: RuleDFA | CountedDFA) -> RuleDFA:
 def _reachable(grammar: Grammar) -> tuple[list[str], dict[str, RuleDFA | CountedDFA]]:
     """The rules the root reaches through the calls of their automata, each built (calls a dead branch makes
     are gone from its automaton: those rules are not built at all)."""
-    seen, work = [grammar.root], [grammar.root]
+    order, seen, work = [grammar.root], {grammar.root}, [grammar.root]  # `seen` a set: thousands of rules
     dfas = {}
     while work:
         name = work.pop()
@@ -280,9 +280,10 @@ def _reachable(grammar: Grammar) -> tuple[list[str], dict[str, RuleDFA | Counted
             if callee not in grammar.rules:
                 raise InvalidSchemaError(f"grammar rule {callee!r} is called but not defined")
             if callee not in seen:
-                seen.append(callee)
+                seen.add(callee)
+                order.append(callee)
                 work.append(callee)
-    return seen, dfas
+    return order, dfas
 
 
 def _productive(dfas: dict[str, RuleDFA | CountedDFA]) -> set[str]:
