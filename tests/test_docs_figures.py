@@ -302,6 +302,51 @@ SERVING_US = [("({:.0f}, {:.0f} and {:.0f} µs against {:.0f}, {:.0f} and {:.0f}
                + [_mix("extractor"), _mix("xgrammar"), lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)])]
 
 
+def _runs(r: dict[str, Any], backend: str = "extractor") -> list[dict[str, Any]]:
+    """Per batch size, a backend's cold run (the serving replay)."""
+    return [r["runs"][f"batch {n}, drafts 0"][backend]["cold"] for n in BATCHES]
+
+
+SERVING_MORE = [  # docs/performance.md
+    ("Our compile: {:.0f} to {:.0f} ms at p50, {:.0f} to {:.0f} ms at p99", "backend_replay_serving.json",
+     [lambda r: min(c["compile_ms"]["p50"] for c in _runs(r)), lambda r: max(c["compile_ms"]["p50"] for c in _runs(r)),
+      lambda r: min(c["compile_ms"]["p99"] for c in _runs(r)), lambda r: max(c["compile_ms"]["p99"] for c in _runs(r))]),
+    ("XGrammar's fast run, {:.0f} µs against its {:.0f} to {:.0f} at 16 and 256 rows; ours is {:.0f}.",
+     "backend_replay_serving.json",
+     [_step(64, "warm", "xgrammar"), lambda r: min(_step(n, "warm", "xgrammar")(r) for n in (16, 256)),
+      lambda r: max(_step(n, "warm", "xgrammar")(r) for n in (16, 256)), _step(64, "warm")]),
+    ("warm {:.2f}×, {:.2f}× and {:.2f}×; cold {:.2f}×, {:.2f}× and {:.2f}× ({:.0f}, {:.0f} and {:.0f} µs against "
+     "{:.0f}, {:.0f} and {:.0f}); the serving mix {:.2f}×.", "backend_replay_serving_cpu.json",
+     [_ratio(n, "warm") for n in BATCHES] + [_ratio(n, "cold") for n in BATCHES] + [_step(n, "cold") for n in BATCHES]
+     + [_step(n, "cold", "xgrammar") for n in BATCHES] + [lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)]),
+    ("gave cold {:.2f}×, {:.2f}× and {:.2f}× by CPU time, and the serving mix {:.2f}×",
+     "backend_replay_serving_cpu_before.json",
+     [_ratio(n, "cold") for n in BATCHES] + [lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)]),
+    ("cold {:.2f}×, {:.2f}× and {:.2f}×, the mix {:.2f}×", "backend_replay_serving_before.json",
+     [_ratio(n, "cold") for n in BATCHES] + [lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)]),
+    ("our compile's max by the wall fell from {:.0f}-{:,.0f} ms to {:.0f}-{:.0f})", "backend_replay_serving.json",
+     [lambda r: min(c["compile_ms"]["max"] for c in _runs(_file("backend_replay_serving_before.json"))),
+      lambda r: max(c["compile_ms"]["max"] for c in _runs(_file("backend_replay_serving_before.json"))),
+      lambda r: min(c["compile_ms"]["max"] for c in _runs(r)), lambda r: max(c["compile_ms"]["max"] for c in _runs(r))]),
+    ("step costs {:.0f} to {:.0f} µs more than a warm one", "backend_replay_serving_cpu.json",
+     [lambda r: min(_step(n, "cold")(r) - _step(n, "warm")(r) for n in BATCHES),
+      lambda r: max(_step(n, "cold")(r) - _step(n, "warm")(r) for n in BATCHES)]),
+    ("the largest mask is {:.1f} ms on the tuning part and {:.1f} ms on the held-out part", "realworld_peers.json",
+     [lambda r: r["parts"]["tuning"]["extractor"]["mask_us"]["max"] / 1e3,
+      lambda r: r["parts"]["held-out"]["extractor"]["mask_us"]["max"] / 1e3]),
+    ("(llguidance's {:.1f} and {:.1f} ms)", "realworld_peers.json",
+     [lambda r: r["parts"]["tuning"]["llguidance"]["mask_us"]["max"] / 1e3,
+      lambda r: r["parts"]["held-out"]["llguidance"]["mask_us"]["max"] / 1e3]),
+    ("Compile p50 is not: {:.2f} ms against {:.2f} on the tuning part, {:.2f} against {:.2f} on the held-out part",
+     "realworld_peers.json",
+     [lambda r: r["parts"]["tuning"]["extractor"]["compile_ms"]["p50"], lambda r: r["parts"]["tuning"]["llguidance"]["compile_ms"]["p50"],
+      lambda r: r["parts"]["held-out"]["extractor"]["compile_ms"]["p50"], lambda r: r["parts"]["held-out"]["llguidance"]["compile_ms"]["p50"]]),
+    ("schemas both compile is {:.2f} ms p50 against llguidance's {:.2f}, the three", "compile_profile_realworld.json",
+     ["first_mask_ms_both/extractor/p50", "first_mask_ms_both/llguidance/p50"]),
+]
+SERVING_CPU_VLLM = [("cold is {:.2f}×, {:.2f}× and {:.2f}×", "backend_replay_serving_cpu.json",
+                     [_ratio(n, "cold") for n in BATCHES])]  # docs/vllm.md
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
@@ -309,7 +354,8 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS]
            + [("docs/performance.md", *row) for row in PERFORMANCE] + [("docs/guide.md", *row) for row in DATES]
            + [(page, *row) for page in ("docs/vllm.md", "docs/performance.md") for row in SERVING]
-           + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US])
+           + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US]
+           + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
