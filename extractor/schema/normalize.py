@@ -211,7 +211,7 @@ class _Normalizer(Negation):
         self.check_keywords(schema, ptr)
         parts: list[ir.Node] = []
         rest = {k: v for k, v in schema.items() if k not in APPLICATORS}
-        if any(k in ENFORCED for k in rest):
+        if not ENFORCED.isdisjoint(rest):
             parts.append(self.base(rest, ptr))  # own keywords first: their property order wins
         if "$ref" in schema:
             parts.append(self.ref(schema["$ref"], ptr))
@@ -319,7 +319,7 @@ class _Normalizer(Negation):
     def dependencies(self, schema: dict[str, Any], ptr: str) -> list[ir.Node]:
         """Each dependency as a union: the trigger key absent, or present with what it demands."""
         found = [(keyword, key, needs) for keyword in ("dependencies", "dependentRequired", "dependentSchemas")
-                 for key, needs in schema.get(keyword, {}).items()]  # the same key under two keywords: both hold
+                 if keyword in schema for key, needs in schema[keyword].items()]  # the same key under two keywords: both hold
         if len(found) > MAX_DEPENDENCIES:
             raise UnsupportedSchemaError("dependencies", ptr, f"more than {MAX_DEPENDENCIES} dependencies")
         out = []
@@ -724,7 +724,10 @@ def _from_text(schema: dict[str, Any]) -> bool:
             continue
         if sub.get("x-from-text") is True:
             return True
-        stack += [o for key in ("anyOf", "oneOf", "allOf") if isinstance(sub.get(key), list) for o in sub[key]]
+        for key in ("anyOf", "oneOf", "allOf"):  # a loop, not a comprehension: this runs for every subschema
+            options = sub.get(key)
+            if isinstance(options, list):
+                stack += options
         stack.append(sub.get("items"))
     return False
 

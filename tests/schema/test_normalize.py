@@ -417,3 +417,24 @@ def test_options_shown_apart_by_values_are_apart_pair_by_pair(options):
     nodes = tuple(normalizer.node(o, "") for o in options)
     pairwise = all(normalizer.apart(a, b) for i, a in enumerate(nodes) for b in nodes[i + 1:])
     assert normalizer.disjoint(nodes) == pairwise
+
+
+MARKED = {"type": "string", "x-from-text": True}
+FROM_TEXT_ROWS = [  # (member's schema, whether the member reads as marked `x-from-text`)
+    (MARKED, True),
+    ({"type": "string", "x-from-text": "yes"}, False),
+    ({"anyOf": [{"type": "null"}, MARKED]}, True),
+    ({"oneOf": [{"type": "null"}, MARKED]}, True),
+    ({"allOf": [MARKED]}, True),
+    ({"type": "array", "items": MARKED}, True),
+    ({"anyOf": [{"type": "null"}, {"type": "array", "items": {"allOf": [MARKED]}}]}, True),
+    ({"type": "string", "not": {"x-from-text": True}}, False),
+    ({"type": "object", "properties": {"y": MARKED}}, False),
+    ({"anyOf": [{"type": "null"}, {"type": "string"}]}, False),
+]
+
+
+@pytest.mark.parametrize("member,marked", FROM_TEXT_ROWS)
+def test_a_member_is_marked_from_text_through_what_wraps_its_values(member, marked):
+    root = normalize({"type": "object", "properties": {"x": member}}).root
+    assert root.properties[0].doc.from_text is marked
