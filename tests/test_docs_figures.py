@@ -302,6 +302,25 @@ SERVING_US = [("({:.0f}, {:.0f} and {:.0f} µs against {:.0f}, {:.0f} and {:.0f}
                + [_mix("extractor"), _mix("xgrammar"), lambda r: _mix("extractor")(r) / _mix("xgrammar")(r)])]
 
 
+LONG += [("reads as the target by {:.3f} and {:.3f} nats", "window_kinds_dev.json",
+          ["texts/1/margins/0/scores/1/0", "texts/3/margins/0/scores/1/0"]),
+         ("field F1 is {:.3f} against {:.3f} without the rule ({:.3f} for the résumé alone)", "needle_kinds_dev_0.json",
+          ["kinds/needle/40000/long/field_f1",
+           lambda r: figure(_file("needle_kinds_dev_off.json"), "kinds/needle/40000/long/field_f1"),
+           "kinds/needle/40000/alone/field_f1"]),
+         ("the needle took {:.0f} s against {:.0f} s without", "needle_kinds_dev_0.json",
+          ["kinds/needle/40000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_kinds_dev_off.json"), "kinds/needle/40000/long/seconds_per_doc")]),
+         ("0 to {:.0f} s a text in window_signals", "window_kinds_dev.json",
+          [lambda r: max(m["seconds"] for t in r["texts"] for m in t["margins"])]),
+         ("field F1 {:.3f} against {:.3f} alone; a long text took {:.0f} s with the rule against {:.0f} s without and "
+          "{:.0f} s alone (", "needle_kinds_test_0.json",
+          ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
+           "kinds/needle/40000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_kinds_test_off.json"), "kinds/needle/40000/long/seconds_per_doc"),
+           "kinds/needle/40000/alone/seconds_per_doc"])]
+
+
 def _runs(r: dict[str, Any], backend: str = "extractor") -> list[dict[str, Any]]:
     """Per batch size, a backend's cold run (the serving replay)."""
     return [r["runs"][f"batch {n}, drafts 0"][backend]["cold"] for n in BATCHES]
