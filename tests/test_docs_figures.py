@@ -321,6 +321,13 @@ LONG += [("reads as the target by {:.3f} and {:.3f} nats", "window_kinds_dev.jso
            "kinds/needle/40000/alone/seconds_per_doc"])]
 
 
+LONG += [("field F1 is {:.3f} long against {:.3f} alone ({:.2f}× against", "needle_200k_test.json",
+          ["kinds/needle/200000/long/field_f1", "kinds/needle/200000/alone/field_f1",
+           lambda r: r["kinds"]["needle"]["200000"]["long"]["field_f1"] / r["kinds"]["needle"]["200000"]["alone"]["field_f1"]]),
+         ("a long text took {:,.0f} s against {:.0f} s alone on a shared machine", "needle_200k_test.json",
+          ["kinds/needle/200000/long/seconds_per_doc", "kinds/needle/200000/alone/seconds_per_doc"])]
+
+
 def _runs(r: dict[str, Any], backend: str = "extractor") -> list[dict[str, Any]]:
     """Per batch size, a backend's cold run (the serving replay)."""
     return [r["runs"][f"batch {n}, drafts 0"][backend]["cold"] for n in BATCHES]
