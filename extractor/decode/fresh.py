@@ -68,6 +68,10 @@ class Fresh:
         """`_spent` by list of items."""
         self.ways: dict[tuple[Config, bytes, frozenset[bytes]], bytes | bool] = {}
         """`_way_off` by place (configuration, item written so far) and spent items (False: none)."""
+        self.exits: dict[tuple[Config, int], list[tuple[bytes, np.ndarray, Config]]] = {}
+        """`_exits` by configuration and closer (a string item's configuration stays one over its characters)."""
+        self.number_ends: dict[int, list[np.ndarray]] = {}
+        """`_number_ends` by trie node."""
 
     def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:
         """Token ids that would complete, here, an item of an array on `stack` that its array holds as often as the
@@ -111,26 +115,39 @@ class Fresh:
     def _no_new_item(self, arr: _Array, stack: list[Any], current: bytes, in_string: bool,
                      config: Config) -> list[np.ndarray]:
         """Tokens that would end the item under way and go on with `,` where no new item is left to write."""
-        if arr is stack[-1] and not in_string:
-            endings = {b",": self.classes.comma}
-        elif arr is stack[-1]:
-            endings = self.classes.closing[0x22]
+        if arr is stack[-1]:
+            closer = 0x22 if in_string else 0x2C
         elif not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
-            endings = self.classes.closing[0x7D]
+            closer = 0x7D
         else:
             return []
         out, spent = [], self._spent(arr.items)
-        for head, ids in endings.items():
-            after = self.grammar.walk(config, head)
-            if after:
+        for head, ids, after in self._exits(config, closer):
+            way = self._way_off(after, b"", spent)  # the same at every step of the item: remembered
+            if way is not None:
                 item = (current + head[:-1]).rstrip(WS)
-                more = self._spent_with(arr.items, item)
-                way = self._way_off(after, b"", spent)  # the same at every step of the item: remembered
-                if way is not None and more is not spent and (way.startswith(item) or item.startswith(way)):
+                if (way.startswith(item) or item.startswith(way)) and \
+                        (more := self._spent_with(arr.items, item)) is not spent:
                     way = self._way_off(after, b"", more)  # (the item written may close that way; else it stays)
-                if way is None:
-                    out.append(ids)
+            if way is None:
+                out.append(ids)
         return out
+
+    def _exits(self, config: Config, closer: int) -> list[tuple[bytes, np.ndarray, Config]]:
+        """The endings the grammar allows here (bytes, token ids, configuration after them) of the item under way:
+        `,` outside strings (closer `,`), or tokens that close a string (`"`) or an object (`}`) and go on with
+        `,`; remembered per configuration, where most steps of an item walk every ending again and again."""
+        hit = self.exits.get((config, closer))
+        if hit is None:
+            if len(self.exits) >= MAX_WAYS:
+                self.exits.clear()
+            hit = self.exits[(config, closer)] = self.walk_exits(config, closer)
+        return hit
+
+    def walk_exits(self, config: Config, closer: int) -> list[tuple[bytes, np.ndarray, Config]]:
+        """`_exits` walked afresh."""
+        endings = {b",": self.classes.comma} if closer == 0x2C else self.classes.closing[closer]
+        return [(head, ids, after) for head, ids in endings.items() if (after := self.grammar.walk(config, head))]
 
     def forget(self, size: int) -> None:
         """Output cut back to `size` bytes: what was held back past it is gone."""
@@ -146,16 +163,29 @@ class Fresh:
             if node < 0:
                 return out
             stop = k + 1 < len(rest) or number
-            if stop and config is not None and len(trie.ends(node)):
+            if stop and config is not None and trie.nends[node]:
                 after = self.grammar.walk(config, rest[:k + 1])
                 if after and self._way_off(after, current + rest[:k + 1], spent) is None:
                     out.append(trie.ends(node))
         if not number:
             out.append(trie.under(node))
         else:  # a number is finished by the first byte that cannot go on with it
-            out += [trie.under(child) for b in range(256)
-                    if b not in NUMBER and (child := trie.child(node, b)) >= 0]
+            out += self._number_ends(node)
         return out
+
+    def _number_ends(self, node: int) -> list[np.ndarray]:
+        """Token ids that run on from `node` with a byte a number cannot go on with (a scan of every byte: kept)."""
+        hit = self.number_ends.get(node)
+        if hit is None:
+            if len(self.number_ends) >= MAX_WAYS:
+                self.number_ends.clear()
+            hit = self.number_ends[node] = self.scan_number_ends(node)
+        return hit
+
+    def scan_number_ends(self, node: int) -> list[np.ndarray]:
+        """`_number_ends` scanned afresh."""
+        trie = self.trie
+        return [trie.under(child) for b in range(256) if b not in NUMBER and (child := trie.child(node, b)) >= 0]
 
     def _way_off(self, config: Config, written: bytes, spent: frozenset[bytes]) -> bytes | None:
         """A way for the item begun as `written` to end as something other than a spent item: the bytes to where it

@@ -373,7 +373,8 @@ def _plain_escapes(grammar, config, written: bytes, spent: frozenset[bytes]) -> 
 
 
 class _PlainFresh(Fresh):
-    """The rule with its searches as first written: spent items counted afresh, no answer remembered or reused."""
+    """The rule with its searches as first written: spent items counted afresh, no answer (way off, an item's
+    endings, a number's ends) remembered or reused."""
 
     def _spent(self, items):
         return frozenset(item for item, n in Counter(items).items()
@@ -385,6 +386,12 @@ class _PlainFresh(Fresh):
     def _way_off(self, config, written, spent):
         return b"" if _plain_escapes(self.grammar, config, written, spent) else None
 
+    def _exits(self, config, closer):
+        return self.walk_exits(config, closer)
+
+    def _number_ends(self, node):
+        return self.scan_number_ends(node)
+
 
 @pytest.mark.parametrize(("schema", "layout", "source"), [
     ({"type": "array", "items": {"type": "string", "pattern": "^[ab]{1,3}$"}}, "compact", b""),
@@ -395,6 +402,8 @@ class _PlainFresh(Fresh):
         "k": {"enum": ["p", "q"]}, "v": {"enum": [1, 2]}}, "required": ["k", "v"]}}}, "required": ["x"]},
      "compact", b""),
     ({"type": "array", "items": {"enum": ["ab", "abc", "b"]}}, "pretty", b""),
+    ({"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 130}}, "compact", b""),
+    ({"type": "array", "items": {"type": "string", "maxLength": 3}}, "spaced", b""),
 ])
 def test_the_remembered_searches_take_what_the_plain_search_takes(gpt2, schema, layout, source):
     """Differential: at every step of random walks, the rule's remembered searches (and the shortcut through an
