@@ -503,7 +503,8 @@ def _inside(pointer: str, top: str) -> bool:
 
 def _trace(merged: Merged, found: dict[int, tuple[Any, Trace, int]], parts: list[Window], text: str) -> Trace:
     """The merged object's trace: each leaf's trace in the window it was taken from, its spans placed in the
-    document."""
+    document; the merge's conflicts and left-out items name windows, not the answers' keys (a member read again
+    is keyed past the windows)."""
     values = []
     for pointer, (source, at) in merged.origin.items():
         try:
@@ -513,7 +514,11 @@ def _trace(merged: Merged, found: dict[int, tuple[Any, Trace, int]], parts: list
         w = parts[found[source][2]]
         spans = tuple(Span(w.offset(text, s.start), w.offset(text, s.end)) for s in own.spans)
         values.append(replace(own, pointer=pointer, spans=spans))
-    return Trace(tuple(values), tuple(merged.conflicts), tuple(merged.incomplete), _spans(parts))
+    conflicts = tuple(c if c.chosen else replace(c, window=found[c.window][2],
+                                                 others=tuple((v, found[k][2]) for v, k in c.others))
+                      for c in merged.conflicts)
+    incomplete = tuple(replace(i, windows=tuple(found[k][2] for k in i.windows)) for i in merged.incomplete)
+    return Trace(tuple(values), conflicts, incomplete, _spans(parts))
 
 
 def _spans(parts: list[Window]) -> tuple[Span, ...]:
