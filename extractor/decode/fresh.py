@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
@@ -45,9 +46,26 @@ _BYTES = [bytes((b,)) for b in range(256)]
 MAX_SPENT = 256
 """Lists of items whose spent items are remembered per generation (cleared all at once past this)."""
 MAX_WAYS = 1 << 14
-"""Places whose way out is remembered per generation (cleared all at once past this)."""
+"""Places whose way out is remembered per grammar (cleared all at once past this; so too endings and number ends)."""
 MAX_PATH_BYTES = 1 << 20
 """Outputs longer than this before an array are not read for its place (every array there takes the rule)."""
+
+
+class Memo:
+    """What the rule's searches found on one grammar, whatever the generation: each answer is the grammar's alone
+    (a search reads no text), so the requests of a schema share them."""
+
+    def __init__(self) -> None:
+        self.ways: dict[tuple[Config, bytes, frozenset[bytes]], bytes | bool] = {}
+        """`_way_off` by place (configuration, item written so far) and spent items (False: none)."""
+        self.exits: dict[tuple[Config, int], list[tuple[bytes, np.ndarray, Config]]] = {}
+        """`_exits` by configuration and closer (a string item's configuration stays one over its characters)."""
+        self.number_ends: dict[int, list[np.ndarray]] = {}
+        """`_number_ends` by trie node."""
+
+
+_MEMOS: weakref.WeakKeyDictionary[CompiledGrammar, Memo] = weakref.WeakKeyDictionary()
+"""`Memo` by grammar, dropped with it."""
 
 
 class Fresh:
@@ -66,12 +84,10 @@ class Fresh:
         """How often the text holds each string asked after (`_occurrences`)."""
         self.spent: dict[tuple[bytes, ...], frozenset[bytes]] = {}
         """`_spent` by list of items."""
-        self.ways: dict[tuple[Config, bytes, frozenset[bytes]], bytes | bool] = {}
-        """`_way_off` by place (configuration, item written so far) and spent items (False: none)."""
-        self.exits: dict[tuple[Config, int], list[tuple[bytes, np.ndarray, Config]]] = {}
-        """`_exits` by configuration and closer (a string item's configuration stays one over its characters)."""
-        self.number_ends: dict[int, list[np.ndarray]] = {}
-        """`_number_ends` by trie node."""
+        memo = _MEMOS.get(grammar)
+        if memo is None:
+            memo = _MEMOS[grammar] = Memo()
+        self.ways, self.exits, self.number_ends = memo.ways, memo.exits, memo.number_ends
 
     def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:
         """Token ids that would complete, here, an item of an array on `stack` that its array holds as often as the

@@ -249,10 +249,12 @@ class Guard:
         bits = js.check()
         kind = "string" if bits & MUST_CLOSE else "number" if bits & MUST_END else None
         banned = []
-        if bits & FILLED and (g.unique_items or g.similar_items is not None or g.alike_objects is not None):
-            banned = self._repeats()
-        if bits & FILLED and self.fresh is not None:
-            banned += self.fresh.banned(js.data, js.stack, js.in_string, config)
+        repeats = g.unique_items or g.similar_items is not None or g.alike_objects is not None
+        if bits & FILLED and (repeats or self.fresh is not None):
+            stack = js.stack  # (made afresh at each read: read once)
+            banned = self._repeats(stack) if repeats else []
+            if self.fresh is not None:
+                banned += self.fresh.banned(js.data, stack, js.in_string, config)
         if g.distinct_members:
             banned += self._same_member()
         return None if kind is None and not banned else Plan(kind, banned)
@@ -326,10 +328,10 @@ class Guard:
             self.routes[kind] = Route(len(self.json.data), rest)
         return row.only(along(self.trie, rest) if rest else self.grammar.eos)
 
-    def _repeats(self) -> list[np.ndarray]:
-        """Tokens that would complete an item equal to an earlier one of its array and go on with `,`
-        (whitespace around the item and before the `,` aside)."""
-        data, stack, in_string, out = self.json.data, self.json.stack, self.json.in_string, []
+    def _repeats(self, stack: list[_Array | _Object]) -> list[np.ndarray]:
+        """Tokens that would complete an item equal to an earlier one of its array (on `stack`, the tracker's) and
+        go on with `,` (whitespace around the item and before the `,` aside)."""
+        data, in_string, out = self.json.data, self.json.in_string, []
         for arr in stack:
             if not isinstance(arr, _Array) or not arr.items:
                 continue
