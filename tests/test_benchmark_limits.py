@@ -28,13 +28,14 @@ def test_a_limit_whose_signal_lands_in_a_collector_callback_still_raises():
             time.sleep(0.5)  # the limit's first signal lands here, and its raise is ignored
 
     gc.callbacks.append(slow)
+    done = []
     try:
-        started = time.monotonic()
         with pytest.raises(Timeout):
             with time_limit(0.05):
                 gc.collect()
                 _busy(2.0)
-        assert calls and time.monotonic() - started < 1.0
+                done.append(True)  # reached only where no repeat of the signal raised in the body
+        assert calls and not done
     finally:
         gc.callbacks.remove(slow)
 
