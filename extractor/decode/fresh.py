@@ -66,6 +66,19 @@ class Memo:
 
 _MEMOS: weakref.WeakKeyDictionary[CompiledGrammar, Memo] = weakref.WeakKeyDictionary()
 """`Memo` by grammar, dropped with it."""
+MAX_MEMOS = 64
+"""Grammars whose `Memo` is kept at once (all dropped past this): a server's grammar cache holds up to 1,024, and
+each memo up to 3 × `MAX_WAYS` answers, so what the rule remembers stays bounded however many schemas it serves."""
+
+
+def memo_of(grammar: CompiledGrammar) -> Memo:
+    """The grammar's `Memo`, made on first use; past `MAX_MEMOS` grammars every memo is dropped first."""
+    memo = _MEMOS.get(grammar)
+    if memo is None:
+        if len(_MEMOS) >= MAX_MEMOS:
+            _MEMOS.clear()
+        memo = _MEMOS[grammar] = Memo()
+    return memo
 
 
 class Fresh:
@@ -84,9 +97,7 @@ class Fresh:
         """How often the text holds each string asked after (`_occurrences`)."""
         self.spent: dict[tuple[bytes, ...], frozenset[bytes]] = {}
         """`_spent` by list of items."""
-        memo = _MEMOS.get(grammar)
-        if memo is None:
-            memo = _MEMOS[grammar] = Memo()
+        memo = memo_of(grammar)
         self.ways, self.exits, self.number_ends = memo.ways, memo.exits, memo.number_ends
 
     def banned(self, data: bytearray, stack: list[Any], in_string: bool, config: Config | None) -> list[np.ndarray]:

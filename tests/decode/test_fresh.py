@@ -16,6 +16,7 @@ import pytest
 
 from extractor import compile_schema
 from extractor.decode import Guards, generate
+from extractor.decode import fresh as fresh_module
 from extractor.decode.fresh import Fresh, fragment_of, path_at, repeatable_arrays, repeats
 from extractor.decode.guards import Guard
 from extractor.grammar import CompileOptions
@@ -426,3 +427,17 @@ def test_the_remembered_searches_take_what_the_plain_search_takes(gpt2, schema, 
             fast.feed(grammar.vocab.tokens[token])
             plain.feed(grammar.vocab.tokens[token])
     assert banning  # the walks went where the rule bans tokens
+
+
+class _Grammar:
+    """A stand-in for a compiled grammar: the memo table keys by it weakly."""
+
+
+@pytest.mark.parametrize("grammars", [1, fresh_module.MAX_MEMOS, fresh_module.MAX_MEMOS + 1, 3 * fresh_module.MAX_MEMOS])
+def test_the_rule_remembers_answers_for_a_bounded_number_of_grammars(grammars):
+    fresh_module._MEMOS.clear()
+    held = [_Grammar() for _ in range(grammars)]
+    memos = [fresh_module.memo_of(g) for g in held]
+    assert len(fresh_module._MEMOS) <= fresh_module.MAX_MEMOS
+    assert fresh_module.memo_of(held[-1]) is memos[-1]  # the latest grammar's memo is shared, not made again
+    fresh_module._MEMOS.clear()
