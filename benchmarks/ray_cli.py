@@ -32,11 +32,13 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def ray_processes() -> list[str]:
-    """Ray's processes on this machine (its agents, raylet, GCS, workers), by pid and name."""
+    """Ray's processes on this machine (its agents, raylet, GCS, workers), by pid and name; not those of a cluster
+    this process started itself (its descendants: a test session's own cluster starts actors when it likes)."""
+    own = {p.pid for p in psutil.Process().children(recursive=True)}
     found = []
     for process in psutil.process_iter(["name", "cmdline"]):
         line = " ".join(process.info["cmdline"] or [process.info["name"] or ""])
-        if line.startswith("ray::") or "raylet" in line or "gcs_server" in line:
+        if (line.startswith("ray::") or "raylet" in line or "gcs_server" in line) and process.pid not in own:
             found.append(f"{process.pid} {line[:60]}")
     return found
 
