@@ -55,6 +55,7 @@ def test_the_peer_benchmark_runs_on_a_tiny_input(tmp_path):
     assert list(result["parts"]) == ["tuning"] and tuning["schemas"] == 1
     assert tuning["extractor"]["compiled"] == tuning["all_compiled"] == 1
     assert tuning["extractor"]["mask_us"]["max"] >= tuning["extractor"]["mask_us"]["avg"] > 0
+    assert tuning["extractor"]["compile_cpu_ms"]["p50"] > 0
     assert "| tuning | 1 | 1 | extractor |" in (tmp_path / "peers.md").read_text()
 
 
