@@ -421,6 +421,14 @@ QUIET_SERVING = [  # docs/performance.md
      + [_step(n, "cold", "xgrammar") for n in BATCHES] + [_mix_ratio])]
 
 
+PROFILE_REALWORLD = [  # docs/performance.md
+    ("the three runs' ratios {:.2f}x, {:.2f}x and {:.2f}x: no stage", "compile_profile_realworld.json",
+     [f"runs/{i}/ratio" for i in range(3)]),
+    ("(at p50 normalize {:.2f} ms, the grammar {:.2f}, rule automata {:.2f}, the rest of the automaton stage {:.2f}, "
+     "the first mask {:.2f}, over", "compile_profile_realworld.json",
+     [f"stages_ms/{k}/p50" for k in ("normalize", "grammar", "rule automata", "automaton other", "first mask")])]
+
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
@@ -431,7 +439,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US]
            + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM]
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
-           + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING])
+           + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
