@@ -79,11 +79,12 @@ def test_the_screen_reads_two_rows_of_a_short_text_and_the_kinds_of_a_long_one(m
         assert value == pytest.approx(2.0 - (SHORT_MARGIN if tokens < SHORT else PART_MARGIN))
 
 
+LEGAL = 3 + KINDS.index("legal text")  # the guessed kind's row, read once
 KIND_READS = [  # (guess, below) -> rows asked, score, kind; the i-th announcement gives -i, so the target gives 0
     (None, None, [[0, 1], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),  # every kind: the first is likeliest
-    ("legal text", -1e9, [[0, 1, 3 + KINDS.index("legal text")], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),
-    ("legal text", 1e9, [[0, 1, 3 + KINDS.index("legal text")]], 3.0 + KINDS.index("legal text"), "legal text"),
-    ("legal text", None, [[0, 1, 3 + KINDS.index("legal text")], list(range(3, 3 + len(KINDS)))], 3.0, KINDS[0]),
+    ("legal text", -1e9, [[0, 1, LEGAL], [j for j in range(3, 3 + len(KINDS)) if j != LEGAL]], 3.0, KINDS[0]),
+    ("legal text", 1e9, [[0, 1, LEGAL]], 3.0 + KINDS.index("legal text"), "legal text"),
+    ("legal text", None, [[0, 1, LEGAL], [j for j in range(3, 3 + len(KINDS)) if j != LEGAL]], 3.0, KINDS[0]),
 ]
 
 
@@ -174,3 +175,12 @@ def test_a_refused_text_is_named_by_the_kind_it_reads_most_like(model_extractor,
 
     schema = {"title": "Person", "type": "object", "properties": {"name": {"type": "string"}}}
     assert likeliest(model_extractor.lm, schema, text) == kind
+
+
+def test_the_guessed_kind_counts_when_it_is_the_likeliest(monkeypatch):
+    schema = {"title": "Person", "properties": {"name": {}}}
+    said = announcements(schema)
+    legal = said[LEGAL]
+    monkeypatch.setattr(relevance, "likelihoods",
+                        lambda lm, prefixes, body: [0.0 if p == legal else -float(said.index(p)) for p in prefixes])
+    assert relevance.kind(None, schema, [7] * 64, below=-1e9, guess="legal text") == (0.0, "legal text")

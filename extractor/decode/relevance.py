@@ -110,14 +110,16 @@ def kind(lm: LoadedModel, schema: dict[str, Any], body: list[int], *, below: flo
     other kind of document (`KINDS`), and that kind: the screen's first ratio. With `below` and `guess` (one of
     `KINDS`, most often the last stretch's kind), the other kinds are not read where `guess` alone puts the ratio
     under `below`: the ratio returned is then against `guess`, an upper bound of the whole one."""
-    said = announcements(schema)
-    rows = [said[0], said[1], *([TITLED.format(article=_article(guess), title=guess)] if guess is not None else [])]
-    first = likelihoods(lm, rows, body)
+    said, guessed = announcements(schema), KINDS.index(guess) if guess is not None else -1
+    first = likelihoods(lm, [said[0], said[1], *([said[3 + guessed]] if guess is not None else [])], body)
     target = max(first[:2])
     if guess is not None and below is not None and target - first[2] < below:
         return target - first[2], guess
-    kinds = likelihoods(lm, said[3:], body)  # a guessed kind is not read again
-    best = max(range(len(KINDS)), key=kinds.__getitem__)
+    others = [j for j in range(len(KINDS)) if j != guessed]  # a guessed kind is not read again
+    kinds = dict(zip(others, likelihoods(lm, [said[3 + j] for j in others], body)))
+    if guess is not None:
+        kinds[guessed] = first[2]
+    best = max(kinds, key=kinds.__getitem__)
     return target - kinds[best], KINDS[best]
 
 
