@@ -225,7 +225,7 @@ class CompiledGrammar:
             hit = self.walks.get((config, data))
             if hit is not None:
                 return hit
-        out = self._states.walked(config, data) if machine else None
+        out = self.states().walked(config, data) if machine else None  # (a full table replaced: bounded)
         if out is None:
             out = config
             for byte in data:

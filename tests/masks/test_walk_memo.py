@@ -58,3 +58,15 @@ def test_long_spans_are_walked_without_the_memo() -> None:
     span = b'"' + b"x" * WALK_MEMO_BYTES
     assert grammar.walk(grammar.start, span) == _plain(grammar, grammar.start, span)
     assert all(len(data) <= WALK_MEMO_BYTES for _, data in grammar.walks.items)
+
+
+@pytest.mark.skipif(states_module._kernel is None, reason="the C kernel is not built here: no machine to fill")
+def test_walks_from_new_places_leave_the_machine_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(states_module, "MAX_MACHINE_CONFIGS", 8)
+    rng = np.random.default_rng(5)
+    words = sorted({bytes(rng.choice(list(b"abcdefgh"), 12).tolist()).decode() for _ in range(100)})
+    grammar = compile_schema({"enum": words}, small_vocab("llama3"))
+    for word in words:  # each walk goes where none went before: the machine numbers 12 new places
+        data = b'"' + word.encode()
+        assert grammar.walk(grammar.start, data) == _plain(grammar, grammar.start, data)
+        assert states_module._kernel.machine_size(grammar._states.machine)[1] <= 8 + len(data) + 2
