@@ -188,7 +188,8 @@ class _Reading:
             self.readings = window_readings(self.engine, self.target, text, parts, KIND_MARGIN)
             self.readings = [replace(r, wrote=self.found[r.window][0] if r.dropped and r.window in self.found else None)
                              for r in self.readings]
-            self.found = {k: v for k, v in self.found.items() if not self.readings[k].dropped}
+            dropped = {r.window for r in self.readings if r.dropped}  # (no readings where the model is elsewhere)
+            self.found = {k: v for k, v in self.found.items() if k not in dropped}
 
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any

@@ -81,6 +81,13 @@ def test_off_every_window_gives_and_none_is_read_as_a_kind(monkeypatch) -> None:
     assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe") and traced.trace.readings == ()
 
 
+def test_with_the_model_elsewhere_every_window_gives_and_none_is_read(monkeypatch) -> None:
+    monkeypatch.setattr(windowed, "KIND_MARGIN", 4.0)
+    stub = Stub(names)  # no `lm`: an engine whose model runs elsewhere (a vLLM server) has no likelihoods to read
+    traced = read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(overlap=8), 100, with_trace=True)
+    assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe") and traced.trace.readings == ()
+
+
 def test_the_review_page_holds_each_windows_reading_and_what_a_dropped_one_wrote() -> None:
     from extractor.review import Reviewed, review_html
     from extractor.tracing import Trace
