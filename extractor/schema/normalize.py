@@ -43,6 +43,8 @@ patterns, n for patterns anchored on different literal text."""
 MAX_CUT_OPTIONS = 64
 """oneOf options that may overlap, each cut by the complements of all the others (quadratic): more are refused."""
 _BASE = "urn:extractor:schema"
+_QUIET = (ENFORCED | ANNOTATIONS) - ASSERTIONS
+"""Keys `check_keywords` lets through without a word."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def check_document(document: Any) -> None:
     try:  # at C speed where it passes: UTF-8 throughout, and too few brackets to nest too deep
         text = _TEXT(document)
         text.encode("utf-8")  # raises on a lone surrogate
-        if text.count("{") + text.count("[") <= MAX_JSON_DEPTH:
+        if text.count("{") + text.count("[") <= MAX_JSON_DEPTH or _shallow(document):
             return
     except (TypeError, ValueError, RecursionError, UnicodeEncodeError):
         pass  # the walk below names where and why, or lets through what it does not judge
@@ -101,6 +103,21 @@ def check_document(document: Any) -> None:
             stack.extend((item, (k, trail), depth + 1) for k, item in enumerate(value))
         elif isinstance(value, str) and not value.isascii():
             _utf8(value, _pointer(trail))
+
+
+def _shallow(document: Any) -> bool:
+    """No dict or list nests deep enough for an item to lie past MAX_JSON_DEPTH (False where one might: the walk
+    tells), read level by level over containers alone: most large documents have more brackets than the quick
+    count allows but few levels, and this costs a fraction of the walk."""
+    level, depth = [document] if isinstance(document, (dict, list)) else [], 0
+    while level:
+        if depth >= MAX_JSON_DEPTH:
+            return False
+        nested: list[Any] = []
+        for value in level:
+            nested += [v for v in (value.values() if isinstance(value, dict) else value) if isinstance(v, (dict, list))]
+        level, depth = nested, depth + 1
+    return True
 
 
 def _resource(contents: Any, ptr: str = "") -> Resource[Any]:
@@ -209,6 +226,8 @@ class _Normalizer(Negation):
         if not isinstance(schema, dict):
             raise InvalidSchemaError(f"a subschema must be an object or a boolean, not {schema!r}", ptr)
         self.check_keywords(schema, ptr)
+        if APPLICATORS.isdisjoint(schema):  # own keywords alone (the usual subschema): an object's words are its own
+            return self.base(schema, ptr)
         parts: list[ir.Node] = []
         rest = {k: v for k, v in schema.items() if k not in APPLICATORS}
         if not ENFORCED.isdisjoint(rest):
@@ -345,6 +364,8 @@ class _Normalizer(Negation):
 
     def check_keywords(self, schema: dict[str, Any], ptr: str) -> None:
         _check_dialect(schema, ptr)
+        if _QUIET.issuperset(schema):  # the usual subschema: every key known, none refused
+            return
         for key in schema:
             if key in ASSERTIONS:
                 raise UnsupportedSchemaError(key, f"{ptr}/{key}")
@@ -707,16 +728,24 @@ class _Normalizer(Negation):
 def _doc(schema: Any) -> ir.Doc:
     """A subschema's words for people; a `description` that is not a string, or `examples` that are not a
     list, say nothing."""
-    if not isinstance(schema, dict):
+    if not isinstance(schema, dict) or _WORDS.isdisjoint(schema):  # most members say nothing: NO_DOC's equal
         return ir.NO_DOC
     text, examples = schema.get("description"), schema.get("examples")
     return ir.Doc(text.strip() if isinstance(text, str) else "",
                   tuple(examples) if isinstance(examples, list) else (), _from_text(schema))
 
 
+_WRAPS = frozenset({"x-from-text", "anyOf", "oneOf", "allOf", "items"})
+"""The keys `_from_text` reads: a schema with none of them is not marked."""
+_WORDS = _WRAPS | {"description", "examples"}
+"""The keys `_doc` reads: a schema with none of them says nothing."""
+
+
 def _from_text(schema: dict[str, Any]) -> bool:
     """Marked `x-from-text`, itself or in what wraps its values: the options of an `anyOf`/`oneOf`/`allOf`
     (`Optional[Annotated[str, FromText]]`), its `items` (`list[Annotated[str, FromText]]`)."""
+    if _WRAPS.isdisjoint(schema):  # the usual member: nothing to look through
+        return False
     stack, seen = [schema], 0
     while stack and seen < 64:
         sub, seen = stack.pop(), seen + 1
