@@ -6,13 +6,15 @@ The library at `--base` (a git revision, HEAD by default) is unpacked beside the
 package name, so both run in one process on one machine load: for each schema of the real-world tuning part
 (benchmarks/realworld_peers.py's split; the held-out part is never timed here), `--reps` rounds each time the
 base's `target_ir` then the working tree's, then both `compile_grammar`s, alternating which goes first, by thread
-CPU time. A schema's time per stage is its median round; the tables give p50 and mean over the schemas both
+CPU time, the cyclic collector off throughout (as compiles run it; a collection between schemas, untimed, so that
+none lands inside a stage). A schema's time per stage is its median round; the tables give p50 and mean over the schemas both
 versions compile, and each ratio (working tree / base). Caches are warm: one untimed round goes first.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import statistics
@@ -76,6 +78,7 @@ def measure(files: list[Path], versions: dict[str, tuple[Any, Any, Any]], reps: 
     """Per schema both versions compile: each version's median round per stage (ms)."""
     rows = []
     for path in files:
+        gc.collect()
         schema = json.loads(path.read_text())["schema"]
         if any(once(v, schema) is None for v in versions.values()):  # also the untimed warm-up round
             continue
@@ -130,7 +133,11 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         unpack(base, Path(tmp))
-        rows = measure(files, {"base": stages(BASE_NAME), "new": stages("extractor")}, args.reps)
+        gc.disable()
+        try:
+            rows = measure(files, {"base": stages(BASE_NAME), "new": stages("extractor")}, args.reps)
+        finally:
+            gc.enable()
     load = ", ".join(f"{x:.2f}" for x in __import__("os").getloadavg())
     result = {"commit": commit(), "base": base, "schemas": len(rows), "reps": args.reps, "load": load,
               "summary": summary(rows), "rows": rows}

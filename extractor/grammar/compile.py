@@ -93,20 +93,19 @@ def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
     return lo, hi
 
 
-def _either(a: Node, b: Node) -> Node:
-    """`alt(a, b)` for two parts of an object's suffix DAG (neither an `Alt` but for NOTHING), without the
-    hashing that deduplication costs."""
-    return b if a is NOTHING else a if b is NOTHING else Alt((a, b))
-
-
-def _items(node: Node) -> tuple[Node, ...] | None:
-    """The parts of a sequence (None: it matches nothing)."""
-    return None if node is NOTHING else node.items if isinstance(node, Seq) else (node,)
-
-
-def _then(head: tuple[Node, ...] | None, last: Node) -> Node:
-    """`seq(*head, last)` for a head already flattened by `_items`."""
-    return NOTHING if head is None else Seq((*head, last))
+def _items_of(*parts: Node) -> tuple[Node, ...] | None:
+    """The items of `seq(*parts)` (None where it matches nothing), without making the sequence: an object's suffix
+    DAG appends one more part to them."""
+    flat: list[Node] = []
+    for item in parts:
+        kind = type(item)
+        if kind is Seq:
+            flat.extend(item.items)  # type: ignore[union-attr]
+        elif kind is Alt and not item.items:  # type: ignore[union-attr]
+            return None
+        else:
+            flat.append(item)
+    return tuple(flat)
 
 
 MAX_VALUE_SETS = 4096
@@ -194,6 +193,8 @@ class _Compiler:
         self.layout = Layout.named(options.layout)
         self.depth = 0
         """Nesting level of the container being built; stays 0 unless the layout indents."""
+        self.punctuation: dict[tuple[str, int], Node] = {}
+        """The separators this compile took from `_PUNCTUATION`, by kind and level (no layout to hash)."""
 
     def run(self) -> Grammar:
         self.rules["root"] = NOTHING
@@ -398,8 +399,8 @@ class _Compiler:
         # declared ones: an endless language), or where one member is enough (one key is one however often
         # it repeats); elsewhere (keys from patterns or propertyNames) only declared members count
         counting = lo > 0 and (lo == 1 or not node.pattern_groups and node.key_schema is None)
-        with self.inner():
-            members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
+        with self.inner():  # each member's parts (key, colon, value), joined below after its separator
+            members = [(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
             extra = self.undeclared(node, counted=counting and lo > 1)
         self.bound(max(lo, hi or 0), "maxProperties", "")
         counting = counting and extra is not NOTHING
@@ -412,31 +413,37 @@ class _Compiler:
         decide: dict[tuple[int, int, int, int], Node] = {}
         first, comma = self.first(), self.comma()
         # each member (and an undeclared one, last) after the separator it follows: the first one, then commas
-        heads = [[_items(seq(sep, part)) for part in (*members, extra)] for sep in (first, comma)]
+        heads = [[*(_items_of(sep, *parts) for parts in members), _items_of(sep, extra)] for sep in (first, comma)]
         # saturated: an undeclared member after the separator, then any number more
-        saturated = [_items(seq(sep, extra, star(seq(comma, extra)))) for sep in (first, comma)]
+        saturated = [_items_of(sep, extra, star(seq(comma, extra))) for sep in (first, comma)]
         # the count after one more member, None where maxProperties forbids one
         after = [min(a + 1, cap_all) if hi is None or a < hi else None for a in range(cap_all + 1)]
-
+        closing = (self.close("}", False), self.close("}", True))
+        optional = [not p.required for p in node.properties]
+        # a part after a head is `Seq((*head, part))`; a choice of two (neither an `Alt` but for NOTHING) is
+        # `Alt((a, b))` without the hashing `alt`'s deduplication costs: this loop runs for every object
         for i in range(n, -1, -1):
             for a in range(cap_all, -1, -1):
                 more, head = after[a], heads[a > 0]
                 for d in range(lo, -1, -1):  # members written (declared ones only where no other can be), for lo
                     for u in range(need, -1, -1):  # undeclared members written, up to what is owed
                         if i == n:
-                            body = self.close("}", a > 0) if d >= lo and u >= need else NOTHING
+                            body = closing[a > 0] if d >= lo and u >= need else NOTHING
                         else:
-                            take = NOTHING if more is None else _then(head[i],
-                                                                      slot[i + 1, more, min(d + 1, lo), u])
-                            body = take if node.properties[i].required else _either(take, slot[i + 1, a, d, u])
-                        decide[i, a, d, u] = Suffix(body)
+                            items = head[i]
+                            body = NOTHING if more is None or items is None else Seq(
+                                (*items, slot[i + 1, more, min(d + 1, lo), u]))
+                            if optional[i]:
+                                skip = slot[i + 1, a, d, u]
+                                body = skip if body is NOTHING else body if skip is NOTHING else Alt((body, skip))
+                        decided = decide[i, a, d, u] = Suffix(body)
                         if more is None or extra is NOTHING:
-                            step = NOTHING
+                            items = None
                         elif hi is None and a == cap_all and (d == lo or not counting):  # saturated: any number more
-                            step = _then(saturated[a > 0], decide[i, a, d, need])
+                            items, rest = saturated[a > 0], decide[i, a, d, need]
                         else:
-                            step = _then(head[n], slot[i, more, min(d + 1, lo) if counting else d, need])
-                        slot[i, a, d, u] = Suffix(_either(step, decide[i, a, d, u]))
+                            items, rest = head[n], slot[i, more, min(d + 1, lo) if counting else d, need]
+                        slot[i, a, d, u] = Suffix(decided if items is None else Alt((Seq((*items, rest)), decided)))
         return seq(self.open("{"), slot[0, 0, 0, 0])
 
     def undeclared(self, node: ir.Object, counted: bool = False) -> Node:
@@ -607,14 +614,19 @@ class _Compiler:
         def tail(j: int, used: frozenset[str]) -> Node:
             key = (min(j, k), used)
             if key not in memo:
-                options = [self.close("]", j > 0)] if len(used) >= lo else []
+                # what `alt` of the options makes, without hashing each new sequence: a value's option ends in
+                # its tail (a `Suffix`) and the closing bracket does not, so two options are equal exactly where
+                # their texts are (one text, one class, one tail): the first of each text is kept
+                closing = (self.close("]", j > 0),) if len(used) >= lo else ()
+                options: dict[str, Node] = {}
                 position = j if j < k else (k if has_items else None)
                 if position is not None and (hi is None or len(used) < hi):
                     for cls, text in sets[position]:  # type: ignore[union-attr]
-                        if cls not in used:
-                            options.append(seq(self.comma() if j else self.first(), lit(text),
-                                               tail(j + 1, used | {cls})))
-                memo[key] = Suffix(alt(*options))
+                        if cls not in used and text not in options:
+                            options[text] = seq(self.comma() if j else self.first(), lit(text),
+                                                tail(j + 1, used | {cls}))
+                items = (*closing, *options.values())
+                memo[key] = Suffix(items[0] if len(items) == 1 else Alt(items) if items else NOTHING)
             return memo[key]
 
         return seq(self.open("["), tail(0, frozenset()))
@@ -677,26 +689,33 @@ class _Compiler:
         return self.newline(self.depth + 1)
 
     def comma(self) -> Node:
-        return self._punctuation("comma", lambda: seq(lit(","), self.newline(self.depth + 1))
-                                 if self.layout.indent is not None
-                                 else seq(self.space(), lit(self.layout.comma), self.space()))
+        made = self.punctuation.get(("comma", self.depth))
+        return made if made is not None else self._punctuation(
+            "comma", lambda: seq(lit(","), self.newline(self.depth + 1)) if self.layout.indent is not None
+            else seq(self.space(), lit(self.layout.comma), self.space()))
 
     def colon(self) -> Node:
-        return self._punctuation("colon", lambda: seq(self.space(), lit(self.layout.colon), self.space()))
+        made = self.punctuation.get(("colon", self.depth))
+        return made if made is not None else self._punctuation(
+            "colon", lambda: seq(self.space(), lit(self.layout.colon), self.space()))
 
     def close(self, char: str, some: bool) -> Node:
         """`}` or `]`, on a line of its own after members or items (`some`) where the layout indents."""
-        return self._punctuation(char + "+" * some,
-                                 lambda: seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char)))
+        kind = char + "+" * some
+        made = self.punctuation.get((kind, self.depth))
+        return made if made is not None else self._punctuation(
+            kind, lambda: seq(self.newline(self.depth) if some else EMPTY, self.space(), lit(char)))
 
     def _punctuation(self, kind: str, make: Callable[[], Node]) -> Node:
-        """A separator at the current depth, made once per process and layout (a shared node keeps its digest)."""
+        """A separator at the current depth, made once per process and layout (a shared node keeps its digest),
+        and kept for the rest of this compile in `punctuation`."""
         key = (self.layout, kind, self.depth)
         made = _PUNCTUATION.get(key)
         if made is None:
             if len(_PUNCTUATION) >= MAX_STORED:  # layouts a caller makes are not counted on
                 _PUNCTUATION.clear()
             made = _PUNCTUATION[key] = make()
+        self.punctuation[kind, self.depth] = made
         return made
 
     def bound(self, n: int, keyword: str, pointer: str) -> None:
