@@ -93,6 +93,13 @@ def _integral_bounds(node: ir.Number) -> tuple[int | None, int | None]:
     return lo, hi
 
 
+def _literals(texts: tuple[str, ...]) -> Node:
+    """`alt(*(lit(t) for t in texts))` without hashing each new literal: distinct texts are distinct literals (a
+    byte, or a sequence of bytes, never an `Alt`), so deduplicating the texts is deduplicating the literals."""
+    found = [lit(t) for t in dict.fromkeys(texts)]
+    return found[0] if len(found) == 1 else Alt(tuple(found)) if found else NOTHING
+
+
 def _items_of(*parts: Node) -> tuple[Node, ...] | None:
     """The items of `seq(*parts)` (None where it matches nothing), without making the sequence: an object's suffix
     DAG appends one more part to them."""
@@ -211,7 +218,7 @@ class _Compiler:
         if isinstance(node, ir.Boolean):
             return alt(lit("true"), lit("false"))
         if isinstance(node, ir.Const):
-            return alt(*(lit(v) for v in node.values))
+            return _literals(node.values)
         if isinstance(node, ir.Union_):
             return alt(*(self.value(o) for o in node.options))
         if isinstance(node, ir.Number):
@@ -461,11 +468,10 @@ class _Compiler:
         for group, value in groups:
             base = jt.CANONICAL_STRING if names or patterns or key_rule is not None else LEAF_RULES["string"]
             parts = [base, *(patterns[p] for p in group), *([key_rule] if key_rule is not None else [])]
-            exclude = [lit(n) for n in names] + [patterns[p] for p in patterns
-                                                 if p not in group and not any(patterns_apart(p, g) for g in group)]
+            others = [patterns[p] for p in patterns if p not in group and not any(patterns_apart(p, g) for g in group)]
             body = parts[0] if len(parts) == 1 else Both(tuple(parts))
-            if exclude:
-                body = Minus(body, alt(*exclude))
+            if names or others:
+                body = Minus(body, alt(*(lit(n) for n in names), *others) if others else _literals(names))
             name = ("key" if body is LEAF_RULES["string"]
                     else f"key{list(group)}-not{list(names)}/{sorted(patterns)}/{key_name}")
             if counted:
@@ -480,7 +486,7 @@ class _Compiler:
         if key is None:
             return None, ""
         if isinstance(key, ir.Const):
-            return alt(*(lit(v) for v in key.values)), f"in{list(key.values)}"
+            return _literals(key.values), f"in{list(key.values)}"
         return self.string_body(key)  # type: ignore[arg-type]
 
     def array(self, node: ir.Array) -> Node:
