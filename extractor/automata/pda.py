@@ -207,7 +207,7 @@ def _quotes_text(node: Node) -> bool:
 
 def _construct(name: str, node: Node, productive: set[str] | None) -> RuleDFA | CountedDFA:
     if not isinstance(node, Counted):
-        dfa: RuleDFA | CountedDFA = build_dfa(node, productive)
+        dfa: RuleDFA | CountedDFA = build_dfa(node, productive, table=True)
     else:
         try:
             dfa = build_counted(node, productive)
@@ -416,7 +416,8 @@ class Fingerprints:
 
     def digest_large(self, min_bytes: int) -> None:
         """Digest now each rule whose table holds at least `min_bytes`: at compile, where building it cost far
-        more, instead of in the first mask (the digest reads the whole table)."""
+        more, instead of in the first mask. The C constructions made most of these digests already, from their
+        rows over byte classes (`lang.dfa.DIGEST_AT_BUILD`); the others read the whole table."""
         for d in self.dfas.values():
             if isinstance(d, RuleDFA) and d.trans.nbytes >= min_bytes:
                 _ = d.signature  # a cached property: kept on the automaton

@@ -219,18 +219,29 @@ static PyObject *live(PyObject *self, PyObject *args) {
  * states that cannot reach acceptance dropped (state 0 kept, with no edges when it cannot), equivalent ones
  * merged; numbered in the order of their first member; byte b reads column byte_class[b] (int32 256). Its
  * table (D x 256), accepting states (D) and return states (D x (m - k), -1 for no call) are malloc'd into
- * `out`. Returns 0, or -1 with a Python error set. */
+ * `out`, and where D >= digest_from > 0 the table's content digest, made from its D x k rows over the classes (a
+ * fraction of the table's bytes). Returns 0, or -1 with a Python error set. */
 typedef struct {
     PyObject *bytes;  /* the table (int32 size x 256), built in place in the bytes object handed back to Python */
     int32_t *table, *calls;
     uint8_t *accept;
     int32_t size;
+    uint8_t content[16];  /* `content_digest` of the table, made from its rows over byte classes (d x k) */
+    int digested;         /* whether `content` is made: tables of `digest_from` states or more */
 } Minimal;
+
+static int class_content(const int32_t *rows, int32_t k, const int32_t *byte_class, const uint8_t *accept, int32_t d,
+                         uint8_t out[16]);
 
 static void minimal_free(Minimal *d) { Py_XDECREF(d->bytes); free(d->calls); free(d->accept); }
 
+/* The content digest a minimization made, as bytes, or None (a new reference; NULL with a Python error set). */
+static PyObject *made_content(const Minimal *d) {
+    return d->digested ? PyBytes_FromStringAndSize((const char *)d->content, 16) : Py_NewRef(Py_None);
+}
+
 static int minimize_core(const int32_t *edges, const uint8_t *accept, const int32_t *byte_class, int32_t n, int32_t m,
-                         int32_t k, Minimal *out) {
+                         int32_t k, Py_ssize_t digest_from, Minimal *out) {
     int failed = -1;
     uint8_t *live = NULL;
     int32_t *pos = NULL, *moves = NULL, *labels = NULL, *block = NULL, *renum = NULL, *reps = NULL, *target = NULL;
@@ -276,19 +287,25 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
     out->table = (int32_t *)PyBytes_AS_STRING(out->bytes);
     out->calls = malloc((size_t)(d ? d : 1) * (size_t)(m - k ? m - k : 1) * sizeof(int32_t));
     out->accept = malloc((size_t)(d ? d : 1));
-    target = malloc((size_t)(k ? k : 1) * sizeof(int32_t));  /* a state's target per byte class */
+    target = malloc((size_t)(d ? d : 1) * (size_t)(k ? k : 1) * sizeof(int32_t));  /* each state's per byte class */
     if (!out->table || !out->calls || !out->accept || !target) { PyErr_NoMemory(); goto done; }
     for (int32_t i = 0; i < d; i++) {
         const int32_t *row = moves + (int64_t)reps[i] * m;
+        int32_t *at = target + (int64_t)i * k;
         out->accept[i] = (uint8_t)labels[reps[i]];
-        for (int32_t c = 0; c < k; c++) target[c] = block[row[c]] == sink_block ? -1 : renum[block[row[c]]];
-        for (int b = 0; b < 256; b++) out->table[(int64_t)i * 256 + b] = target[byte_class[b]];
+        for (int32_t c = 0; c < k; c++) at[c] = block[row[c]] == sink_block ? -1 : renum[block[row[c]]];
+        for (int b = 0; b < 256; b++) out->table[(int64_t)i * 256 + b] = at[byte_class[b]];
         for (int32_t c = k; c < m; c++) {
             int32_t t = row[c];
             out->calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
         }
     }
     out->size = d;
+    out->digested = digest_from > 0 && d >= digest_from;
+    if (out->digested && class_content(target, k, byte_class, out->accept, d, out->content)) {
+        PyErr_NoMemory();
+        goto done;
+    }
     failed = 0;
 done:
     free(live); free(pos); free(moves); free(labels); free(block); free(renum); free(reps); free(target);
@@ -627,18 +644,19 @@ done:
     return result;
 }
 
-/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, minimal, max_states, seconds) -> `product_core`'s
- * pairs as (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or with `minimal`
- * their minimal DFA as (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D), or 1 / 2 / 3 as subsets_core returns them. The minimal DFA is found without the full product table: the bytes
- * whose columns are equal in both tables are read as one class, the pairs found over one byte per class, then
+/* product(a_trans, a_accept, b_trans, b_accept, na, nb, minus, minimal, digest_from, max_states, seconds) ->
+ * `product_core`'s pairs as (trans: bytes, int32 D x 256; accept: bytes, uint8 D; pairs: bytes, int32 D x 2), or
+ * with `minimal` their minimal DFA as (pairs: int, table: bytes, int32 D x 256; accept: bytes, uint8 D; content:
+ * its `content_digest` where D >= digest_from > 0, else None), or 1 / 2 / 3 as subsets_core returns them. The
+ * minimal DFA is found without the full product table: the bytes whose columns are equal in both tables are read as one class, the pairs found over one byte per class, then
  * minimized over those classes. */
 static PyObject *product(PyObject *self, PyObject *args) {
     Py_buffer ta_b, aa_b, tb_b, ab_b;
-    Py_ssize_t na, nb, max_states;
+    Py_ssize_t na, nb, digest_from, max_states;
     int minus, minimal;
     double seconds;
-    if (!PyArg_ParseTuple(args, "y*y*y*y*nnppnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &minimal, &max_states,
-                          &seconds))
+    if (!PyArg_ParseTuple(args, "y*y*y*y*nnppnnd", &ta_b, &aa_b, &tb_b, &ab_b, &na, &nb, &minus, &minimal, &digest_from,
+                          &max_states, &seconds))
         return NULL;
     const int32_t *ta = ta_b.buf, *tb = tb_b.buf;
     PyObject *result = NULL;
@@ -673,8 +691,9 @@ static PyObject *product(PyObject *self, PyObject *args) {
                                (Py_ssize_t)states, (const char *)pairs.at, (Py_ssize_t)(pairs.len * 4));
         goto done;
     }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)) goto done;
-    result = Py_BuildValue("(nOy#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size);
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, digest_from, &d)) goto done;
+    result = Py_BuildValue("(nOy#N)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size,
+                           made_content(&d));
 done:
     free(pairs.at); free(trans.at); free(accept);
     minimal_free(&d);
@@ -683,8 +702,8 @@ done:
 }
 
 
-/* minus_words(a_trans, a_accept, na, words, max_states, seconds) -> (pairs: int, table: bytes, int32 D x 256;
- *   accept: bytes, uint8 D), or 1 / 2 / 3: the minimal DFA of a call-free DFA's language less a
+/* minus_words(a_trans, a_accept, na, words, digest_from, max_states, seconds) -> (pairs: int, table: bytes,
+ *   int32 D x 256; accept: bytes, uint8 D; content: bytes or None, as `product` gives it), or 1 / 2 / 3: the minimal DFA of a call-free DFA's language less a
  *   finite set of byte strings (a key rule: any key but the declared ones), as `product` with `minimal` gives it
  *   for the words' own automaton, without building that automaton. The words' trie is laid over the classes of
  *   `a`'s columns, each byte a word uses split into a class of its own, and the pairs walked over those classes
@@ -692,10 +711,11 @@ done:
  *   is walked). */
 static PyObject *minus_words(PyObject *self, PyObject *args) {
     Py_buffer ta_b, aa_b;
-    Py_ssize_t na, max_states;
+    Py_ssize_t na, digest_from, max_states;
     PyObject *words;
     double seconds;
-    if (!PyArg_ParseTuple(args, "y*y*nO!nd", &ta_b, &aa_b, &na, &PyTuple_Type, &words, &max_states, &seconds))
+    if (!PyArg_ParseTuple(args, "y*y*nO!nnd", &ta_b, &aa_b, &na, &PyTuple_Type, &words, &digest_from, &max_states,
+                          &seconds))
         return NULL;
     const int32_t *ta = ta_b.buf;
     PyObject *result = NULL;
@@ -765,8 +785,9 @@ static PyObject *minus_words(PyObject *self, PyObject *args) {
                             &trans, &pairs, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, &d)) goto done;
-    result = Py_BuildValue("(nOy#)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size);
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, ncls, ncls, digest_from, &d)) goto done;
+    result = Py_BuildValue("(nOy#N)", (Py_ssize_t)states, d.bytes, (const char *)d.accept, (Py_ssize_t)d.size,
+                           made_content(&d));
 done:
     free(pairs.at); free(trans.at); free(trie.at); free(accept); free(terminal); free(ta_cls);
     minimal_free(&d);
@@ -1203,18 +1224,11 @@ static int32_t column_classes(const int32_t *table, int32_t d, int32_t stride, i
     return ids;
 }
 
-/* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
- * of "S", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column sparse (its
- * count of live entries, uint32, then their states, uint32, then their targets, int32, all little-endian: tables
- * are mostly -1, and hashing only what is live reads a fraction of the bytes), the accepting states and d (uint32):
- * equal for equal tables, whatever built them. Made when a fingerprint first asks for it (a table cache key), not
- * by the construction: a compile needs none. Two passes over the rows where the sampled guess of equal columns
- * holds (a table may be tens of megabytes). Returns 0, or -1 out of memory (no Python error set: the GIL is not
- * held). */
-static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
-    int32_t canon[256], first[256];
-    size_t live[256];
-    int32_t ids = column_classes(table, d, d > 512 ? d / 256 : 1, first, canon, live);
+/* BLAKE2b-128 of the content digest's bytes, given the equal columns already found: `ids` distinct columns, column
+ * j's entry of row s at base[s * stride + col[j]], with `live[j]` entries >= 0, and `canon` each byte's column id.
+ * Returns 0, or -1 out of memory (no Python error set: it may run without the GIL). */
+static int sparse_digest(const int32_t *base, int64_t stride, const int32_t *col, int32_t ids, const size_t *live,
+                         const int32_t canon[256], const uint8_t *accept, int32_t d, uint8_t out[16]) {
     size_t off[256], fill[256], head = 1 + 256, at = head;
     for (int32_t j = 0; j < ids; j++) off[j] = at, fill[j] = 0, at += 4 + 8 * live[j];
     uint8_t *data = malloc(at + (size_t)d + 4);
@@ -1222,9 +1236,9 @@ static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d
     for (int32_t j = 0; j < ids; j++)
         for (int i = 0; i < 4; i++) data[off[j] + i] = (uint8_t)((uint32_t)live[j] >> (8 * i));
     for (int32_t s = 0; s < d; s++) {
-        const int32_t *row = table + (int64_t)s * 256;
+        const int32_t *row = base + (int64_t)s * stride;
         for (int32_t j = 0; j < ids; j++) {
-            int32_t v = row[first[j]];
+            int32_t v = row[col[j]];
             if (v < 0) continue;
             uint8_t *state = data + off[j] + 4 + 4 * fill[j], *target = data + off[j] + 4 + 4 * (live[j] + fill[j]);
             for (int i = 0; i < 4; i++) {
@@ -1241,6 +1255,53 @@ static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d
     blake2b_16(data, at, out);
     free(data);
     return 0;
+}
+
+/* The content digest of a DFA's table (int32 d x 256, -1 for none) and accepting states (uint8 d): BLAKE2b-128
+ * of "S", each byte's column id (uint8, columns numbered by their lowest byte), each distinct column sparse (its
+ * count of live entries, uint32, then their states, uint32, then their targets, int32, all little-endian: tables
+ * are mostly -1, and hashing only what is live reads a fraction of the bytes), the accepting states and d (uint32):
+ * equal for equal tables, whatever built them. The C constructions make it beside the table (`class_content`);
+ * this reads a table made elsewhere. Two passes over the rows where the sampled guess of equal columns holds (a
+ * table may be tens of megabytes). Returns 0, or -1 out of memory (no Python error set: the GIL is not held). */
+static int content_digest(const int32_t *table, const uint8_t *accept, int32_t d, uint8_t out[16]) {
+    int32_t canon[256], first[256];
+    size_t live[256];
+    int32_t ids = column_classes(table, d, d > 512 ? d / 256 : 1, first, canon, live);
+    return sparse_digest(table, 256, first, ids, live, canon, accept, d, out);
+}
+
+/* `content_digest` of the table whose row s reads rows[s * k + byte_class[b]] at byte b: its equal columns are found
+ * among the k class columns (hashed and their live entries counted in one pass, then compared where hashes meet),
+ * never reading the d x 256 table. */
+static int class_content(const int32_t *rows, int32_t k, const int32_t *byte_class, const uint8_t *accept, int32_t d,
+                         uint8_t out[16]) {
+    int32_t canon[256], col[256], id_of[256];
+    size_t live[256], count[256];
+    uint32_t hash[256];
+    for (int32_t c = 0; c < k; c++) hash[c] = 5381, count[c] = 0, id_of[c] = -1;
+    for (int32_t s = 0; s < d; s++) {
+        const int32_t *row = rows + (int64_t)s * k;
+        for (int32_t c = 0; c < k; c++) {
+            hash[c] = ((hash[c] << 5) + hash[c]) ^ (uint32_t)row[c];
+            count[c] += row[c] >= 0;
+        }
+    }
+    int32_t ids = 0;
+    for (int b = 0; b < 256; b++) {
+        int32_t c = byte_class[b];
+        if (id_of[c] < 0) {
+            for (int32_t j = 0; j < ids && id_of[c] < 0; j++) {
+                int same = hash[col[j]] == hash[c];
+                for (int32_t s = 0; same && s < d; s++) same = rows[(int64_t)s * k + col[j]] == rows[(int64_t)s * k + c];
+                if (same) id_of[c] = j;
+            }
+            if (id_of[c] < 0) col[ids] = c, id_of[c] = ids++;
+        }
+        canon[b] = id_of[c];
+    }
+    for (int32_t j = 0; j < ids; j++) live[j] = count[col[j]];
+    return sparse_digest(rows, k, col, ids, live, canon, accept, d, out);
 }
 
 /* content(trans, accept, n) -> bytes: `content_digest` of a table. */
@@ -1295,7 +1356,7 @@ static int minimize_table(const int32_t *trans, const uint8_t *accept, int32_t n
     if (!edges) { PyErr_NoMemory(); goto done; }
     for (int32_t s = 0; s < n; s++)
         for (int32_t c = 0; c < ncls; c++) edges[(int64_t)s * ncls + c] = trans[(int64_t)s * 256 + rep[c]];
-    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, out);
+    failed = minimize_core(edges, accept, byte_class, n, ncls, ncls, 0, out);
 done:
     free(edges);
     return failed;
@@ -1396,18 +1457,19 @@ fail:
     return NULL;
 }
 
-/* rule(node, kinds, allowed, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
+/* rule(node, kinds, allowed, digest_from, max_states, seconds) -> (nfa_states, subsets, table: bytes, int32 D x 256; accept:
  *   bytes, uint8 D; calls: tuple, each state's ((callee, return state), ...); sites: tuple of (state, callee,
- *   return state)), or 1 / 2 / 3 as `subsets_core` returns them.
+ *   return state); content: the table's `content_digest` where D >= digest_from > 0, else None), or 1 / 2 / 3 as `subsets_core` returns them.
  * A rule body's minimal DFA in one call (extractor/lang/dfa.py's `build_dfa` does the same steps in Python where
  * this is not built): Thompson's construction, the byte classes of its masks, one column per callee in `allowed`
  * (None: every callee) in name order (calls to the others are not taken), the subset construction, then
  * minimization. The calls are read off the minimal DFA's return state per callee (`call_tuples`). */
 static PyObject *rule(PyObject *self, PyObject *args) {
     PyObject *root, *kinds, *allowed;
-    Py_ssize_t max_states;
+    Py_ssize_t digest_from, max_states;
     double seconds;
-    if (!PyArg_ParseTuple(args, "OO!Ond", &root, &PyTuple_Type, &kinds, &allowed, &max_states, &seconds)) return NULL;
+    if (!PyArg_ParseTuple(args, "OO!Onnd", &root, &PyTuple_Type, &kinds, &allowed, &digest_from, &max_states, &seconds))
+        return NULL;
     PyObject *result = NULL, *labels = PyDict_New(), *names = PyList_New(0), *columns = PyDict_New();
     PyObject *calls = NULL, *sites = NULL;
     PyObject **keys = NULL;
@@ -1476,11 +1538,11 @@ static PyObject *rule(PyObject *self, PyObject *args) {
                         seconds >= 0 ? (seconds > spent ? seconds - spent : 0.0) : -1.0, &trans, &accept, &states);
     if (code < 0) goto done;
     if (code) { result = PyLong_FromLong(code); goto done; }
-    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, &d)) goto done;
+    if (minimize_core(trans.at, accept, cls, (int32_t)states, m, ncls, digest_from, &d)) goto done;
     calls = call_tuples(d.calls, d.size, names, &sites);
     if (!calls) goto done;
-    result = Py_BuildValue("(nnOy#OO)", (Py_ssize_t)f.size, (Py_ssize_t)states, d.bytes, (const char *)d.accept,
-                           (Py_ssize_t)d.size, calls, sites);
+    result = Py_BuildValue("(nnOy#OON)", (Py_ssize_t)f.size, (Py_ssize_t)states, d.bytes, (const char *)d.accept,
+                           (Py_ssize_t)d.size, calls, sites, made_content(&d));
 done:
     Py_XDECREF(calls); Py_XDECREF(sites);
     Py_XDECREF(labels); Py_XDECREF(names); Py_XDECREF(columns);

@@ -28,6 +28,11 @@ except ImportError:  # built without a C compiler: the same constructions run in
 
 ALL_BYTES = (1 << 256) - 1
 
+DIGEST_AT_BUILD = 64
+"""States from which a C construction makes its table's content digest beside it, from its rows over byte classes
+(a fraction of the table's bytes): a compile digests tables this large anyway (`masks.matcher`'s
+DIGEST_AT_COMPILE_BYTES), and reading the whole table for it cost more than the construction of many rules."""
+
 
 @dataclass(frozen=True, eq=False)
 class RuleDFA:
@@ -107,8 +112,10 @@ class RuleDFA:
     def content(self) -> bytes:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
         distinct columns' live entries (a table is mostly columns repeated, and mostly -1: each distinct column
-        hashed once, as its live states and their targets), made when a fingerprint first asks
-        (a compile and its first mask need none). In C where the extension is built (the same bytes)."""
+        hashed once, as its live states and their targets). The C constructions make it beside the table from its
+        rows over byte classes (a fraction of the table's bytes: a compile digests its large tables for the table
+        cache, `Fingerprints.digest_large`, which would read them whole); others when a fingerprint first asks.
+        In C where the extension is built (the same bytes)."""
         if kernel is not None:
             return kernel.content(np.ascontiguousarray(self.trans, dtype=np.int32), self.accept.astype(np.uint8),
                                       self.size)
@@ -285,24 +292,26 @@ def _byte_classes(masks: set[int]) -> list[int]:
     return sorted(classes, key=lambda c: c & -c)
 
 
-def build_dfa(node: Node, productive: set[str] | None = None) -> RuleDFA:
-    """Subset construction, dead-state pruning, then Hopcroft minimization."""
+def build_dfa(node: Node, productive: set[str] | None = None, table: bool = False) -> RuleDFA:
+    """Subset construction, dead-state pruning, then Hopcroft minimization. `table`: the automaton is a rule's
+    table (not a part of one), made with its content digest where it is as large as a compile digests."""
+    digest_from = DIGEST_AT_BUILD if table else 0
     if isinstance(node, Minus):
         words = _words(node.other) if kernel is not None else None
         if words is not None:
-            return _minus_words(_part(node.item), words)
-        return _product(_part(node.item), _part(node.other), minus=True)
+            return _minus_words(_part(node.item), words, digest_from)
+        return _product(_part(node.item), _part(node.other), minus=True, digest_from=digest_from)
     if isinstance(node, Multiple):
         return _multiple(node.m, node.places)
     if isinstance(node, Substrings):
         return _substrings(node.text, node.words)
     if isinstance(node, Both):
         result = _part(node.items[0])
-        for item in node.items[1:]:
-            result = _product(result, _part(item), minus=False)
+        for i, item in enumerate(node.items[1:], 2):
+            result = _product(result, _part(item), minus=False, digest_from=digest_from if i == len(node.items) else 0)
         return result
     if kernel is not None:
-        return _native_rule(node, productive)
+        return _native_rule(node, productive, digest_from)
     nfa = _NFA(node)
     classes = _byte_classes({lab for lab in nfa.labels if isinstance(lab, int)})
     names = sorted(lab for lab in nfa.labels if isinstance(lab, str) and (productive is None or lab in productive))
@@ -323,10 +332,11 @@ def _symbols(label: int | str, classes: list[int], of_byte: np.ndarray, column: 
     return [ci for ci, c in enumerate(classes) if c & label]
 
 
-def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
-    """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton."""
-    built = _native(kernel.rule, node, _KINDS, productive)
-    nfa_states, subsets, table, accepting, calls, sites = built
+def _native_rule(node: Node, productive: set[str] | None, digest_from: int = 0) -> RuleDFA:
+    """`build_dfa`'s steps (Thompson, byte classes, subsets, minimization) in one C call: the same automaton, with
+    its content digest where it has `digest_from` states or more (0: none)."""
+    built = _native(kernel.rule, node, _KINDS, productive, digest_from)
+    nfa_states, subsets, table, accepting, calls, sites, content = built
     spend(nfa_states)
     spend(subsets)
     tick()
@@ -334,6 +344,8 @@ def _native_rule(node: Node, productive: set[str] | None) -> RuleDFA:
                   accept=np.frombuffer(accepting, dtype=bool), calls=calls, trimmed=True)
     dfa.__dict__.update(sites=sites, _nonempty=b"\x01" in accepting,
                         called=frozenset(name for _, name, _ in sites))  # what the cached properties would find
+    if content is not None:
+        dfa.__dict__["content"] = content
     return dfa
 
 
@@ -602,13 +614,13 @@ def _column_classes(table: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rank[inverse.ravel()], np.sort(first)
 
 
-def _product(a: RuleDFA, b: RuleDFA, minus: bool) -> RuleDFA:
+def _product(a: RuleDFA, b: RuleDFA, minus: bool, digest_from: int = 0) -> RuleDFA:
     """Both languages (`and`), or `a`'s less `b`'s (`minus`), minimized (in C: over the bytes both tables tell
-    apart, without the full product table)."""
+    apart, without the full product table; digested as `_native_rule` is)."""
     if kernel is None:
         trans, accept, _ = pairs_product(a, b, minus)
         return _from_table(trans, accept)
-    return _minimal(_native_product(a, b, minus, minimal=True))
+    return _minimal(_native_product(a, b, minus, minimal=True, digest_from=digest_from))
 
 
 def _words(node: Node) -> tuple[bytes, ...] | None:
@@ -622,19 +634,22 @@ def _words(node: Node) -> tuple[bytes, ...] | None:
     return tuple(out)
 
 
-def _minus_words(a: RuleDFA, words: tuple[bytes, ...]) -> RuleDFA:
+def _minus_words(a: RuleDFA, words: tuple[bytes, ...], digest_from: int) -> RuleDFA:
     """`a`'s language less some byte strings (a key rule: any key but the declared ones), minimized in one C call
-    without an automaton of the words: the same automaton `_product` makes with theirs."""
-    return _minimal(_native(kernel.minus_words, *_table_args(a), words))
+    without an automaton of the words: the same automaton `_product` makes with theirs (digested as it is)."""
+    return _minimal(_native(kernel.minus_words, *_table_args(a), words, digest_from))
 
 
 def _minimal(built: tuple) -> RuleDFA:
-    """A C product's minimal DFA, from (pairs walked, table, accepting states)."""
-    pairs, table, accepting = built
+    """A C product's minimal DFA, from (pairs walked, table, accepting states, content digest or None)."""
+    pairs, table, accepting, content = built
     spend(pairs)
     tick()
-    return _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
-                    np.empty((len(accepting), 0), dtype=np.int32), [])
+    dfa = _trimmed(np.frombuffer(table, dtype=np.int32).reshape(-1, 256), np.frombuffer(accepting, dtype=bool),
+                   np.empty((len(accepting), 0), dtype=np.int32), [])
+    if content is not None:
+        dfa.__dict__["content"] = content
+    return dfa
 
 
 def _table_args(dfa: RuleDFA) -> tuple[np.ndarray, np.ndarray, int]:
@@ -653,10 +668,10 @@ def _native(fn: Any, *args: Any) -> tuple:
     return built
 
 
-def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool) -> tuple:
-    """The C product: its pairs, or with `minimal` their minimal DFA."""
+def _native_product(a: RuleDFA, b: RuleDFA, minus: bool, minimal: bool, digest_from: int = 0) -> tuple:
+    """The C product: its pairs, or with `minimal` their minimal DFA (digested as `_native_rule` is)."""
     (ta, aa, na), (tb, ab, nb) = _table_args(a), _table_args(b)
-    return _native(kernel.product, ta, aa, tb, ab, na, nb, minus, minimal)
+    return _native(kernel.product, ta, aa, tb, ab, na, nb, minus, minimal, digest_from)
 
 
 def pairs_product(a: RuleDFA, b: RuleDFA, minus: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

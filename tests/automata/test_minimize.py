@@ -17,7 +17,7 @@ from extractor.lang.budget import Budget, metered
 from extractor.lang.dfa import RuleDFA, build_dfa
 from extractor.lang.json_terms import CANONICAL_STRING, NUMBER
 from extractor.lang.pattern import ANY, MAX_REPEAT, chars, compile_pattern
-from extractor.lang.regex import Both, Minus, alt, lit
+from extractor.lang.regex import Both, Minus, Ref, alt, lit, seq, star
 
 needs_native = pytest.mark.skipif(dfa.kernel is None, reason="lang/_partition.c is not built here (no C compiler)")
 
@@ -315,19 +315,35 @@ def test_the_native_content_digest_is_the_python_one(n, data):
 
 
 @needs_native
-@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER, *PRODUCTS.values()],
-                         ids=PATTERNS + ["json-string", "json-number", *PRODUCTS])
-def test_a_construction_leaves_the_content_digest_to_the_first_fingerprint(node) -> None:
-    """A compile needs no table cache key: the digest is made when first read, the same as Python's."""
-    built = build_dfa(node)
-    assert "content" not in built.__dict__
+@pytest.mark.parametrize("node", [compile_pattern(p) for p in PATTERNS] + [CANONICAL_STRING, NUMBER, *PRODUCTS.values(),
+                                  seq(lit("["), Ref("item"), star(seq(lit(","), Ref("item"))), lit("]")),
+                                  compile_pattern("^[a-z]{70}$")],
+                         ids=PATTERNS + ["json-string", "json-number", *PRODUCTS, "calling", "71-states"])
+def test_a_construction_digests_its_table_as_reading_it_whole_does(node, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The digest a C construction makes from its rows over byte classes, for tables as large as a compile digests
+    (every table here), is the bytes the digest of its whole table gives, in C and in Python (rules, intersections,
+    differences with words and with automata)."""
+    small = build_dfa(node, table=True)
+    assert ("content" in small.__dict__) == (small.size >= dfa.DIGEST_AT_BUILD)
+    assert "content" not in build_dfa(node).__dict__  # a part of a rule's table: digested when a fingerprint asks
+    monkeypatch.setattr(dfa, "DIGEST_AT_BUILD", 1)
+    built = build_dfa(node, table=True)
+    made = built.__dict__["content"]
+    native = RuleDFA(trans=built.trans, accept=built.accept, calls=built.calls).content
     saved = dfa.kernel
     try:
         dfa.kernel = None
         python = RuleDFA(trans=built.trans, accept=built.accept, calls=built.calls).content
     finally:
         dfa.kernel = saved
-    assert built.content == python
+    assert made == native == python
+
+
+def test_constructions_digest_the_tables_a_compile_digests() -> None:
+    """Tables of DIGEST_AT_BUILD states or more are digested as they are built, none of them again at compile."""
+    from extractor.masks.matcher import DIGEST_AT_COMPILE_BYTES
+
+    assert DIGEST_AT_COMPILE_BYTES == dfa.DIGEST_AT_BUILD * 256 * 4
 
 
 @needs_native
