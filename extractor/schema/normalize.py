@@ -43,6 +43,8 @@ patterns, n for patterns anchored on different literal text."""
 MAX_CUT_OPTIONS = 64
 """oneOf options that may overlap, each cut by the complements of all the others (quadratic): more are refused."""
 _BASE = "urn:extractor:schema"
+_NO_PARTS = Parts(())
+"""A string without `pattern`: no parts."""
 _QUIET = (ENFORCED | ANNOTATIONS) - ASSERTIONS
 """Keys `check_keywords` lets through without a word."""
 
@@ -423,6 +425,8 @@ class _Normalizer(Negation):
 
     def types(self, schema: dict[str, Any], ptr: str) -> list[str]:
         declared = schema.get("type")
+        if type(declared) is str and declared in TYPES:  # the usual one valid name
+            return [declared]
         if declared is None:
             keys = set(schema)
             implied = [t for t, ks in IMPLYING.items() if keys & ks]
@@ -498,7 +502,7 @@ class _Normalizer(Negation):
             warnings.warn(f"unknown format {fmt!r} at {ptr or '/'} treated as a plain string",
                           SchemaWarning, stacklevel=4)
             fmt = None
-        pattern, parts = schema.get("pattern"), Parts(())
+        pattern, parts = schema.get("pattern"), _NO_PARTS
         if pattern is not None:
             if not isinstance(pattern, str):
                 raise InvalidSchemaError("pattern must be a string", f"{ptr}/pattern")

@@ -50,7 +50,11 @@ def object_or_nothing(node: ir.Object) -> ir.Node:
 
 def union(options: tuple[ir.Node, ...]) -> ir.Node:
     """The union of `options`, repeats and `Nothing` dropped; a single option stands alone."""
-    kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))
+    kinds = {type(o) for o in options}
+    if len(kinds) == len(options) and ir.Nothing not in kinds:  # one of each kind (a `type` list): none repeats,
+        kept = tuple(options)  # and none hashed to show it (nodes of two classes are never equal)
+    else:
+        kept = tuple(o for o in dict.fromkeys(options) if not isinstance(o, ir.Nothing))
     if not kept:
         return ir.Nothing()
     return kept[0] if len(kept) == 1 else ir.Union_(kept)
@@ -120,6 +124,8 @@ def check_multiple(step: Decimal, ptr: str) -> None:
 def read_count(schema: dict[str, Any], key: str, ptr: str) -> int:
     """A length or count keyword (0 when absent): a non-negative integer, a minimum no output could meet refused."""
     value = schema.get(key, 0)
+    if type(value) is int and 0 <= value <= MAX_COUNT:  # the usual count, as is
+        return value
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if not isinstance(value, int) or isinstance(value, bool) or value < 0:
