@@ -1650,8 +1650,14 @@ static PyObject *kept_digest(PyObject *node, PyObject *key) {
     return found;
 }
 
+/* A node waiting on the digest walk's stack: `parts` (borrowed from the node) is set once its parts are pushed. */
+typedef struct { PyObject *node, *parts, *one; Py_ssize_t n; } Pending;
+
 /* digest(node, kinds, other) -> bytes: `regex.digest` for (Bytes, Ref, Seq, Alt, Repeat, Suffix) bodies, each node
- * keeping its digest under "_digest"; a node of another kind is handed to `other` (Python), which keeps its own. */
+ * keeping its digest under "_digest"; a node of another kind is handed to `other` (Python), which keeps its own.
+ * Walked in post-order with a stack of the digests made: each occurrence of a part hands its digest up to the node
+ * above, so a node reads its own attribute once and its parts' never (a shared node met again reads the digest it
+ * kept the first time). */
 static PyObject *digest(PyObject *self, PyObject *args) {
     PyObject *root, *kinds, *other;
     if (!PyArg_ParseTuple(args, "OO!O", &root, &PyTuple_Type, &kinds, &other)) return NULL;
@@ -1666,67 +1672,71 @@ static PyObject *digest(PyObject *self, PyObject *args) {
         s_max = PyUnicode_InternFromString("max");
         if (!s_key || !s_items || !s_item || !s_mask || !s_rule || !s_min || !s_max) return NULL;
     }
-    PyObject *result = NULL, **stack = NULL;
-    Py_ssize_t depth = 0, cap = 0;
+    PyObject *result = NULL, **made = NULL;  /* `made`: the digests handed up, new references */
+    Pending *stack = NULL;
+    Py_ssize_t depth = 0, cap = 0, nmade = 0, made_cap = 0;
     Buf data = {0};
     PyObject *found = kept_digest(root, s_key);
     if (found || PyErr_Occurred()) return found;
 #define PUSH_NODE(N) do { \
         if (depth == cap) { \
             Py_ssize_t c2 = cap ? cap * 2 : 256; \
-            PyObject **s2 = realloc(stack, (size_t)c2 * sizeof(PyObject *)); \
+            Pending *s2 = realloc(stack, (size_t)c2 * sizeof(Pending)); \
             if (!s2) { PyErr_NoMemory(); goto done; } \
             stack = s2; cap = c2; \
         } \
-        stack[depth++] = (N); \
+        stack[depth++] = (Pending){(N), NULL, NULL, -1}; \
+    } while (0)
+#define HAND_UP(D) do { \
+        if (nmade == made_cap) { \
+            Py_ssize_t c2 = made_cap ? made_cap * 2 : 256; \
+            PyObject **m2 = realloc(made, (size_t)c2 * sizeof(PyObject *)); \
+            if (!m2) { Py_DECREF(D); PyErr_NoMemory(); goto done; } \
+            made = m2; made_cap = c2; \
+        } \
+        made[nmade++] = (D); \
     } while (0)
     PUSH_NODE(root);
     while (depth) {
-        PyObject *node = stack[depth - 1], *kind = (PyObject *)Py_TYPE(node);
-        PyObject *have = kept_digest(node, s_key);
-        if (have) { Py_DECREF(have); depth--; continue; }
-        if (PyErr_Occurred()) goto done;
-        if (kind != k_bytes && kind != k_ref && kind != k_seq && kind != k_alt && kind != k_repeat && kind != k_suffix) {
-            PyObject *made = PyObject_CallOneArg(other, node);  /* keeps it on the node */
-            if (!made) goto done;
-            Py_DECREF(made);
-            depth--;
-            continue;
+        Pending at = stack[--depth];
+        PyObject *node = at.node, *kind = (PyObject *)Py_TYPE(node);
+        if (at.n < 0) {  /* met: its kept digest, or its parts pushed above it */
+            PyObject *have = kept_digest(node, s_key);
+            if (have) { HAND_UP(have); continue; }
+            if (PyErr_Occurred()) goto done;
+            if (kind != k_bytes && kind != k_ref && kind != k_seq && kind != k_alt && kind != k_repeat && kind != k_suffix) {
+                PyObject *other_made = PyObject_CallOneArg(other, node);  /* keeps it on the node */
+                if (!other_made) goto done;
+                HAND_UP(other_made);
+                continue;
+            }
+            if (kind == k_seq || kind == k_alt) {
+                at.parts = PyObject_GetAttr(node, s_items);
+                if (!at.parts) goto done;
+                Py_DECREF(at.parts);
+                if (!PyTuple_Check(at.parts)) { PyErr_SetString(PyExc_TypeError, "items"); goto done; }
+                at.n = PyTuple_GET_SIZE(at.parts);
+            } else if (kind == k_repeat || kind == k_suffix) {
+                at.one = PyObject_GetAttr(node, s_item);
+                if (!at.one) goto done;
+                Py_DECREF(at.one);
+                at.n = 1;
+            } else
+                at.n = 0;
+            if (at.n) {  /* again once its parts have handed up their digests, the first part's lowest */
+                stack[depth++] = at;
+                for (Py_ssize_t k = at.n; k-- > 0;) PUSH_NODE(at.parts ? PyTuple_GET_ITEM(at.parts, k) : at.one);
+                continue;
+            }
         }
-        PyObject *parts = NULL, *one = NULL;  /* a tuple of parts, or the one part (both borrowed from the node) */
-        if (kind == k_seq || kind == k_alt) {
-            parts = PyObject_GetAttr(node, s_items);
-            if (!parts) goto done;
-            Py_DECREF(parts);
-            if (!PyTuple_Check(parts)) { PyErr_SetString(PyExc_TypeError, "items"); goto done; }
-        } else if (kind == k_repeat || kind == k_suffix) {
-            one = PyObject_GetAttr(node, s_item);
-            if (!one) goto done;
-            Py_DECREF(one);
-        }
-        Py_ssize_t n = parts ? PyTuple_GET_SIZE(parts) : one ? 1 : 0, missing = 0;
         data.len = 0;
         const char *tag = kind == k_seq ? "\0S" : kind == k_alt ? "\0A" : kind == k_suffix ? "\0X"
                           : kind == k_repeat ? "\0R" : kind == k_bytes ? "\0B" : "\0F";
         if (buf_add(&data, tag, 2)) goto done;
-        for (Py_ssize_t k = 0; k < n; k++) {
-            PyObject *part = parts ? PyTuple_GET_ITEM(parts, k) : one;
-            PyObject *d = kept_digest(part, s_key);
-            if (!d) {
-                if (PyErr_Occurred()) goto done;
-                missing++;
-                PUSH_NODE(part);
-                continue;
-            }
-            if (!missing) {
-                char *bytes; Py_ssize_t len;
-                if (PyBytes_AsStringAndSize(d, &bytes, &len) < 0 || buf_add(&data, bytes, (size_t)len)) {
-                    Py_DECREF(d); goto done;
-                }
-            }
-            Py_DECREF(d);
+        for (Py_ssize_t k = nmade - at.n; k < nmade; k++) {
+            char *bytes; Py_ssize_t len;
+            if (PyBytes_AsStringAndSize(made[k], &bytes, &len) < 0 || buf_add(&data, bytes, (size_t)len)) goto done;
         }
-        if (missing) continue;  /* its parts first; then it is met again */
         if (kind == k_repeat) {
             PyObject *lo = PyObject_GetAttr(node, s_min), *hi = lo ? PyObject_GetAttr(node, s_max) : NULL;
             char text[64];
@@ -1750,17 +1760,20 @@ static PyObject *digest(PyObject *self, PyObject *args) {
         }
         uint8_t out[16];
         blake2b_16(data.at, data.len, out);
-        PyObject *made = PyBytes_FromStringAndSize((const char *)out, 16);
-        int failed = !made || PyObject_GenericSetAttr(node, s_key, made) < 0;  /* past a frozen __setattr__ */
-        Py_XDECREF(made);
-        if (failed) goto done;
-        depth--;
+        PyObject *own = PyBytes_FromStringAndSize((const char *)out, 16);
+        if (!own) goto done;
+        if (PyObject_GenericSetAttr(node, s_key, own) < 0) { Py_DECREF(own); goto done; }  /* past a frozen __setattr__ */
+        for (Py_ssize_t k = nmade - at.n; k < nmade; k++) Py_DECREF(made[k]);
+        nmade -= at.n;
+        HAND_UP(own);
     }
-    result = kept_digest(root, s_key);
-    if (!result && !PyErr_Occurred()) PyErr_SetString(PyExc_RuntimeError, "digest: none kept");
+    if (nmade != 1) { PyErr_SetString(PyExc_RuntimeError, "digest: the walk handed up no single digest"); goto done; }
+    result = made[--nmade];
 done:
 #undef PUSH_NODE
-    free(stack); free(data.at);
+#undef HAND_UP
+    for (Py_ssize_t k = 0; k < nmade; k++) Py_DECREF(made[k]);
+    free(stack); free(made); free(data.at);
     return result;
 }
 
