@@ -74,6 +74,8 @@ MAX_UNIQUE_VALUES = 12
 """uniqueItems over at most this many distinct constants is built into the automaton (a state per subset
 used); over more, the matcher keeps the items apart as it does for open sets."""
 
+FREE_STRING = ir.String()
+"""A string with no constraint (made once: each made costs more than comparing with it)."""
 LEAF_RULES = {"string": jt.string(), "number": Both(numbers.finite_parts()), "integer": jt.INTEGER}
 MAX_STORED = 1024
 """Most entries of each store below before it starts over (a layout is any value a caller makes)."""
@@ -308,7 +310,7 @@ class _Compiler:
 
     def string(self, node: ir.String) -> Node:
         """Free strings share one rule; constrained ones get a leaf rule of their own."""
-        if node == ir.String():
+        if node == FREE_STRING:
             return self.leaf("string", LEAF_RULES["string"])
         lo, hi = node.min_length, node.max_length
         if node.verbatim and (lo or hi is not None):
