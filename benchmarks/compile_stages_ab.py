@@ -2,8 +2,9 @@
 
 usage: python benchmarks/compile_stages_ab.py [--base REV] [--reps 5] [--limit N] [--json OUT] [--md OUT]
 
-The library at `--base` (a git revision, HEAD by default) is unpacked beside the working tree's under another
-package name, so both run in one process on one machine load: for each schema of the real-world tuning part
+The stages' packages (`extractor/schema`, `extractor/grammar`) as they were at `--base` (a git revision, HEAD by
+default) are unpacked, with the rest of the working tree's library (and its built extensions) around them, under
+another package name, so both versions run in one process on one machine load and differ in these stages alone: for each schema of the real-world tuning part
 (benchmarks/realworld_peers.py's split; the held-out part is never timed here), each version reads the schema
 (`target_ir`) and builds its rules (`compile_grammar`), the two versions taking turns at going first, by thread CPU
 time, the cyclic collector off throughout (as compiles run it; a collection between schemas, untimed, so that none
@@ -19,6 +20,7 @@ import argparse
 import gc
 import json
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -35,24 +37,27 @@ from benchmarks.common import REPO, commit, write_results  # noqa: E402
 from benchmarks.realworld_peers import DATA, split  # noqa: E402
 
 STAGES = ("normalize", "grammar")
+STAGE_PACKAGES = ("schema", "grammar")
+"""The packages of those stages: the only code the two versions do not share."""
 TIMES = (*STAGES, *(f"{stage} again" for stage in STAGES))
 BASE_NAME = "extractor_base"
 
 
 def unpack(rev: str, into: Path) -> types.ModuleType:
-    """The library as it was at `rev`, importable as `extractor_base` (its own imports renamed; the built
-    extensions copied from the working tree, whose sources these changes leave alone)."""
-    archive = subprocess.run(["git", "archive", rev, "extractor"], cwd=REPO, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    """The working tree's library with the stages' packages as they were at `rev`, importable as `extractor_base`
+    (its own imports renamed)."""
     package = into / BASE_NAME
-    (into / "extractor").rename(package)
+    shutil.copytree(REPO / "extractor", package, ignore=shutil.ignore_patterns("__pycache__"))
+    stages = [f"extractor/{name}" for name in STAGE_PACKAGES]
+    archive = subprocess.run(["git", "archive", rev, *stages], cwd=REPO, capture_output=True, check=True).stdout
+    for name in STAGE_PACKAGES:
+        shutil.rmtree(package / name)
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    for name in STAGE_PACKAGES:
+        (into / "extractor" / name).rename(package / name)
+    (into / "extractor").rmdir()
     for path in package.rglob("*.py"):
-        text = re.sub(r"\b(from|import) extractor\b", rf"\1 {BASE_NAME}", path.read_text())
-        path.write_text(text)
-    for built in (REPO / "extractor").rglob("*.so"):
-        target = package / built.relative_to(REPO / "extractor")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(built.read_bytes())
+        path.write_text(re.sub(r"\b(from|import) extractor\b", rf"\1 {BASE_NAME}", path.read_text()))
     sys.path.insert(0, str(into))
     return __import__(BASE_NAME)
 
