@@ -881,42 +881,134 @@ done:
     return result;
 }
 
-/* bool_product(a, b, n, k, m) -> bytes (uint8 n x m): the boolean product of a (uint8 n x k) and b (uint8 k x m),
- * out[i][j] = 1 where a[i][l] and b[l][j] for some l: b's rows as bit sets, OR-ed together per row of a. */
-static PyObject *bool_product(PyObject *self, PyObject *args) {
-    Py_buffer a_b, b_b;
-    Py_ssize_t n, k, m;
-    if (!PyArg_ParseTuple(args, "y*y*nnn", &a_b, &b_b, &n, &k, &m)) return NULL;
-    const uint8_t *a = a_b.buf, *b = b_b.buf;
-    PyObject *result = NULL;
-    int64_t words = (m + 63) / 64;
-    uint64_t *rows = NULL, *acc = NULL;
-    if (n < 0 || k < 0 || m < 0 || a_b.len < n * k || b_b.len < k * m) {
-        PyErr_SetString(PyExc_ValueError, "bool_product: bad sizes");
+/* counted_moves(trans, inc, n, call_src, call_dst, call_counted, accept) -> (moves: bytes, n bit sets of
+ * (n + 63) / 64 uint64 each; first: bytes, uint8 n): a counted rule's one-count steps and its count-0 finishes,
+ * over its base DFA (table int32 n x 256; inc uint8 n x 256, 1 where a byte edge adds one; calls as int32 sources,
+ * return states and a uint8 flag for those that add one; accepting states uint8 n). With Z the states reachable
+ * by edges that add nothing (itself included): moves[s] holds t where some u in Z(s) steps to t adding one, and
+ * first[s] = 1 where Z(s) holds an accepting state. Each strongly connected part of the uncounting edges is
+ * found once (Tarjan's order: every part it reaches is done before it) and ORs the bit sets of those parts and
+ * its own states' counted edges: the edges times n / 64 words, where the closure took n^3 / 64 per squaring. */
+static PyObject *counted_moves(PyObject *self, PyObject *args) {
+    Py_buffer t_b, i_b, cs_b, cd_b, cc_b, a_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*y*ny*y*y*y*", &t_b, &i_b, &n, &cs_b, &cd_b, &cc_b, &a_b)) return NULL;
+    const int32_t *trans = t_b.buf, *call_src = cs_b.buf, *call_dst = cd_b.buf;
+    const uint8_t *inc = i_b.buf, *call_counted = cc_b.buf, *accept = a_b.buf;
+    Py_ssize_t ncalls = cs_b.len / 4, words = (n + 63) / 64;
+    PyObject *result = NULL, *moves_b = NULL, *first_b = NULL;
+    int32_t *off = NULL, *to = NULL, *last = NULL, *index = NULL, *low = NULL, *stack = NULL, *path = NULL;
+    int32_t *edge = NULL, *part = NULL;
+    uint64_t *own = NULL;
+    if (n < 1 || n >= INT32_MAX / 256 || t_b.len < n * 256 * 4 || i_b.len < n * 256 || a_b.len < n
+        || cd_b.len != cs_b.len || cc_b.len != ncalls) {
+        PyErr_SetString(PyExc_ValueError, "counted_moves: bad sizes");
         goto done;
     }
-    rows = calloc((size_t)(k * words > 0 ? k * words : 1), sizeof(uint64_t));
-    acc = malloc((size_t)(words ? words : 1) * sizeof(uint64_t));
-    result = PyBytes_FromStringAndSize(NULL, n * m);
-    if (!rows || !acc || !result) {
-        Py_CLEAR(result);
+    off = calloc((size_t)n + 1, sizeof(int32_t)); last = malloc((size_t)n * sizeof(int32_t));
+    own = calloc((size_t)(n * words), sizeof(uint64_t));  /* each state's counted steps */
+    index = malloc((size_t)n * sizeof(int32_t)); low = malloc((size_t)n * sizeof(int32_t));
+    stack = malloc((size_t)n * sizeof(int32_t)); path = malloc((size_t)n * sizeof(int32_t));
+    edge = malloc((size_t)n * sizeof(int32_t)); part = malloc((size_t)n * sizeof(int32_t));
+    moves_b = PyBytes_FromStringAndSize(NULL, n * words * 8);
+    first_b = PyBytes_FromStringAndSize(NULL, n);
+    if (!off || !last || !own || !index || !low || !stack || !path || !edge || !part || !moves_b || !first_b) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
     }
-    for (Py_ssize_t l = 0; l < k; l++)
-        for (Py_ssize_t j = 0; j < m; j++)
-            if (b[l * m + j]) rows[l * words + j / 64] |= (uint64_t)1 << (j % 64);
-    uint8_t *out = (uint8_t *)PyBytes_AS_STRING(result);
-    for (Py_ssize_t i = 0; i < n; i++) {
-        memset(acc, 0, (size_t)(words ? words : 1) * sizeof(uint64_t));
-        for (Py_ssize_t l = 0; l < k; l++)
-            if (a[i * k + l])
-                for (int64_t w = 0; w < words; w++) acc[w] |= rows[l * words + w];
-        for (Py_ssize_t j = 0; j < m; j++) out[i * m + j] = (uint8_t)(acc[j / 64] >> (j % 64) & 1);
+    for (Py_ssize_t i = 0; i < ncalls; i++)
+        if (call_src[i] < 0 || call_src[i] >= n || call_dst[i] < 0 || call_dst[i] >= n) {
+            PyErr_SetString(PyExc_ValueError, "counted_moves: a call out of range");
+            goto done;
+        }
+    /* the uncounting edges, each (source, target) pair once, as CSR; the counted ones into `own` */
+    for (int pass = 0; pass < 2; pass++) {
+        for (Py_ssize_t s = 0; s < n; s++) last[s] = -1;
+        for (Py_ssize_t s = 0; s < n; s++) {
+            for (int b = 0; b < 256; b++) {
+                int32_t t = trans[s * 256 + b];
+                if (t < 0) continue;
+                if (t >= n) { PyErr_SetString(PyExc_ValueError, "counted_moves: a target out of range"); goto done; }
+                if (inc[s * 256 + b]) { own[s * words + t / 64] |= (uint64_t)1 << (t % 64); continue; }
+                if (last[t] == s) continue;
+                last[t] = (int32_t)s;
+                if (pass) to[off[s]++] = t; else off[s + 1]++;
+            }
+        }
+        for (Py_ssize_t i = 0; i < ncalls; i++) {
+            int32_t s = call_src[i], t = call_dst[i];
+            if (call_counted[i]) own[(Py_ssize_t)s * words + t / 64] |= (uint64_t)1 << (t % 64);
+            else if (pass) to[off[s]++] = t;
+            else off[s + 1]++;
+        }
+        if (pass) {  /* the cursors moved each start to the next one's: shift them back */
+            for (Py_ssize_t s = n; s > 0; s--) off[s] = off[s - 1];
+            off[0] = 0;
+        } else {
+            for (Py_ssize_t s = 0; s < n; s++) off[s + 1] += off[s];
+            to = malloc((size_t)(off[n] ? off[n] : 1) * sizeof(int32_t));
+            if (!to) { PyErr_NoMemory(); goto done; }
+        }
     }
+    uint64_t *moves = (uint64_t *)PyBytes_AS_STRING(moves_b);
+    uint8_t *first = (uint8_t *)PyBytes_AS_STRING(first_b);
+    for (Py_ssize_t s = 0; s < n; s++) index[s] = -1;
+    int32_t next = 0, depth = 0, held = 0;  /* `path`: the search's states; `stack`: Tarjan's */
+    for (Py_ssize_t root = 0; root < n; root++) {
+        if (index[root] >= 0) continue;
+        path[depth++] = (int32_t)root;
+        index[root] = low[root] = next++;
+        edge[root] = off[root];
+        stack[held++] = (int32_t)root;
+        part[root] = -1;
+        while (depth) {
+            int32_t u = path[depth - 1];
+            if (edge[u] < off[u + 1]) {
+                int32_t t = to[edge[u]++];
+                if (index[t] < 0) {
+                    index[t] = low[t] = next++;
+                    edge[t] = off[t];
+                    stack[held++] = t;
+                    part[t] = -1;
+                    path[depth++] = t;
+                } else if (part[t] < 0 && index[t] < low[u])
+                    low[u] = index[t];  /* still on Tarjan's stack */
+                continue;
+            }
+            depth--;
+            if (depth && low[u] < low[path[depth - 1]]) low[path[depth - 1]] = low[u];
+            if (low[u] != index[u]) continue;
+            /* u roots a part: its states are the stack's top down to u; every part they reach beyond it is done */
+            int32_t from = held;
+            do part[stack[--from]] = u; while (stack[from] != u);
+            uint64_t *row = moves + (Py_ssize_t)u * words;
+            uint8_t finishes = 0;
+            memset(row, 0, (size_t)words * 8);
+            for (int32_t k = from; k < held; k++) {
+                int32_t v = stack[k];
+                finishes |= accept[v] != 0;
+                for (Py_ssize_t w = 0; w < words; w++) row[w] |= own[(Py_ssize_t)v * words + w];
+                for (int32_t j = off[v]; j < off[v + 1]; j++) {
+                    int32_t t = to[j];
+                    if (part[t] == u) continue;
+                    finishes |= first[t];
+                    for (Py_ssize_t w = 0; w < words; w++) row[w] |= moves[(Py_ssize_t)t * words + w];
+                }
+            }
+            for (int32_t k = from; k < held; k++) {
+                int32_t v = stack[k];
+                first[v] = finishes;
+                if (v != u) memcpy(moves + (Py_ssize_t)v * words, row, (size_t)words * 8);
+            }
+            held = from;
+        }
+    }
+    result = PyTuple_Pack(2, moves_b, first_b);
 done:
-    free(rows); free(acc);
-    PyBuffer_Release(&a_b); PyBuffer_Release(&b_b);
+    Py_XDECREF(moves_b); Py_XDECREF(first_b);
+    free(off); free(to); free(last); free(own); free(index); free(low); free(stack); free(path); free(edge); free(part);
+    PyBuffer_Release(&t_b); PyBuffer_Release(&i_b); PyBuffer_Release(&cs_b); PyBuffer_Release(&cd_b);
+    PyBuffer_Release(&cc_b); PyBuffer_Release(&a_b);
     return result;
 }
 
@@ -1782,7 +1874,7 @@ static PyMethodDef methods[] = {
     {"minus_words", minus_words, METH_VARARGS, "The minimal DFA of a call-free DFA's language less some strings."},
     {"product", product, METH_VARARGS, "The product of two call-free DFAs (intersection or difference), or its "
                                        "minimal DFA."},
-    {"bool_product", bool_product, METH_VARARGS, "The boolean product of two 0/1 matrices."},
+    {"counted_moves", counted_moves, METH_VARARGS, "A counted rule's one-count steps and count-0 finishes."},
     {"counted_rows", counted_rows, METH_VARARGS, "The feasibility rows of a counted rule, up to a repeat."},
     {"endless", endless, METH_VARARGS, "Whether every live state of a DFA with a live successor can go on."},
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},

@@ -145,7 +145,8 @@ def test_a_counted_body_too_large_for_a_dense_closure_is_refused_at_once():
        st.sampled_from([1 << 22, 60, 7]))
 def test_the_native_feasibility_rows_are_the_numpy_ones(n, seed, lo, extra, cells):
     """The counter's rows (which counts can still finish from each state), their prefix and period, made by C
-    and by NumPy from random bodies, bounds and table limits: the same tables, or the same refusal."""
+    (steps over the strongly connected parts of the uncounted edges) and by NumPy (a closure by squaring) from
+    random bodies with counted and uncounted calls, bounds and table limits: the same tables, or the same refusal."""
     from extractor.automata import counted as module
     from extractor.lang import dfa
     from extractor.lang.dfa import RuleDFA
@@ -156,12 +157,14 @@ def test_the_native_feasibility_rows_are_the_numpy_ones(n, seed, lo, extra, cell
     ring = int(rng.integers(1, n + 1))  # a counted cycle through the first states: rows repeat with its length
     trans[np.arange(ring), ord("a")] = (np.arange(ring) + 1) % ring
     inc[:, ord("a")] = True
-    body = RuleDFA(trans=trans, accept=rng.random(n) < rng.random() ** 4 * 0.3, calls=((),) * n)
+    calls = [tuple((str(rng.choice(["counted", "free"])), int(rng.integers(0, n))) for _ in range(rng.poisson(0.3)))
+             for _ in range(n)]  # calls to a rule that adds one (an array's items) and to one that does not
+    body = RuleDFA(trans=trans, accept=rng.random(n) < rng.random() ** 4 * 0.3, calls=tuple(calls))
     hi = None if extra is None else lo + extra
 
     def tables() -> object:
         try:
-            cum, start, period = module._tables(body, inc, frozenset(), lo, hi)
+            cum, start, period = module._tables(body, inc, frozenset({"counted"}), lo, hi)
             return cum.tolist(), start, period
         except module.CountedTooComplex as exc:
             return str(exc)

@@ -347,26 +347,6 @@ def test_constructions_digest_the_tables_a_compile_digests() -> None:
 
 
 @needs_native
-@settings(max_examples=150, deadline=None)
-@given(st.integers(1, 9), st.integers(1, 20), st.integers(1, 70), st.data())
-def test_the_native_boolean_product_is_the_blas_one(n, k, m, data):
-    """Counted rules' reachability products: bit sets in C, float32 BLAS in Python (a vector on the right too)."""
-    from extractor.automata import counted
-
-    a = np.array(data.draw(st.lists(st.booleans(), min_size=n * k, max_size=n * k)), dtype=bool).reshape(n, k)
-    b = np.array(data.draw(st.lists(st.booleans(), min_size=k * m, max_size=k * m)), dtype=bool).reshape(k, m)
-    for right in (b, b[:, 0]):
-        native = counted._times(a, right)
-        saved = dfa.kernel
-        try:
-            dfa.kernel = None
-            python = counted._times(a, right)
-        finally:
-            dfa.kernel = saved
-        assert native.shape == python.shape and (native == python).all()
-
-
-@needs_native
 @pytest.mark.parametrize("minus", [False, True])
 def test_the_native_product_numbers_its_pairs_as_python_does(minus: bool) -> None:
     """A product's table, acceptance and pair of each state (what counted strings mark their units by)."""
