@@ -117,6 +117,18 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def tenths(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mean first-compile ms per stage and version in each tenth of the schemas, by the base's two stages
+    (fastest first)."""
+    ordered = sorted(rows, key=lambda r: sum(r["base"][stage] for stage in STAGES))
+    out = []
+    for k in range(10):
+        part = ordered[len(ordered) * k // 10: len(ordered) * (k + 1) // 10]
+        out.append({f"{name} {stage}": statistics.mean(r[name][stage] for r in part)
+                    for name in ("base", "new") for stage in STAGES} if part else {})
+    return out
+
+
 def markdown(result: dict[str, Any]) -> str:
     lines = ["# Normalize and grammar stages, working tree against a base (real-world schemas, tuning part)", "",
              f"Base `{result['base']}`, working tree at `{result['commit']}`; {result['schemas']} schemas both "
@@ -127,6 +139,13 @@ def markdown(result: dict[str, Any]) -> str:
     for stage, s in result["summary"].items():
         lines.append(f"| {stage} | {s['base_p50']:.3f} | {s['new_p50']:.3f} | {s['p50_ratio']:.2f}x | "
                      f"{s['base_avg']:.3f} | {s['new_avg']:.3f} | {s['avg_ratio']:.2f}x |")
+    lines += ["", "First compiles by tenths of the schemas (the base's two stages, fastest first): mean ms and ratio.", "",
+              "| tenth | base normalize | new normalize | ratio | base grammar | new grammar | ratio |",
+              "|---:|---:|---:|---:|---:|---:|---:|"]
+    for k, t in enumerate(result["tenths"], 1):
+        if t:
+            lines.append(f"| {k} | " + " | ".join(f"{t[f'base {s}']:.3f} | {t[f'new {s}']:.3f} | "
+                                                   f"{t[f'new {s}'] / t[f'base {s}']:.2f}x" for s in STAGES) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -151,7 +170,7 @@ def main(argv: list[str] | None = None) -> None:
             gc.enable()
     load = ", ".join(f"{x:.2f}" for x in __import__("os").getloadavg())
     result = {"commit": commit(), "base": base, "schemas": len(rows), "reps": args.reps, "load": load,
-              "summary": summary(rows), "rows": rows}
+              "summary": summary(rows), "tenths": tenths(rows), "rows": rows}
     write_results(result, markdown(result), args.json, args.md)
 
 
