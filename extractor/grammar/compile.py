@@ -102,19 +102,10 @@ def _literals(texts: tuple[str, ...]) -> Node:
     return found[0] if len(found) == 1 else Alt(tuple(found)) if found else NOTHING
 
 
-def _items_of(*parts: Node) -> tuple[Node, ...] | None:
-    """The items of `seq(*parts)` (None where it matches nothing), without making the sequence: an object's suffix
-    DAG appends one more part to them."""
-    flat: list[Node] = []
-    for item in parts:
-        kind = type(item)
-        if kind is Seq:
-            flat.extend(item.items)  # type: ignore[union-attr]
-        elif kind is Alt and not item.items:  # type: ignore[union-attr]
-            return None
-        else:
-            flat.append(item)
-    return tuple(flat)
+def _after(head: tuple[Node, ...], part: Node) -> tuple[Node, ...] | None:
+    """The items of `seq(*head, part)` for flattened `head` items (None where it matches nothing), without making
+    the sequence: an object's suffix DAG appends one more part to them."""
+    return None if part is NOTHING else head + part.items if type(part) is Seq else (*head, part)
 
 
 MAX_VALUE_SETS = 4096
@@ -408,8 +399,8 @@ class _Compiler:
         # declared ones: an endless language), or where one member is enough (one key is one however often
         # it repeats); elsewhere (keys from patterns or propertyNames) only declared members count
         counting = lo > 0 and (lo == 1 or not node.pattern_groups and node.key_schema is None)
-        with self.inner():  # each member's parts (key, colon, value), joined below after its separator
-            members = [(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
+        with self.inner():
+            members = [seq(lit(jt.dumps(p.name)), self.colon(), self.value(p.value)) for p in node.properties]
             extra = self.undeclared(node, counted=counting and lo > 1)
         self.bound(max(lo, hi or 0), "maxProperties", "")
         counting = counting and extra is not NOTHING
@@ -422,9 +413,10 @@ class _Compiler:
         decide: dict[tuple[int, int, int, int], Node] = {}
         first, comma = self.first(), self.comma()
         # each member (and an undeclared one, last) after the separator it follows: the first one, then commas
-        heads = [[*(_items_of(sep, *parts) for parts in members), _items_of(sep, extra)] for sep in (first, comma)]
+        seps = [sep.items if type(sep) is Seq else (sep,) for sep in (first, comma)]  # (neither is NOTHING)
+        heads = [[_after(sep, part) for part in (*members, extra)] for sep in seps]
         # saturated: an undeclared member after the separator, then any number more
-        saturated = [_items_of(sep, extra, star(seq(comma, extra))) for sep in (first, comma)]
+        saturated = [_after(sep, seq(extra, star(seq(comma, extra)))) for sep in seps]
         # the count after one more member, None where maxProperties forbids one
         after = [min(a + 1, cap_all) if hi is None or a < hi else None for a in range(cap_all + 1)]
         closing = (self.close("}", False), self.close("}", True))
