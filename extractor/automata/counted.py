@@ -18,7 +18,7 @@ import numpy as np
 
 from extractor.lang import dfa as lang_dfa
 from extractor.lang.budget import clock
-from extractor.lang.dfa import RuleDFA, build_dfa, live_mask, pairs_product
+from extractor.lang.dfa import RuleDFA, build_dfa, live_mask, pairs_product, part
 from extractor.lang.regex import Counted, lit, refs, seq, star
 
 MAX_TABLE_CELLS = 1 << 22
@@ -316,7 +316,7 @@ def build_counted(node: Counted, productive: set[str] | None = None) -> CountedD
     if node.unit is None:
         callees = node.callees if node.callees is not None else frozenset(refs(node.body))
         return counted(body, np.zeros(body.trans.shape, dtype=bool), callees, node.lo, node.hi)
-    frame = build_dfa(seq(lit('"'), star(node.unit), lit('"')))
+    frame = part(seq(lit('"'), star(node.unit), lit('"')))  # the same for every string counted by this unit
     base, inc = _mark_units(body, frame, boundary=int(frame.trans[0][ord('"')]))
     return counted(base, inc, frozenset(), node.lo, node.hi)
 

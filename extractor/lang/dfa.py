@@ -299,16 +299,16 @@ def build_dfa(node: Node, productive: set[str] | None = None, table: bool = Fals
     if isinstance(node, Minus):
         words = _words(node.other) if kernel is not None else None
         if words is not None:
-            return _minus_words(_part(node.item), words, digest_from)
-        return _product(_part(node.item), _part(node.other), minus=True, digest_from=digest_from)
+            return _minus_words(part(node.item), words, digest_from)
+        return _product(part(node.item), part(node.other), minus=True, digest_from=digest_from)
     if isinstance(node, Multiple):
         return _multiple(node.m, node.places)
     if isinstance(node, Substrings):
         return _substrings(node.text, node.words)
     if isinstance(node, Both):
-        result = _part(node.items[0])
+        result = part(node.items[0])
         for i, item in enumerate(node.items[1:], 2):
-            result = _product(result, _part(item), minus=False, digest_from=digest_from if i == len(node.items) else 0)
+            result = _product(result, part(item), minus=False, digest_from=digest_from if i == len(node.items) else 0)
         return result
     if kernel is not None:
         return _native_rule(node, productive, digest_from)
@@ -353,11 +353,12 @@ _PARTS: OrderedDict[bytes, RuleDFA] = OrderedDict()
 _PARTS_LOCK = threading.Lock()
 PARTS_CACHE_SIZE = 256
 """Automata of the parts of intersections and differences, kept per process by their digest: one pattern
-often appears in several of them (`allOf` beside `not`), in one schema or many."""
+often appears in several of them (`allOf` beside `not`), in one schema or many; and the framing of every counted
+string (one per unit of length)."""
 
 
-def _part(node: Node) -> RuleDFA:
-    """A part of an intersection or difference (calling nothing), built once."""
+def part(node: Node) -> RuleDFA:
+    """A part of an intersection, a difference or a counted string's product (calling nothing), built once."""
     if isinstance(node, Substrings):  # a source text's: never kept
         return build_dfa(node)
     key = digest(node)

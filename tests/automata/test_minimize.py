@@ -371,7 +371,7 @@ def test_a_difference_with_words_is_the_product_with_their_automaton(item, texts
     words = [t.encode() for t in texts] + [b'"' + texts[0].encode() + b'"']  # and one a JSON string
     node = Minus(item, alt(*(lit(w) for w in words)))
     built = build_dfa(node)
-    product = dfa._product(dfa._part(item), dfa._part(node.other), minus=True)
+    product = dfa._product(dfa.part(item), dfa.part(node.other), minus=True)
     saved = dfa.kernel
     try:
         dfa.kernel = None
