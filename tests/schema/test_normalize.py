@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from extractor.errors import InvalidSchemaError, SchemaWarning, UnsupportedSchemaError
 from extractor.grammar import compile_grammar
 from extractor.schema import NormalizeOptions, normalize, target_ir
+from extractor.schema.normalize import MAX_JSON_DEPTH, _plain, check_document
 from extractor.schema.ir import (
     AnyValue, Array, Boolean, Const, Nothing, Null, Number, Object, Property, Ref, String, Union_,
 )
@@ -250,6 +251,49 @@ def test_a_lone_surrogate_in_the_schema_is_refused(schema, pointer):
     with pytest.raises(InvalidSchemaError, match="lone surrogate") as err:
         normalize(schema)
     assert err.value.pointer == pointer
+
+
+def _nested(levels: int) -> list:
+    out: list = []
+    for _ in range(levels - 1):
+        out = [out]
+    return out
+
+
+def _cycle() -> dict:
+    d: dict = {"type": "object"}
+    d["properties"] = {"a": d}
+    return d
+
+
+class _Text(str):
+    pass
+
+
+# (document, whether the quick pass takes it, what the check raises or None): the quick pass says True only where
+# the walk finds nothing; where it is unsure the check goes on as before
+PLAIN_ROWS = [
+    ({"type": "string", "enum": ["é", 1.5, None]}, True, None),
+    ({"a": [{"b": 1}] * (MAX_JSON_DEPTH + 1)}, True, None),  # more brackets than levels: read level by level
+    (_nested(MAX_JSON_DEPTH), True, None),
+    (_nested(MAX_JSON_DEPTH + 1), False, None),  # the deepest item, an empty list, at depth MAX_JSON_DEPTH
+    (_nested(MAX_JSON_DEPTH + 2), False, "nests deeper"),
+    (_cycle(), False, "nests deeper"),  # marshal's format 2 keeps no back-references: a cycle fails
+    ({"enum": [1.0000000023417783]}, False, None),  # its bytes hold ED A0: unsure, the JSON text clears it
+    ({"enum": [_Text("x")]}, False, None),  # a str subclass marshal does not write
+    ({"enum": ["\udfff"]}, False, "lone surrogate"),
+    ({"properties": {"\ud800": {}}}, False, "lone surrogate"),
+]
+
+
+@pytest.mark.parametrize("document,plain,error", PLAIN_ROWS)
+def test_the_quick_document_check_passes_only_what_the_walk_passes(document, plain, error):
+    assert _plain(document) is plain
+    if error is None:
+        check_document(document)
+    else:
+        with pytest.raises((InvalidSchemaError, UnsupportedSchemaError), match=error):
+            check_document(document)
 
 
 def test_a_maximum_no_output_can_reach_is_no_bound():
