@@ -10,7 +10,8 @@ body's digest and which of its callees can finish, since strings, formats, numbe
 recur across schemas; rules copying from a source text are not kept, and they and the rules calling them are
 `Automaton.private` (their token tables serve this automaton only). `Fingerprints` (a hash of a rule with
 everything it calls), by which token tables are shared, are computed when a table of the rule is first asked for,
-not at compile, except for tables large enough that the compile digests them (`Fingerprints.digest_large`). The
+not at compile, except for tables large enough that the compile digests them (`Fingerprints.digest_large`; their
+content digests made by the C construction itself, `lang.dfa.DIGEST_AT_BUILD`). The
 construction runs under the compile budget (`lang.budget`) with the cyclic garbage collector paused.
 
 At run time a configuration is a set of stacks of `(rule, state)` frames: `close()` follows calls into rules and
@@ -22,8 +23,9 @@ product with a framing automaton of characters) or calls (array elements, or jus
 one to a count kept in the state number (`count * n + state`). A step is allowed only where the count can still end
 in `[lo, hi]`, so a masked walk is never stranded: the counts each base state can still add on its way to
 acceptance are R[0] = Z·acc, R[k+1] = Z·E1·R[k] (Z the closure of uncounted edges, E1 the counted ones), eventually
-periodic, stored as a prefix plus one period with cumulative sums, so each check is O(1). The boolean products and
-rows are taken over bit sets in C (`lang/_partition.c`; NumPy where it is not built). States far from both bounds
+periodic, stored as a prefix plus one period with cumulative sums, so each check is O(1). Z·E1 and Z·acc are found
+in C over the strongly connected parts of the uncounted edges (each part ORs the bit sets of the parts it reaches;
+NumPy squares the closure where the extension is not built), and the rows are taken over bit sets in C. States far from both bounds
 share token tables (`CountedDFA.canonical`: within one token the count grows by at most the token's length).
 
 `distinct.py`: some strings must differ from their siblings, which no automaton of fixed size remembers: undeclared
