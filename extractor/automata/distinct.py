@@ -94,7 +94,7 @@ class Distinct:
             candidates = present[2 if self.depth is not None else 3]  # from inside a kept string, four otherwise
         elif self.depth is not None:  # inside a string: a token's first quote ends it, whatever the automaton
             so_far = self._so_far()
-            ends = self._endings(so_far)
+            ends = None if self.escaped else self._endings(so_far)  # (heads are read outside an escape)
             if ends is None:
                 candidates = present[0]
             else:
@@ -121,9 +121,12 @@ class Distinct:
         return out
 
     def _so_far(self) -> str | None:
-        """The open string's text; None where it ends inside an escape or a surrogate pair."""
+        """The open string's text, before its backslash where an escape has just begun (the next token's first
+        character completes it: `Quoted.strings` reads that token's text with the backslash); None where it ends
+        inside a `\\u` escape or a surrogate pair."""
+        raw = self.raw or b""
         try:
-            so_far = json.loads(b'"' + (self.raw or b"") + b'"')
+            so_far = json.loads(b'"' + (raw[:-1] if self.escaped else raw) + b'"')
         except ValueError:
             return None
         return None if so_far and "\ud800" <= so_far[-1] <= "\udbff" else so_far
@@ -143,14 +146,15 @@ class Distinct:
             return True
         head, full = strings
         if self.depth is not None:  # the open string is kept: its end is one of the strings, before a comma
-            if so_far is None or head is None:
+            if so_far is None:
                 return True
-            end = so_far + head
-            if end in seen:
-                return True
-            for text, commas in full:
-                if text == end and commas:
+            if head is not None:  # (None: the token leaves it open, and so finishes no string)
+                end = so_far + head
+                if end in seen:
                     return True
+                for text, commas in full:
+                    if text == end and commas:
+                        return True
         # loops over indices, no generators or slices: this runs for every allowed token holding quotes, and
         # each container made here counts toward the collector's next pass, which would land in the mask
         for i in range(len(full)):
@@ -244,9 +248,10 @@ class Quoted:
         return 8 * sum(map(len, self.more_than))
 
     def strings(self, token_id: int, token: bytes, in_string: bool, escaped: bool) -> Strings | None:
-        """The text a token adds to the open string before its first quote (None: not whole characters, or
-        no string is open), and the texts of the strings it opens and closes, each with the commas outside
-        strings before it, read from the given lexical state; None where a text is not JSON string content."""
+        """The text a token adds to the open string before its first quote (None: no string is open, or the token
+        leaves it open), and the texts of the strings it opens and closes, each with the commas outside strings
+        before it, read from the given lexical state; None where a text is not JSON string content (not whole
+        characters)."""
         key = 4 * token_id + 2 * in_string + escaped  # an int, not a tuple a call: see `_may_repeat`
         hit = self._strings.get(key, self)
         if hit is self:
@@ -322,7 +327,7 @@ def _head(token: bytes) -> str | None:
 
 def _strings(token: bytes, in_string: bool, escaped: bool) -> Strings | None:
     """`Quoted.strings`, computed: the token cut at its unescaped quotes as `Distinct.step` reads them."""
-    opened, parts, part, commas = in_string, [], bytearray(), 0
+    opened, parts, part, commas = in_string, [], bytearray(b"\\" if escaped else b""), 0  # (the escape's backslash)
     for byte in token:
         if escaped:
             escaped = False
@@ -340,6 +345,8 @@ def _strings(token: bytes, in_string: bool, escaped: bool) -> Strings | None:
     head: str | None = None
     if opened and parts:
         head = _decoded(parts.pop(0)[0])
+        if head is None:
+            return None
     full = tuple((_decoded(raw), before) for raw, before in parts)
     if any(text is None for text, _ in full):
         return None

@@ -149,7 +149,8 @@ def test_unique_items_over_a_bounded_pattern_language_are_refused():
 
 QUOTED = [b'"a"', b'"b"', b'"a":', b'":"', b'","', b'"a","', b',"a"', b'"a","a"', b'"a":1,"a"', b'1,"a":',
           b'\\"', b'"\\u0061"', b'a"', b'"a\\"', b'""', b'"":', b'"\xc3\xa9"', b'a":1,"a', b'b":', b'","b', b'"],"',
-          b'"},"a":', b'"ab"', b'"b","', b'":"a","a":"', b'\\u00', b'61"', b'"\\ud83d', b'\\ude00"', b'a":"b","', b'b":1,"', b'":""', b'":"",""']
+          b'"},"a":', b'"ab"', b'"b","', b'":"a","a":"', b'\\u00', b'61"', b'"\\ud83d', b'\\ude00"', b'a":"b","', b'b":1,"', b'":""', b'":"",""',
+          b'n":', b'":1,"a', b'\\":', b'"b":']  # (the last four: tokens that finish an escape under way)
 
 
 def quote_tokens() -> Vocabulary:
@@ -168,6 +169,8 @@ CASES = [
      '{"b":1,"a":2,"ab":3}'),
     ({"type": "object", "additionalProperties": {"type": "integer"}},  # a token \" (an escaped quote) ends no string
      '{"\\"":1,"\\"\\"":2}'),
+    ({"type": "object", "additionalProperties": {"type": "integer"}},  # tokens finishing an escape: repeats or not
+     '{"a\\"":1,"\\"":2,"b\\n":3,"\\\\":4,"a\\\\":5,"a\\"b":6,"\\"a":7,"bn":8,"b\\t":9}'),
 ]
 
 
@@ -193,11 +196,14 @@ def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema
     (b'":"",""', True, False, ("", (("", 0), ("", 1)))),
     (b'"\\u0061"', False, False, (None, (("a", 0),))),
     (b'\\"', True, False, (None, ())),  # an escaped quote ends nothing
-    (b'""', True, True, (None, ())),  # the first quote is escaped: the second ends the string
+    (b'""', True, True, ('"', ())),  # the first quote is escaped: the second ends the string
+    (b'n":1,"a', True, True, ("\n", ())),  # the escape's character is read with its backslash
+    (b'"a":1,"', True, True, ('"a', ())),
     (b'61"', True, False, ("61", ())),
     (b'\\ude00"', True, False, ("\ude00", ())),
     (b'"\\ud83d', False, False, (None, ())),
     (b'"\\x"', False, False, None),  # not JSON string content
+    (b'\xa9"', True, False, None),  # the open string's text not whole characters
 ])
 def test_a_token_is_cut_into_the_strings_it_ends(token: bytes, in_string: bool, escaped: bool, expected) -> None:
     assert _strings(token, in_string, escaped) == expected
