@@ -43,10 +43,13 @@ static void push(Work *w, int32_t b, int32_t a) {
 static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out, int32_t n, int32_t m) {
     int32_t result = -1, sink = n - 1;
     int64_t nm = (int64_t)n * m;
-    int32_t *off = calloc((size_t)m * (n + 1) + 1, sizeof(int32_t)); /* inverse edges: CSR per (symbol, target) */
-    int32_t *pred = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
-    int32_t *sym_off = calloc((size_t)n + 1, sizeof(int32_t));  /* each state's incoming symbols: CSR */
-    int32_t *syms = malloc((size_t)(nm ? nm : 1) * sizeof(int32_t));
+    /* inverse edges, the sink's left out: each target's sources (pred, CSR by target in pred_off), grouped by
+     * symbol ascending (group j of them reads syms[j], its sources are pred[group[j]..group[j + 1]]), each
+     * target's groups in sym_off: sized by the edges, never symbols x states, and made by counting sorts */
+    int32_t *pred_off = calloc((size_t)n + 1, sizeof(int32_t)), *sym_off = calloc((size_t)n + 1, sizeof(int32_t));
+    int32_t *pred = NULL, *syms = NULL, *group = NULL;  /* once the edges are counted */
+    int32_t *seen = malloc((size_t)n * sizeof(int32_t));  /* the last symbol each target was met with */
+    int32_t *by_sym = calloc((size_t)m + 1, sizeof(int32_t)), *src = NULL, *dst = NULL;  /* the edges by symbol */
     Partition p;
     p.elems = malloc((size_t)n * sizeof(int32_t)); p.loc = malloc((size_t)n * sizeof(int32_t));
     p.blk = out; p.first = malloc((size_t)n * sizeof(int32_t)); p.end = malloc((size_t)n * sizeof(int32_t));
@@ -58,38 +61,52 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
     int32_t *touched = malloc((size_t)n * sizeof(int32_t));
     int32_t *members = malloc((size_t)n * sizeof(int32_t)); /* the splitter's states: marking reorders blocks */
     int32_t *count = calloc((size_t)n + 1, sizeof(int32_t));
-    if (!off || !pred || !sym_off || !syms || !p.elems || !p.loc || !p.first || !p.end || !p.mid || !w.block
-        || !w.symbol || !w.in || !touched || !members || !count) {
+    if (!pred_off || !sym_off || !seen || !by_sym || !p.elems || !p.loc || !p.first || !p.end
+        || !p.mid || !w.block || !w.symbol || !w.in || !touched || !members || !count) {
         PyErr_NoMemory();
         goto done;
     }
     if (n < 1) { result = 0; goto done; }
     for (int32_t s = 0; s < n; s++) {
         if (labels[s] < 0 || labels[s] >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: label out of range"); goto done; }
-        for (int32_t a = 0; a < m; a++) {
-            int32_t t = table[(int64_t)s * m + a];
-            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); goto done; }
-            if (t != sink) off[(int64_t)a * (n + 1) + t + 1]++;
-        }
+        seen[s] = -1;
     }
-    for (int32_t a = 0; a < m; a++)  /* each target's incoming symbols, ascending */
-        for (int32_t t = 0; t < sink; t++) if (off[(int64_t)a * (n + 1) + t + 1]) sym_off[t + 1]++;
-    for (int32_t t = 0; t < n; t++) sym_off[t + 1] += sym_off[t];
-    {
-        int32_t *cursor = count;  /* scratch: count is zeroed again below */
-        for (int32_t t = 0; t < n; t++) cursor[t] = sym_off[t];
-        for (int32_t a = 0; a < m; a++)
-            for (int32_t t = 0; t < sink; t++) if (off[(int64_t)a * (n + 1) + t + 1]) syms[cursor[t]++] = a;
-        memset(count, 0, ((size_t)n + 1) * sizeof(int32_t));
-    }
-    for (int64_t i = 1; i <= (int64_t)m * (n + 1); i++) off[i] += off[i - 1];
     for (int32_t s = 0; s < n; s++)
         for (int32_t a = 0; a < m; a++) {
             int32_t t = table[(int64_t)s * m + a];
-            if (t != sink) pred[off[(int64_t)a * (n + 1) + t]++] = s;
+            if (t < 0 || t >= n) { PyErr_SetString(PyExc_ValueError, "coarsest: target out of range"); goto done; }
+            if (t != sink) { by_sym[a + 1]++; pred_off[t + 1]++; }
         }
-    for (int64_t i = (int64_t)m * (n + 1); i > 0; i--) off[i] = off[i - 1]; /* restore the starts */
-    off[0] = 0;
+    for (int32_t a = 0; a < m; a++) by_sym[a + 1] += by_sym[a];
+    for (int32_t t = 0; t < n; t++) pred_off[t + 1] += pred_off[t];
+    int32_t edges = by_sym[m];
+    size_t bytes = (size_t)(edges ? edges : 1) * sizeof(int32_t);
+    src = malloc(bytes); dst = malloc(bytes); pred = malloc(bytes); syms = malloc(bytes); group = malloc(bytes + sizeof(int32_t));
+    if (!src || !dst || !pred || !syms || !group) { PyErr_NoMemory(); goto done; }
+    for (int32_t s = 0; s < n; s++)  /* the edges by symbol, sources ascending within each */
+        for (int32_t a = 0; a < m; a++) {
+            int32_t t = table[(int64_t)s * m + a];
+            if (t != sink) { src[by_sym[a]] = s; dst[by_sym[a]++] = t; }
+        }
+    for (int32_t a = m; a > 0; a--) by_sym[a] = by_sym[a - 1];  /* restore the starts */
+    by_sym[0] = 0;
+    for (int32_t a = 0; a < m; a++)
+        for (int32_t i = by_sym[a]; i < by_sym[a + 1]; i++)
+            if (seen[dst[i]] != a) { seen[dst[i]] = a; sym_off[dst[i] + 1]++; }
+    for (int32_t t = 0; t < n; t++) { sym_off[t + 1] += sym_off[t]; seen[t] = -1; }
+    {
+        int32_t *cursor = count, *sym_cursor = members;  /* scratch: count is zeroed again below */
+        memcpy(cursor, pred_off, (size_t)n * sizeof(int32_t));
+        memcpy(sym_cursor, sym_off, (size_t)n * sizeof(int32_t));
+        for (int32_t a = 0; a < m; a++)
+            for (int32_t i = by_sym[a]; i < by_sym[a + 1]; i++) {
+                int32_t t = dst[i];
+                if (seen[t] != a) { seen[t] = a; syms[sym_cursor[t]] = a; group[sym_cursor[t]++] = cursor[t]; }
+                pred[cursor[t]++] = src[i];
+            }
+        group[sym_off[n]] = pred_off[n];
+        memset(count, 0, ((size_t)n + 1) * sizeof(int32_t));
+    }
     /* initial blocks: one per label in use, states in order; then the sink alone */
     for (int32_t s = 0; s < sink; s++) count[labels[s]]++;
     int32_t *block_of_label = touched; /* scratch until the loop */
@@ -122,9 +139,13 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
         int32_t ntouched = 0, size = p.end[splitter] - p.first[splitter];
         memcpy(members, p.elems + p.first[splitter], (size_t)size * sizeof(int32_t));
         for (int32_t i = 0; i < size; i++) {
-            int32_t t = members[i];
-            int64_t row = (int64_t)a * (n + 1) + t;
-            for (int32_t j = off[row]; j < off[row + 1]; j++) {
+            int32_t t = members[i], lo = sym_off[t], hi = sym_off[t + 1];
+            while (lo < hi) {  /* t's group of symbol a, if any: its symbols ascend */
+                int32_t mid = lo + (hi - lo) / 2;
+                if (syms[mid] < a) lo = mid + 1; else hi = mid;
+            }
+            if (lo == sym_off[t + 1] || syms[lo] != a) continue;
+            for (int32_t j = group[lo]; j < group[lo + 1]; j++) {
                 int32_t s = pred[j], b = p.blk[s];
                 if (p.loc[s] < p.mid[b]) continue; /* marked already */
                 if (p.mid[b] == p.first[b]) touched[ntouched++] = b;
@@ -154,7 +175,8 @@ static int32_t refine(const int32_t *table, const int32_t *labels, int32_t *out,
     }
     result = p.count;
 done:
-    free(off); free(pred); free(sym_off); free(syms); free(p.elems); free(p.loc); free(p.first); free(p.end);
+    free(pred_off); free(pred); free(sym_off); free(syms); free(group); free(seen); free(by_sym); free(src); free(dst);
+    free(p.elems); free(p.loc); free(p.first); free(p.end);
     free(p.mid); free(w.block); free(w.symbol); free(w.in); free(touched); free(members); free(count);
     return result;
 }
@@ -289,12 +311,18 @@ static int minimize_core(const int32_t *edges, const uint8_t *accept, const int3
     out->accept = malloc((size_t)(d ? d : 1));
     target = malloc((size_t)(d ? d : 1) * (size_t)(k ? k : 1) * sizeof(int32_t));  /* each state's per byte class */
     if (!out->table || !out->calls || !out->accept || !target) { PyErr_NoMemory(); goto done; }
+    int32_t run_end[256], run_class[256], runs = 0;  /* the bytes as runs of one class: a row is filled run by run */
+    for (int b = 0; b < 256; b++) {
+        if (runs && run_class[runs - 1] == byte_class[b]) run_end[runs - 1] = b + 1;
+        else { run_class[runs] = byte_class[b]; run_end[runs++] = b + 1; }
+    }
     for (int32_t i = 0; i < d; i++) {
         const int32_t *row = moves + (int64_t)reps[i] * m;
-        int32_t *at = target + (int64_t)i * k;
+        int32_t *at = target + (int64_t)i * k, *line = out->table + (int64_t)i * 256;
         out->accept[i] = (uint8_t)labels[reps[i]];
         for (int32_t c = 0; c < k; c++) at[c] = block[row[c]] == sink_block ? -1 : renum[block[row[c]]];
-        for (int b = 0; b < 256; b++) out->table[(int64_t)i * 256 + b] = at[byte_class[b]];
+        for (int32_t r = 0, b = 0; r < runs; r++)
+            for (int32_t v = at[run_class[r]]; b < run_end[r]; b++) line[b] = v;
         for (int32_t c = k; c < m; c++) {
             int32_t t = row[c];
             out->calls[(int64_t)i * (m - k) + (c - k)] = block[t] == sink_block ? -1 : renum[block[t]];
@@ -467,8 +495,8 @@ static int subsets_core(const int32_t *eps_src, const int32_t *eps_dst, int64_t 
                 for (int32_t j = edge_off[pool.at[i]]; j < edge_off[pool.at[i] + 1]; j++)
                     for (int32_t k = label_off[edge_lab[j]]; k < label_off[edge_lab[j] + 1]; k++)
                         count[label_sym[k] + 1]++;
-            for (int32_t a = 0; a < m; a++) count[a + 1] += count[a];
-            memcpy(first, count, (size_t)(m + 1) * sizeof(int32_t));
+            for (int32_t a = 0, sum = 0; a < m; a++) { sum += count[a + 1]; count[a + 1] = first[a + 1] = sum; }
+            first[0] = 0;  /* sums kept in a register: `count[a + 1] += count[a]` waits on each store */
             bucket.len = 0;
             for (int64_t i = 0; i < count[m]; i++) if (ints_push(&bucket, 0)) { PyErr_NoMemory(); goto done; }
             for (int64_t i = off.at[d]; i < off.at[d + 1]; i++)

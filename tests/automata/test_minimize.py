@@ -109,6 +109,36 @@ def test_minimized_automata_are_minimal_and_keep_the_language(machine, native: b
         assert _runs(small, text) == _runs_table(trans, accept, text)
 
 
+def _copies(states: int, copies: int, symbols: int, seed: int) -> tuple[np.ndarray, list[bool]]:
+    """A random DFA of `states` states blown up into `copies` copies of each (any copy of a target will do):
+    equivalent states to merge, each entered by many symbols."""
+    rng = np.random.default_rng(seed)
+    small = rng.integers(-1, states, size=(states, symbols))
+    n = states * copies
+    trans = np.where(small[np.arange(n) % states] < 0, -1,
+                     small[np.arange(n) % states] + states * rng.integers(0, copies, size=(n, symbols)))
+    return trans.astype(np.int32), (rng.random(states) < 0.4)[np.arange(n) % states].tolist()
+
+
+@needs_native
+@pytest.mark.parametrize("states, copies, symbols, seed", [
+    (3, 4, 40, 1), (12, 3, 64, 2), (40, 2, 9, 3), (5, 30, 200, 4), (25, 5, 1, 5),
+])
+def test_native_refinement_over_many_symbols_is_the_python_one(states, copies, symbols, seed) -> None:
+    """Targets entered by many symbols (the C refinement finds a symbol's sources among a target's by binary
+    search) minimize to the Python refinement's automaton, which is minimal."""
+    trans, accept = _copies(states, copies, symbols, seed)
+    table = trans[:, np.minimum(np.arange(256), symbols - 1)]
+    native = dfa._from_table(table, accept)
+    saved = dfa.kernel
+    try:
+        dfa.kernel = None
+        python = dfa._from_table(table, accept)
+    finally:
+        dfa.kernel = saved
+    assert _same(native, python) and native.size == _moore(trans.tolist(), accept)
+
+
 @pytest.mark.parametrize("native", [True, False])
 @pytest.mark.parametrize("budget", [Budget(max_states=2_000, timeout=None), Budget(max_states=None, timeout=0.0)],
                          ids=["states", "seconds"])
