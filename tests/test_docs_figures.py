@@ -429,6 +429,24 @@ PROFILE_REALWORLD = [  # docs/performance.md
      [f"stages_ms/{k}/p50" for k in ("normalize", "grammar", "rule automata", "automaton other", "first mask")])]
 
 
+DATES_PRINTED = [  # docs/quality.md, "Dates as printed, and date fields asked"
+    *[(f"| {label} | {{:.3f}} → {{:.3f}} |", "quality_dev_dates_real.json",
+       [lambda r, s=key: _file("quality_dev_dates_before_real.json")["per_set"]["extract"][s]["field_f1"],
+        f"per_set/extract/{key}/field_f1"])
+      for label, key in [("receipts (25)", "receipts"), ("resumes (20)", "resumes"), ("nda (25)", "nda")]],
+    ("| generated (12) | {:.3f} → {:.3f} |", "quality_dev_dates_generated.json",
+     [lambda r: _file("quality_dev_dates_before_generated.json")["methods"]["extract"]["field_f1"],
+      "methods/extract/field_f1"]),
+    ("receipts {:.3f} → {:.3f}, contracts {:.3f} → {:.3f}, résumés {:.3f} → {:.3f} (the", "quality_test_dates_real.json",
+     [w for key in ("receipts", "nda", "resumes")
+      for w in (lambda r, s=key: _file("quality_real.json")["per_set"]["extract"][s]["field_f1"],
+                f"per_set/extract/{key}/field_f1")]),
+    ("job postings went {:.3f} → {:.3f} (`posted_date`", "quality_dev_dates_jobs.json",
+     [lambda r: _file("quality_dev_dates_before_jobs.json")["per_target"]["extract"]["JobPosting"]["field_f1"],
+      "per_target/extract/JobPosting/field_f1"]),
+    ("and events stayed at {:.3f}. Both rules", "quality_dev_dates_jobs.json", ["per_target/extract/Event/field_f1"]),
+]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
@@ -439,7 +457,8 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US]
            + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM]
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
-           + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD])
+           + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD]
+           + [("docs/quality.md", *row) for row in DATES_PRINTED])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
