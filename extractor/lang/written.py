@@ -40,6 +40,8 @@ capitalized (`May 5`, not `may 5`)."""
 _NUMERIC_DATE = re.compile(r"(?<![\d.,/-])(\d{1,4})([./-])(\d{1,2})\2(\d{4}|\d{2})(?![\d]|[./-]\d)")
 _DAY_MONTH = re.compile(rf"(?<![\w.])(\d{{1,2}})(?:st|nd|rd|th|er|º|\.)?\s*(?:day\s+of\s+|de\s+|of\s+)?({_M})\.?,?\s*(?:de\s+)?"
                         rf"{_YEAR}(?!\d)", re.IGNORECASE)
+_DAY_MONTH_JOINED = re.compile(rf"(?<![\w.])(\d{{1,2}})[/.-]({_M})[/.-](\d{{4}}|\d{{2}})(?![\d]|[/.-]\d)", re.IGNORECASE)
+"""A day, a month's name and a year joined by `/`, `-` or `.` (`25/FEB/2017`, `25-Feb-17`), as till slips print it."""
 _MONTH_DAY = re.compile(rf"(?<!\w)({_M})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+{_YEAR}(?!\d)", re.IGNORECASE)
 _MONTH_YEAR = re.compile(rf"(?<!\w)({_M})\.?,?\s+(?:de\s+)?{_YEAR}(?!\d)", re.IGNORECASE)
 _DAYS_MONTH = re.compile(rf"(?<![\w.])(?:del\s+)?(\d{{1,2}})\.?\s*(?:[–-]|al|to|bis|au)\s*\d{{1,2}}\.?\s*(?:de\s+)?({_M})\.?,?"
@@ -150,7 +152,8 @@ def _date(y: int, m: int, d: int) -> Meaning | None:
 
 def _dates(text: str) -> Iterator[Reading]:
     dated: list[Reading] = list(_numeric_dates(text))
-    for pattern, day, month in ((_DAY_MONTH, 1, 2), (_MONTH_DAY, 2, 1), (_DAYS_MONTH, 1, 2), (_MONTH_DAYS, 2, 1)):
+    for pattern, day, month in ((_DAY_MONTH, 1, 2), (_DAY_MONTH_JOINED, 1, 2), (_MONTH_DAY, 2, 1), (_DAYS_MONTH, 1, 2),
+                               (_MONTH_DAYS, 2, 1)):
         for m in pattern.finditer(text):  # a range of days (`15-16 June 2026`): its first
             meaning = _date(_year(m.group(3)), _MONTH_OF[m.group(month).lower()], int(m.group(day)))
             if meaning is not None:

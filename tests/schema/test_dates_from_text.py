@@ -32,6 +32,9 @@ from tests.automata.helpers import runs
     ("you may 5 times", []),  # `may` is a word here
     ("Total 297.80, 3 items", []),
     ("DTSTART:20250208T193000", ["2025-02-08"]),
+    ("25/FEB/2017 07:43:54", ["2017-02-25"]),  # a month's name between separators, as a till slip prints it
+    ("25-Feb-17, 3.MAR.2018", ["2017-02-25", "2018-03-03"]),
+    ("ref 125/FEB/20171", []),  # inside longer digits: no date
 ])
 def test_each_date_form_is_read_every_way_it_allows(text, dates):
     assert text_dates(text)["date"] == dates
