@@ -53,23 +53,43 @@ _WEIGHTS = np.random.default_rng(0).integers(1, 1 << 63, size=257, dtype=np.uint
 
 
 def same_table(dfa: RuleDFA, trie: TokenTrie, state: int) -> int:
-    """The state whose token table `state` shares, where `share` has found them (else `state` itself: a step
-    never waits for the classes, and a state's own table is the same table)."""
+    """The state whose token table `state` shares: as `share` found, or (the compile's prepare having run out of
+    time before this rule) found here once steps have asked for the tables of more than ASK_BEFORE_SHARE of its
+    states, else `state` itself (a state's own table is the same table)."""
     known = _SAME.get(dfa)
     least = None if known is None else known.get(trie.vocab.fingerprint)
-    return state if least is None else least[state]
+    if least is not None:
+        return least[state]
+    if not MIN_STATES <= dfa.size <= MAX_STATES:
+        return state
+    asked = _ASKED.setdefault(dfa, set())
+    asked.add(state)
+    if len(asked) <= ASK_BEFORE_SHARE:
+        return state
+    _ASKED.pop(dfa, None)
+    return share(dfa, trie)[state]
 
 
-def share(dfa: RuleDFA, trie: TokenTrie) -> None:
+ASK_BEFORE_SHARE = 32
+"""States of a rule whose tables steps build on their own before a step finds the rule's classes: the classes cost
+as much as several tables (8 ms for `[a-zA-Z0-9_-]{162}`'s 191 states), which only a rule whose steps visit many
+states repays. Cold passes with no prepare, steps' CPU time against finding no classes at steps: that rule's
+3 strings 0.78x (136 tables built, not 186); 300 MaskBench schemas 0.96x (at 16: 0.68x and 1.02x; at 0, every
+rule a step visits: 1.05x, its classes costing 190 ms to save 93 tables)."""
+_ASKED: WeakKeyDictionary[RuleDFA, set[int]] = WeakKeyDictionary()
+"""Per rule whose classes are not known yet, the states whose tables steps have asked for."""
+
+
+def share(dfa: RuleDFA, trie: TokenTrie) -> list[int]:
     """Find which states of the rule share a table (a compile thread, before it builds them): words are compared as
     deep as a token stays within the bytes the rule reads, plus one (a token's next byte then kills every state
-    alike)."""
-    known = _SAME.get(dfa)
-    if known is None:
-        known = _SAME[dfa] = {}
-    if trie.vocab.fingerprint not in known:
+    alike); per state, the state whose table it shares."""
+    known = _SAME.setdefault(dfa, {})
+    least = known.get(trie.vocab.fingerprint)
+    if least is None:
         least = list(range(dfa.size))
         if MIN_STATES <= dfa.size <= MAX_STATES:
             trans = np.asarray(dfa.trans)
             least = window_classes(trans, np.asarray(dfa.accept), trie.reach((trans >= 0).any(axis=0)) + 1).tolist()
         known[trie.vocab.fingerprint] = least
+    return least

@@ -1,5 +1,6 @@
 """States of a call-free rule that share a token table: each state's table, walked on its own, equals the table of
-the state it is given, and long fixed-length patterns share most of theirs."""
+the state it is given, and long fixed-length patterns share most of theirs, whether the compile or a step finds
+which."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import pytest
 from extractor import compile_schema
 from extractor.automata.counted import CountedDFA
 from extractor.grammar import CompileOptions
+from extractor.masks import window
+from extractor.masks.matcher import CompiledGrammar
 from extractor.masks.tables import TableCache, leaf_table
 from extractor.masks.window import share, window_classes
 from tests.masks.test_masks import small_vocab
@@ -51,3 +54,49 @@ def test_states_are_apart_exactly_as_deep_as_their_words_differ(depth: int, expe
     trans[0, ord("a")], trans[1, ord("a")], trans[2, ord("a")] = 1, 2, 3  # a{3}
     accept = np.array([False, False, False, True])
     assert window_classes(trans, accept, depth).tolist() == expected
+
+
+class Counting(TableCache):
+    """A table cache that counts the tables it builds."""
+
+    def __init__(self) -> None:
+        super().__init__(directory=None)
+        self.built = 0
+
+    def build(self, automaton, trie, rule, state):  # type: ignore[no-untyped-def]
+        self.built += 1
+        return super().build(automaton, trie, rule, state)
+
+
+SHARING = {  # where the states of each call-free rule learn which table they share
+    "step": lambda dfa, trie: (window._SAME.pop(dfa, None), window._ASKED.pop(dfa, None)),  # a step finds it
+    "compile": share,  # the compile's prepare found it
+    "none": lambda dfa, trie: window._SAME.__setitem__(dfa, {trie.vocab.fingerprint: list(range(dfa.size))}),
+}
+
+
+@pytest.mark.parametrize(("schema", "text"), [
+    ({"type": "string", "pattern": "^[a-zA-Z0-9_-]{60}$"}, '"' + "aZ_-09" * 10 + '"'),
+    ({"type": "string", "pattern": "[a-z]{130}"}, '"' + "q" * 130 + '"'),
+    ({"type": "object", "properties": {"k": {"type": "string", "pattern": "^[0-9a-f]{48}$"}}, "required": ["k"]},
+     '{"k":"' + "0123abcd" * 6 + '"}'),
+], ids=range(3))
+def test_masks_are_the_same_wherever_sharing_is_found_and_steps_visiting_many_states_find_it(schema: dict,
+                                                                                           text: str) -> None:
+    vocab = small_vocab("llama3")
+    masks, built = {}, {}
+    for where, prepare in SHARING.items():
+        grammar = compile_schema(schema, vocab, options=CompileOptions(layout="compact"))
+        cache = Counting()
+        grammar = CompiledGrammar(grammar.automaton, vocab, grammar.trie, tables=cache)
+        leaves = [d for r, d in enumerate(grammar.automaton.dfas) if r in grammar.automaton.leaves]
+        for dfa in leaves:
+            prepare(dfa, grammar.trie)
+        matcher, seen = grammar.matcher(), []
+        for byte in text.encode():  # a mask before each byte: every state the text passes through
+            seen.append(matcher.mask().copy())
+            matcher.advance_bytes(bytes([byte]))
+        masks[where], built[where] = seen, cache.built
+    assert all(np.array_equal(a, b) for a, b in zip(masks["step"], masks["compile"], strict=True))
+    assert all(np.array_equal(a, b) for a, b in zip(masks["step"], masks["none"], strict=True))
+    assert built["compile"] <= built["step"] < built["none"], built
