@@ -8,7 +8,8 @@ from typing import Optional
 import pytest
 from pydantic import BaseModel, Field
 
-from extractor.pipeline.target import Target, asked, printed_dates
+from extractor.pipeline.target import Target
+from extractor.schema.printed import asked, printed_dates
 
 RECEIPT = "RESTORAN WAN SHENG\nINV NO.: 1053110\nDATE : 19-03-2018 18:08:38\nTOTAL :\n6.00\n"
 """From the real receipts' dev split (receipt-real-031): copied freely, `date` came back `19-03-2018 18:08:38`."""

@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from extractor.decode.fresh import repeatable_arrays
-from extractor.lang.written import readings
 from extractor.pipeline.checks import Check, model_checks
 from extractor.pipeline.refusing import title
 from extractor.schema import json_schema, nesting, quotes_source, recursive, target_ir, values_from_text
-from extractor.schema.dates import FORMATS
-from extractor.schema.numbers import COMPUTED, MAX_VALUES
+from extractor.schema.printed import asked, printed_dates
 from extractor.schema.verbatim import verbatim_strings
 
 if TYPE_CHECKING:
@@ -103,84 +100,3 @@ def _quotes(key: str) -> bool:
     """Whether a schema has Verbatim fields (its grammar is then compiled per document)."""
     return quotes_source(target_ir(json.loads(key), None))
 
-
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-"""The words of a field's name (`purchase_date`, `dateOfBirth`, `DATE2`)."""
-_TIMED = re.compile(r"\b(times?|timestamps?|hours?|clock)\b", re.IGNORECASE)
-"""A field or description asking for a time as well as a date (`date and time of the visit`)."""
-
-
-def printed_dates(schema: Any, text: str) -> Any:
-    """A copy of `schema` in which each string field copied from the text (`x-verbatim`) whose name says it is a
-    date (`date`, `purchase_date`, `dateOfBirth`; not `update`, not a time as well, not computed) takes only the
-    dates the text writes, each exactly as written (`12-01-19`, `13 MAY 2018`): copied freely, a date field ran on
-    into the time printed after it (`19-03-2018 18:08:38`) or took some other number. A text writing no date
-    (or more than `MAX_VALUES`) leaves the fields as they were."""
-    written = sorted({text[start:end] for start, end, meaning in readings(text) if meaning[0] == "date"})
-    return _walk(schema, written) if 0 < len(written) <= MAX_VALUES else schema
-
-
-def _walk(node: Any, written: list[str]) -> Any:
-    if isinstance(node, list):
-        return [_walk(sub, written) for sub in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: _walk(sub, written) for key, sub in node.items()}
-    if isinstance(out.get("properties"), dict):
-        out["properties"] = {name: _dated(sub, written) if _names_date(name, sub) else sub
-                             for name, sub in out["properties"].items()}
-    return out
-
-
-def _names_date(name: str, node: Any) -> bool:
-    words = {w.lower() for w in _WORDS.findall(name)}
-    said = node.get("description", "") if isinstance(node, dict) else ""
-    said = said if isinstance(said, str) else ""
-    return "date" in words and not _TIMED.search(" ".join(words)) and not _TIMED.search(said) and \
-        not COMPUTED.search(said)
-
-
-def _dated(node: Any, written: list[str]) -> Any:
-    """A copied string schema (or the copied string members of its `anyOf`) narrowed to the dates written."""
-    if not isinstance(node, dict):
-        return node
-    if node.get("x-verbatim") is True and node.get("type") == "string":
-        return {**{k: v for k, v in node.items() if k != "x-verbatim"}, "enum": written}
-    if isinstance(node.get("anyOf"), list):
-        return {**node, "anyOf": [_dated(member, written) for member in node["anyOf"]]}
-    return node
-
-
-def asked(before: Any, after: Any) -> Any:
-    """`after` (`before` with values narrowed to the text's) in which each optional date, time or date-time field
-    that may be null and was narrowed to the text's values is required: the model writes its key and then null or
-    a date the text writes, where it used to close the object before it and leave out a date the text writes
-    (other fields narrowed so were not: asking an optional number in each of a list's items made it add items)."""
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [asked(b, a) for b, a in zip(before, after)]
-    if not isinstance(before, dict) or not isinstance(after, dict):
-        return after
-    out = {key: asked(before.get(key), sub) for key, sub in after.items()}
-    props, was = out.get("properties"), before.get("properties")
-    if isinstance(props, dict) and isinstance(was, dict):
-        required = list(out.get("required", []))
-        required += [name for name, sub in props.items()
-                     if name not in required and sub != was.get(name) and _dated_format(was.get(name)) and
-                     _nullable(sub) and sub.get("default") is None]
-        if required:
-            out["required"] = required
-    return out
-
-
-def _dated_format(node: Any) -> bool:
-    """A schema whose value (or one of its `anyOf` members) is a date, time or date-time string."""
-    return isinstance(node, dict) and (node.get("format") in FORMATS or
-                                       any(_dated_format(member) for member in node.get("anyOf", ())))
-
-
-def _nullable(node: Any) -> bool:
-    if not isinstance(node, dict):
-        return False
-    kind = node.get("type")
-    return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in node.get("enum", ()) or \
-        any(_nullable(member) for member in node.get("anyOf", ()))
