@@ -7,7 +7,9 @@ finish), so the model writes another item or closes the array: it is never left 
 Items are compared as the output writes them, whitespace around them aside (the grammar writes one value one way:
 members in one order, one layout). A text that writes a value twice lets the list hold it twice: a string counts
 where it stands whole in the text (not inside a longer word), a number where it stands whole (not inside a longer
-number), an object as often as the rarest of its string and number values."""
+number), an object as often as the rarest of its string and number values allows, a value the object holds twice
+taking two of the text's for each copy (`{"company": "Software", "title": "Software"}` once where the text writes
+"Software" twice)."""
 
 from __future__ import annotations
 
@@ -340,9 +342,9 @@ def _queue(node: tuple[Config, bytes], came: tuple[Config, bytes], parent: dict[
 def times_written(value: Any, source: str, spelled: str | None = None) -> int:
     """How many times `source` writes a list item (at least once): a string where it stands whole, a number (as
     `spelled`, else as JSON writes it) not inside a longer number, an object or list as often as the rarest of its
-    strings and numbers."""
-    leaves = [(spelled, True)] if spelled is not None else list(_leaves(value))
-    return max(1, min((_count(source, *leaf) for leaf in leaves), default=1))
+    strings and numbers allows, each copy taking as many of a value's occurrences as it holds the value."""
+    leaves = Counter([(spelled, True)] if spelled is not None else _leaves(value))
+    return max(1, min((_count(source, *leaf) // held for leaf, held in leaves.items()), default=1))
 
 
 def fragment_of(short: str, earlier: list[str], source: str, count: Callable[[str], int] | None = None) -> bool:

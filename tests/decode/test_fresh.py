@@ -348,6 +348,23 @@ def test_an_item_is_counted_as_the_plain_search_counts_it(source: str, item: str
     assert times_written(item, source) == max(1, sum(1 for _ in re.finditer(pattern, source)))
 
 
+OBJECTS = [  # (source, item, times): an object as often as each value's occurrences allow, a value held twice taking two
+    ("Senior Software Engineer; Software Engineer", {"company": "Software", "title": "Software"}, 1),
+    ("Software at Stripe; Software at Dropbox", {"company": "Software", "title": "Stripe"}, 1),
+    ("Oslo, Oslo, Oslo, Oslo", {"from": "Oslo", "to": "Oslo"}, 2),
+    ("2018 - 2021, 2021 - 2023", {"start": 2021, "end": 2021}, 1),
+    ("Lars Berg, Lars Berg", {"name": "Lars Berg"}, 2),
+    ("nothing", {"a": "x", "b": "x"}, 1),
+]
+
+
+@pytest.mark.parametrize("source, item, times", OBJECTS)
+def test_an_object_is_written_as_often_as_its_values_occurrences_allow(source: str, item: dict, times: int) -> None:
+    from extractor.decode.fresh import times_written
+
+    assert times_written(item, source) == times
+
+
 def _plain_escapes(grammar, config, written: bytes, spent: frozenset[bytes]) -> bool:
     """The search for a way off the spent items as first written: every place walked, nothing remembered."""
     work, seen = [(config, written)], set()
