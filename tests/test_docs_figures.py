@@ -430,6 +430,13 @@ QUIET_SERVING = [  # docs/performance.md
 STAGES_AB = [("normalize {:.2f}× and the grammar {:.2f}× at p50, {:.2f}× and {:.2f}× on the mean;", "compile_stages_ab.json",
               [f"summary/{stage}/{key}_ratio" for key in ("p50", "avg") for stage in ("normalize", "grammar")])]
 
+OBJECTS_HELD = [("résumés {:.3f} → {:.3f}, the generated set", "quality_dev_objects_after.json",
+                 [lambda r: _file("quality_dev_objects_before_resumes.json")["per_set"]["extract"]["resumes"]["field_f1"],
+                  "per_set/extract/resumes/field_f1"]),
+                ("the generated set {:.3f} → {:.3f}; on", "quality_dev_objects_after_generated.json",
+                 [lambda r: _file("quality_dev_objects_before_generated.json")["methods"]["extract"]["field_f1"],
+                  "methods/extract/field_f1"])]
+
 PROFILE_REALWORLD = [  # docs/performance.md
     ("the three runs' ratios {:.2f}x, {:.2f}x and {:.2f}x: no stage", "compile_profile_realworld.json",
      [f"runs/{i}/ratio" for i in range(3)]),
@@ -467,7 +474,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM]
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
            + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD + STAGES_AB]
-           + [("docs/quality.md", *row) for row in DATES_PRINTED])
+           + [("docs/quality.md", *row) for row in DATES_PRINTED] + [("docs/decoding.md", *row) for row in OBJECTS_HELD])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
