@@ -85,7 +85,7 @@ class ExtractOptions:
     see `schema.verbatim.verbatim_strings`; and every plain integer, number, date, time or date-time field takes
     only values the text writes, within its bounds: `schema.values_from_text`; a copied string field named as a
     date only the dates the text writes, as written, and an optional date field so narrowed is always asked:
-    `pipeline.target.printed_dates`, `asked`), "auto" (those string fields only),
+    `schema.printed.printed_dates`, `asked`), "auto" (those string fields only),
     "marked" (only fields marked `Verbatim`)."""
     window: int | None = None
     """Most tokens of the text one window holds. None: as many as fit the model's context beside the prompt and
