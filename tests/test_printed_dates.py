@@ -94,3 +94,18 @@ def test_asked(before: dict, after: dict, required: list[str]) -> None:
     def schema(node: dict) -> dict:
         return {"type": "object", "properties": {"parties": {"type": "array"}, "when": node}, "required": ["parties"]}
     assert asked(schema(before), schema(after)) == {**schema(after), "required": required}
+
+
+DATA_KEPT = [  # (schema, text): values under enum/const/default are data, never rewritten; odd keyword values raise nothing
+    ({"type": "object", "properties": {"x": {"enum": [{"properties": {"date": {"type": "string", "x-verbatim": True}}}]}}},
+     "Dated 14 October 2025"),
+    ({"type": "object", "default": {"properties": {"date": {"type": "string", "x-verbatim": True}}}},
+     "Dated 14 October 2025"),
+    ({"type": "object", "properties": {"date": {"type": ["string", "null"], "format": "date", "enum": 5, "anyOf": 3}},
+      "required": "date"}, "Dated 14 October 2025"),
+]
+
+
+@pytest.mark.parametrize("schema, text", DATA_KEPT)
+def test_data_under_value_keywords_is_left_as_it_is(schema, text) -> None:
+    assert asked(schema, printed_dates(schema, text)) == schema

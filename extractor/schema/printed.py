@@ -5,11 +5,13 @@ text's dates has its key written (null or one of those dates) rather than left o
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from extractor.lang.written import readings
 from extractor.schema.dates import FORMATS
 from extractor.schema.numbers import COMPUTED, MAX_VALUES
+from extractor.schema.verbatim import _WALKED, _WALKED_LIST, _WALKED_ONE
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 """The words of a field's name (`purchase_date`, `dateOfBirth`, `DATE2`)."""
@@ -28,15 +30,34 @@ def printed_dates(schema: Any, text: str) -> Any:
 
 
 def _walk(node: Any, written: list[str]) -> Any:
-    if isinstance(node, list):
-        return [_walk(sub, written) for sub in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: _walk(sub, written) for key, sub in node.items()}
+    """`_dated` applied to the members named as dates, through the keywords that hold subschemas only (an `enum`,
+    `const` or `default` value is data, left as it is)."""
+    return _subschemas(node, lambda sub: _walk(sub, written), lambda out: _date_members(out, written))
+
+
+def _date_members(out: dict[str, Any], written: list[str]) -> dict[str, Any]:
     if isinstance(out.get("properties"), dict):
         out["properties"] = {name: _dated(sub, written) if _names_date(name, sub) else sub
                              for name, sub in out["properties"].items()}
     return out
+
+
+def _subschemas(node: Any, each: Callable[[Any], Any], then: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
+    """A copy of `node` with `each` applied to every subschema it holds directly (`verbatim`'s walked keywords),
+    then `then` applied to the copy."""
+    if not isinstance(node, dict):
+        return node
+    out = dict(node)
+    for key in _WALKED:
+        if isinstance(node.get(key), dict):
+            out[key] = {name: each(sub) for name, sub in node[key].items()}
+    for key in _WALKED_ONE:
+        if isinstance(node.get(key), dict):
+            out[key] = each(node[key])
+    for key in _WALKED_LIST:
+        if isinstance(node.get(key), list):
+            out[key] = [each(sub) for sub in node[key]]
+    return then(out)
 
 
 def _names_date(name: str, node: Any) -> bool:
@@ -63,14 +84,22 @@ def asked(before: Any, after: Any) -> Any:
     that may be null and was narrowed to the text's values is required: the model writes its key and then null or
     a date the text writes, where it used to close the object before it and leave out a date the text writes
     (other fields narrowed so were not: asking an optional number in each of a list's items made it add items)."""
-    if isinstance(before, list) and isinstance(after, list) and len(before) == len(after):
-        return [asked(b, a) for b, a in zip(before, after)]
     if not isinstance(before, dict) or not isinstance(after, dict):
         return after
-    out = {key: asked(before.get(key), sub) for key, sub in after.items()}
+    out = dict(after)
+    for key in _WALKED:
+        if isinstance(after.get(key), dict) and isinstance(before.get(key), dict):
+            out[key] = {name: asked(before[key].get(name), sub) for name, sub in after[key].items()}
+    for key in _WALKED_ONE:
+        if isinstance(after.get(key), dict):
+            out[key] = asked(before.get(key), after[key])
+    for key in _WALKED_LIST:
+        if isinstance(after.get(key), list) and isinstance(before.get(key), list) and \
+                len(after[key]) == len(before[key]):
+            out[key] = [asked(b, a) for b, a in zip(before[key], after[key])]
     props, was = out.get("properties"), before.get("properties")
     if isinstance(props, dict) and isinstance(was, dict):
-        required = list(out.get("required", []))
+        required = list(_listed(out, "required"))
         required += [name for name, sub in props.items()
                      if name not in required and sub != was.get(name) and _dated_format(was.get(name)) and
                      _nullable(sub) and sub.get("default") is None]
@@ -79,15 +108,21 @@ def asked(before: Any, after: Any) -> Any:
     return out
 
 
+def _listed(node: dict[str, Any], key: str) -> list[Any]:
+    """A keyword's list, or none where the schema gives something else there (normalize says what is wrong)."""
+    value = node.get(key)
+    return value if isinstance(value, list) else []
+
+
 def _dated_format(node: Any) -> bool:
     """A schema whose value (or one of its `anyOf` members) is a date, time or date-time string."""
     return isinstance(node, dict) and (node.get("format") in FORMATS or
-                                       any(_dated_format(member) for member in node.get("anyOf", ())))
+                                       any(_dated_format(member) for member in _listed(node, "anyOf")))
 
 
 def _nullable(node: Any) -> bool:
     if not isinstance(node, dict):
         return False
     kind = node.get("type")
-    return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in node.get("enum", ()) or \
-        any(_nullable(member) for member in node.get("anyOf", ()))
+    return kind == "null" or (isinstance(kind, list) and "null" in kind) or None in _listed(node, "enum") or \
+        any(_nullable(member) for member in _listed(node, "anyOf"))
