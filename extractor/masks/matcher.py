@@ -12,6 +12,7 @@ import numpy as np
 from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
 from extractor.automata.distinct import Distinct, Present, Quoted, fresh
+from extractor.lang.dfa import DIGEST_AT_BUILD
 from extractor.masks.bits import Row, pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
@@ -39,8 +40,8 @@ def _quoted(vocab: Vocabulary) -> Quoted:
 
 WALK_MEMO_BYTES = 64
 """Walks of up to this many bytes (a token, a short forced span) are remembered per configuration."""
-DIGEST_AT_COMPILE_BYTES = 1 << 16
-"""Rule tables this large (64 states or more) are digested for the table cache's keys when the grammar is compiled,
+DIGEST_AT_COMPILE_BYTES = DIGEST_AT_BUILD * 256 * 4
+"""Rule tables this large (`DIGEST_AT_BUILD` states of 256 four-byte entries or more, which their construction digests) are digested for the table cache's keys when the grammar is compiled,
 just after they were built and while the memory cache still holds them, not on the first mask that needs their
 fingerprint, which would read them back from memory: a grammar of 200 rules and 30 MB of tables paid 45 ms in one
 mask for them, and its compile pays a fraction of that."""
