@@ -41,10 +41,11 @@ def _quoted(vocab: Vocabulary) -> Quoted:
 WALK_MEMO_BYTES = 64
 """Walks of up to this many bytes (a token, a short forced span) are remembered per configuration."""
 DIGEST_AT_COMPILE_BYTES = DIGEST_AT_BUILD * 256 * 4
-"""Rule tables this large (`DIGEST_AT_BUILD` states of 256 four-byte entries or more, which their construction digests) are digested for the table cache's keys when the grammar is compiled,
-just after they were built and while the memory cache still holds them, not on the first mask that needs their
-fingerprint, which would read them back from memory: a grammar of 200 rules and 30 MB of tables paid 45 ms in one
-mask for them, and its compile pays a fraction of that."""
+"""Rule tables this large (`DIGEST_AT_BUILD` states of 256 four-byte entries or more, which their construction
+digests) are digested for the table cache's keys when the grammar is compiled, just after they were built and
+while the memory cache still holds them, not on the first mask that needs their fingerprint, which would read them
+back from memory: a grammar of 200 rules and 30 MB of tables paid 45 ms in one mask for them, and its compile pays
+a fraction of that."""
 STACK_BYTES = 120
 """What one stack of a configuration costs in memory, roughly (a tuple of frames and the set's slot)."""
 
