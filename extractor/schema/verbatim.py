@@ -67,16 +67,29 @@ _WALKED_LIST = ("anyOf", "oneOf", "allOf", "prefixItems", "items")
 def verbatim_strings(schema: dict[str, Any]) -> dict[str, Any]:
     """A copy of `schema` in which every string field that names something in the text is `Verbatim`: a string
     schema with no format, pattern, length, enum or const, whose description (or its member's) does not ask for
-    the value written in some form. What `ExtractOptions(verbatim="auto")` compiles."""
+    the value written in some form; and so are the keys of a map (`dict[str, X]`: `additionalProperties` a schema,
+    nothing declared, no `propertyNames` or `patternProperties`), which name things of the text as list items do.
+    What `ExtractOptions(verbatim="auto")` compiles."""
     return rewritten(schema, _copied)
 
 
 def _copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
+    if free or ASKS_FORM.search(said):
+        return node
     kind = node.get("type")
-    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and not free and \
-            not any(k in node for k in _FREE_KEYS) and not ASKS_FORM.search(said):
+    if (kind == "string" or (isinstance(kind, list) and "string" in kind)) and \
+            not any(k in node for k in _FREE_KEYS):
         node["x-verbatim"] = True
+    elif _map(node):  # free keys: a small model invents ever longer ones until the token budget
+        node["propertyNames"] = {"type": "string", "x-verbatim": True}
     return node
+
+
+def _map(node: dict[str, Any]) -> bool:
+    """Whether `node` is a map: keys of its own choosing, each valued by one schema (not `true` or `{}`)."""
+    extra = node.get("additionalProperties")
+    return node.get("type") == "object" and isinstance(extra, dict) and bool(extra) and not node.get("properties") \
+        and not any(k in node for k in ("propertyNames", "patternProperties", "required", "x-verbatim"))
 
 
 def rewritten(schema: Any, mark: Callable[[dict[str, Any], str, bool], dict[str, Any]], said: str = "",

@@ -46,6 +46,16 @@ def prop(schema: dict, description: str | None = None) -> dict:
     (prop({"type": "string"}, "The gist, in your own words"), set()),
     (prop({"type": "string"}, "Summarize the complaint"), set()),
     (prop({"type": "integer"}), set()),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}}), {"/properties/x/propertyNames"}),
+    (prop({"type": "object", "additionalProperties": {"type": "string"}}),
+     {"/properties/x/propertyNames", "/properties/x/additionalProperties"}),
+    (prop({"type": "object", "additionalProperties": True}), set()),  # any object: not a map of one kind
+    (prop({"type": "object", "additionalProperties": {}}), set()),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}, "properties": {"n": {"type": "integer"}}}),
+     set()),  # propertyNames would hold the declared names too
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}, "propertyNames": {"maxLength": 8}}), set()),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}, "x-verbatim": False}), set()),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}}, "Counts keyed in your own words"), set()),
     ({"$defs": {"Job": {"type": "object", "properties": {"company": {"type": "string"}}}},
       "type": "object", "properties": {"jobs": {"type": "array", "items": {"$ref": "#/$defs/Job"}}}},
      {"/$defs/Job/properties/company"}),
@@ -85,3 +95,20 @@ def test_a_copied_scalar_is_one_span_of_the_text(total, ok):
     body = ('{"company":"SYARIKAT PERNIAGAAN GIN KEE","date":"05/01/17",'
             '"address":"NO 290, JALAN AIR PANAS, SETAPAK","total":"%s"}' % total)
     assert runs(grammar(), body) is ok
+
+
+SURVEY = {"type": "object", "properties": {"votes": {"type": "object", "additionalProperties": {"type": "integer"}}},
+          "required": ["votes"]}
+WEATHER = "Weather today: sunny, 21 degrees, light wind from the west."
+
+
+@pytest.mark.parametrize("body,ok", [
+    ('{"votes":{"sunny":21}}', True),
+    ('{"votes":{"light wind":21,"west":3}}', True),
+    ('{"votes":{}}', True),
+    ('{"votes":{"description_id":21}}', False),  # a key the text does not write: what a small model loops on
+    ('{"votes":{"Sunny":21}}', False),
+])
+def test_a_maps_keys_are_copies_of_the_text(body, ok):
+    made = build_automaton(compile_grammar(target_ir(verbatim_strings(SURVEY), None), CompileOptions(source=WEATHER)))
+    assert runs(made, body) is ok
