@@ -593,9 +593,9 @@ class _Compiler:
     def distinct_strings(self, node: ir.Array) -> Node | None:
         """Unique items that are strings of an unbounded language (`set[str]`): the items' own rule, marked
         distinct, so the matcher forbids a repeat; None where `unique_array` applies (finite sets) or the
-        items are kept apart whole (strings of bounded length)."""
+        items are kept apart whole (strings of bounded length, copies of the source text)."""
         if node.prefix or not isinstance(node.items, ir.String) or self.finite(node.items) is not None \
-                or node.items.max_length is not None:
+                or node.items.max_length is not None or node.items.verbatim:
             return None
         with self.inner():
             item = self.value(node.items)

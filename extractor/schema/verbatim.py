@@ -94,21 +94,21 @@ def _map(node: dict[str, Any]) -> bool:
 
 def rewritten(schema: Any, mark: Callable[[dict[str, Any], str, bool], dict[str, Any]], said: str = "",
               free: bool = False) -> Any:
-    """A copy of `schema` with `mark(node, said, free)` applied to each subschema (a copy it may change): `said`,
-    the description of the member it is under; `free`, under a member marked `"x-verbatim": false`
-    (`Optional[str]` puts the mark beside its `anyOf`)."""
+    """A copy of `schema` with `mark(node, said, free)` applied to each subschema (a copy it may change, whose
+    subschemas are then walked as it leaves them): `said`, the description of the member it is under; `free`,
+    under a member marked `"x-verbatim": false` (`Optional[str]` puts the mark beside its `anyOf`)."""
     if not isinstance(schema, dict):
         return schema
     said = schema.get("description", said) if isinstance(schema.get("description"), str) else said
     free = free or schema.get("x-verbatim") is False
     out = mark(dict(schema), said, free)
     for key in _WALKED:
-        if isinstance(schema.get(key), dict):
-            out[key] = {name: rewritten(sub, mark) for name, sub in schema[key].items()}
+        if isinstance(out.get(key), dict):
+            out[key] = {name: rewritten(sub, mark) for name, sub in out[key].items()}
     for key in _WALKED_ONE:
-        if isinstance(schema.get(key), dict):
-            out[key] = rewritten(schema[key], mark, said if key == "items" else "", free and key == "items")
+        if isinstance(out.get(key), dict):
+            out[key] = rewritten(out[key], mark, said if key == "items" else "", free and key == "items")
     for key in _WALKED_LIST:
-        if isinstance(schema.get(key), list):
-            out[key] = [rewritten(sub, mark, said, free) for sub in schema[key]]
+        if isinstance(out.get(key), list):
+            out[key] = [rewritten(sub, mark, said, free) for sub in out[key]]
     return out

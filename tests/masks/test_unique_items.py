@@ -15,6 +15,7 @@ from jsonschema import Draft202012Validator
 from pydantic import BaseModel
 
 from extractor import compile_schema
+from extractor.grammar import CompileOptions
 from extractor.tokens import Vocabulary
 from tests.masks.test_distinct import long_walk, same_packed
 from tests.vocabs import shared_vocab
@@ -246,3 +247,20 @@ def test_masks_inside_and_around_escapes_equal_every_token_tried(document: str) 
         assert np.array_equal(fast, slow), (bytes(matcher.output), [tokens[t] for t in np.flatnonzero(fast != slow)[:5]])
         assert same_packed(matcher, fast), bytes(matcher.output)
         matcher.advance_bytes(bytes([byte]))
+
+
+COPIES = {"type": "array", "uniqueItems": True, "items": {"type": "string", "x-verbatim": True}}
+
+
+@pytest.mark.parametrize("source", ["red, green red", "a b", "tea; tea. Tea"])
+def test_unique_copies_of_the_text_never_repeat_and_never_run_out(source):
+    """Copies of the source (`set[str]` under `extract`'s defaults) are a bounded language: kept apart by value, the
+    walk held open until none is left must close the array rather than find no way on."""
+    grammar = compile_schema(COPIES, shared_vocab("llama3"), options=CompileOptions(source=source))
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        matcher = grammar.matcher()
+        text = long_walk(matcher, rng, keep_open=40)
+        assert matcher.finished, text
+        items = json.loads(text)
+        assert len(items) == len(set(items)) and all(item in source for item in items), items

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 
 import schemas
 from extractor.automata import build_automaton
@@ -46,6 +47,7 @@ def prop(schema: dict, description: str | None = None) -> dict:
     (prop({"type": "string"}, "The gist, in your own words"), set()),
     (prop({"type": "string"}, "Summarize the complaint"), set()),
     (prop({"type": "integer"}), set()),
+    (prop({"type": "array", "items": {"type": "string"}, "uniqueItems": True}), {"/properties/x/items"}),
     (prop({"type": "object", "additionalProperties": {"type": "integer"}}), {"/properties/x/propertyNames"}),
     (prop({"type": "object", "additionalProperties": {"type": "string"}}),
      {"/properties/x/propertyNames", "/properties/x/additionalProperties"}),
@@ -112,3 +114,18 @@ WEATHER = "Weather today: sunny, 21 degrees, light wind from the west."
 def test_a_maps_keys_are_copies_of_the_text(body, ok):
     made = build_automaton(compile_grammar(target_ir(verbatim_strings(SURVEY), None), CompileOptions(source=WEATHER)))
     assert runs(made, body) is ok
+
+
+class Product(BaseModel):
+    name: str
+    tags: set[str] = set()
+
+
+def test_a_set_of_strings_compiles_with_its_items_kept_apart():
+    """Copies of the text are a bounded language, kept apart by value as bounded strings are: `set[str]` was
+    refused."""
+    source = "The Aero X2 kettle is tagged kitchen, electric."
+    made = build_automaton(compile_grammar(target_ir(verbatim_strings(Product.model_json_schema()), None),
+                                           CompileOptions(source=source)))
+    assert runs(made, '{"name":"Aero X2","tags":["kitchen","electric"]}')
+    assert not runs(made, '{"name":"Aero X2","tags":["kitchen","kitchen"]}')
