@@ -1444,6 +1444,29 @@ static PyObject *content(PyObject *self, PyObject *args) {
     return result;
 }
 
+/* table_classes(trans, n) -> bytes: each byte's class of equal columns (uint8 x 256, numbered by their lowest byte),
+ * found as the content digest finds them (`column_classes`: rows sampled, then one pass in row order), where a
+ * transposed copy would read the table by column. */
+static PyObject *table_classes(PyObject *self, PyObject *args) {
+    Py_buffer t_b;
+    Py_ssize_t n;
+    if (!PyArg_ParseTuple(args, "y*n", &t_b, &n)) return NULL;
+    PyObject *result = NULL;
+    if (n < 1 || t_b.len < n * 256 * 4) PyErr_SetString(PyExc_ValueError, "table_classes: bad sizes");
+    else {
+        int32_t first[256], canon[256];
+        size_t live[256];
+        uint8_t out[256];
+        Py_BEGIN_ALLOW_THREADS  /* only the buffer is read */
+        column_classes(t_b.buf, (int32_t)n, n > 512 ? (int32_t)n / 256 : 1, first, canon, live);
+        Py_END_ALLOW_THREADS
+        for (int b = 0; b < 256; b++) out[b] = (uint8_t)canon[b];
+        result = PyBytes_FromStringAndSize((const char *)out, 256);
+    }
+    PyBuffer_Release(&t_b);
+    return result;
+}
+
 /* A byte mask (a Python int below 2**256) as 32 bytes, little-endian. Returns 0, or -1 with a Python error set. */
 static int mask_bytes(PyObject *mask, uint8_t out[32]) {
 #if PY_VERSION_HEX < 0x030D0000
@@ -1908,6 +1931,7 @@ static PyMethodDef methods[] = {
     {"reaches", reaches, METH_VARARGS, "Whether a DFA with extra edges reaches acceptance from its start."},
     {"rule", rule, METH_VARARGS, "A rule body's minimal DFA: Thompson, subsets and minimization in one call."},
     {"content", content, METH_VARARGS, "The content digest of a DFA's table and accepting states."},
+    {"table_classes", table_classes, METH_VARARGS, "Each byte's class of equal columns of a full byte table."},
     {"from_table", from_table, METH_VARARGS, "The minimal DFA of a full byte table."},
     {"digest", digest, METH_VARARGS, "The structural digest of a rule body, kept on each node."},
     {"blake2b16", blake2b16, METH_VARARGS, "BLAKE2b with a 16-byte digest (what `digest` hashes with)."},

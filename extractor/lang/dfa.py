@@ -109,6 +109,15 @@ class RuleDFA:
         return self.content + len(callees).to_bytes(4, "little") + pairs
 
     @cached_property
+    def byte_classes(self) -> np.ndarray:
+        """Each byte's class (int32 x 256): bytes whose columns are equal, numbered by their lowest byte (kept: a
+        large rule's table is read once for them; in C, by row, where the extension is built)."""
+        if kernel is not None:
+            return np.frombuffer(kernel.table_classes(np.ascontiguousarray(self.trans, dtype=np.int32), self.size),
+                                 dtype=np.uint8).astype(np.int32)
+        return _column_classes(self.trans)[0]
+
+    @cached_property
     def content(self) -> bytes:
         """A digest of the table and accepting states (calls aside): BLAKE2b-128 of each byte's column id and the
         distinct columns' live entries (a table is mostly columns repeated, and mostly -1: each distinct column

@@ -60,10 +60,7 @@ def pair(a: RuleDFA, b: RuleDFA) -> Pairing:
     """The pairs of states one string leads the two DFAs to (breadth first from both starts), and
     which of them accept the same strings from there on: those from which no reachable pair
     differs in accepting or in which bytes it can take (both DFAs are trimmed: -1 is dead)."""
-    first: dict[bytes, int] = {}
-    for byte, column in enumerate(np.ascontiguousarray(np.vstack([a.trans, b.trans]).T)):
-        first.setdefault(column.tobytes(), byte)
-    columns = sorted(first.values())  # one byte per class of bytes both DFAs treat alike
+    columns = shared_columns(a, b)
     ta, tb = a.trans[:, columns].astype(np.int64), b.trans[:, columns].astype(np.int64)
     nb = b.size
     index = np.full(a.size * nb, -1, dtype=np.int64)
@@ -96,6 +93,14 @@ def pair(a: RuleDFA, b: RuleDFA) -> Pairing:
     has[has] = useful[np.flatnonzero(has), partner[has]]
     partner[~has] = -1
     return Pairing(partner=partner, same=same)
+
+
+def shared_columns(a: RuleDFA, b: RuleDFA) -> np.ndarray:
+    """One byte per class of bytes both DFAs treat alike (their columns equal in both tables), ascending: from each
+    table's own classes (kept on the rule), where stacking the two tables and comparing their columns read a large
+    rule's table by column at its first mask."""
+    _, first = np.unique(a.byte_classes.astype(np.int64) * 256 + b.byte_classes, return_index=True)
+    return np.sort(first)
 
 
 def _reaching(seed: np.ndarray, succ: np.ndarray) -> np.ndarray:

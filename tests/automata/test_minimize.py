@@ -459,3 +459,19 @@ def test_patterns_and_their_classes_are_built_once_per_process():
     assert compile_pattern("^q[0-9]+z$") is compile_pattern("^q[0-9]+z$", MAX_REPEAT)
     first, second = compile_pattern("a\\P{C}b").items, compile_pattern("c\\P{C}d").items  # (any text, a, class, b, any)
     assert first[0].item is second[0].item is chars(ANY) and first[2] is second[2]
+
+
+@needs_native
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 1200), st.integers(1, 12), st.integers(0, 2**32 - 1))
+def test_native_byte_classes_are_the_python_ones(states, values, seed) -> None:
+    """`RuleDFA.byte_classes` in C (rows sampled, then checked in row order) against the columns compared whole:
+    tables past 512 rows take the sampled guess, and a guess that one unsampled row breaks is redone."""
+    rng = np.random.default_rng(seed)
+    groups = rng.integers(0, rng.integers(1, 40), 256)  # bytes meant to share a column
+    trans = rng.integers(-1, values, (states, 256), dtype=np.int32)[:, groups]
+    if rng.random() < 0.5:  # one row telling apart two bytes of a group: what a sampled guess misses
+        row, byte = int(rng.integers(states)), int(rng.integers(256))
+        trans[row, byte] = values + 1
+    machine = RuleDFA(trans=np.ascontiguousarray(trans), accept=np.zeros(states, dtype=bool), calls=((),) * states)
+    assert machine.byte_classes.tolist() == dfa._column_classes(trans)[0].tolist()

@@ -437,3 +437,19 @@ def test_a_table_hit_makes_it_the_last_one_dropped():
     cache.get(aut, trie, *keys[2])  # the third pushes one out: the second
     held = [entry for entry, _ in cache.entries.values()]
     assert any(t is first for t in held) and not any(t is second for t in held)
+
+
+@pytest.mark.parametrize("model", ZOO, ids=[m.__name__ for m in ZOO])
+def test_the_columns_a_rule_shares_with_the_reference_are_those_of_the_stacked_tables(model) -> None:
+    """`reference.shared_columns` (from each rule's byte classes) against the definition: the first byte of each
+    class of equal columns of the two tables stacked."""
+    from extractor.masks.reference import reference, shared_columns
+
+    ref = reference()[0]
+    for rule in compile_schema(model, small_vocab("gpt2"), refusal=Refusal).automaton.dfas:
+        if isinstance(rule, CountedDFA):
+            continue
+        first: dict[bytes, int] = {}
+        for byte, column in enumerate(np.ascontiguousarray(np.vstack([rule.trans, ref.trans]).T)):
+            first.setdefault(column.tobytes(), byte)
+        assert shared_columns(rule, ref).tolist() == sorted(first.values())
