@@ -282,6 +282,7 @@ static int repeats_at_end(const uint8_t *text, int64_t size, int64_t shortest, i
 }
 
 #define LOOP_WINDOW 256
+#define FIRST_BYTES 64  /* tracker.py's FIRST_BYTES */
 
 /* guards.py's `looping`: the string from `start` ends repeating itself */
 static int looping(const uint8_t *data, int64_t end, int64_t start) {
@@ -322,7 +323,8 @@ static int stuttering(Tracker *T, const uint8_t *data, int64_t end, int64_t star
 }
 
 /* check(tracker) -> bits: 1 the string must close, 2 the number must end, 4 an array on the stack holds an item,
- * 8 a member's string value is being written (guards.py's `Guard.plan`, its per-step part) */
+ * 8 a member's string value is being written, 16 the innermost array's first item is being written (guards.py's
+ * `Guard.plan`, its per-step part) */
 static PyObject *tracker_check(PyObject *self, PyObject *capsule) {
     Tracker *T = tracker_of(capsule);
     if (!T) return NULL;
@@ -334,6 +336,14 @@ static PyObject *tracker_check(PyObject *self, PyObject *capsule) {
     const uint8_t *data = (const uint8_t *)PyByteArray_AS_STRING(T->data);
     int64_t end = s->size;
     long bits = (s->filled ? 4 : 0) | (s->in_string && s->member ? 8 : 0);
+    if (s->depth) {  /* 16: the innermost array's first item is under way (tracker.py's `_first`) */
+        const Frame *top = &T->frames[s->depth - 1];
+        if (top->kind == OBJECT)
+            bits |= s->depth > 1 && T->frames[s->depth - 2].kind == ARRAY && !T->frames[s->depth - 2].items ? 16 : 0;
+        else if (!top->items)
+            for (int64_t at = top->item_start; at < end && at < top->item_start + FIRST_BYTES; at++)
+                if (data[at] != ' ' && data[at] != '\t' && data[at] != '\r' && data[at] != '\n') { bits |= 16; break; }
+    }
     if (s->in_string) {
         int64_t size = end - s->string_start;
         if ((T->max_string >= 0 && size >= T->max_string) || (T->loops && size >= 18 && looping(data, end, s->string_start))

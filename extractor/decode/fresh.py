@@ -107,10 +107,15 @@ class Fresh:
         text writes it, or (with `config`, the matcher's configuration) leave that item nothing else to become."""
         out: list[np.ndarray] = []
         for arr in stack:
-            if not isinstance(arr, _Array) or not arr.items or not self._applies(arr, data):
+            if not isinstance(arr, _Array) or not (arr.items or arr is stack[-1] or arr is stack[-2]) or \
+                    not self._applies(arr, data):
+                continue
+            current = bytes(data[arr.item_start:]).lstrip(WS)
+            if not arr.items:  # its first item: the last one where the grammar allows no other after it
+                if current and config is not None:
+                    out += self._no_new_item(arr, stack, current, in_string, config)
                 continue
             spent = self._spent(arr.items)
-            current = bytes(data[arr.item_start:]).lstrip(WS)
             for item in spent:
                 if item.startswith(current) and (item != current or _number(item)):
                     out += self._along(item, current, spent, config)

@@ -41,7 +41,7 @@ import numpy as np
 
 from extractor.automata import Config
 from extractor.decode.fresh import Fresh, Path
-from extractor.decode.tracker import (FILLED, MUST_CLOSE, MUST_END, NO_DIGITS, NUMBER, WS, Checks, Mark, NativeMark,
+from extractor.decode.tracker import (FILLED, FIRST, MUST_CLOSE, MUST_END, NO_DIGITS, NUMBER, WS, Checks, Mark, NativeMark,
                                       _Array, _Object, _object, agree, source_digits, tracker)
 from extractor.masks.bits import Row, pack
 from extractor.masks.exits import shortest_path
@@ -250,9 +250,9 @@ class Guard:
         kind = "string" if bits & MUST_CLOSE else "number" if bits & MUST_END else None
         banned = []
         repeats = g.unique_items or g.similar_items is not None or g.alike_objects is not None
-        if bits & FILLED and (repeats or self.fresh is not None):
+        if bits & FILLED and (repeats or self.fresh is not None) or bits & FIRST and self.fresh is not None:
             stack = js.stack  # (made afresh at each read: read once)
-            banned = self._repeats(stack) if repeats else []
+            banned = self._repeats(stack) if repeats and bits & FILLED else []
             if self.fresh is not None:
                 banned += self.fresh.banned(js.data, stack, js.in_string, config)
         if g.distinct_members:

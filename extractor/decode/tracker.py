@@ -26,9 +26,12 @@ NO_DIGITS = bytes.maketrans(b"123456789", b"000000000")
 MAX_ITEM_BYTES = 4096
 """Object items longer than this are not compared (`alike_objects`): the check reparses the item each step."""
 
-MUST_CLOSE, MUST_END, FILLED, IN_MEMBER = 1, 2, 4, 8
+MUST_CLOSE, MUST_END, FILLED, IN_MEMBER, FIRST = 1, 2, 4, 8, 16
 """`check`'s bits: the string must close; the number must end; an array on the stack holds an item already; a
-member's string value is being written."""
+member's string value is being written; the innermost array's first item is being written (begun within
+`FIRST_BYTES` of its start, or an object item)."""
+FIRST_BYTES = 64
+"""How far after an array's `[` (or `,`) its first item is looked for: the layout's indentation is shorter."""
 
 
 @dataclass(frozen=True)
@@ -173,6 +176,8 @@ class JsonTracker:
         """The per-step checks on the value being written, as bits (`MUST_CLOSE`, `MUST_END`, `FILLED`,
         `IN_MEMBER`)."""
         c, bits = self.checks, FILLED if self.filled else 0
+        if self.stack and self._first():
+            bits |= FIRST
         if self.in_string:
             bits |= IN_MEMBER if self.member else 0
             size = len(self.data) - self.string_start
@@ -186,6 +191,13 @@ class JsonTracker:
                 and stuttering(self.data, self.number_start, c.stutter, c.source, c.digits)):
             bits |= MUST_END
         return bits
+
+    def _first(self) -> bool:
+        """Whether the innermost array's first item is under way (`FIRST`)."""
+        top = self.stack[-1]
+        if isinstance(top, _Object):
+            return len(self.stack) > 1 and isinstance(self.stack[-2], _Array) and not self.stack[-2].items
+        return not top.items and bool(self.data[top.item_start:top.item_start + FIRST_BYTES].strip(WS))
 
     def feed(self, data: bytes) -> None:
         if self.in_string and not self.escape and b'"' not in data and b"\\" not in data:

@@ -27,6 +27,7 @@ STRINGS = {"type": "array", "items": {"type": "string"}}
 NUMBERS = {"type": "array", "items": {"type": "integer"}}
 CHOICES = {"type": "array", "items": {"enum": ["a", "b"]}}
 NAMES = {"type": "array", "items": {"enum": ["Lars Berg", "Lars Bergman", "Anna"]}}
+ONE = {"type": "array", "items": {"enum": [29]}}
 PEOPLE = {"type": "array", "items": {"type": "object", "properties": {"n": {"type": "string"}}, "required": ["n"]}}
 
 
@@ -85,6 +86,12 @@ def _left(vocab, out) -> set[bytes]:
     (NAMES, b'["Lars Berg","Lars Berg', b"", {b'"', b'",'}, {b"m", b"man"}),
     # no new item left to write: the array may not go on
     (CHOICES, b'["a","b"', b"", {b",", b',"'}, {b"]"}),
+    # ... nor after its first item where that is the only one (a number the text writes once, narrowed to it)
+    (ONE, b"[29", b"Zoe, age 29", {b","}, {b"]"}),
+    (ONE, b"[29", b"29 and 29", set(), {b",", b"]"}),
+    ({"type": "array", "items": {"enum": ["a"]}}, b'["a"', b"", {b",", b',"'}, {b"]"}),
+    ({"type": "array", "items": {"type": "object", "properties": {"n": ONE["items"]}, "required": ["n"]}},
+     b'[{"n":29', b"age 29", {b"},"}, {b"}"}),
     # an object item: the value that would make it a repeat may not close
     (PEOPLE, b'[{"n":"x"},{"n":"x', b"", {b'"', b'"}'}, {b"y"}),
 ])

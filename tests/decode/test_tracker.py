@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from extractor.decode import tracker as tracking
-from extractor.decode.tracker import Checks, JsonTracker, NativeTracker, _Array, source_digits, tracker
+from extractor.decode.tracker import (FIRST, NO_CHECKS, Checks, JsonTracker, NativeTracker, _Array, source_digits,
+                                      tracker)
 
 pytestmark = pytest.mark.skipif(tracking._native is None, reason="the C tracker is not built (no C compiler)")
 
@@ -104,6 +105,26 @@ def test_native_checks_decide_as_the_python_ones_at_every_byte():
                 assert native.check() == plain.check(), (out, len(plain.data))
                 bits.append(native.check())
             assert any(b & 3 for b in bits) or source, out  # every one trips some check without its source
+
+
+@pytest.mark.parametrize("out,first", [
+    (b"[29,30]", "-XX----"),  # the first item, from its first byte to the `,` that ends it
+    (b'{"i": [\n  29\n]}', "----------XXX--"),  # ... and the layout's whitespace after it
+    (b"[ ]", "---"),
+    (b'[{"n":1},{"n":2}]', "-XXXXXXX---------"),  # an object item is under way from its `{`
+    (b'[{"n":[2]}]', "-XXXXX-XXX-"),  # then the inner array's first item (none yet where it opens)
+    (b"[" + b" " * 70 + b"1]", "-" * 73),  # begun past FIRST_BYTES: not looked for
+])
+def test_the_first_item_bit_is_read_alike_by_either_tracker(out, first):
+    """`FIRST` after each byte, on the Python tracker and the C one."""
+    native, plain = NativeTracker(NO_CHECKS), JsonTracker(NO_CHECKS)
+    seen = ""
+    for byte in out:
+        native.feed(bytes([byte]))
+        plain.feed(bytes([byte]))
+        assert native.check() == plain.check(), (out, len(plain.data))
+        seen += "X" if plain.check() & FIRST else "-"
+    assert seen == first
 
 
 def test_native_checks_decide_as_the_python_ones_at_every_period():
