@@ -83,7 +83,8 @@ class ExtractOptions:
     where a group of the text does): "all" (every string field that names something in the text: no format,
     pattern, length, enum or const, and no description asking for a form such as `HH:MM` or "in your own words",
     see `schema.verbatim.verbatim_strings`; and every plain integer, number, date, time or date-time field takes
-    only values the text writes, within its bounds: `schema.values_from_text`; a copied string field named as a
+    only values the text writes, within its bounds, and a string with a `pattern` is a copy where the text writes
+    its form: `schema.values_from_text`; a copied string field named as a
     date only the dates the text writes, as written, and an optional date field so narrowed is always asked:
     `schema.printed.printed_dates`, `asked`), "auto" (those string fields only),
     "marked" (only fields marked `Verbatim`)."""

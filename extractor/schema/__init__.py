@@ -51,6 +51,7 @@ from extractor.schema import ir
 from extractor.schema.dates import dates_from_text
 from extractor.schema.depth import nesting, recursive
 from extractor.schema.numbers import numbers_from_text
+from extractor.schema.patterned import patterned_from_text
 from extractor.schema.pydantic_types import ExactJsonSchema
 from extractor.schema.normalize import NormalizeOptions, check_document, normalize, read
 from extractor.schema.refusal import Refusal, with_refusal
@@ -75,10 +76,10 @@ def json_schema(target: type[Any] | dict[str, Any] | bool) -> dict[str, Any] | b
 
 
 def values_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
-    """A copy of `schema` whose plain number, date and time fields take only the values `text` writes (what
-    `ExtractOptions(verbatim="all")` compiles beside its `Verbatim` strings): `numbers_from_text`, then
-    `dates_from_text`."""
-    return dates_from_text(numbers_from_text(schema, text), text)
+    """A copy of `schema` whose plain number, date and time fields take only the values `text` writes, and whose
+    patterned strings are copies where the text writes their form (what `ExtractOptions(verbatim="all")` compiles
+    beside its `Verbatim` strings): `numbers_from_text`, `dates_from_text`, then `patterned_from_text`."""
+    return patterned_from_text(dates_from_text(numbers_from_text(schema, text), text), text)
 
 
 @collector_paused
