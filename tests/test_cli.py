@@ -372,3 +372,13 @@ def test_a_corpus_job_into_a_file_is_refused_before_ray_is_asked_for(tmp_path, c
                  str(tmp_path / "out")]) == 2
     assert "is a file: name a folder" in capsys.readouterr().err
     assert (tmp_path / "out").read_text() == "not a folder"
+
+
+def test_python_dash_m_runs_the_command_line():
+    """`python -m extractor` where the `extractor` script is not on the PATH."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "extractor", "schema", "--help"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("usage: extractor schema"), done.stderr
