@@ -66,22 +66,28 @@ def _admitted(node: dict[str, Any], values: list[Any]) -> list[Any]:
 def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     """A copy of `schema` in which every plain integer or number field (no enum or const, no description asking
     for a computed value) may take only values `text` writes that meet its bounds; the schema itself where the
-    text writes more than `MAX_VALUES` numbers or one longer than `MAX_DIGITS`, and a field left free where it
-    writes none within the field's bounds — except in a window form (`"x-window": true`), where every field may
-    be null: there such a field takes no value, so it is null."""
+    text writes more than `MAX_VALUES` numbers or one longer than `MAX_DIGITS`. Where it writes none within a
+    field's bounds, an `Optional` field (a number beside `null` in an `anyOf`) is null, and a required one is
+    left free — except in a window form (`"x-window": true`), where every field may be null: there such a field
+    takes no value, so it is null."""
     ints, numbers = text_numbers(text)
     window = schema.get("x-window") is True
-    if not (numbers or window) or len(numbers) > MAX_VALUES or _LONG.search(text):
+    if len(numbers) > MAX_VALUES or _LONG.search(text):
         return schema
     values: dict[str, list[Any]] = {"integer": ints, "number": numbers}
 
+    def plain(node: Any, said: str, free: bool) -> bool:
+        return isinstance(node, dict) and node.get("type") in values and not free and \
+            not any(k in node for k in _NAMED) and not ASKS_FORM.search(said) and not COMPUTED.search(said)
+
     def narrowed(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
-        kind = node.get("type")
-        if kind in values and not free and not any(k in node for k in _NAMED) and \
-                not ASKS_FORM.search(said) and not COMPUTED.search(said):
-            allowed = _admitted(node, values[kind])
+        if plain(node, said, free):
+            allowed = _admitted(node, values[node["type"]])
             if allowed or window:  # elsewhere, a text writing no number the bounds admit leaves the field free
                 node["enum"] = allowed
+        elif isinstance(node.get("anyOf"), list) and {"type": "null"} in node["anyOf"]:  # beside null: no value
+            node["anyOf"] = [{**o, "enum": []} if plain(o, said, free) and not _admitted(o, values[o["type"]])
+                             else o for o in node["anyOf"]]  # the text writes is null
         return node
 
     return rewritten(schema, narrowed)

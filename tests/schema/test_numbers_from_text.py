@@ -99,3 +99,19 @@ def test_a_text_without_numbers_or_with_too_many_leaves_the_schema_free():
     assert numbers_from_text(schema, "no digits here") == schema
     assert numbers_from_text(schema, " ".join(str(i) for i in range(MAX_VALUES + 1))) == schema
     assert numbers_from_text(schema, "order 12, card 4111111111111111111111111111111") == schema  # an id: left free
+
+
+OPTIONAL = member({"anyOf": [{"type": "integer"}, {"type": "null"}]})
+
+
+@pytest.mark.parametrize("schema,text,value,ok", [
+    (OPTIONAL, "Weather: sunny.", None, True),
+    (OPTIONAL, "Weather: sunny.", 25, False),  # what the embedded model wrote for a Person's age: no number there
+    (member({"anyOf": [{"type": "integer", "minimum": 3000}, {"type": "null"}]}), RESUME, 2019, False),  # none in
+    (member({"anyOf": [{"type": "integer", "minimum": 3000}, {"type": "null"}]}), RESUME, None, True),  # bounds
+    (member({"anyOf": [{"type": "integer"}, {"type": "null"}]}, "How many jobs"), "Weather: sunny.", 3, True),
+    (member({"type": "integer"}), "Weather: sunny.", 25, True),  # required: left free
+])
+def test_an_optional_number_the_text_writes_no_value_for_is_null(schema, text, value, ok):
+    auto = build_automaton(compile_grammar(target_ir(numbers_from_text(schema, text), None)))
+    assert runs(auto, json.dumps({"x": value}, separators=(",", ":"))) is ok
