@@ -463,6 +463,13 @@ DATES_PRINTED = [  # docs/quality.md, "Dates as printed, and date fields asked"
     ("and events stayed at {:.3f}. Both rules", "quality_dev_dates_jobs.json", ["per_target/extract/Event/field_f1"]),
 ]
 
+NULLS = [  # docs/quality.md, "Numbers from the text"
+    ("résumés went {:.3f} → {:.3f}, contracts stayed at {:.3f} and the generated set at {:.3f}:",
+     "quality_dev_nulls_real.json",
+     [lambda r: _file("quality_dev_nulls_before_real.json")["per_set"]["extract"]["resumes"]["field_f1"],
+      "per_set/extract/resumes/field_f1", "per_set/extract/nda/field_f1",
+      lambda r: _file("quality_dev_nulls_generated.json")["methods"]["extract"]["field_f1"]])]
+
 FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.md", *row) for row in RELIABILITY]
            + [("docs/long-documents.md", *row) for row in LONG]
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
@@ -474,7 +481,8 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM]
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
            + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD + STAGES_AB]
-           + [("docs/quality.md", *row) for row in DATES_PRINTED] + [("docs/decoding.md", *row) for row in OBJECTS_HELD])
+           + [("docs/quality.md", *row) for row in DATES_PRINTED + NULLS]
+           + [("docs/decoding.md", *row) for row in OBJECTS_HELD])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
