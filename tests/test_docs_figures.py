@@ -321,6 +321,37 @@ LONG += [("reads as the target by {:.3f} and {:.3f} nats", "window_kinds_dev.jso
            "kinds/needle/40000/alone/seconds_per_doc"])]
 
 
+LONG += [(f"| {label} ([md](../benchmarks/results/needle_window_{key}_dev.md)) | {{:.3f}} | {{:.3f}} | {{:.0f}} | "
+          "{:.3f} | {:.3f} |", f"needle_window_{key}_dev.json",
+          [f"kinds/needle/8000/{w}" for w in ("long/field_f1", "alone/field_f1", "long/seconds_per_doc")]
+          + [f"kinds/facts/8000/{w}/field_f1" for w in ("long", "alone")])
+         for label, key in [("512 tokens", "512"), ("1,024", "1024"), ("2,048", "2048"), ("the context", "context")]]
+
+
+def _case_f1(name: str, case: int, which: str) -> Callable[[dict[str, Any]], float]:
+    """One needle case's field F1 (long or alone), scored as needle.py's per-case table scores it."""
+    from benchmarks.quality_score import Outcome, summarize
+
+    def read(_: dict[str, Any]) -> float:
+        c = _file(name)["cases"][case]
+        return summarize([(c["gold"], Outcome(**c[which]))])["field_f1"]
+    return read
+
+
+LONG += [("a generated résumé went from {:.3f} to {:.3f} with", "needle_window_512_dev.json",
+          [_case_f1("needle_window_context_dev.json", 0, "long"), _case_f1("needle_window_512_dev.json", 0, "long")]),
+         ("the invoice fell from {:.3f} to {:.3f};", "needle_window_512_dev.json",
+          [_case_f1("needle_window_context_dev.json", 3, "long"), _case_f1("needle_window_512_dev.json", 3, "long")]),
+         ("scored {:.3f} with windows of 1,024 tokens or the context's and {:.3f} in windows of 512.",
+          "needle_window_512_dev.json",
+          [_case_f1("needle_window_context_dev.json", 2, "alone"), _case_f1("needle_window_512_dev.json", 2, "alone")]),
+         ("cost {:.0f} to {:.0f} times the time:", "needle_window_512_dev.json",
+          [lambda r: figure(_file("needle_window_1024_dev.json"), "kinds/needle/8000/long/seconds_per_doc")
+           / figure(_file("needle_window_context_dev.json"), "kinds/needle/8000/long/seconds_per_doc"),
+           lambda r: r["kinds"]["needle"]["8000"]["long"]["seconds_per_doc"]
+           / figure(_file("needle_window_context_dev.json"), "kinds/needle/8000/long/seconds_per_doc")]),
+         ("({:.0f} attempts a text at 512 tokens,", "needle_window_512_dev.json",
+          ["kinds/needle/8000/long/attempts_per_doc"])]
 LONG += [("field F1 is {:.3f} long against {:.3f} alone ({:.2f}× against", "needle_200k_test.json",
           ["kinds/needle/200000/long/field_f1", "kinds/needle/200000/alone/field_f1",
            lambda r: r["kinds"]["needle"]["200000"]["long"]["field_f1"] / r["kinds"]["needle"]["200000"]["alone"]["field_f1"]]),
