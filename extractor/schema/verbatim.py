@@ -82,14 +82,25 @@ def _copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
         node["x-verbatim"] = True
     elif _map(node):  # free keys: a small model invents ever longer ones until the token budget
         node["propertyNames"] = {"type": "string", "x-verbatim": True}
+    elif _counted_set(node):  # copies kept apart by value are not counted: the text may hold too few of them
+        node["items"] = {**node["items"], "x-verbatim": False}
     return node
 
 
+def _counted_set(node: dict[str, Any]) -> bool:
+    """Whether `node` is a set of strings (`uniqueItems`) that must hold two or more: its strings stay free."""
+    items, least = node.get("items"), node.get("minItems", 0)
+    return node.get("uniqueItems") is True and isinstance(items, dict) and items.get("type") == "string" and \
+        "x-verbatim" not in items and isinstance(least, int) and least > 1
+
+
 def _map(node: dict[str, Any]) -> bool:
-    """Whether `node` is a map: keys of its own choosing, each valued by one schema (not `true` or `{}`)."""
-    extra = node.get("additionalProperties")
+    """Whether `node` is a map: keys of its own choosing, each valued by one schema (not `true` or `{}`); one whose
+    `minProperties` asks for two keys or more keeps them free (copied keys are not counted toward a minimum)."""
+    extra, least = node.get("additionalProperties"), node.get("minProperties", 0)
     return node.get("type") == "object" and isinstance(extra, dict) and bool(extra) and not node.get("properties") \
-        and not any(k in node for k in ("propertyNames", "patternProperties", "required", "x-verbatim"))
+        and not any(k in node for k in ("propertyNames", "patternProperties", "required", "x-verbatim")) \
+        and not (isinstance(least, int) and least > 1)
 
 
 def rewritten(schema: Any, mark: Callable[[dict[str, Any], str, bool], dict[str, Any]], said: str = "",

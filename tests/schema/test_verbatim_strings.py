@@ -48,9 +48,16 @@ def prop(schema: dict, description: str | None = None) -> dict:
     (prop({"type": "string"}, "Summarize the complaint"), set()),
     (prop({"type": "integer"}), set()),
     (prop({"type": "array", "items": {"type": "string"}, "uniqueItems": True}), {"/properties/x/items"}),
+    (prop({"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 1}), {"/properties/x/items"}),
+    (prop({"type": "array", "items": {"type": "string"}, "uniqueItems": True, "minItems": 3}), set()),  # a text
+    # holding fewer than 3 copies would leave no way on
     (prop({"type": "object", "additionalProperties": {"type": "integer"}}), {"/properties/x/propertyNames"}),
     (prop({"type": "object", "additionalProperties": {"type": "string"}}),
      {"/properties/x/propertyNames", "/properties/x/additionalProperties"}),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 1}),
+     {"/properties/x/propertyNames"}),
+    (prop({"type": "object", "additionalProperties": {"type": "integer"}, "minProperties": 2}), set()),  # counted:
+    # copied keys, a bounded language, cannot be counted toward it (the compile refuses them)
     (prop({"type": "object", "additionalProperties": True}), set()),  # any object: not a map of one kind
     (prop({"type": "object", "additionalProperties": {}}), set()),
     (prop({"type": "object", "additionalProperties": {"type": "integer"}, "properties": {"n": {"type": "integer"}}}),
