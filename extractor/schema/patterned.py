@@ -13,7 +13,7 @@ from extractor.lang.budget import Budget, metered
 from extractor.lang.dfa import build_dfa
 from extractor.lang.pattern import PatternError, compile_pattern
 from extractor.lang.regex import Both, Substrings
-from extractor.schema.verbatim import ASKS_FORM, rewritten
+from extractor.schema.verbatim import ASKS_FORM, counted_set, rewritten
 
 _KEPT = ("enum", "const", "format", "minLength", "maxLength", "x-verbatim", "contentEncoding")
 """A patterned string with any of these is left as it is: it names its values, asks for a form or a length (which
@@ -30,6 +30,8 @@ def patterned_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     found: dict[str, bool] = {}
 
     def copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
+        if counted_set(node):  # copies are not counted toward its minItems: its strings stay free
+            node["items"] = {**node["items"], "x-verbatim": False}
         pattern = node.get("pattern")
         if node.get("type") == "string" and isinstance(pattern, str) and not free and \
                 not any(k in node for k in _KEPT) and not ASKS_FORM.search(said):

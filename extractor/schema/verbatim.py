@@ -82,12 +82,12 @@ def _copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
         node["x-verbatim"] = True
     elif _map(node):  # free keys: a small model invents ever longer ones until the token budget
         node["propertyNames"] = {"type": "string", "x-verbatim": True}
-    elif _counted_set(node):  # copies kept apart by value are not counted: the text may hold too few of them
+    elif counted_set(node):  # copies kept apart by value are not counted: the text may hold too few of them
         node["items"] = {**node["items"], "x-verbatim": False}
     return node
 
 
-def _counted_set(node: dict[str, Any]) -> bool:
+def counted_set(node: dict[str, Any]) -> bool:
     """Whether `node` is a set of strings (`uniqueItems`) that must hold two or more: its strings stay free."""
     items, least = node.get("items"), node.get("minItems", 0)
     return node.get("uniqueItems") is True and isinstance(items, dict) and items.get("type") == "string" and \

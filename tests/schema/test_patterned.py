@@ -38,6 +38,8 @@ def test_the_text_is_searched_as_the_copy_rule_reads_it(pattern, found):
     (prop({"type": "string", "pattern": CODE}, "The code, normalized"), set()),
     (prop({"type": "array", "items": {"type": "string", "pattern": CODE}}), {"/properties/x/items"}),
     (prop({"anyOf": [{"type": "string", "pattern": CODE}, {"type": "null"}]}), {"/properties/x/anyOf/0"}),
+    (prop({"type": "array", "items": {"type": "string", "pattern": CODE}, "uniqueItems": True, "minItems": 2}),
+     set()),  # copies are not counted toward a minimum
 ])
 def test_patterned_strings_are_copies_where_the_text_writes_their_form(schema, marked):
     assert copied(patterned_from_text(schema, TEXT)) == marked
