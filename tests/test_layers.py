@@ -9,11 +9,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1] / "extractor"
 LAYERS = {"errors": 0, "tokens": 0, "lang": 0, "schema": 1, "tracing": 2, "grammar": 2, "documents": 3, "automata": 3,
-          "masks": 4, "decode": 5, "pipeline": 6, "engines": 7, "outputs": 7, "review": 7, "integrations": 9, "cli": 10}
+          "masks": 4, "decode": 5, "pipeline": 6, "engines": 7, "outputs": 7, "review": 7, "integrations": 9, "cli": 10,
+          "__main__": 11}
 TOP = 8
 """api, aio and the package itself: the public surface, above every stage; serving-engine integrations sit on top
 of it, and nothing of ours imports them but the command line, the one module above them (`extract --ray` runs a
-corpus job). Tracing reads only the schema's IR, so it sits just above it; documents (windows over a long text, the
+corpus job), and `python -m extractor` (`__main__`), which runs it. Tracing reads only the schema's IR, so it sits just above it; documents (windows over a long text, the
 merge of their objects) reads schemas and traces; the pipeline drives one document through the stages below it,
 and an engine (engines/, integrations/vllm) implements the pipeline's seam."""
 
