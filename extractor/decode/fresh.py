@@ -111,8 +111,8 @@ class Fresh:
                     not self._applies(arr, data):
                 continue
             current = bytes(data[arr.item_start:]).lstrip(WS)
-            if not arr.items:  # its first item: the last one where the grammar allows no other after it
-                if current and config is not None:
+            if not arr.items:  # its first item: the last one where the grammar allows no other after it (with a
+                if current and config is not None and self.source:  # text: `Guard.first_items`)
                     out += self._no_new_item(arr, stack, current, in_string, config)
                 continue
             spent = self._spent(arr.items)
