@@ -350,6 +350,17 @@ LONG += [("a generated résumé went from {:.3f} to {:.3f} with", "needle_window
            / figure(_file("needle_window_context_dev.json"), "kinds/needle/8000/long/seconds_per_doc"),
            lambda r: r["kinds"]["needle"]["8000"]["long"]["seconds_per_doc"]
            / figure(_file("needle_window_context_dev.json"), "kinds/needle/8000/long/seconds_per_doc")]),
+         ("buried documents: F1 {:.3f} against {:.3f} from the context ({:.3f} and {:.3f} alone), the agreements {:.3f} "
+          "both ways, at {:.0f} s a long text against {:.0f}.", "needle_window_1024_test.json",
+          ["kinds/needle/8000/long/field_f1",
+           lambda r: figure(_file("needle_window_context_test.json"), "kinds/needle/8000/long/field_f1"),
+           "kinds/needle/8000/alone/field_f1",
+           lambda r: figure(_file("needle_window_context_test.json"), "kinds/needle/8000/alone/field_f1"),
+           "kinds/facts/8000/long/field_f1", "kinds/needle/8000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_window_context_test.json"), "kinds/needle/8000/long/seconds_per_doc")]),
+         ("list clause words as parties (F1 {:.3f} against {:.3f} from the context)", "long_documents_train_window1024.json",
+          ["methods/extract/f1",
+           lambda r: figure(_file("long_documents_train_context.json"), "methods/extract/f1")]),
          ("({:.0f} attempts a text at 512 tokens,", "needle_window_512_dev.json",
           ["kinds/needle/8000/long/attempts_per_doc"])]
 LONG += [("field F1 is {:.3f} long against {:.3f} alone ({:.2f}× against", "needle_200k_test.json",
