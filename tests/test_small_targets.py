@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
-from extractor import IncompleteOutputError, Refusal
+from extractor import IncompleteOutputError, Refusal, UnsatisfiableSchemaError
 
 
 class Ages(BaseModel):
@@ -43,3 +43,14 @@ def test_a_list_holds_a_number_no_more_often_than_its_text_writes_it(model_extra
     except IncompleteOutputError as exc:
         pytest.fail(f"cut by the token budget: {exc}")
     assert set(result.ages) <= {29} and len(result.ages) <= most, result.ages
+
+
+TAGS = {"title": "Tags", "type": "object", "required": ["tags"], "properties": {"tags": {
+    "type": "array", "uniqueItems": True, "minItems": 3, "items": {"type": "string", "x-verbatim": True}}}}
+
+
+def test_a_set_its_text_cannot_fill_is_a_typed_error(model_extractor):
+    """Three distinct copies of "red" do not exist ("" and "red" do): the matcher is left with no token to allow,
+    which the compiler does not foresee for copies; a raw ValueError came out of the decoding loop."""
+    with pytest.raises(UnsatisfiableSchemaError, match="no token is allowed"):
+        model_extractor.extract(TAGS, "red", max_tokens=60, refusal=False)

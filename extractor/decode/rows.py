@@ -15,6 +15,7 @@ from extractor.decode.guards import NO_GUARDS, Guard, Guards
 from extractor.decode.tracker import Tracker, tracker
 from extractor.decode.head import PassLogits
 from extractor.decode.sampling import SamplingOptions, choose, penalize, verify
+from extractor.errors import UnsatisfiableSchemaError
 from extractor.masks import Matcher
 from extractor.masks.device import PackedMasks
 from extractor.masks.matcher import CompiledGrammar, pack
@@ -141,9 +142,21 @@ class Row:
             return
         before = self.matcher.config if self.matcher is not None else None
         if self.matcher is not None:
-            self.matcher.advance(token)
+            self._advance(token)
         self._emit([token])
         self._queue(token, before)
+
+    def _advance(self, token: int) -> None:
+        """The model's token into the matcher; where the grammar left no token at all to choose (a unique array
+        whose items the text holds too few of, in a way the compiler does not count), a typed error saying so."""
+        try:
+            self.matcher.advance(token)  # type: ignore[union-attr]
+        except ValueError:
+            if self.matcher is None or self.matcher.mask().any():
+                raise
+            raise UnsatisfiableSchemaError(f"the output cannot go on after {bytes(self.matcher.output[-60:])!r}: no "
+                                           "token is allowed there (a uniqueItems array whose items this text holds "
+                                           "too few of)") from None
 
     def _verified(self, logits: PassLogits, masks: MaskTensors) -> int | None:
         """Take the draft as far as the model keeps it; the model's own token after that (None: the accepted
