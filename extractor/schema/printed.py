@@ -5,13 +5,12 @@ text's dates has its key written (null or one of those dates) rather than left o
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from typing import Any
 
 from extractor.lang.written import readings
 from extractor.schema.dates import FORMATS
 from extractor.schema.numbers import COMPUTED, MAX_VALUES
-from extractor.schema.verbatim import _WALKED, _WALKED_LIST, _WALKED_ONE
+from extractor.schema.verbatim import _WALKED, _WALKED_LIST, _WALKED_ONE, rewritten
 
 _WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 """The words of a field's name (`purchase_date`, `dateOfBirth`, `DATE2`)."""
@@ -32,7 +31,7 @@ def printed_dates(schema: Any, text: str) -> Any:
 def _walk(node: Any, written: list[str]) -> Any:
     """`_dated` applied to the members named as dates, through the keywords that hold subschemas only (an `enum`,
     `const` or `default` value is data, left as it is)."""
-    return _subschemas(node, lambda sub: _walk(sub, written), lambda out: _date_members(out, written))
+    return rewritten(node, lambda out, said, free: _date_members(out, written))
 
 
 def _date_members(out: dict[str, Any], written: list[str]) -> dict[str, Any]:
@@ -40,24 +39,6 @@ def _date_members(out: dict[str, Any], written: list[str]) -> dict[str, Any]:
         out["properties"] = {name: _dated(sub, written) if _names_date(name, sub) else sub
                              for name, sub in out["properties"].items()}
     return out
-
-
-def _subschemas(node: Any, each: Callable[[Any], Any], then: Callable[[dict[str, Any]], dict[str, Any]]) -> Any:
-    """A copy of `node` with `each` applied to every subschema it holds directly (`verbatim`'s walked keywords),
-    then `then` applied to the copy."""
-    if not isinstance(node, dict):
-        return node
-    out = dict(node)
-    for key in _WALKED:
-        if isinstance(node.get(key), dict):
-            out[key] = {name: each(sub) for name, sub in node[key].items()}
-    for key in _WALKED_ONE:
-        if isinstance(node.get(key), dict):
-            out[key] = each(node[key])
-    for key in _WALKED_LIST:
-        if isinstance(node.get(key), list):
-            out[key] = [each(sub) for sub in node[key]]
-    return then(out)
 
 
 def _names_date(name: str, node: Any) -> bool:
