@@ -3,10 +3,17 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from extractor.automata import build_automaton
 from extractor.grammar import CompileOptions, compile_grammar
 from extractor.schema import target_ir, values_from_text
+from extractor.lang import json_terms as jt
+from extractor.lang.dfa import build_dfa
+from extractor.lang.pattern import compile_pattern
+from extractor.lang.regex import Both, Substrings
+from extractor.schema import patterned
 from extractor.schema.patterned import patterned_from_text, writes
 from tests.automata.helpers import runs
 from tests.schema.test_verbatim_strings import copied, prop
@@ -57,3 +64,24 @@ def test_a_patterned_copy_takes_only_the_texts_values_of_its_form(number, ok):
     made = build_automaton(compile_grammar(target_ir(values_from_text(ORDER, TEXT), None),
                                            CompileOptions(source=TEXT)))
     assert runs(made, '{"number":"%s"}' % number) is ok
+
+
+def _copies_exist(text: str, pattern: str) -> bool:
+    """The plain answer `writes` scans for: the copy rule's own automaton (the text's substrings and the pattern's
+    string, both) is not empty."""
+    return bool(build_dfa(Both((Substrings(text), jt.string(content=compile_pattern(pattern))))).accept.any())
+
+
+PATTERNS = [CODE, r"^\d{2,3}$", r"^a\\b$", r'^"x"$', r"^\n[a-z]$", r"^é+$", "b", r"^\d*$", r"^[A-Z][a-z]+ [A-Z]"]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet='ab"\\\n\té0129AZ-xX ', max_size=40), st.sampled_from(PATTERNS))
+def test_the_scan_answers_as_the_copy_rules_automaton(text, pattern):
+    assert writes(text, pattern) is _copies_exist(text, pattern)
+
+
+def test_a_scan_past_its_bound_leaves_the_field_free(monkeypatch):
+    monkeypatch.setattr(patterned, "MAX_STEPS", 50)
+    assert writes("a" * 200 + "XYZ", r"^a*XYZ$") is False
+    assert writes("a" * 20 + "XYZ", r"^XYZ$") is True  # each start's scan dies at once: 23 characters read
