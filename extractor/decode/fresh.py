@@ -110,11 +110,12 @@ class Fresh:
             if not isinstance(arr, _Array) or not (arr.items or arr is stack[-1] or arr is stack[-2]) or \
                     not self._applies(arr, data):
                 continue
-            current = bytes(data[arr.item_start:]).lstrip(WS)
             if not arr.items:  # its first item: the last one where the grammar allows no other after it (with a
-                if current and config is not None and self.source:  # text: `Guard.first_items`)
-                    out += self._no_new_item(arr, stack, current, in_string, config)
+                if config is not None and self.source:  # text: `Guard.first_items`)
+                    if current := bytes(data[arr.item_start:]).lstrip(WS):
+                        out += self._no_new_item(arr, stack, current, in_string, config)
                 continue
+            current = bytes(data[arr.item_start:]).lstrip(WS)
             spent = self._spent(arr.items)
             for item in spent:
                 if item.startswith(current) and (item != current or _number(item)):

@@ -216,8 +216,8 @@ class Guard:
         self.fresh = Fresh(grammar, self.classes, self.source, guards.repeatable) if guards.fresh_items else None
         self.first_items = self.fresh is not None and bool(self.source)
         """Whether a first item is checked too (where no new item could follow it): with a text only, whose numbers
-        and dates narrow a list to one value; served requests (no text) leave it, which cost their steps up to a
-        quarter more (benchmarks/backend_replay.py)."""
+        and dates narrow a list to one value; served requests (no text) leave it, so their steps do not pay for it
+        (benchmarks/backend_replay.py measured the difference)."""
         self.fired = 0  # steps where a guard removed tokens
         self.routes: dict[str, Route] = {}  # ways out being steered along: "string", "finish"
         self.check_at = WRAP_UP_FROM  # tokens left at which to look for the way to a complete output
