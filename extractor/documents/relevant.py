@@ -1,6 +1,6 @@
-"""The parts of a long text worth reading: the text cut on a grid of stretches, each scored for how much it reads as
-the target, and the stretches within a margin of the best (with their neighbours) joined into the regions that are
-read; the rest of the text is never decoded, so a contract around a buried invoice writes nothing."""
+"""The parts of a long text worth reading: the text cut on a grid of stretches, each scored for how much it holds of
+the target (`lexical.py`), and the stretches scoring near the best (with their neighbours) joined into the regions
+that are read; the rest of the text is never decoded, so a contract around a buried invoice writes nothing."""
 
 from __future__ import annotations
 
@@ -21,15 +21,16 @@ def grid(length: int, size: int) -> list[tuple[int, int]]:
     return [(k, min(k + size, length)) for k in range(0, length, size)]
 
 
-def counted(scores: Sequence[float], margin: float) -> list[int]:
-    """The stretches (indices) scoring within `margin` of the best; always the best one. A score that is not a
-    number (NaN) never counts; where none is a number, every stretch counts (nothing tells them apart)."""
-    if margin < 0 or math.isnan(margin):
-        raise ValueError(f"a margin below the best stretch must be 0 or more, got {margin!r}")
+def counted(scores: Sequence[float], share: float) -> list[int]:
+    """The stretches (indices) scoring at least `share` of the best; always the best one. A score that is not a
+    number (NaN) never counts; where none is a number, or the best is 0 or less (nothing of the target anywhere),
+    every stretch counts (nothing tells them apart)."""
+    if not 0 <= share <= 1:
+        raise ValueError(f"a share of the best stretch's score must be between 0 and 1, got {share!r}")
     real = [s for s in scores if not math.isnan(s)]
-    if not real:
+    if not real or max(real) <= 0:
         return list(range(len(scores)))
-    bar = max(real) - margin
+    bar = max(real) * share
     return [i for i, s in enumerate(scores) if s >= bar]
 
 

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 
 from extractor.pipeline.checks import run_checks
 from extractor.pipeline.choice import apply, decide, offer
+from extractor.documents import lexical
 from extractor.documents.relevant import counted, grid, regions
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
@@ -39,17 +40,15 @@ FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
 STRETCH = 512
-"""Characters of a long text scored at a time when looking for the target before any window is decoded (about the
-relevance screen's 128 tokens)."""
+"""Characters of a long text scored at a time when looking for the target before any window is decoded."""
 STRETCH_TOKENS = 64
-"""Tokens of each stretch read when it is scored: its opening, enough to say what it is (see `FOCUS_MARGIN`)."""
-FOCUS_MARGIN = 9.0
-"""Nats below the best stretch within which a stretch is read: a stretch's score is how much likelier the model
-finds its opening announced as the target (with its field names) than as "a text" (`stretch_scores`). Chosen on
-the first of the dev split's needles at 40,000 characters (benchmarks/results/window_signals_focus_dev.md): the
-largest whole number of nats under which no stretch of the contract around it counted (a résumé's best stretch 20.8,
-the contract's 11.8). On all four no margin does: in three the best stretch is contract text, which is why `focus`
-is off by default."""
+"""Tokens of each stretch read where a window's kind is read (`window_readings`): its opening, enough to say what
+it is."""
+FOCUS_SHARE = 0.7
+"""Share of the best stretch's score a stretch must reach to be read with `focus` (scores: `documents.lexical`,
+BM25 of the target's words and value shapes). Chosen on the dev split's needles (benchmarks/window_signals.py,
+24 documents each inside 40,000 and 200,000 characters of contract text): at 0.7 every buried document has a
+stretch read, and 13 and 37 stretches of contract text in all are read beside them (0.5: 72 and 155)."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 KIND_MARGIN: float | None = None
@@ -193,16 +192,16 @@ class _Reading:
 
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
-        window is decoded, and only the regions around the stretches within `FOCUS_MARGIN` of the best are cut
-        into windows (every window where all count); else every window of the text."""
+        window is decoded, and only the regions around the stretches scoring at least `FOCUS_SHARE` of the best
+        are cut into windows (every window where all count); else every window of the text."""
         text = self.text
         every = windows(text, ends, size, overlap)
         if not self.opts.focus or len(every) < 2:
             return every
         spans = grid(len(text), STRETCH)
-        scores = stretch_scores(self.engine, self.target, [text[a:b] for a, b in spans])
+        scores = stretch_scores(self.target, [text[a:b] for a, b in spans])
         self.stretches = list(zip(spans, scores))
-        chosen = counted(scores, FOCUS_MARGIN)
+        chosen = counted(scores, FOCUS_SHARE)
         if len(chosen) == len(spans):
             return every
         parts = [w for a, b in regions(text, spans, chosen, PAD) for w in _within(text, ends, a, b, size, overlap)]
@@ -314,23 +313,12 @@ class _Reading:
         _fill(merged, keys, wanted, again, self.found, self.rank, empty=empty)
 
 
-def stretch_scores(engine: Engine, target: Target, texts: list[str]) -> list[float]:
-    """How much each stretch of a long text reads as the target: the model's log-likelihood of the stretch's
-    opening (`STRETCH_TOKENS`) announced as the target with its field names, less announced as "a text"
-    (two rows of the relevance screen's, `decode/relevance.py`) where the engine has its model in this process;
-    else the engine's relevance score of each stretch."""
-    lm = getattr(engine, "lm", None)
-    if lm is None or not isinstance(target.schema, dict):
-        return engine.relevance_scores(target.spec, texts)
-    from extractor.decode.relevance import announcements, likelihoods, opening
-
-    said = announcements(target.schema)
-    out = []
-    for text in texts:
-        body = opening(lm, text, STRETCH_TOKENS)
-        about, neutral = likelihoods(lm, [said[0], said[2]], body) if body else (0.0, 0.0)
-        out.append(about - neutral)
-    return out
+def stretch_scores(target: Target, texts: list[str]) -> list[float]:
+    """How much each stretch of a long text holds the target: BM25 of the target schema's words and value shapes
+    (`documents.lexical`), the stretches the collection; no model pass, so any engine scores alike."""
+    if not isinstance(target.schema, dict):
+        return [0.0] * len(texts)
+    return lexical.scores(texts, lexical.terms(target.schema))
 
 
 def window_readings(engine: Engine, target: Target, text: str, parts: Sequence[Window],

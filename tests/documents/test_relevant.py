@@ -24,23 +24,23 @@ def test_a_stretch_of_no_characters_is_refused() -> None:
         grid(10, 0)
 
 
-@pytest.mark.parametrize("scores, margin, expected", [
-    ([1.0, 9.0, 8.0, 7.9], 1.0, [1, 2]),  # 8.0 is exactly at the bar: it counts
-    ([1.0, 9.0, 8.0], 0.0, [1]),
-    ([-3.0, -3.0], 0.0, [0, 1]),  # a tie: both
-    ([math.nan, 2.0, math.nan], 5.0, [1]),  # NaN never counts
-    ([math.nan, math.nan], 1.0, [0, 1]),  # nothing tells them apart: all
-    ([], 1.0, []),
-], ids=["within_margin", "best_only", "tie", "nan_never_counts", "all_nan", "none"])
-def test_stretches_within_the_margin_of_the_best_count(scores: list[float], margin: float,
-                                                       expected: list[int]) -> None:
-    assert counted(scores, margin) == expected
+@pytest.mark.parametrize("scores, share, expected", [
+    ([1.0, 10.0, 8.0, 7.9], 0.8, [1, 2]),  # 8.0 is exactly at the bar: it counts
+    ([1.0, 9.0, 8.0], 1.0, [1]),
+    ([3.0, 3.0], 1.0, [0, 1]),  # a tie: both
+    ([math.nan, 2.0, math.nan], 0.5, [1]),  # NaN never counts
+    ([math.nan, math.nan], 0.5, [0, 1]),  # nothing tells them apart: all
+    ([0.0, 0.0, 0.0], 0.7, [0, 1, 2]),  # nothing of the target anywhere: all
+    ([], 0.5, []),
+], ids=["share_of_best", "best_only", "tie", "nan_never_counts", "all_nan", "all_zero", "none"])
+def test_stretches_scoring_near_the_best_count(scores: list[float], share: float, expected: list[int]) -> None:
+    assert counted(scores, share) == expected
 
 
-@pytest.mark.parametrize("margin", [-1.0, math.nan])
-def test_a_margin_below_zero_or_not_a_number_is_refused(margin: float) -> None:
-    with pytest.raises(ValueError, match="margin"):
-        counted([1.0], margin)
+@pytest.mark.parametrize("share", [-0.1, 1.5, math.nan])
+def test_a_share_outside_zero_to_one_is_refused(share: float) -> None:
+    with pytest.raises(ValueError, match="share"):
+        counted([1.0], share)
 
 
 TEXT = "aaaa bbbb cccc dddd eeee ffff gggg hhhh"  # words of 4 at 0, 5, 10, ... 35

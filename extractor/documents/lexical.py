@@ -1,0 +1,145 @@
+"""Where in a long text the target is, read off its words before any model runs: each stretch of the text scored
+by BM25 for the words of the target's schema (field names, titles, descriptions) and the shapes of the values it
+asks for (an e-mail address, a phone number, a date, an amount, a year), the long text's own stretches as the
+collection, so a word every stretch writes (a contract's "date" or "company") weighs nothing and a word or shape
+only the buried document writes weighs most. Linear in the text, no model pass: a long text's relevant part is
+found for the cost of a regex scan."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+_WORD = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+STOP = frozenset("""a an and are as at be by for from if in into is it its of on or that the this to was were with
+without null none not stated given written text value values as any each one own name names yyyy mm dd
+hh iso format e g eg etc""".split())
+"""Words a schema's descriptions use about the answer rather than the document ("null if not stated", "as written
+in the text"): never looked for."""
+
+SHAPES: dict[str, re.Pattern[str]] = {
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+    "url": re.compile(r"\bhttps?://\S+|\bwww\.\S+", re.IGNORECASE),
+    "phone": re.compile(r"(?<![\w.])\+?\(?\d[\d ().-]{6,}\d(?![\w.])"),
+    "amount": re.compile(r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|rm|chf|inr)\b)\s?\d[\d,.]*|\b\d[\d,]*[.,]\d{2}\b",
+                         re.IGNORECASE),
+    "date": re.compile(r"\b\d{1,4}[/.-]\d{1,2}[/.-]\d{2,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+                       r"[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
+                       r"oct|nov|dec)[a-z]*\b", re.IGNORECASE),
+    "year": re.compile(r"\b(?:19|20)\d{2}\b"),
+}
+"""Value shapes a stretch may write, each a term `<shape>` of its own: a field asking for that kind of value looks
+for it."""
+
+_NAMED = (("email", ("email", "mail")), ("url", ("url", "website", "link", "homepage", "linkedin")),
+          ("phone", ("phone", "tel", "telephone", "mobile", "fax")),
+          ("amount", ("total", "price", "amount", "cost", "fee", "subtotal", "tax", "salary", "paid", "balance")),
+          ("date", ("date", "day", "deadline", "due")), ("year", ("year", "years")))
+"""Words in a field's name that say which shape its value has."""
+_FORMATS = {"email": "email", "idn-email": "email", "uri": "url", "iri": "url", "date": "date", "date-time": "date"}
+
+K1 = 1.2
+B = 0.75
+
+
+def words(text: str) -> list[str]:
+    """A text's words, lower case, camelCase and snake_case split, a plural's `s` dropped; digits left to the
+    shapes."""
+    out = []
+    for raw in _WORD.findall(_CAMEL.sub(" ", text)):
+        word = raw.lower()
+        if word.isdigit() or len(word) < 2:
+            continue
+        out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return out
+
+
+def terms(schema: dict[str, Any]) -> list[str]:
+    """What the target's schema looks for: the words of its title, its fields' names, titles and descriptions
+    (every level, `$ref`s into its definitions followed once), and `<shape>` for each value shape a field asks
+    for; each once."""
+    defs = {**schema.get("$defs", {}), **schema.get("definitions", {})}
+    found: dict[str, None] = {}
+    seen: set[str] = set()
+
+    def add(text: Any) -> None:
+        if isinstance(text, str):
+            for w in words(text):
+                if w not in STOP:
+                    found.setdefault(w, None)
+
+    def shapes(name: str, node: dict[str, Any]) -> Iterator[str]:
+        lowered = set(words(name))
+        for shape, cues in _NAMED:
+            if lowered & {c.rstrip("s") if len(c) > 3 else c for c in cues}:
+                yield shape
+        if node.get("format") in _FORMATS:
+            yield _FORMATS[node["format"]]
+        if node.get("type") == "number" or "number" in (node.get("type") or ()):
+            yield "amount"
+
+    def walk(node: Any, name: str = "") -> None:
+        if not isinstance(node, dict):
+            return
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.rsplit("/", 1)[-1] in defs and ref not in seen:
+            seen.add(ref)
+            walk(defs[ref.rsplit("/", 1)[-1]], name)
+        add(node.get("title"))
+        add(node.get("description"))
+        if name:
+            for shape in shapes(name, node):
+                found.setdefault(f"<{shape}>", None)
+        for key, sub in (node.get("properties") or {}).items():
+            add(key)
+            walk(sub, key)
+        for key in ("items", "additionalProperties"):
+            walk(node.get(key), name)
+        for key in ("anyOf", "oneOf", "allOf"):
+            for sub in node.get(key) or ():
+                walk(sub, name)
+
+    walk(schema)
+    return list(found)
+
+
+def field_terms(schema: dict[str, Any]) -> dict[str, list[str]]:
+    """`terms` of each top-level field on its own (its name, title, description and what it holds)."""
+    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
+    return {name: terms({"properties": {name: sub}, **defs}) for name, sub in (schema.get("properties") or {}).items()}
+
+
+def stretch_terms(text: str) -> Counter[str]:
+    """The words of one stretch and its `<shape>` terms, each counted."""
+    counts = Counter(words(text))
+    for shape, pattern in SHAPES.items():
+        n = sum(1 for _ in pattern.finditer(text))
+        if n:
+            counts[f"<{shape}>"] = n
+    return counts
+
+
+def scores(stretches: Sequence[str], query: Sequence[str]) -> list[float]:
+    """BM25 of each stretch for the query's terms, the stretches themselves the collection (a term's weight is how
+    few of them write it)."""
+    return bm25([stretch_terms(s) for s in stretches], query)
+
+
+def bm25(counted: Sequence[Counter[str]], query: Sequence[str]) -> list[float]:
+    """`scores` of stretches whose terms are counted."""
+    n = len(counted)
+    if not n:
+        return []
+    lengths = [sum(c.values()) for c in counted]
+    mean = sum(lengths) / n or 1.0
+    held = Counter(t for c in counted for t in set(c) if t in set(query))
+    weight = {t: math.log(1 + (n - held[t] + 0.5) / (held[t] + 0.5)) for t in held}
+    out = []
+    for c, size in zip(counted, lengths):
+        norm = K1 * (1 - B + B * size / mean)
+        out.append(sum(weight[t] * c[t] * (K1 + 1) / (c[t] + norm) for t in weight if c[t]))
+    return out
