@@ -1,20 +1,22 @@
-"""How the stretch scores a long text is read by (`windowed.stretch_scores`) tell a buried document from the text
-around it, and which margin below the best stretch (`windowed.FOCUS_MARGIN`) reads the one and not the other while
-a long text all of the target's kind is still read through.
+"""How the stretch scores a long text is read by with `focus` (`windowed.stretch_scores`: BM25 of the target's words and
+value shapes) tell a buried document from the text around it, and which share of the best stretch's score
+(`windowed.FOCUS_SHARE`) reads the one and not the other while facts stated far apart are still read.
 
-usage: python benchmarks/window_signals.py [--split dev] [--docs 4] [--length 40000] [--contracts 3]
-                                           [--contract-split train] [--threads 1] [--again OUT.json]
-                                           [--kinds MARGIN,... [--far-apart N]] [--json OUT] [--md OUT]
+usage: python benchmarks/window_signals.py [--split dev] [--docs 24] [--lengths 40000,200000] [--contracts 3]
+                                           [--contract-split train] [--far-apart 12] [--threads 1]
+                                           [--kinds MARGIN,...] [--json OUT] [--md OUT]
 
-Two kinds of text, every stretch of `windowed.STRETCH` characters scored as `extract` scores it with `focus` on:
-- needles: `--docs` labeled documents of benchmarks/needle.py buried in unrelated contract text of `--length`
-  characters (its `--split`); a stretch is the document's where it overlaps it;
+Three kinds of text, every stretch of `windowed.STRETCH` characters scored as `extract` scores it with `focus` on:
+- needles: `--docs` labeled documents of benchmarks/needle.py buried in unrelated contract text of each of
+  `--lengths` characters (its `--split`); a stretch is the document's where it overlaps it;
 - contracts: the first `--contracts` Kleister-NDA contracts of `--contract-split` that `extract` reads in two
-  windows or more (benchmarks/long_documents.py), read for the `NDA` target: all of the text is the target's kind.
-For each margin on a grid, a stretch counts where it scores within it of its text's best: the figures are how many
-stretches of contract text count around a needle, how many of the needle's stretches count, and for the contracts
-the share of stretches counted and how many of their windows hold a counted stretch. The margin chosen is the
-largest on the grid under which no contract stretch around a needle counts.
+  windows or more (benchmarks/long_documents.py), read for the `NDA` target: all of the text is the target's kind;
+- far apart: the first `--far-apart` documents of benchmarks/far_apart.py's split, whose facts each stand in one
+  sentence far from the others.
+For each share on a grid, a stretch counts where it scores at least that share of its text's best, and what is
+read is the regions around those counted (`relevant.regions`): the figures are how many buried documents are read,
+how many stretches of contract text around them are read, the share of each contract read, and how many far-apart
+facts stand inside what is read. No model runs in this mode (the model's tokenizer cuts the contracts' windows).
 
 With `--kinds`, each text's windows (as `extract` cuts them) are read instead as `windowed.KIND_MARGIN` reads them
 at each margin given: which windows a margin drops, and each window's best stretch read (see `kinds`).
@@ -34,37 +36,36 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 
-MARGINS = [float(m) for m in range(0, 17)]
-"""Margins tried (nats below the best stretch): 0 to 16."""
+SHARES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
+"""Shares of the best stretch's score tried."""
 
 
-def scored(ex: Any, target: Any, text: str) -> list[dict[str, Any]]:
-    """Every stretch of `text` with its score, as `extract` scores them."""
+def scored(target: Any, text: str) -> list[dict[str, Any]]:
+    """Every stretch of `text` with its score, as `extract` scores them with `focus`."""
     from extractor import ExtractOptions
     from extractor.documents.relevant import grid
     from extractor.pipeline.target import Target
     from extractor.pipeline.windowed import STRETCH, stretch_scores
 
     spans = grid(len(text), STRETCH)
-    scores = stretch_scores(ex, Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
+    scores = stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
     return [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in zip(spans, scores)]
 
 
-def needles(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
+def needles(args: argparse.Namespace) -> list[dict[str, Any]]:
     """Each needle case's stretches, those overlapping the buried document marked."""
     from benchmarks import needle
 
-    spec = argparse.Namespace(lengths=[args.length], docs=args.docs, facts=0, seed=0, split=args.split, targets=None)
+    spec = argparse.Namespace(lengths=args.lengths, docs=args.docs, facts=0, seed=0, split=args.split, targets=None)
     out = []
     for case in needle.cases(spec):
         start = time.perf_counter()
         at = case["long"].find(case["alone"])
-        rows = scored(ex, needle.target(case["target"]), case["long"])
+        rows = scored(needle.target(case["target"]), case["long"])
         for row in rows:
             row["document"] = row["start"] < at + len(case["alone"]) and row["end"] > at
-        out.append({"case": case["id"], "target": case["target"], "stretches": rows,
-                    "seconds": round(time.perf_counter() - start, 1)})
-        print(out[-1]["case"], out[-1]["seconds"], flush=True)
+        out.append({"case": case["id"], "target": case["target"], "length": case["length"], "stretches": rows,
+                    "seconds": round(time.perf_counter() - start, 3)})
     return out
 
 
@@ -82,13 +83,21 @@ def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
             continue
         starts = [doc["text"].find(p[:200]) for p in parts]
         start = time.perf_counter()
-        rows = scored(ex, NDA, doc["text"])
+        rows = scored(NDA, doc["text"])
         for row in rows:
             row["window"] = max(i for i, s in enumerate(starts) if s <= (row["start"] + row["end"]) // 2)
         out.append({"case": doc["id"], "target": "NDA", "windows": len(parts), "stretches": rows,
-                    "seconds": round(time.perf_counter() - start, 1)})
-        print(out[-1]["case"], out[-1]["seconds"], flush=True)
+                    "seconds": round(time.perf_counter() - start, 3)})
     return out
+
+
+def far_apart(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The first far-apart documents' stretches, with where each fact stands."""
+    from benchmarks.data.far_apart.generate import KINDS
+
+    docs = [json.loads(line) for line in (Path(__file__).parent / "data" / "far_apart" / f"{args.split}.jsonl").open()]
+    return [{"case": d["id"], "target": KINDS[d["kind"]].target.__name__, "facts": d["facts"],
+             "stretches": scored(KINDS[d["kind"]].target, d["text"])} for d in docs[:args.far_apart]]
 
 
 def cut(ex: Any, target: Any, text: str, max_tokens: int, window: int | None) -> list[Any]:
@@ -164,109 +173,104 @@ def kinds_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read(stretches: list[dict[str, Any]], length: int, margin: float) -> list[bool]:
-    """Which stretches `extract` reads at a margin: those inside the regions around the stretches counted."""
+def read(stretches: list[dict[str, Any]], share: float) -> list[tuple[int, int]]:
+    """The regions `extract` reads at a share: around the stretches counted (`relevant.counted`, `regions`)."""
     from extractor.documents.relevant import counted
     from extractor.pipeline.windowed import PAD
 
-    chosen = counted([s["score"] for s in stretches], margin)
-    spans = [(max(0, stretches[i]["start"] - PAD), min(length, stretches[i]["end"] + PAD)) for i in chosen]
-    return [any(a < s["end"] and b > s["start"] for a, b in spans) for s in stretches]
+    chosen = set(counted([s["score"] for s in stretches], share))
+    spans = [(max(0, s["start"] - PAD), s["end"] + PAD) for i, s in enumerate(stretches) if i in chosen]
+    out: list[tuple[int, int]] = []
+    for a, b in spans:  # (the regions' ends are not moved to word edges here: at most `WORD` characters apart)
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        else:
+            out.append((a, b))
+    return out
 
 
-def margins(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per margin: stretches counted and read (the regions around those counted) of the needles' documents and of
-    the contract text around them, and of the NDA contracts (with the windows holding a counted stretch)."""
+def shares(cases: list[dict[str, Any]], texts: list[dict[str, Any]], far: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per share: buried documents read, stretches of contract around them read (and regions of it), the share
+    of each NDA contract read, and far-apart facts inside what is read."""
     out = []
-    for margin in MARGINS:
-        row = {"margin": margin, "needle_contract": 0, "needle_document": 0, "needle_contract_read": 0,
-               "needle_document_read": 0, "contract_stretches": 0, "contract_read": 0, "contract_windows": 0}
+    for share in SHARES:
+        row: dict[str, Any] = {"share": share, "needles": {}, "contract_read": 0, "contract_stretches": 0,
+                               "far_facts_read": 0, "far_facts": 0}
         for case in cases:
-            rows = case["stretches"]
-            best = max(s["score"] for s in rows)
-            kept = [s for s in rows if s["score"] >= best - margin]
-            row["needle_contract"] += sum(not s["document"] for s in kept)
-            row["needle_document"] += sum(s["document"] for s in kept)
-            seen = read(rows, rows[-1]["end"], margin)
-            row["needle_contract_read"] += sum(r and not s["document"] for r, s in zip(seen, rows))
-            row["needle_document_read"] += sum(r and s["document"] for r, s in zip(seen, rows))
+            rows, regions = case["stretches"], read(case["stretches"], share)
+            inside = [any(a < s["end"] and b > s["start"] for a, b in regions) for s in rows]
+            per = row["needles"].setdefault(str(case["length"]), {"cases": 0, "document_read": 0, "other_read": 0,
+                                                                  "other_regions": 0, "chars_read": 0})
+            per["cases"] += 1
+            per["document_read"] += any(i and s["document"] for i, s in zip(inside, rows))
+            per["other_read"] += sum(i and not s["document"] for i, s in zip(inside, rows))
+            doc = [s for s in rows if s["document"]]
+            per["other_regions"] += sum(1 for a, b in regions if not (a < doc[-1]["end"] and b > doc[0]["start"]))
+            per["chars_read"] += sum(min(b, rows[-1]["end"]) - a for a, b in regions)
         for text in texts:
-            rows = text["stretches"]
-            best = max(s["score"] for s in rows)
-            kept = [s for s in rows if s["score"] >= best - margin]
-            row["contract_stretches"] += len(kept)
-            row["contract_read"] += sum(read(rows, rows[-1]["end"], margin))
-            row["contract_windows"] += len({s["window"] for s in kept})
+            regions = read(text["stretches"], share)
+            row["contract_read"] += sum(any(a < s["end"] and b > s["start"] for a, b in regions)
+                                        for s in text["stretches"])
+            row["contract_stretches"] += len(text["stretches"])
+        for doc in far:
+            regions = read(doc["stretches"], share)
+            row["far_facts"] += len(doc["facts"])
+            row["far_facts_read"] += sum(any(a <= x and y <= b for a, b in regions) for x, y in doc["facts"].values())
         out.append(row)
     return out
 
 
-def summary(cases: list[dict[str, Any]], texts: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Per text: its best stretch, the best of the rest (the needle's document against the contract around it),
-    and for a contract the best stretch of each window."""
-    out = []
-    for case in cases:
-        doc = max((s["score"] for s in case["stretches"] if s["document"]), default=None)
-        other = max((s["score"] for s in case["stretches"] if not s["document"]), default=None)
-        gap = None if doc is None or other is None else round(doc - other, 3)
-        out.append({"case": case["case"], "target": case["target"], "best_document": doc, "best_other": other,
-                    "gap": gap, "seconds": case["seconds"]})
-    for text in texts:
-        per = [max(s["score"] for s in text["stretches"] if s["window"] == w) for w in range(text["windows"])]
-        out.append({"case": text["case"], "target": "NDA", "best_per_window": per,
-                    "gap": round(max(per) - min(per), 3), "seconds": text["seconds"]})
-    return out
-
-
 def markdown(result: dict[str, Any]) -> str:
-    lines = [f"# Stretch scores of long texts: buried documents against the text around them, and contracts read "
-             f"through ({result['split']} needles at {result['length']:,} characters, {result['contract_split']} "
-             f"contracts)", "", f"Commit {result['commit']} (scores read at {result['scored_at']}). Stretches of {result['stretch']} characters, "
-             f"{result['stretch_tokens']} tokens of each read. {result['note']}", "",
-             "| text | target | best document stretch | best other stretch | gap (nats) | best stretch per window | "
-             "seconds |", "|---|---|---:|---:|---:|---|---:|"]
-    for c in result["cases"]:
-        per = ", ".join(map(str, c.get("best_per_window", []))) or "–"
-        lines.append(f"| {c['case']} | {c['target']} | {c.get('best_document', '–')} | {c.get('best_other', '–')} | "
-                     f"{c['gap']} | {per} | {c['seconds']} |")
-    n_doc = sum(s["document"] for c in result["needles"] for s in c["stretches"])
-    n_other = sum(not s["document"] for c in result["needles"] for s in c["stretches"])
-    n_contract = sum(len(t["stretches"]) for t in result["contracts"])
-    n_windows = sum(t["windows"] for t in result["contracts"])
-    lines += ["", "Per margin, stretches counted (within it of the best) and read (inside the regions around those "
-              "counted):", "", "| margin | needle stretches counted | read | contract stretches around needles "
-              "counted | read | NDA contract stretches counted | read | NDA windows holding one counted |",
-              "|---:|---:|---:|---:|---:|---:|---:|---:|"]
-    lines += [f"| {m['margin']} | {m['needle_document']} of {n_doc} | {m['needle_document_read']} | "
-              f"{m['needle_contract']} of {n_other} | {m['needle_contract_read']} | {m['contract_stretches']} of "
-              f"{n_contract} | {m['contract_read']} | {m['contract_windows']} of {n_windows} |"
-              for m in result["margins"]]
-    lines += ["", f"Chosen: {result['chosen']} (the largest margin under which no stretch around a needle is read)."]
+    lengths = sorted({c["length"] for c in result["needles"]})
+    lines = [f"# Stretch scores of long texts with `focus`: buried documents against the text around them, contracts "
+             f"read through, facts far apart ({result['split']} split)", "",
+             f"Commit `{result['commit']}`. Stretches of {result['stretch']} characters scored by BM25 of the target's "
+             f"words and value shapes (no model). {len(result['needles'])} needle cases ({result['docs']} documents at "
+             f"{', '.join(f'{n:,}' for n in lengths)} characters), {len(result['contracts'])} {result['contract_split']} "
+             f"NDA contracts, {len(result['far_apart'])} far-apart documents. {result['note']}", "",
+             "| share | " + " | ".join(f"documents read at {n:,} | contract stretches read | other regions | "
+                                      f"characters read per case" for n in lengths)
+             + " | NDA contract stretches read | far-apart facts read |",
+             "|---:|" + "---:|" * (4 * len(lengths) + 2)]
+    for m in result["shares"]:
+        cells = []
+        for n in lengths:
+            per = m["needles"][str(n)]
+            cells += [f"{per['document_read']} of {per['cases']}", str(per["other_read"]), str(per["other_regions"]),
+                      f"{per['chars_read'] / per['cases']:,.0f}"]
+        lines.append(f"| {m['share']} | " + " | ".join(cells) + f" | {m['contract_read']} of {m['contract_stretches']}"
+                     f" | {m['far_facts_read']} of {m['far_facts']} |")
+    best = {n: sum(max(s["score"] for s in c["stretches"] if s["document"]) >
+                   max((s["score"] for s in c["stretches"] if not s["document"]), default=0.0)
+                   for c in result["needles"] if c["length"] == n) for n in lengths}
+    lines += ["", "The buried document's best stretch above every stretch of contract around it: "
+              + ", ".join(f"{best[n]} of {sum(c['length'] == n for c in result['needles'])} at {n:,} characters"
+                          for n in lengths) + f". Scoring took at most {result['seconds_max']} s a text.",
+              "", f"`FOCUS_SHARE` in this commit: {result['focus_share']}."]
     return "\n".join(lines) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--split", default="dev", choices=["dev", "test"])
-    parser.add_argument("--docs", type=int, default=4, help="needle documents (benchmarks/needle.py's)")
-    parser.add_argument("--length", type=int, default=40_000, help="characters of each needle's long text")
+    parser.add_argument("--docs", type=int, default=24, help="needle documents (benchmarks/needle.py's)")
+    parser.add_argument("--lengths", default="40000,200000", help="characters of each needle's long text")
+    parser.add_argument("--length", type=int, default=40_000, help="characters of each needle's long text (--kinds)")
     parser.add_argument("--contracts", type=int, default=3, help="Kleister-NDA contracts read in two windows or more")
     parser.add_argument("--contract-split", default="train", choices=["train", "dev-0"])
+    parser.add_argument("--far-apart", type=int, default=12, help="far_apart documents of the split")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--kinds", default=None, help="margins (nats, comma-separated): read each text's windows as "
                         "the target against other kinds instead of scoring stretches (`windowed.KIND_MARGIN`)")
-    parser.add_argument("--far-apart", type=int, default=6, help="far_apart dev documents read with --kinds")
     parser.add_argument("--note", default="", help="how the machine was shared")
-    parser.add_argument("--again", type=Path, nargs="+", help="result files of this script: their stretch scores "
-                        "reported again together (runs of needles and of contracts apart, or after a change to the "
-                        "margins or the regions), nothing scored")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     args = parser.parse_args(argv)
+    args.lengths = [int(n) for n in args.lengths.split(",")]
     import torch
 
     from extractor import Extractor
-    from extractor.pipeline.windowed import STRETCH, STRETCH_TOKENS
+    from extractor.pipeline.windowed import FOCUS_SHARE, STRETCH
 
     torch.set_num_threads(args.threads)
     if args.kinds:
@@ -275,21 +279,12 @@ def main(argv: list[str] | None = None) -> None:
                   args.contract_split, "note": args.note, "texts": kinds(Extractor(None), args)}
         write_results(result, kinds_markdown(result), args.json, args.md)
         return
-    if args.again:
-        runs = [json.loads(path.read_text()) for path in args.again]
-        cases, texts = [c for r in runs for c in r["needles"]], [t for r in runs for t in r["contracts"]]
-        for key in ("split", "length", "contract_split", "note"):
-            setattr(args, key, runs[0][key])
-        scored_at = ", ".join(dict.fromkeys(r.get("scored_at", r["commit"]) for r in runs))
-    else:
-        ex = Extractor(None)
-        cases, texts, scored_at = needles(ex, args), contracts(ex, args), commit()
-    grid = margins(cases, texts)
-    clean = [m["margin"] for m in grid if m["needle_contract"] == 0]
-    result = {"commit": commit(), "scored_at": scored_at, "split": args.split, "length": args.length,
-              "contract_split": args.contract_split, "stretch": STRETCH, "stretch_tokens": STRETCH_TOKENS,
-              "note": args.note, "cases": summary(cases, texts), "margins": grid,
-              "chosen": max(clean) if clean else None, "needles": cases, "contracts": texts}
+    cases, far = needles(args), far_apart(args)
+    texts = contracts(Extractor(None), args) if args.contracts else []
+    result = {"commit": commit(), "split": args.split, "docs": args.docs, "contract_split": args.contract_split,
+              "stretch": STRETCH, "focus_share": FOCUS_SHARE, "note": args.note,
+              "seconds_max": max([c["seconds"] for c in cases + texts] or [0.0]),
+              "shares": shares(cases, texts, far), "needles": cases, "contracts": texts, "far_apart": far}
     write_results(result, markdown(result), args.json, args.md)
 
 

@@ -49,6 +49,11 @@ FOCUS_SHARE = 0.7
 BM25 of the target's words and value shapes). Chosen on the dev split's needles (benchmarks/window_signals.py,
 24 documents each inside 40,000 and 200,000 characters of contract text): at 0.7 every buried document has a
 stretch read, and 13 and 37 stretches of contract text in all are read beside them (0.5: 72 and 155)."""
+MAX_REGIONS = 3
+"""Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
+text score near the best (a résumé's words are common in contracts). On the dev split's needles the buried
+document's region ranked first or second of those counted, and far-apart facts read were the same with 3 as with
+every region (benchmarks/window_signals.py)."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 KIND_MARGIN: float | None = None
@@ -148,6 +153,8 @@ class _Reading:
         self.texts: list[str] = []
         self.results: list[Any] = []
         self.found: dict[int, tuple[Any, Trace, int]] = {}
+        self.regions: list[tuple[int, int]] = []
+        """The regions read with `focus`, in text order (none without it)."""
         self.stretches: list[tuple[tuple[int, int], float]] = []
         """The stretches of the text scored before any window was read, with their scores (none without `focus`)."""
         self.score: dict[int, float] = {}
@@ -182,7 +189,7 @@ class _Reading:
             parts = [replace(w, index=j) for j, w in enumerate(parts)]
         self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
         self.score = {i: self.scored(w) for i, w in enumerate(parts)} if self.stretches else {}
-        self.found = _values(results, range(len(parts)))
+        self.found = self.best_first(_values(results, range(len(parts))))
         if KIND_MARGIN is not None and len(parts) > 1:
             self.readings = window_readings(self.engine, self.target, text, parts, KIND_MARGIN)
             self.readings = [replace(r, wrote=self.found[r.window][0] if r.dropped and r.window in self.found else None)
@@ -204,8 +211,27 @@ class _Reading:
         chosen = counted(scores, FOCUS_SHARE)
         if len(chosen) == len(spans):
             return every
-        parts = [w for a, b in regions(text, spans, chosen, PAD) for w in _within(text, ends, a, b, size, overlap)]
+        ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -self.region_score(r))
+        self.regions = sorted(ranked[:MAX_REGIONS])
+        parts = [w for a, b in self.regions for w in _within(text, ends, a, b, size, overlap)]
         return [replace(w, index=j) for j, w in enumerate(parts)]
+
+    def region_score(self, region: tuple[int, int]) -> float:
+        """A region's score: the best of the stretches it overlaps."""
+        return max((s for (a, b), s in self.stretches if a < region[1] and b > region[0]), default=float("-inf"))
+
+    def best_first(self, found: dict[int, tuple[Any, Trace, int]]) -> dict[int, tuple[Any, Trace, int]]:
+        """With `focus`, a top-level member the best-scored region's windows wrote is taken from them alone: the
+        other regions' windows (text that scored lower: a clause around a buried invoice) give only the members it
+        left empty, so they neither outvote it in a conflict nor add items to its lists."""
+        if len(self.regions) < 2:
+            return found
+        a, b = max(self.regions, key=self.region_score)
+        best = {i for i, w in enumerate(self.parts) if a <= w.start < b}
+        wrote = {k for v, _, w in found.values() if w in best and isinstance(v, dict) for k, x in v.items()
+                 if _written(x)}
+        return {i: (v if w in best or not isinstance(v, dict) else {k: x for k, x in v.items() if k not in wrote},
+                    t, w) for i, (v, t, w) in found.items()}
 
     def scored(self, w: Window) -> float:
         """A window's relevance: the best score of the stretches whose middle it holds (of those it overlaps where

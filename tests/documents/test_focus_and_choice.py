@@ -148,3 +148,45 @@ def test_a_stretch_of_the_targets_kind_outscores_other_text(target, text: str, o
 
     mine, theirs = stretch_scores(Target(target, ExtractOptions()), [text, other[:STRETCH]])
     assert mine > theirs == 0.0
+
+
+DECOY = "Name: Lee Park, title: Clerk, skills: filing."
+
+
+def decoyed(*at: int) -> str:
+    """The card at clause 200 and a decoy (the target's words, not a card) before each clause in `at`."""
+    words = buried(200).split(" clause")
+    for k in sorted(at, reverse=True):
+        words.insert(k, DECOY)
+    return " clause".join(words)
+
+
+def region_answers(text: str) -> dict[str, Any]:
+    """The card's window writes its name and title and no skills; a decoy's window a name and skills."""
+    if "Dana Reyes" in text:
+        return {"name": "Dana Reyes", "title": "Engineer", "skills": []}
+    if "Lee Park" in text:
+        return {"name": "Lee Park", "title": None, "skills": ["filing"]}
+    return {"name": None, "title": None, "skills": []}
+
+
+def test_the_best_regions_members_are_taken_from_it_alone_and_the_others_fill_what_it_left_empty() -> None:
+    stub = Stub(region_answers)
+    traced = read_in_windows(stub, stub.extract_many, Card, decoyed(40), ExtractOptions(focus=True), 60,
+                             with_trace=True)
+    assert (traced.result.name, traced.result.title, traced.result.skills) == ("Dana Reyes", "Engineer", ["filing"])
+    assert not [c for c in traced.trace.conflicts if c.pointer == "/name"]  # the decoy's name never competed
+
+
+def test_at_most_max_regions_are_read_the_best_first() -> None:
+    from extractor.pipeline.windowed import MAX_REGIONS
+
+    doc = decoyed(20, 80, 140, 260, 320)
+    stub = Stub(region_answers)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)
+    card = doc.index(CARD)
+    starts = sorted({w.start for w in traced.trace.windows})
+    gaps = sum(1 for x, y in zip(starts, starts[1:]) if y - x > 4 * PAD)
+    assert gaps + 1 <= MAX_REGIONS < 6  # six regions scored near the best, three read
+    assert any(w.start <= card < w.end for w in traced.trace.windows)  # the card's, the best, among them
+    assert traced.result.name == "Dana Reyes"
