@@ -12,11 +12,13 @@ Three kinds of text, every stretch of `windowed.STRETCH` characters scored as `e
 - contracts: the first `--contracts` Kleister-NDA contracts of `--contract-split` that `extract` reads in two
   windows or more (benchmarks/long_documents.py), read for the `NDA` target: all of the text is the target's kind;
 - far apart: the first `--far-apart` documents of benchmarks/far_apart.py's split, whose facts each stand in one
-  sentence far from the others.
+  sentence far from the others;
+- long lists: benchmarks/long_lists.py's statement (200 rows of a table) and programme (80 lines), the whole text
+  of the target's kind, its items spread over it.
 For each share on a grid, a stretch counts where it scores at least that share of its text's best, and what is
 read is the regions around those counted (`relevant.regions`): the figures are how many buried documents are read,
 how many stretches of contract text around them are read, the share of each contract read, and how many far-apart
-facts stand inside what is read. No model runs in this mode (the model's tokenizer cuts the contracts' windows).
+facts and list items stand inside what is read. No model runs in this mode (the model's tokenizer cuts the contracts' windows).
 
 With `--kinds`, each text's windows (as `extract` cuts them) are read instead as `windowed.KIND_MARGIN` reads them
 at each margin given: which windows a margin drops, and each window's best stretch read (see `kinds`).
@@ -48,8 +50,19 @@ def scored(target: Any, text: str) -> list[dict[str, Any]]:
     from extractor.pipeline.windowed import STRETCH, stretch_scores
 
     spans = grid(len(text), STRETCH)
-    scores = stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
+    scores, _ = stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
     return [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in zip(spans, scores)]
+
+
+def spread(target: Any, text: str) -> float:
+    """The spread of the target's value shapes over the text's stretches (`lexical.spread`)."""
+    from extractor import ExtractOptions
+    from extractor.documents.relevant import grid
+    from extractor.pipeline.target import Target
+    from extractor.pipeline.windowed import STRETCH, stretch_scores
+
+    return round(stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in grid(len(text), STRETCH)])[1],
+                 3)
 
 
 def needles(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -65,6 +78,7 @@ def needles(args: argparse.Namespace) -> list[dict[str, Any]]:
         for row in rows:
             row["document"] = row["start"] < at + len(case["alone"]) and row["end"] > at
         out.append({"case": case["id"], "target": case["target"], "length": case["length"], "stretches": rows,
+                    "spread": spread(needle.target(case["target"]), case["long"]),
                     "seconds": round(time.perf_counter() - start, 3)})
     return out
 
@@ -84,10 +98,11 @@ def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
         starts = [doc["text"].find(p[:200]) for p in parts]
         start = time.perf_counter()
         rows = scored(NDA, doc["text"])
+        row_spread = spread(NDA, doc["text"])
         for row in rows:
             row["window"] = max(i for i, s in enumerate(starts) if s <= (row["start"] + row["end"]) // 2)
         out.append({"case": doc["id"], "target": "NDA", "windows": len(parts), "stretches": rows,
-                    "seconds": round(time.perf_counter() - start, 3)})
+                    "spread": row_spread, "seconds": round(time.perf_counter() - start, 3)})
     return out
 
 
@@ -97,7 +112,8 @@ def far_apart(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     docs = [json.loads(line) for line in (Path(__file__).parent / "data" / "far_apart" / f"{args.split}.jsonl").open()]
     return [{"case": d["id"], "target": KINDS[d["kind"]].target.__name__, "facts": d["facts"],
-             "stretches": scored(KINDS[d["kind"]].target, d["text"])} for d in docs[:args.far_apart]]
+             "stretches": scored(KINDS[d["kind"]].target, d["text"]), "spread": spread(KINDS[d["kind"]].target, d["text"])}
+            for d in docs[:args.far_apart]]
 
 
 def cut(ex: Any, target: Any, text: str, max_tokens: int, window: int | None) -> list[Any]:
@@ -173,11 +189,15 @@ def kinds_markdown(result: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def read(stretches: list[dict[str, Any]], share: float) -> list[tuple[int, int]]:
-    """The regions `extract` reads at a share: around the stretches counted (`relevant.counted`, `regions`)."""
+def read(text: dict[str, Any], share: float) -> list[tuple[int, int]]:
+    """The regions `extract` reads at a share: the whole text where its value shapes spread over it
+    (`windowed.UNIFORM`), else around the stretches counted (`relevant.counted`), the best `MAX_REGIONS` of them."""
     from extractor.documents.relevant import counted
-    from extractor.pipeline.windowed import PAD
+    from extractor.pipeline.windowed import MAX_REGIONS, PAD, UNIFORM
 
+    stretches = text["stretches"]
+    if text["spread"] >= UNIFORM:
+        return [(0, stretches[-1]["end"])]
     chosen = set(counted([s["score"] for s in stretches], share))
     spans = [(max(0, s["start"] - PAD), s["end"] + PAD) for i, s in enumerate(stretches) if i in chosen]
     out: list[tuple[int, int]] = []
@@ -186,18 +206,41 @@ def read(stretches: list[dict[str, Any]], share: float) -> list[tuple[int, int]]
             out[-1] = (out[-1][0], max(out[-1][1], b))
         else:
             out.append((a, b))
+    best = sorted(out, key=lambda r: -max(s["score"] for s in stretches if s["start"] < r[1] and s["end"] > r[0]))
+    return sorted(best[:MAX_REGIONS])
+
+
+def long_lists(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """benchmarks/long_lists.py's documents (a statement's table, a programme's lines: the whole text the target's
+    kind), with where each gold item's first field stands."""
+    import random
+
+    from benchmarks.long_lists import SETS
+
+    out = []
+    for name, (target, field, make) in SETS.items():
+        text, gold = make(random.Random(0), {"statement": 200, "schedule": 80}[name])
+        at, items = 0, []
+        for item in gold[field]:
+            first = str(next(iter(item.values())))
+            at = text.find(first, at)
+            items.append([at, at + len(first)])
+        out.append({"case": name, "target": target.__name__, "items": items, "stretches": scored(target, text),
+                    "spread": spread(target, text)})
     return out
 
 
-def shares(cases: list[dict[str, Any]], texts: list[dict[str, Any]], far: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def shares(cases: list[dict[str, Any]], texts: list[dict[str, Any]], far: list[dict[str, Any]],
+           lists: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per share: buried documents read, stretches of contract around them read (and regions of it), the share
-    of each NDA contract read, and far-apart facts inside what is read."""
+    of each NDA contract read, far-apart facts inside what is read, and long lists' items inside what is read."""
+
     out = []
     for share in SHARES:
         row: dict[str, Any] = {"share": share, "needles": {}, "contract_read": 0, "contract_stretches": 0,
                                "far_facts_read": 0, "far_facts": 0}
         for case in cases:
-            rows, regions = case["stretches"], read(case["stretches"], share)
+            rows, regions = case["stretches"], read(case, share)
             inside = [any(a < s["end"] and b > s["start"] for a, b in regions) for s in rows]
             per = row["needles"].setdefault(str(case["length"]), {"cases": 0, "document_read": 0, "other_read": 0,
                                                                   "other_regions": 0, "chars_read": 0})
@@ -208,14 +251,18 @@ def shares(cases: list[dict[str, Any]], texts: list[dict[str, Any]], far: list[d
             per["other_regions"] += sum(1 for a, b in regions if not (a < doc[-1]["end"] and b > doc[0]["start"]))
             per["chars_read"] += sum(min(b, rows[-1]["end"]) - a for a, b in regions)
         for text in texts:
-            regions = read(text["stretches"], share)
+            regions = read(text, share)
             row["contract_read"] += sum(any(a < s["end"] and b > s["start"] for a, b in regions)
                                         for s in text["stretches"])
             row["contract_stretches"] += len(text["stretches"])
         for doc in far:
-            regions = read(doc["stretches"], share)
+            regions = read(doc, share)
             row["far_facts"] += len(doc["facts"])
             row["far_facts_read"] += sum(any(a <= x and y <= b for a, b in regions) for x, y in doc["facts"].values())
+        for doc in lists:
+            regions = read(doc, share)
+            row.setdefault("list_items", {})[doc["case"]] = [sum(any(a <= x and y <= b for a, b in regions)
+                                                                 for x, y in doc["items"]), len(doc["items"])]
         out.append(row)
     return out
 
@@ -230,22 +277,29 @@ def markdown(result: dict[str, Any]) -> str:
              f"NDA contracts, {len(result['far_apart'])} far-apart documents. {result['note']}", "",
              "| share | " + " | ".join(f"documents read at {n:,} | contract stretches read | other regions | "
                                       f"characters read per case" for n in lengths)
-             + " | NDA contract stretches read | far-apart facts read |",
-             "|---:|" + "---:|" * (4 * len(lengths) + 2)]
+             + " | NDA contract stretches read | far-apart facts read | "
+             + " | ".join(f"{name} items read" for name in result["shares"][0]["list_items"]) + " |",
+             "|---:|" + "---:|" * (4 * len(lengths) + 2 + len(result["shares"][0]["list_items"]))]
     for m in result["shares"]:
         cells = []
         for n in lengths:
             per = m["needles"][str(n)]
             cells += [f"{per['document_read']} of {per['cases']}", str(per["other_read"]), str(per["other_regions"]),
                       f"{per['chars_read'] / per['cases']:,.0f}"]
+        lists = " | ".join(f"{got} of {n}" for got, n in m["list_items"].values())
         lines.append(f"| {m['share']} | " + " | ".join(cells) + f" | {m['contract_read']} of {m['contract_stretches']}"
-                     f" | {m['far_facts_read']} of {m['far_facts']} |")
+                     f" | {m['far_facts_read']} of {m['far_facts']} | {lists} |")
     best = {n: sum(max(s["score"] for s in c["stretches"] if s["document"]) >
                    max((s["score"] for s in c["stretches"] if not s["document"]), default=0.0)
                    for c in result["needles"] if c["length"] == n) for n in lengths}
     lines += ["", "The buried document's best stretch above every stretch of contract around it: "
               + ", ".join(f"{best[n]} of {sum(c['length'] == n for c in result['needles'])} at {n:,} characters"
                           for n in lengths) + f". Scoring took at most {result['seconds_max']} s a text.",
+              "", "Spread of the target's value shapes (the largest share of stretches writing one; read whole from "
+              f"{result['uniform']}): needles at most {max(c['spread'] for c in result['needles'])}, far-apart "
+              f"documents at most {max([d['spread'] for d in result['far_apart']] or [0])}, NDA contracts at most "
+              f"{max([t['spread'] for t in result['contracts']] or [0])}, long lists "
+              + ", ".join(f"{d['case']} {d['spread']}" for d in result["long_lists"]) + ".",
               "", f"`FOCUS_SHARE` in this commit: {result['focus_share']}."]
     return "\n".join(lines) + "\n"
 
@@ -270,7 +324,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from extractor import Extractor
-    from extractor.pipeline.windowed import FOCUS_SHARE, STRETCH
+    from extractor.pipeline.windowed import FOCUS_SHARE, STRETCH, UNIFORM
 
     torch.set_num_threads(args.threads)
     if args.kinds:
@@ -279,12 +333,13 @@ def main(argv: list[str] | None = None) -> None:
                   args.contract_split, "note": args.note, "texts": kinds(Extractor(None), args)}
         write_results(result, kinds_markdown(result), args.json, args.md)
         return
-    cases, far = needles(args), far_apart(args)
+    cases, far, lists = needles(args), far_apart(args), long_lists(args)
     texts = contracts(Extractor(None), args) if args.contracts else []
     result = {"commit": commit(), "split": args.split, "docs": args.docs, "contract_split": args.contract_split,
-              "stretch": STRETCH, "focus_share": FOCUS_SHARE, "note": args.note,
+              "stretch": STRETCH, "focus_share": FOCUS_SHARE, "uniform": UNIFORM, "note": args.note,
               "seconds_max": max([c["seconds"] for c in cases + texts] or [0.0]),
-              "shares": shares(cases, texts, far), "needles": cases, "contracts": texts, "far_apart": far}
+              "shares": shares(cases, texts, far, lists), "needles": cases, "contracts": texts, "far_apart": far,
+              "long_lists": lists}
     write_results(result, markdown(result), args.json, args.md)
 
 

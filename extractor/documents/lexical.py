@@ -31,6 +31,7 @@ SHAPES: dict[str, re.Pattern[str]] = {
                        r"[a-z]*\.?\s+\d{1,2}\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|"
                        r"oct|nov|dec)[a-z]*\b", re.IGNORECASE),
     "year": re.compile(r"\b(?:19|20)\d{2}\b"),
+    "time": re.compile(r"\b\d{1,2}[:.]\d{2}\s?(?:[ap]\.?m\.?)?(?![\d.:])|\b\d{1,2}\s?[ap]\.?m\.?\b", re.IGNORECASE),
 }
 """Value shapes a stretch may write, each a term `<shape>` of its own: a field asking for that kind of value looks
 for it."""
@@ -38,9 +39,11 @@ for it."""
 _NAMED = (("email", ("email", "mail")), ("url", ("url", "website", "link", "homepage", "linkedin")),
           ("phone", ("phone", "tel", "telephone", "mobile", "fax")),
           ("amount", ("total", "price", "amount", "cost", "fee", "subtotal", "tax", "salary", "paid", "balance")),
-          ("date", ("date", "day", "deadline", "due")), ("year", ("year", "years")))
+          ("date", ("date", "day", "deadline", "due")), ("year", ("year", "years")),
+          ("time", ("time", "hour", "start", "end", "begin", "clock")))
 """Words in a field's name that say which shape its value has."""
-_FORMATS = {"email": "email", "idn-email": "email", "uri": "url", "iri": "url", "date": "date", "date-time": "date"}
+_FORMATS = {"email": "email", "idn-email": "email", "uri": "url", "iri": "url", "date": "date", "date-time": "date",
+            "time": "time"}
 
 K1 = 1.2
 B = 0.75
@@ -121,6 +124,16 @@ def stretch_terms(text: str) -> Counter[str]:
         if n:
             counts[f"<{shape}>"] = n
     return counts
+
+
+def spread(counted: Sequence[Counter[str]], query: Sequence[str]) -> float:
+    """The largest share of the stretches that write one of the value shapes the query asks for: near 1 where the
+    whole text is of the target's kind (a statement's rows each write a date and an amount), low where its values
+    stand in one place (a receipt buried in a contract)."""
+    shapes = [t for t in query if t.startswith("<")]
+    if not counted or not shapes:
+        return 0.0
+    return max(sum(1 for c in counted if c[t]) for t in shapes) / len(counted)
 
 
 def scores(stretches: Sequence[str], query: Sequence[str]) -> list[float]:

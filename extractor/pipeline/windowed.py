@@ -49,6 +49,11 @@ FOCUS_SHARE = 0.7
 BM25 of the target's words and value shapes). Chosen on the dev split's needles (benchmarks/window_signals.py,
 24 documents each inside 40,000 and 200,000 characters of contract text): at 0.7 every buried document has a
 stretch read, and 13 and 37 stretches of contract text in all are read beside them (0.5: 72 and 155)."""
+UNIFORM = 0.5
+"""Share of the stretches writing one value shape the target asks for (`lexical.spread`) from which a text is read
+whole with `focus`: it is of the target's kind throughout, its items everywhere (benchmarks/long_lists.py's
+statement writes a date and an amount in every stretch, its programme a time; on the dev split's needles the
+contract around the document wrote one in at most 15% of its stretches)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
 text score near the best (a résumé's words are common in contracts). On the dev split's needles the buried
@@ -200,16 +205,17 @@ class _Reading:
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
         window is decoded, and only the regions around the stretches scoring at least `FOCUS_SHARE` of the best
-        are cut into windows (every window where all count); else every window of the text."""
+        are cut into windows (every window where all count, or where the target's value shapes stand all through
+        the text: `UNIFORM`); else every window of the text."""
         text = self.text
         every = windows(text, ends, size, overlap)
         if not self.opts.focus or len(every) < 2:
             return every
         spans = grid(len(text), STRETCH)
-        scores = stretch_scores(self.target, [text[a:b] for a, b in spans])
+        scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])
         self.stretches = list(zip(spans, scores))
         chosen = counted(scores, FOCUS_SHARE)
-        if len(chosen) == len(spans):
+        if len(chosen) == len(spans) or spread >= UNIFORM:
             return every
         ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -self.region_score(r))
         self.regions = sorted(ranked[:MAX_REGIONS])
@@ -339,12 +345,15 @@ class _Reading:
         _fill(merged, keys, wanted, again, self.found, self.rank, empty=empty)
 
 
-def stretch_scores(target: Target, texts: list[str]) -> list[float]:
+def stretch_scores(target: Target, texts: list[str]) -> tuple[list[float], float]:
     """How much each stretch of a long text holds the target: BM25 of the target schema's words and value shapes
-    (`documents.lexical`), the stretches the collection; no model pass, so any engine scores alike."""
+    (`documents.lexical`), the stretches the collection, no model pass, so any engine scores alike; and the spread
+    of its value shapes over the stretches (`lexical.spread`)."""
     if not isinstance(target.schema, dict):
-        return [0.0] * len(texts)
-    return lexical.scores(texts, lexical.terms(target.schema))
+        return [0.0] * len(texts), 0.0
+    query = lexical.terms(target.schema)
+    counted = [lexical.stretch_terms(t) for t in texts]
+    return lexical.bm25(counted, query), lexical.spread(counted, query)
 
 
 def window_readings(engine: Engine, target: Target, text: str, parts: Sequence[Window],

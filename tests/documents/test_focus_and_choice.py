@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions
 from extractor.documents import lexical
-from extractor.pipeline.windowed import PAD, STRETCH, read_in_windows
+from extractor.pipeline.windowed import MAX_REGIONS, PAD, STRETCH, read_in_windows
 from extractor.tracing import Trace
 from tests.documents.test_read_in_windows import Stub, reading
 
@@ -146,7 +146,7 @@ def test_a_stretch_of_the_targets_kind_outscores_other_text(target, text: str, o
     from extractor.pipeline.target import Target
     from extractor.pipeline.windowed import stretch_scores
 
-    mine, theirs = stretch_scores(Target(target, ExtractOptions()), [text, other[:STRETCH]])
+    (mine, theirs), _ = stretch_scores(Target(target, ExtractOptions()), [text, other[:STRETCH]])
     assert mine > theirs == 0.0
 
 
@@ -179,8 +179,6 @@ def test_the_best_regions_members_are_taken_from_it_alone_and_the_others_fill_wh
 
 
 def test_at_most_max_regions_are_read_the_best_first() -> None:
-    from extractor.pipeline.windowed import MAX_REGIONS
-
     doc = decoyed(20, 80, 140, 260, 320)
     stub = Stub(region_answers)
     traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)
@@ -190,3 +188,24 @@ def test_at_most_max_regions_are_read_the_best_first() -> None:
     assert gaps + 1 <= MAX_REGIONS < 6  # six regions scored near the best, three read
     assert any(w.start <= card < w.end for w in traced.trace.windows)  # the card's, the best, among them
     assert traced.result.name == "Dana Reyes"
+
+
+class Entry(BaseModel):
+    date: str
+    amount: float
+
+
+class Statement(BaseModel):
+    holder: str | None = None
+    entries: list[Entry] = []
+
+
+def test_a_text_whose_rows_all_write_the_targets_value_shapes_is_read_whole() -> None:
+    rows = "\n".join(f"| {1 + i % 28:02d}/01/2025 | Shop {i} | {i + 0.5:.2f} |" for i in range(400))
+    doc = f"STATEMENT\nHolder: Dana Reyes\n\n{rows}\n"
+    stub = Stub(lambda text: {"holder": None, "entries": []})
+    traced = read_in_windows(stub, stub.extract_many, Statement, doc, ExtractOptions(focus=True), 60,
+                             with_trace=True)
+    every = read_in_windows(*reading(Stub(lambda text: {"holder": None, "entries": []})), Statement, doc,
+                            ExtractOptions(focus=False), 60, with_trace=True)
+    assert traced.trace.windows == every.trace.windows and len(every.trace.windows) > MAX_REGIONS

@@ -8,7 +8,7 @@ import datetime
 import pytest
 from pydantic import BaseModel, Field
 
-from extractor.documents.lexical import field_terms, scores, stretch_terms, terms, words
+from extractor.documents.lexical import field_terms, scores, spread, stretch_terms, terms, words
 
 
 class Line(BaseModel):
@@ -86,3 +86,14 @@ def test_a_word_every_stretch_writes_weighs_nothing_more_than_a_rare_one() -> No
 @pytest.mark.parametrize("stretches", [[], ["", ""], ["no match here"]], ids=["none", "empty", "no_term"])
 def test_nothing_to_score_scores_zero(stretches: list[str]) -> None:
     assert scores(stretches, ["invoice"]) == [0.0] * len(stretches)
+
+
+@pytest.mark.parametrize("stretches, query, expected", [
+    (["01/02/2025 Shop 12.50", "02/02/2025 Cafe 3.20", "03/02/2025 Bar 9.99"], ["<date>", "<amount>"], 1.0),
+    (["clause one", "INVOICE 12.50 due 01/02/2025", "clause two", "clause three"], ["<date>", "<amount>"], 0.25),
+    (["01/02/2025", "02/02/2025"], ["date"], 0.0),  # no shape asked for
+    ([], ["<date>"], 0.0),
+], ids=["statement", "buried", "no_shape", "none"])
+def test_spread_is_the_largest_share_of_stretches_writing_a_shape(stretches: list[str], query: list[str],
+                                                                  expected: float) -> None:
+    assert spread([stretch_terms(s) for s in stretches], query) == expected
