@@ -36,6 +36,10 @@ MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
 SPLITS = 3
 """Times a window whose answer `max_tokens` cut inside a list (longer than the budget) is halved and read again."""
+HALVED_FROM = 3
+"""A window cut inside a list is halved only while it holds more than `max_tokens / HALVED_FROM` tokens: a shorter
+one's items fit the answer (an item's JSON is rarely three times its line), so its cut is a loop that halves would
+only repeat, each to the budget (a 400-token résumé region took ten minutes, read again as 2, 4 and 8 windows)."""
 FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
@@ -183,7 +187,8 @@ class _Reading:
         results = self.read(form, [w.text(text) for w in parts], self.wopts, on_attempt=self.kept, progress=shown,
                             **batch)
         for _ in range(SPLITS):
-            cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)}
+            cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)
+                   and HALVED_FROM * _tokens(ends, parts[i]) > opts.max_tokens}
             halves = {i: h for i in cut if len(h := _halves(text, ends, parts[i], opts.overlap)) > 1}
             if not halves:
                 break
@@ -413,10 +418,15 @@ def in_list(partial: str) -> bool:
     return "[" in stack
 
 
+def _tokens(ends: list[int], w: Window) -> int:
+    """Tokens of the text window `w` holds (`ends`: where the text's tokens end)."""
+    return bisect_right(ends, w.end) - bisect_right(ends, w.start)
+
+
 def _halves(text: str, ends: list[int], w: Window, overlap: int) -> list[Window]:
     """Window `w` cut in two on the text's structure (its table header kept on both); itself alone where it is
     too short to cut."""
-    size = (bisect_right(ends, w.end) - bisect_right(ends, w.start) + 1) // 2
+    size = (_tokens(ends, w) + 1) // 2
     if size < 8:
         return [w]
     return [replace(c, index=w.index, header=w.header) for c in _within(text, ends, w.start, w.end, size, overlap)]
