@@ -87,6 +87,11 @@ RELIABILITY = [
 METHODS = [("`extract` (windows, window form, merge)", "extract"), ("the first window only", "first_window"),
            ("free generation per window, merged first-wins", "free_chunks"),
            ("windows under the target's own schema", "no_window_form")]
+def _share(result: dict[str, Any], share: float | None = None) -> dict[str, Any]:
+    """window_signals' row for a share of the best stretch (the one the commit reads by default)."""
+    return next(m for m in result["shares"] if m["share"] == (result["focus_share"] if share is None else share))
+
+
 def _needles(result: dict[str, Any]) -> list[dict[str, Any]]:
     """window_signals' cases of a document buried in contract text (not a contract read whole)."""
     return [c for c in result["cases"] if c["target"] != "NDA"]
@@ -139,15 +144,6 @@ LONG = [
      ["kinds/needle/40000/long/seconds_per_doc",
       lambda r: _file("needle_focus_w1024.json")["kinds"]["needle"]["40000"]["long"]["seconds_per_doc"],
       "kinds/needle/40000/alone/seconds_per_doc"]),
-    ("outscored the contract around it in {} of {} cases (a résumé, by {:.3f} nats)", "window_signals_focus_dev.json",
-     [lambda r: sum(c["gap"] > 0 for c in _needles(r)), lambda r: len(_needles(r)),
-      lambda r: max(c["gap"] for c in _needles(r))]),
-    ("(by up to {:.3f} nats)", "window_signals_focus_dev.json", [lambda r: -min(c["gap"] for c in _needles(r))]),
-    ("at the margin only {} of {} stretches are read", "window_signals_focus_dev.json",
-     [lambda r: next(m["contract_read"] for m in r["margins"] if m["margin"] == 9.0),
-      lambda r: sum(len(t["stretches"]) for t in r["contracts"])]),
-    ("{:.0f} to {:.0f} s a 40,000-character text", "window_signals_focus_dev.json",
-     [lambda r: min(c["seconds"] for c in r["needles"]), lambda r: max(c["seconds"] for c in r["needles"])]),
     ("field F1 {:.3f} from the long\ntexts against {:.3f} for the documents alone", "needle_focus_test.json",
      ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1"]),
     ("A long text took {:.0f} s against {:.0f} s alone (the invoice {:.0f} s against {:.0f} s)",
@@ -163,8 +159,35 @@ LONG = [
                                  lambda r: figure(_file("far_apart_dev_w1024.json"), "modes/model/all/fields")]),
     ("same commit): {} of {}, as with 1,024", "far_apart_test_w512.json",
      ["modes/model/all/right", "modes/model/all/fields"]),
-    ("With `focus=True`, {} of {} dev facts stood in no window read", "far_apart_dev.json",
-     ["modes/model/all/stages/unread", "modes/model/all/fields"]),
+    ("{} of {} facts came back right\nagainst {} of {} with every window read, in {:.1f} s a document against {:.1f}: {} "
+     "facts stood in no region read", "far_apart_dev_lexical_on.json",
+     ["modes/model/all/right", "modes/model/all/fields",
+      lambda r: figure(_file("far_apart_dev_lexical_off.json"), "modes/model/all/right"),
+      lambda r: figure(_file("far_apart_dev_lexical_off.json"), "modes/model/all/fields"),
+      "modes/model/seconds_per_doc",
+      lambda r: figure(_file("far_apart_dev_lexical_off.json"), "modes/model/seconds_per_doc"),
+      "modes/model/all/stages/unread"]),
+    ("field F1 {:.3f}\nfrom the long texts at 40,000 characters against {:.3f} for the same documents alone ({:.3f}×), "
+     "in {:.1f} s a text\nagainst {:.1f} s alone; at 200,000 characters {:.3f} ({:.3f}×), in {:.1f} s",
+     "needle_lexical_dev.json",
+     ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1", "kinds/needle/40000/f1_ratio",
+      "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+      "kinds/needle/200000/long/field_f1", "kinds/needle/200000/f1_ratio", "kinds/needle/200000/long/seconds_per_doc"]),
+    ("needles at 40,000\ncharacters gave {:.3f} against {:.3f} alone (the first measurement above)", "needle.json",
+     ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1"]),
+    ("F1 is\n{:.3f} with it against {:.3f} without: a contract", "long_documents_dev_long_lexical_on.json",
+     ["methods/extract/f1",
+      lambda r: figure(_file("long_documents_dev_long_lexical_off.json"), "methods/extract/f1")]),
+    ("the\nburied document is read in {} of {} needles at 40,000 characters and {} of {} at 200,000, beside {} and {} other\n"
+     "regions in all", "window_signals_lexical_dev.json",
+     [lambda r: _share(r)["needles"]["40000"]["document_read"], lambda r: _share(r)["needles"]["40000"]["cases"],
+      lambda r: _share(r)["needles"]["200000"]["document_read"], lambda r: _share(r)["needles"]["200000"]["cases"],
+      lambda r: _share(r)["needles"]["40000"]["other_regions"], lambda r: _share(r)["needles"]["200000"]["other_regions"]]),
+    ("{} of the\n{} far-apart facts stand in what is read ({} at 0.5, which reads more than twice the contract around "
+     "the needles:\n{} of its stretches at 40,000 characters against {})", "window_signals_lexical_dev.json",
+     [lambda r: _share(r)["far_facts_read"], lambda r: _share(r)["far_facts"],
+      lambda r: _share(r, 0.5)["far_facts_read"], lambda r: _share(r, 0.5)["needles"]["40000"]["other_read"],
+      lambda r: _share(r)["needles"]["40000"]["other_read"]]),
     ("is {:.3f} with it against {:.3f} without", "long_documents_dev_long_regions.json",
      ["methods/extract/f1", lambda r: figure(_file("long_documents_dev_long_regions_off.json"), "methods/extract/f1")]),
 ]

@@ -16,6 +16,10 @@ break. A window starting inside a table of `|` or tab rows gets the table's head
 that would leave less than half the window for text), so its rows keep their columns' names;
 `Window.offset` maps a position in the window's text back to the document.
 
+`lexical.py` and `relevant.py` (with `focus`): each stretch of a long text scored by BM25 for the target schema's
+words and value shapes, the text's own stretches the collection (no model pass), and the stretches near the best
+joined into the regions read.
+
 `merge.py`: `merge(schema, values, grounded)` walks the target's JSON Schema (local `$ref`s resolved) and the
 windows' objects together. Objects merge member by member; lists are joined in window order, an item written
 again (by the overlapping next window, or repeated) merged into the first: the same value, or an object agreeing

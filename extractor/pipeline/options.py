@@ -95,13 +95,14 @@ class ExtractOptions:
     overlap: int = 64
     """Tokens each window repeats of the one before it, so a value cut by a window's end is whole in the next."""
     focus: bool = False
-    """For a text longer than a window: find the part that reads as the target before decoding anything. The text is
-    scored in stretches of 512 characters (how much likelier the model finds each stretch's opening announced as
-    the target than as "a text"), and only the regions around the stretches within `windowed.FOCUS_MARGIN` nats of
-    the best (512 characters each side) are cut into windows and read; the rest gives nothing and costs no
-    decoding (`Trace.windows` lists what was read). Off by default: on the dev split's needles at 40,000
-    characters the best stretch was contract text in 3 of 4 cases, so the buried document was not what was read
-    (docs/long-documents.md). False reads every window of the text."""
+    """For a text longer than a window: find the part that holds the target before decoding anything. The text is
+    scored in stretches of 512 characters by BM25 of the target schema's words and value shapes (no model pass;
+    `documents.lexical`), and only the regions around the stretches scoring at least `windowed.FOCUS_SHARE` of the
+    best (512 characters each side; at most `windowed.MAX_REGIONS`, the best first) are cut into windows and read;
+    the best region's members are taken from it alone. A text none of whose stretches stands out, or whose every
+    other stretch writes a value shape the target asks for (a statement's rows), is read whole. For a document
+    buried in other text; off by default, because a long text all of the target's kind (a contract read for its
+    parties) loses what lies outside the best regions (docs/long-documents.md)."""
     conflicts: Literal["model", "merge"] = "model"
     """Where a long text's windows wrote different values for a scalar: "model" offers the candidates back to the
     model as a choice (an enum of them over the text around each; docs/long-documents.md); "merge" keeps the
