@@ -54,6 +54,13 @@ def scored(target: Any, text: str) -> list[dict[str, Any]]:
     return [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in zip(spans, scores)]
 
 
+def peak(stretches: list[dict[str, Any]]) -> float:
+    """The best stretch's score over the mean of the text's stretches (`windowed.PEAK`)."""
+    scores = [s["score"] for s in stretches]
+    mean = sum(scores) / len(scores) if scores else 0.0
+    return round(max(scores) / mean, 2) if mean > 0 else 0.0
+
+
 def spread(target: Any, text: str) -> float:
     """The spread of the target's value shapes over the text's stretches (`lexical.spread`)."""
     from extractor import ExtractOptions
@@ -191,12 +198,13 @@ def kinds_markdown(result: dict[str, Any]) -> str:
 
 def read(text: dict[str, Any], share: float) -> list[tuple[int, int]]:
     """The regions `extract` reads at a share: the whole text where its value shapes spread over it
-    (`windowed.UNIFORM`), else around the stretches counted (`relevant.counted`), the best `MAX_REGIONS` of them."""
+    (`windowed.UNIFORM`) or its best stretch does not stand out (`windowed.PEAK`), else around the stretches counted
+    (`relevant.counted`), the best `MAX_REGIONS` of them."""
     from extractor.documents.relevant import counted
-    from extractor.pipeline.windowed import MAX_REGIONS, PAD, UNIFORM
+    from extractor.pipeline.windowed import MAX_REGIONS, PAD, PEAK, UNIFORM
 
     stretches = text["stretches"]
-    if text["spread"] >= UNIFORM:
+    if text["spread"] >= UNIFORM or peak(stretches) < PEAK:
         return [(0, stretches[-1]["end"])]
     chosen = set(counted([s["score"] for s in stretches], share))
     spans = [(max(0, s["start"] - PAD), s["end"] + PAD) for i, s in enumerate(stretches) if i in chosen]
@@ -267,6 +275,10 @@ def shares(cases: list[dict[str, Any]], texts: list[dict[str, Any]], far: list[d
     return out
 
 
+def _range(values: list[float]) -> str:
+    return f"{min(values)} to {max(values)}" if values else "–"
+
+
 def markdown(result: dict[str, Any]) -> str:
     lengths = sorted({c["length"] for c in result["needles"]})
     lines = [f"# Stretch scores of long texts with `focus`: buried documents against the text around them, contracts "
@@ -300,6 +312,14 @@ def markdown(result: dict[str, Any]) -> str:
               f"documents at most {max([d['spread'] for d in result['far_apart']] or [0])}, NDA contracts at most "
               f"{max([t['spread'] for t in result['contracts']] or [0])}, long lists "
               + ", ".join(f"{d['case']} {d['spread']}" for d in result["long_lists"]) + ".",
+              "", f"Peak (the best stretch's score over the text's mean; read whole under {result['peak']}): "
+              + ", ".join(f"needles at {n:,} {_range([peak(c['stretches']) for c in result['needles'] if c['length'] == n])}"
+                          for n in lengths)
+              + f", far-apart documents {_range([peak(d['stretches']) for d in result['far_apart']])}, NDA contracts "
+              f"{_range([peak(t['stretches']) for t in result['contracts']])}; read whole for it: "
+              f"{sum(peak(c['stretches']) < result['peak'] for c in result['needles'])} of {len(result['needles'])} "
+              f"needles, {sum(peak(t['stretches']) < result['peak'] for t in result['contracts'])} of "
+              f"{len(result['contracts'])} contracts.",
               "", f"`FOCUS_SHARE` in this commit: {result['focus_share']}."]
     return "\n".join(lines) + "\n"
 
@@ -324,7 +344,7 @@ def main(argv: list[str] | None = None) -> None:
     import torch
 
     from extractor import Extractor
-    from extractor.pipeline.windowed import FOCUS_SHARE, STRETCH, UNIFORM
+    from extractor.pipeline.windowed import FOCUS_SHARE, PEAK, STRETCH, UNIFORM
 
     torch.set_num_threads(args.threads)
     if args.kinds:
@@ -336,7 +356,7 @@ def main(argv: list[str] | None = None) -> None:
     cases, far, lists = needles(args), far_apart(args), long_lists(args)
     texts = contracts(Extractor(None), args) if args.contracts else []
     result = {"commit": commit(), "split": args.split, "docs": args.docs, "contract_split": args.contract_split,
-              "stretch": STRETCH, "focus_share": FOCUS_SHARE, "uniform": UNIFORM, "note": args.note,
+              "stretch": STRETCH, "focus_share": FOCUS_SHARE, "uniform": UNIFORM, "peak": PEAK, "note": args.note,
               "seconds_max": max([c["seconds"] for c in cases + texts] or [0.0]),
               "shares": shares(cases, texts, far, lists), "needles": cases, "contracts": texts, "far_apart": far,
               "long_lists": lists}

@@ -58,6 +58,12 @@ UNIFORM = 0.5
 whole with `focus`: it is of the target's kind throughout, its items everywhere (benchmarks/long_lists.py's
 statement writes a date and an amount in every stretch, its programme a time; on the dev split's needles the
 contract around the document wrote one in at most 15% of its stretches)."""
+PEAK = 5.0
+"""How many times the text's mean stretch score its best stretch must reach for `focus` to read only the best regions:
+where the target's words are spread through the text (a contract read for its parties scores alike all through),
+the best region is not where its facts are, and the text is read whole. Chosen on the dev split
+(benchmarks/window_signals.py): long Kleister-NDA contracts scored under it, buried documents mostly over it (a
+needle under it is read whole, as without `focus`)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
 text score near the best (a résumé's words are common in contracts). On the dev split's needles the buried
@@ -210,8 +216,8 @@ class _Reading:
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
         window is decoded, and only the regions around the stretches scoring at least `FOCUS_SHARE` of the best
-        are cut into windows (every window where all count, or where the target's value shapes stand all through
-        the text: `UNIFORM`); else every window of the text."""
+        are cut into windows (every window where all count, where the target's value shapes stand all through the
+        text, `UNIFORM`, or where its best stretch does not stand out, `PEAK`); else every window of the text."""
         text = self.text
         every = windows(text, ends, size, overlap)
         if not self.opts.focus or len(every) < 2:
@@ -220,7 +226,7 @@ class _Reading:
         scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])
         self.stretches = list(zip(spans, scores))
         chosen = counted(scores, FOCUS_SHARE)
-        if len(chosen) == len(spans) or spread >= UNIFORM:
+        if len(chosen) == len(spans) or spread >= UNIFORM or max(scores) < PEAK * sum(scores) / len(scores):
             return every
         ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -self.region_score(r))
         self.regions = sorted(ranked[:MAX_REGIONS])

@@ -66,12 +66,22 @@ def filled(stretch: str) -> str:
     return " ".join([*words[:len(words) // 2], CARD, *words[len(words) // 2:]])
 
 
+def every_third(line: str) -> str:
+    """A long letter with `line` in every third block of it, the card in its middle."""
+    pad = "Plain words of a long letter go on here. " * 12
+    blocks = [(line if i % 3 == 0 else "") + pad for i in range(20)]
+    return " ".join(blocks[:10] + [CARD] + blocks[10:])
+
+
 @pytest.mark.parametrize("doc, everything", [
     (buried(200), False),  # contract words nowhere in the card: the card's stretches alone
+    (every_third("Card of Lee Park, name and title: Clerk. "), True),  # spread through: nothing stands out (PEAK)
+    (every_third("Name: Lee Park, title: Clerk. "), False),  # the card's own words stand out
     (filled("Card of Lee Park, name and title: Clerk, skills: filing. "), True),  # the target's words all through
     (filled("Nothing here to read at all. "), False),  # the card's words found in its stretch alone
     (" ".join(["No words of the target."] * 500), True),  # none anywhere: nothing tells stretches apart
-], ids=["buried_card", "one_kind_all_read", "card_in_plain_text", "nothing_of_the_target"])
+], ids=["buried_card", "spread_through", "standing_out", "one_kind_all_read", "card_in_plain_text",
+        "nothing_of_the_target"])
 def test_a_stretch_is_read_where_it_scores_near_the_best(doc: str, everything: bool) -> None:
     stub = Stub(card_answers)
     traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(focus=True), 60, with_trace=True)

@@ -216,8 +216,9 @@ def test_a_merged_member_validation_rejects_is_read_again_alone_where_it_came_fr
         total = (12.5 if "rejected" in told else -12.5) if "12.50" in text else None
         return {"buyer": "Ann Lee" if "Ann Lee" in text else None, "total": total}
 
-    stub = Stub(answers, relevance=lambda text: 1.0 if "filler0 " in text else 0.0)
-    traced = read_in_windows(stub, stub.extract_many, Priced, doc, ExtractOptions(), 100, with_trace=True)
+    stub = Stub(answers, relevance=lambda text: 1.0 if "filler0 " in text else 0.0)  # every window read (no focus):
+    traced = read_in_windows(stub, stub.extract_many, Priced, doc, ExtractOptions(focus=False), 100,  # the likeliest
+                             with_trace=True)  # by the relevance screen
     assert traced.result == Priced(buyer="Ann Lee", total=12.5)
     members, texts = stub.calls[-1]
     assert members == ["total"] and len(texts) == 3  # where it came from, and the two likeliest windows
