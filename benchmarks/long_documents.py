@@ -1,7 +1,7 @@
 """Whole contracts, longer than the model's context: Kleister-NDA (benchmarks/data/kleister_nda), scored with the
 task's own metric, for four ways of reading a long text on the same model and budget.
 
-usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--min-windows N] [--methods M,...]
+usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--ids A,B] [--min-windows N] [--methods M,...]
            [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
            [--json OUT] [--md OUT]
 
@@ -274,6 +274,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--focus", choices=["on", "off"], default=None, help="`extract` reads only the part of a "
                         "long text that reads as the target (the `focus` option; default: the library's)")
     parser.add_argument("--chars", type=int, default=None, help="each contract cut to its first N characters (smoke)")
+    parser.add_argument("--ids", default=None, help="only these contracts (file names, comma-separated)")
     parser.add_argument("--min-windows", type=int, default=1,
                         help="only the contracts `extract` reads in at least N windows (2: those longer than one)")
     parser.add_argument("--resume", type=Path, default=None,
@@ -289,7 +290,9 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"unknown methods {unknown}; known: {', '.join(METHODS)}")
     focus = None if args.focus is None else args.focus == "on"
     runner = Runner(Extractor(args.model), args.max_tokens, args.window, args.overlap, focus)
-    docs = [d for d in load(args.split, args.limit, args.chars) if len(runner.windows(d["text"])) >= args.min_windows]
+    ids = set(args.ids.split(",")) if args.ids else None
+    docs = [d for d in load(args.split, args.limit, args.chars)
+            if (ids is None or d["id"] in ids) and len(runner.windows(d["text"])) >= args.min_windows]
     done = _resumed(args.resume)
     outcomes: dict[str, list[dict[str, Any]]] = {m: [] for m in methods}
     from tqdm.auto import tqdm
@@ -308,7 +311,7 @@ def main(argv: list[str] | None = None) -> None:
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
               "window": args.window, "overlap": args.overlap, "focus": focus, "kind_margin": margin,
-              "chars": args.chars, "min_windows": args.min_windows,
+              "chars": args.chars, "min_windows": args.min_windows, "ids": args.ids,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)
 
