@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
                      help="most tokens of text per window (default: what fits the model's context); a longer text "
                           "is read in windows and their objects merged")
     ext.add_argument("--overlap", type=int, default=ExtractOptions.overlap, help="tokens each window repeats")
+    ext.add_argument("--focus", action="store_true",
+                     help="for a text longer than a window: read only the part that holds the target, found by its "
+                          "words and value shapes (a document buried in other text; see docs/long-documents.md)")
     ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked", "all"],
                      help="string fields written as copies of the text: every one naming something in it (auto), "
                           "only those marked Verbatim (marked), or auto with number fields taking only numbers the "
@@ -143,7 +146,7 @@ def _extract(args: argparse.Namespace) -> int:
         check_output(args.jsonl, read)
     options = ExtractOptions(max_tokens=args.max_tokens, refusal=not args.no_refusal, layout=args.layout,
                              max_retries=args.max_retries, grounding=args.grounding, verbatim=args.verbatim,
-                             window=args.window, overlap=args.overlap)
+                             window=args.window, overlap=args.overlap, focus=args.focus)
     if args.ray is not None or args.parquet is not None:
         at_least(1, actors=args.actors)  # an InputError, before Ray is loaded or a cluster started
         if args.parquet is None and args.jsonl is None:

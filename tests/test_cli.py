@@ -130,6 +130,29 @@ def _extract(folder: Path, *extra: str) -> int:
     return main(["extract", "--schema", "schemas:ContactCard", "--input", str(folder), *extra])
 
 
+@pytest.mark.parametrize("extra, focus", [((), False), (("--focus",), True)], ids=["default", "focus"])
+def test_focus_reaches_the_options_of_every_file(tmp_path, monkeypatch, extra, focus):
+    import extractor.api
+
+    seen = []
+
+    class Fake:
+        def __init__(self, model=None):
+            pass
+
+        def extract(self, target, text, options=None, with_trace=False, **kw):
+            from extractor import Traced, trace
+
+            seen.append(options.focus)
+            result = target(name=text.strip(), emails=[], phones=[])
+            return Traced(result, trace(result, text)) if with_trace else result
+
+    monkeypatch.setattr(extractor.api, "Extractor", Fake)
+    (tmp_path / "a.txt").write_text("Ada Lovelace")
+    assert _extract(tmp_path, "--jsonl", str(tmp_path / "out.jsonl"), *extra) == 0
+    assert seen == [focus]
+
+
 def test_an_undecodable_file_is_reported_and_the_others_still_run(tmp_path, answers):
     (tmp_path / "a.txt").write_bytes(b"\xff\xfe broken")
     (tmp_path / "b.txt").write_text("Ada Lovelace")
