@@ -37,9 +37,10 @@ MARGIN = 64
 SPLITS = 3
 """Times a window whose answer `max_tokens` cut inside a list (longer than the budget) is halved and read again."""
 HALVED_FROM = 3
-"""A window cut inside a list is halved only while it holds more than `max_tokens / HALVED_FROM` tokens: a shorter
-one's items fit the answer (an item's JSON is rarely three times its line), so its cut is a loop that halves would
-only repeat, each to the budget (a 400-token résumé region took ten minutes, read again as 2, 4 and 8 windows)."""
+"""A window cut inside a list is halved once, and again only while a half holds more than `max_tokens / HALVED_FROM`
+tokens: a shorter one's items fit the answer (an item's JSON is rarely three times its line), so its cut is a loop
+that more halves would only repeat, each to the budget (a 400-token résumé region took ten minutes, read again as
+2, 4 and 8 windows)."""
 FOLLOW_UP = 2
 """Windows a required member still missing after the merge is looked for in again (the likeliest by the
 relevance screen)."""
@@ -192,9 +193,9 @@ class _Reading:
         batch, form = self.engine.window_batch(size), window_form(self.schema)
         results = self.read(form, [w.text(text) for w in parts], self.wopts, on_attempt=self.kept, progress=shown,
                             **batch)
-        for _ in range(SPLITS):
+        for level in range(SPLITS):
             cut = {i for i, r in enumerate(results) if isinstance(r, IncompleteOutputError) and in_list(r.partial)
-                   and HALVED_FROM * _tokens(ends, parts[i]) > opts.max_tokens}
+                   and (level == 0 or HALVED_FROM * _tokens(ends, parts[i]) > opts.max_tokens)}
             halves = {i: h for i in cut if len(h := _halves(text, ends, parts[i], opts.overlap)) > 1}
             if not halves:
                 break

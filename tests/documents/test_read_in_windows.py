@@ -131,12 +131,12 @@ def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
     assert ends == sorted(ends) and traced.trace.windows[-1].end == len(doc)
 
 
-def test_a_window_too_short_to_hold_a_list_longer_than_the_budget_is_not_halved() -> None:
+def test_a_window_too_short_to_hold_a_list_longer_than_the_budget_is_halved_once_not_again() -> None:
     doc = "Buyer: Ann Lee. Seller: Bob Roe. " + " ".join(f"item{i}." for i in range(200))
     looping = Stub(lambda text: IncompleteOutputError('{"items": ["item', 40) if "item100." in text else names(text))
     traced = read_in_windows(looping, looping.extract_many, Deal, doc, ExtractOptions(overlap=4, max_tokens=600), 60,
                              with_trace=True)  # windows of 60 tokens, a fifth of the answer's budget: a loop
-    assert len(looping.calls) == 1 and len(traced.trace.unread) == 1
+    assert len(looping.calls) == 2 and len(traced.trace.unread) == 1  # read, then its halves, and no more
 
 
 def test_windows_that_stay_cut_are_named_on_the_trace_or_raised_never_refused() -> None:
