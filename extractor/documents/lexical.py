@@ -110,12 +110,6 @@ def terms(schema: dict[str, Any]) -> list[str]:
     return list(found)
 
 
-def field_terms(schema: dict[str, Any]) -> dict[str, list[str]]:
-    """`terms` of each top-level field on its own (its name, title, description and what it holds)."""
-    defs = {k: schema[k] for k in ("$defs", "definitions") if k in schema}
-    return {name: terms({"properties": {name: sub}, **defs}) for name, sub in (schema.get("properties") or {}).items()}
-
-
 def stretch_terms(text: str) -> Counter[str]:
     """The words of one stretch and its `<shape>` terms, each counted."""
     counts = Counter(words(text))
@@ -136,14 +130,9 @@ def spread(counted: Sequence[Counter[str]], query: Sequence[str]) -> float:
     return max(sum(1 for c in counted if c[t]) for t in shapes) / len(counted)
 
 
-def scores(stretches: Sequence[str], query: Sequence[str]) -> list[float]:
-    """BM25 of each stretch for the query's terms, the stretches themselves the collection (a term's weight is how
-    few of them write it)."""
-    return bm25([stretch_terms(s) for s in stretches], query)
-
-
 def bm25(counted: Sequence[Counter[str]], query: Sequence[str]) -> list[float]:
-    """`scores` of stretches whose terms are counted."""
+    """BM25 of each stretch (its terms counted: `stretch_terms`) for the query's terms, the stretches themselves the
+    collection (a term's weight is how few of them write it)."""
     n = len(counted)
     if not n:
         return []

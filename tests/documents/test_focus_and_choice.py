@@ -92,7 +92,7 @@ def test_a_stretch_is_read_where_it_scores_near_the_best(doc: str, everything: b
 
 
 def test_a_text_of_one_window_is_not_scored(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lexical, "scores", lambda *a: pytest.fail("a text read whole was scored"))
+    monkeypatch.setattr(lexical, "stretch_terms", lambda *a: pytest.fail("a text read whole was scored"))
     stub = Stub(card_answers)
     traced = read_in_windows(stub, stub.extract_many, Card, CARD, ExtractOptions(focus=True), 60,
                              with_trace=True)
