@@ -16,7 +16,7 @@ from typing import Any
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 STOP = frozenset("""a an and are as at be by for from if in into is it its of on or that the this to was were with
-without null none not stated given written text value values as any each one own name names yyyy mm dd
+without null none not stated given written text value values any each one own name names yyyy mm dd
 hh iso format e g eg etc""".split())
 """Words a schema's descriptions use about the answer rather than the document ("null if not stated", "as written
 in the text"): never looked for."""
@@ -47,6 +47,8 @@ _FORMATS = {"email": "email", "idn-email": "email", "uri": "url", "iri": "url", 
 
 K1 = 1.2
 B = 0.75
+"""BM25's usual term saturation and length normalization (a term written often counts little more than twice; a
+stretch cut short at the text's end is not favoured)."""
 
 
 def words(text: str) -> list[str]:
