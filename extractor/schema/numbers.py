@@ -77,8 +77,9 @@ def numbers_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     values: dict[str, list[Any]] = {"integer": ints, "number": numbers}
 
     def plain(node: Any, said: str, free: bool) -> bool:
-        return isinstance(node, dict) and node.get("type") in values and not free and \
-            not any(k in node for k in _NAMED) and not ASKS_FORM.search(said) and not COMPUTED.search(said)
+        return isinstance(node, dict) and isinstance(node.get("type"), str) and node["type"] in values and \
+            not free and not any(k in node for k in _NAMED) and not ASKS_FORM.search(said) and \
+            not COMPUTED.search(said)  # (a list of types, `["integer", "null"]`, is left free)
 
     def narrowed(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
         if plain(node, said, free):

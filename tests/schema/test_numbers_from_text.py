@@ -57,6 +57,8 @@ RESUME = "Acme 2017-2019, Globex 2019 - present. BSc 2016."
     (member({"type": "integer"}, "How many jobs are listed"), False),  # a value worked out, not written
     (member({"type": "integer", "x-verbatim": False}), False),
     (member({"type": "string"}), False),
+    (member({"type": ["integer", "null"]}), False),  # a list of types: left free, not a raw TypeError
+    (member({"anyOf": [{"type": ["integer", "string"]}, {"type": "null"}]}), False),
 ])
 def test_which_number_fields_are_narrowed(schema, narrowed):
     assert (numbers_from_text(schema, RESUME) != schema) is narrowed
