@@ -12,7 +12,7 @@ from extractor.errors import ExtractorError
 from extractor.lang import json_terms as jt
 from extractor.lang.dfa import part
 from extractor.lang.pattern import PatternError, compile_pattern
-from extractor.schema.verbatim import ASKS_FORM, counted_set, rewritten
+from extractor.schema.verbatim import ASKS_FORM, free_counted_set, rewritten
 
 QUOTE = 0x22
 _KEPT = ("enum", "const", "format", "minLength", "maxLength", "x-verbatim", "contentEncoding")
@@ -30,8 +30,7 @@ def patterned_from_text(schema: dict[str, Any], text: str) -> dict[str, Any]:
     found: dict[str, bool] = {}
 
     def copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
-        if counted_set(node):  # copies are not counted toward its minItems: its strings stay free
-            node["items"] = {**node["items"], "x-verbatim": False}
+        free_counted_set(node)
         pattern = node.get("pattern")
         if node.get("type") == "string" and isinstance(pattern, str) and not free and \
                 not any(k in node for k in _KEPT) and not ASKS_FORM.search(said):

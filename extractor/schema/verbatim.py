@@ -82,16 +82,18 @@ def _copied(node: dict[str, Any], said: str, free: bool) -> dict[str, Any]:
         node["x-verbatim"] = True
     elif _map(node):  # free keys: a small model invents ever longer ones until the token budget
         node["propertyNames"] = {"type": "string", "x-verbatim": True}
-    elif counted_set(node):  # copies kept apart by value are not counted: the text may hold too few of them
-        node["items"] = {**node["items"], "x-verbatim": False}
+    else:
+        free_counted_set(node)
     return node
 
 
-def counted_set(node: dict[str, Any]) -> bool:
-    """Whether `node` is a set of strings (`uniqueItems`) that must hold two or more: its strings stay free."""
+def free_counted_set(node: dict[str, Any]) -> None:
+    """A set of strings (`uniqueItems`) that must hold two or more keeps its strings free (`"x-verbatim": false`):
+    copies kept apart by value are not counted toward its minItems, and the text may hold too few of them."""
     items, least = node.get("items"), node.get("minItems", 0)
-    return node.get("uniqueItems") is True and isinstance(items, dict) and items.get("type") == "string" and \
-        "x-verbatim" not in items and isinstance(least, int) and least > 1
+    if node.get("uniqueItems") is True and isinstance(items, dict) and items.get("type") == "string" and \
+            "x-verbatim" not in items and isinstance(least, int) and least > 1:
+        node["items"] = {**items, "x-verbatim": False}
 
 
 def _map(node: dict[str, Any]) -> bool:
