@@ -140,8 +140,10 @@ def bm25(counted: Sequence[Counter[str]], query: Sequence[str]) -> list[float]:
         return []
     lengths = [sum(c.values()) for c in counted]
     mean = sum(lengths) / n or 1.0
-    held = Counter(t for c in counted for t in set(c) if t in set(query))
-    weight = {t: math.log(1 + (n - held[t] + 0.5) / (held[t] + 0.5)) for t in held}
+    wanted = set(query)
+    held = Counter(t for c in counted for t in c.keys() & wanted)
+    weight = {t: math.log(1 + (n - held[t] + 0.5) / (held[t] + 0.5)) for t in dict.fromkeys(query) if held[t]}
+    # (summed in the query's order, not a set's: the same scores under every hash seed)
     out = []
     for c, size in zip(counted, lengths):
         norm = K1 * (1 - B + B * size / mean)
