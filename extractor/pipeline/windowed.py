@@ -52,8 +52,9 @@ it is."""
 FOCUS_SHARE = 0.7
 """Share of the best stretch's score a stretch must reach to be read with `focus` (scores: `documents.lexical`,
 BM25 of the target's words and value shapes). Chosen on the dev split's needles (benchmarks/window_signals.py,
-24 documents each inside 40,000 and 200,000 characters of contract text): at 0.7 every buried document has a
-stretch read, and 13 and 37 stretches of contract text in all are read beside them (0.5: 72 and 155)."""
+24 documents each inside 40,000 and 200,000 characters of contract text; results/window_signals_lexical_dev.md):
+at 0.7 every buried document is read, beside 5 and 19 regions of contract text in all (0.5: 19 and 31), while 0.5
+would read 45 of 48 far-apart facts against 33."""
 UNIFORM = 0.5
 """Share of the stretches writing one value shape the target asks for (`lexical.spread`) from which a text is read
 whole with `focus`: it is of the target's kind throughout, its items everywhere (benchmarks/long_lists.py's
@@ -67,9 +68,8 @@ the best region is not where its facts are, and the text is read whole. Chosen o
 needle under it is read whole, as without `focus`)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
-text score near the best (a résumé's words are common in contracts). On the dev split's needles the buried
-document's region ranked first or second of those counted, and far-apart facts read were the same with 3 as with
-every region (benchmarks/window_signals.py)."""
+text score near the best (a résumé's words are common in contracts). On the dev split's needles (an offline check,
+no result file) the buried document's region ranked first or second of those counted."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 KIND_MARGIN: float | None = None
