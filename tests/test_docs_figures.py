@@ -197,6 +197,11 @@ LONG = [
      "stand out enough to be\nread in part", "window_signals_lexical_dev.json",
      [lambda r: _share(r)["far_facts_read"], lambda r: _share(r)["far_facts"],
       lambda r: sum(_peak(t) >= r["peak"] for t in r["contracts"]), lambda r: len(r["contracts"])]),
+    ("one dev needle whose best\nstretch scores {:.1f} times the mean is read whole", "window_signals_lexical_dev.json",
+     [lambda r: _peak(next(c for c in r["needles"] if c["case"] == "receipt-025@40000"))]),
+    ("Under `PEAK` both are read whole: their best\nstretches score {:.2f} and {:.2f} times their mean",
+     "window_signals_lexical_dev0.json", [lambda r: min(_peak(t) for t in r["contracts"]),
+                                          lambda r: max(_peak(t) for t in r["contracts"])]),
     ("{:.3f} at 40,000 characters ({:.3f}×)", "needle_lexical_peak_dev.json",
      ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/f1_ratio"]),
     ("{:.3f} against {:.3f} alone at 40,000 characters ({:.3f}×), in {:.1f} s\nagainst {:.1f} s, and {:.3f} ({:.3f}×) "
