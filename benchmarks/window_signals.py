@@ -42,34 +42,23 @@ SHARES = [0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9]
 """Shares of the best stretch's score tried."""
 
 
-def scored(target: Any, text: str) -> list[dict[str, Any]]:
-    """Every stretch of `text` with its score, as `extract` scores them with `focus`."""
+def scored(target: Any, text: str) -> dict[str, Any]:
+    """Every stretch of `text` with its score, as `extract` scores them with `focus`, the spread of the target's
+    value shapes, the peak, and the regions `extract` reads at each share (`windowed.focus_regions`; the whole
+    text where it reads it whole)."""
     from extractor import ExtractOptions
+    from extractor.documents import lexical
     from extractor.documents.relevant import grid
     from extractor.pipeline.target import Target
-    from extractor.pipeline.windowed import STRETCH, stretch_scores
+    from extractor.pipeline.windowed import STRETCH, focus_regions, stretch_scores
 
     spans = grid(len(text), STRETCH)
-    scores, _ = stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
-    return [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in zip(spans, scores)]
-
-
-def peak(stretches: list[dict[str, Any]]) -> float:
-    """The best stretch's score over the mean of the text's stretches (`windowed.PEAK`)."""
-    scores = [s["score"] for s in stretches]
-    mean = sum(scores) / len(scores) if scores else 0.0
-    return round(max(scores) / mean, 2) if mean > 0 else 0.0
-
-
-def spread(target: Any, text: str) -> float:
-    """The spread of the target's value shapes over the text's stretches (`lexical.spread`)."""
-    from extractor import ExtractOptions
-    from extractor.documents.relevant import grid
-    from extractor.pipeline.target import Target
-    from extractor.pipeline.windowed import STRETCH, stretch_scores
-
-    return round(stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in grid(len(text), STRETCH)])[1],
-                 3)
+    scores, spread = stretch_scores(Target(target, ExtractOptions()), [text[a:b] for a, b in spans])
+    stretches = list(zip(spans, scores))
+    return {"stretches": [{"start": a, "end": b, "score": round(s, 3)} for (a, b), s in stretches],
+            "spread": round(spread, 3), "peak": round(lexical.peak(scores), 2),
+            "regions": {str(share): focus_regions(text, stretches, spread, share) or [[0, len(text)]]
+                        for share in SHARES}}
 
 
 def needles(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -81,11 +70,10 @@ def needles(args: argparse.Namespace) -> list[dict[str, Any]]:
     for case in needle.cases(spec):
         start = time.perf_counter()
         at = case["long"].find(case["alone"])
-        rows = scored(needle.target(case["target"]), case["long"])
-        for row in rows:
+        read = scored(needle.target(case["target"]), case["long"])
+        for row in read["stretches"]:
             row["document"] = row["start"] < at + len(case["alone"]) and row["end"] > at
-        out.append({"case": case["id"], "target": case["target"], "length": case["length"], "stretches": rows,
-                    "spread": spread(needle.target(case["target"]), case["long"]),
+        out.append({"case": case["id"], "target": case["target"], "length": case["length"], **read,
                     "seconds": round(time.perf_counter() - start, 3)})
     return out
 
@@ -104,12 +92,11 @@ def contracts(ex: Any, args: argparse.Namespace) -> list[dict[str, Any]]:
             continue
         starts = [doc["text"].find(p[:200]) for p in parts]
         start = time.perf_counter()
-        rows = scored(NDA, doc["text"])
-        row_spread = spread(NDA, doc["text"])
-        for row in rows:
+        read = scored(NDA, doc["text"])
+        for row in read["stretches"]:
             row["window"] = max(i for i, s in enumerate(starts) if s <= (row["start"] + row["end"]) // 2)
-        out.append({"case": doc["id"], "target": "NDA", "windows": len(parts), "stretches": rows,
-                    "spread": row_spread, "seconds": round(time.perf_counter() - start, 3)})
+        out.append({"case": doc["id"], "target": "NDA", "windows": len(parts), **read,
+                    "seconds": round(time.perf_counter() - start, 3)})
     return out
 
 
@@ -119,8 +106,7 @@ def far_apart(args: argparse.Namespace) -> list[dict[str, Any]]:
 
     docs = [json.loads(line) for line in (Path(__file__).parent / "data" / "far_apart" / f"{args.split}.jsonl").open()]
     return [{"case": d["id"], "target": KINDS[d["kind"]].target.__name__, "facts": d["facts"],
-             "stretches": scored(KINDS[d["kind"]].target, d["text"]), "spread": spread(KINDS[d["kind"]].target, d["text"])}
-            for d in docs[:args.far_apart]]
+             **scored(KINDS[d["kind"]].target, d["text"])} for d in docs[:args.far_apart]]
 
 
 def cut(ex: Any, target: Any, text: str, max_tokens: int, window: int | None) -> list[Any]:
@@ -197,25 +183,8 @@ def kinds_markdown(result: dict[str, Any]) -> str:
 
 
 def read(text: dict[str, Any], share: float) -> list[tuple[int, int]]:
-    """The regions `extract` reads at a share: the whole text where its value shapes spread over it
-    (`windowed.UNIFORM`) or its best stretch does not stand out (`windowed.PEAK`), else around the stretches counted
-    (`relevant.counted`), the best `MAX_REGIONS` of them."""
-    from extractor.documents.relevant import counted
-    from extractor.pipeline.windowed import MAX_REGIONS, PAD, PEAK, UNIFORM
-
-    stretches = text["stretches"]
-    if text["spread"] >= UNIFORM or peak(stretches) < PEAK:
-        return [(0, stretches[-1]["end"])]
-    chosen = set(counted([s["score"] for s in stretches], share))
-    spans = [(max(0, s["start"] - PAD), s["end"] + PAD) for i, s in enumerate(stretches) if i in chosen]
-    out: list[tuple[int, int]] = []
-    for a, b in spans:  # (the regions' ends are not moved to word edges here: at most `WORD` characters apart)
-        if out and a <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], b))
-        else:
-            out.append((a, b))
-    best = sorted(out, key=lambda r: -max(s["score"] for s in stretches if s["start"] < r[1] and s["end"] > r[0]))
-    return sorted(best[:MAX_REGIONS])
+    """The regions `extract` reads of a text at a share (as `scored` recorded them)."""
+    return [(a, b) for a, b in text["regions"][str(share)]]
 
 
 def long_lists(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -233,8 +202,7 @@ def long_lists(args: argparse.Namespace) -> list[dict[str, Any]]:
             first = str(next(iter(item.values())))
             at = text.find(first, at)
             items.append([at, at + len(first)])
-        out.append({"case": name, "target": target.__name__, "items": items, "stretches": scored(target, text),
-                    "spread": spread(target, text)})
+        out.append({"case": name, "target": target.__name__, "items": items, **scored(target, text)})
     return out
 
 
@@ -313,12 +281,12 @@ def markdown(result: dict[str, Any]) -> str:
               f"{max([t['spread'] for t in result['contracts']] or [0])}, long lists "
               + ", ".join(f"{d['case']} {d['spread']}" for d in result["long_lists"]) + ".",
               "", f"Peak (the best stretch's score over the text's mean; read whole under {result['peak']}): "
-              + ", ".join(f"needles at {n:,} {_range([peak(c['stretches']) for c in result['needles'] if c['length'] == n])}"
+              + ", ".join(f"needles at {n:,} {_range([c['peak'] for c in result['needles'] if c['length'] == n])}"
                           for n in lengths)
-              + f", far-apart documents {_range([peak(d['stretches']) for d in result['far_apart']])}, NDA contracts "
-              f"{_range([peak(t['stretches']) for t in result['contracts']])}; read whole for it: "
-              f"{sum(peak(c['stretches']) < result['peak'] for c in result['needles'])} of {len(result['needles'])} "
-              f"needles, {sum(peak(t['stretches']) < result['peak'] for t in result['contracts'])} of "
+              + f", far-apart documents {_range([d['peak'] for d in result['far_apart']])}, NDA contracts "
+              f"{_range([t['peak'] for t in result['contracts']])}; read whole for it: "
+              f"{sum(c['peak'] < result['peak'] for c in result['needles'])} of {len(result['needles'])} "
+              f"needles, {sum(t['peak'] < result['peak'] for t in result['contracts'])} of "
               f"{len(result['contracts'])} contracts.",
               "", f"`FOCUS_SHARE` in this commit: {result['focus_share']}."]
     return "\n".join(lines) + "\n"

@@ -94,9 +94,9 @@ def _share(result: dict[str, Any], share: float | None = None) -> dict[str, Any]
 
 def _peak(text: dict[str, Any]) -> float:
     """window_signals' best stretch score of a text over its mean (as `windowed.PEAK` reads it)."""
-    scores = [s["score"] for s in text["stretches"]]
-    mean = sum(scores) / len(scores)
-    return max(scores) / mean if mean > 0 else 0.0
+    from extractor.documents.lexical import peak
+
+    return peak([s["score"] for s in text["stretches"]])
 
 
 def _needles(result: dict[str, Any]) -> list[dict[str, Any]]:

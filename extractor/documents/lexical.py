@@ -132,6 +132,12 @@ def spread(counted: Sequence[Counter[str]], query: Sequence[str]) -> float:
     return max(sum(1 for c in counted if c[t]) for t in shapes) / len(counted)
 
 
+def peak(scores: Sequence[float]) -> float:
+    """How far the best stretch stands out: its score over the mean of all (0 where none scores above 0)."""
+    mean = sum(scores) / len(scores) if scores else 0.0
+    return max(scores) / mean if mean > 0 else 0.0
+
+
 def bm25(counted: Sequence[Counter[str]], query: Sequence[str]) -> list[float]:
     """BM25 of each stretch (its terms counted: `stretch_terms`) for the query's terms, the stretches themselves the
     collection (a term's weight is how few of them write it)."""

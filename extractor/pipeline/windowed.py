@@ -227,17 +227,12 @@ class _Reading:
         spans = grid(len(text), STRETCH)
         scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])
         self.stretches = list(zip(spans, scores))
-        chosen = counted(scores, FOCUS_SHARE)
-        if len(chosen) == len(spans) or spread >= UNIFORM or max(scores) < PEAK * sum(scores) / len(scores):
+        picked = focus_regions(text, self.stretches, spread)
+        if picked is None:
             return every
-        ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -self.region_score(r))
-        self.regions = sorted(ranked[:MAX_REGIONS])
+        self.regions = picked
         parts = [w for a, b in self.regions for w in _within(text, ends, a, b, size, overlap)]
         return [replace(w, index=j) for j, w in enumerate(parts)]
-
-    def region_score(self, region: tuple[int, int]) -> float:
-        """A region's score: the best of the stretches it overlaps."""
-        return max((s for (a, b), s in self.stretches if a < region[1] and b > region[0]), default=float("-inf"))
 
     def best_first(self, found: dict[int, tuple[Any, Trace, int]]) -> dict[int, tuple[Any, Trace, int]]:
         """With `focus`, a top-level member the best-scored region's windows wrote is taken from them alone: the
@@ -245,7 +240,7 @@ class _Reading:
         left empty, so they neither outvote it in a conflict nor add items to its lists."""
         if len(self.regions) < 2:
             return found
-        a, b = max(self.regions, key=self.region_score)
+        a, b = max(self.regions, key=lambda r: _region_score(self.stretches, r))
         best = {i for i, w in enumerate(self.parts) if a <= w.start < b}
         wrote = {k for v, _, w in found.values() if w in best and isinstance(v, dict) for k, x in v.items()
                  if _written(x)}
@@ -356,6 +351,25 @@ class _Reading:
                             on_attempt=lambda j, a: self.kept(chosen[j], a), progress=False)
         again = _values(results, chosen, first=max(self.found, default=-1) + 1)
         _fill(merged, keys, wanted, again, self.found, self.rank, empty=empty)
+
+
+def focus_regions(text: str, stretches: Sequence[tuple[tuple[int, int], float]], spread: float,
+                  share: float = FOCUS_SHARE) -> list[tuple[int, int]] | None:
+    """What `focus` reads of a text whose stretches were scored (`stretch_scores`): the regions around the stretches
+    scoring at least `share` of the best, the best-scored `MAX_REGIONS` of them in text order; None where the text is
+    read whole (every stretch counts, the target's value shapes stand all through it, `UNIFORM`, or its best
+    stretch does not stand out, `PEAK`)."""
+    spans, scores = [s for s, _ in stretches], [x for _, x in stretches]
+    chosen = counted(scores, share)
+    if len(chosen) == len(spans) or spread >= UNIFORM or lexical.peak(scores) < PEAK:
+        return None
+    ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -_region_score(stretches, r))
+    return sorted(ranked[:MAX_REGIONS])
+
+
+def _region_score(stretches: Sequence[tuple[tuple[int, int], float]], region: tuple[int, int]) -> float:
+    """A region's score: the best of the stretches it overlaps."""
+    return max((s for (a, b), s in stretches if a < region[1] and b > region[0]), default=float("-inf"))
 
 
 def stretch_scores(target: Target, texts: list[str]) -> tuple[list[float], float]:
