@@ -19,8 +19,9 @@ field of a document) and at most `--short-false` answerable short texts. Tune on
 target alone (`extract[min_relevance=-1000000000]`, and its `strip=true` variant: targets without descriptions),
 so there is an answer to judge for every document. Each answer is traced against its text; the decision is then
 refuse where score < min_relevance, or where score < doubtful and at least max_unfounded of the answer's
-identifying values (refusing.identifying) are found nowhere in the text. The three are chosen together over a
-grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
+identifying values (refusing.identifying) are found nowhere in the text, or (with require_values) where score <
+doubtful and the text writes no value of any kind the target asks for (refusing.before_decoding). The four are
+chosen together over a grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
 answerable documents, and among rules of equal F1 the one refusing the most no-answer short texts.
 
 Scoring a split reads every text after 22 announcements, hours of a shared CPU: `--enough X` reads as `extract` does
@@ -100,8 +101,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--answers", type=Path, default=None,
                         help="a quality.py result of this split decoded under the target alone: choose the answer "
                              "check too")
-    parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED",
-                        help="with --answers: report this rule instead of choosing one (for the test split)")
+    parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED[,REQUIRE_VALUES]",
+                        help="with --answers: report this rule instead of choosing one (for the test split); "
+                             "REQUIRE_VALUES 1 or 0 (default 0)")
     args = parser.parse_args(argv)
 
     docs = corpus(args.split, args.sets.split(","), args.limit, args.targets.split(",") if args.targets else None)
@@ -167,11 +169,33 @@ def unfounded_shares(outcomes: dict[str, Any], docs: list[dict[str, Any]]) -> di
     return out
 
 
-def rule_rates(rows: list[tuple[float, float | None, bool]], rule: tuple[float, float, float]) -> dict[str, Any]:
-    """Refusal figures of a rule over (score, unfounded share, no answer) rows."""
-    low, doubtful, share = rule
-    refused = [(s < low or (s < doubtful and u is not None and u >= share), no) for s, u, no in rows]
-    return {"rule": {"min_relevance": low, "doubtful": doubtful, "max_unfounded": share}, **figures(refused)}
+def valueless(doc: dict[str, Any]) -> bool:
+    """Whether the document's text writes no value of any kind its target asks for (refusing.unwritten): what
+    `require_values` refuses where the relevance is doubtful."""
+    import schemas
+    from extractor.pipeline.refusing import unwritten
+    from extractor.schema import json_schema
+
+    target = doc["target"]
+    return bool(unwritten(target if isinstance(target, dict) else json_schema(getattr(schemas, target)), doc["text"]))
+
+
+Rule = tuple[float, float, float, bool]
+"""(min_relevance, doubtful, max_unfounded, require_values)."""
+
+
+def refuses(rule: Rule, score: float, unfounded: float | None, without_values: bool) -> bool:
+    """Whether a rule refuses a document, before decoding or after it (`extract`'s decision)."""
+    low, doubtful, share, values = rule
+    return score < low or (score < doubtful and ((unfounded is not None and unfounded >= share)
+                                                 or (values and without_values)))
+
+
+def rule_rates(rows: list[tuple[float, float | None, bool, bool]], rule: Rule) -> dict[str, Any]:
+    """Refusal figures of a rule over (score, unfounded share, writes no value asked for, no answer) rows."""
+    refused = [(refuses(rule, s, u, v), no) for s, u, v, no in rows]
+    return {"rule": {"min_relevance": rule[0], "doubtful": rule[1], "max_unfounded": rule[2],
+                     "require_values": rule[3]}, **figures(refused)}
 
 
 def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[str, Any],
@@ -180,38 +204,43 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
     labeled set's documents; a threshold must also keep the answerable short texts (at most `--short-false`
     refused), whose answers are not decoded here."""
     scores = {r["id"]: (r["score"], r["no_answer"]) for r in rows}
-    short = [(r["score"], r["no_answer"]) for r in rows if r.get("set") == "short"]
+    bare = {d["id"]: valueless(d) for d in docs}
+    short = [(r["score"], None, bare[r["id"]], r["no_answer"]) for r in rows if r.get("set") == "short"]
     docs = [d for d in docs if d["set"] != "short"]
     per_method = {}
     for name, outcomes in run["outcomes"].items():
         shares = unfounded_shares(outcomes, docs)
-        per_method[name] = [(scores[d["id"]][0], shares[d["id"]], scores[d["id"]][1]) for d in docs]
+        per_method[name] = [(scores[d["id"]][0], shares[d["id"]], bare[d["id"]], scores[d["id"]][1]) for d in docs]
     everything = [row for method_rows in per_method.values() for row in method_rows]
     if args.rule:
-        chosen = rule_rates(everything, tuple(float(x) for x in args.rule.split(",")))
+        given = args.rule.split(",")
+        chosen = rule_rates(everything, (*map(float, given[:3]), len(given) > 3 and given[3] == "1"))
     else:
-        lows = sorted({round(s, 3) for s, _, _ in everything})
+        lows = sorted({round(s, 3) for s, _, _, _ in everything})
         exact = _exact_below(args.scores)
-        candidates = [(low, d, u) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
-                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED if low <= exact and d <= exact]
-        candidates = [c for c in candidates if sum(s < c[0] and not no for s, no in short) <= args.short_false]
-        allowed = [r for r in map(lambda c: rule_rates(everything, c), candidates)
+        candidates = [(low, d, u, v) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
+                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED for v in (False, True)
+                      if low <= exact and d <= exact]
+        counted = {c: figures([(refuses(c, *row[:3]), row[3]) for row in short]) for c in candidates}
+        candidates = [c for c in candidates if round((counted[c]["false_refusal_rate"] or 0)
+                                                     * sum(not no for *_, no in short)) <= args.short_false]
+        allowed = [(c, r) for c, r in ((c, rule_rates(everything, c)) for c in candidates)
                    if (r["false_refusal_rate"] or 0) <= args.max_false]
-        refused_short = {c[0]: sum(s < c[0] and no for s, no in short) for c in candidates}
-        chosen = max(allowed, key=lambda r: (r["f1"] or 0, refused_short[r["rule"]["min_relevance"]],
-                                             -r["rule"]["doubtful"], -r["rule"]["min_relevance"]))
+        _, chosen = max(allowed, key=lambda cr: (cr[1]["f1"] or 0, counted[cr[0]]["recall"] or 0,
+                                                 -cr[0][1], -cr[0][0], -cr[0][3]))
     rule = tuple(chosen["rule"].values())
-    screen_only = (rule[0], -1e9, 1.0)
+    screen_only = (rule[0], -1e9, 1.0, False)
     return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
             "scores": ", ".join(map(str, args.scores)) if args.scores else "computed here",
             "scores_commit": json.loads(args.scores[0].read_text())["commit"] if args.scores else None,
             "model": args.model or "embedded SmolLM2-135M-Instruct", "max_false_refusal_rate": args.max_false,
             "chosen": chosen, "given": bool(args.rule), "limit": args.limit,
-            "short": rates(short, rule[0]) if short else None,
+            "short": {"threshold": rule[0], **figures([(refuses(rule, *row[:3]), row[3]) for row in short])}
+            if short else None,
             "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
                            for name, r in per_method.items()},
-            "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "no_answer": no}
-                                 for d, (s, u, no) in zip(docs, r)] for name, r in per_method.items()}}
+            "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "writes_no_value": v, "no_answer": no}
+                                 for d, (s, u, v, no) in zip(docs, r)] for name, r in per_method.items()}}
 
 
 def _exact_below(paths: list[Path] | None) -> float:
@@ -235,7 +264,9 @@ def _answers_markdown(result: dict[str, Any]) -> str:
                 else ""), "",
              f"Rule {'given' if result['given'] else 'chosen (best F1, answerable refused at most ' + cell(result['max_false_refusal_rate']) + ')'}"
              f": refuse below relevance **{rule['min_relevance']:.3f}**, or below **{rule['doubtful']:g}** where at "
-             f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text.", "",
+             f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text"
+             + (" or the text writes no value of any kind the target asks for (`require_values`)"
+                if rule.get("require_values") else "") + ".", "",
              "| answers | decision | precision | recall | F1 | answerable refused |", "|---|---|---:|---:|---:|---:|"]
     for name, figures in result["per_method"].items():
         for label, r in (("screen only", figures["screen_only"]), ("screen + trace", figures["rule"])):
@@ -245,7 +276,8 @@ def _answers_markdown(result: dict[str, Any]) -> str:
 
 
 def _short_lines(result: dict[str, Any]) -> list[str]:
-    """The short texts' figures at the threshold (the screen alone: their answers are not decoded)."""
+    """The short texts' figures at the threshold, and where the rule has it `require_values` (their answers are not
+    decoded, so the trace's check does not apply)."""
     r = result.get("short")
     if not r:
         return []
@@ -256,7 +288,9 @@ def _short_lines(result: dict[str, Any]) -> list[str]:
     def cell(v: Any) -> str:
         return "–" if v is None else f"{v:.3f}"
 
-    return ["", f"Short texts{kept} at relevance {r['threshold']}: answerable refused "
+    values = result.get("chosen", {}).get("rule", {}).get("require_values")
+    also = f" and, below {result['chosen']['rule']['doubtful']:g}, writing no value asked for" if values else ""
+    return ["", f"Short texts{kept} at relevance {r['threshold']}{also}: answerable refused "
             f"{cell(r['false_refusal_rate'])}, refusal precision {cell(r['precision'])}, recall {cell(r['recall'])} "
             f"(AUC {result.get('short_auc') or '–'})."]
 

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from extractor.lang.written import readings
+
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 STOP = frozenset("""a an and are as at be by for from if in into is it its of on or that the this to was were with
@@ -110,6 +112,25 @@ def terms(schema: dict[str, Any]) -> list[str]:
 
     walk(schema)
     return list(found)
+
+
+def asked(schema: dict[str, Any]) -> tuple[str, ...]:
+    """The value shapes the target's fields ask for (`terms`' `<shape>` terms), by name, in the schema's order."""
+    return tuple(t[1:-1] for t in terms(schema) if t.startswith("<"))
+
+
+_READ = (("date", {"date", "day", "month"}), ("year", {"date", "month"}), ("time", {"time"}))
+"""The meanings of the library's reader (`lang.written`) that write a date, a year or a time."""
+
+
+def writes(text: str, shapes: Sequence[str]) -> frozenset[str]:
+    """Which of `shapes` the text writes anywhere: by their patterns, and dates, years and times also as the grammar
+    and the trace read them (`lang.written`: a calendar's `20260302T094500`, `10. April 2026`)."""
+    found = {s for s in shapes if s in SHAPES and SHAPES[s].search(text)}
+    if any(s in shapes and s not in found for s, _ in _READ):
+        meant = {m[0] for _, _, m in readings(text)}
+        found |= {s for s, kinds in _READ if s in shapes and meant & kinds}
+    return frozenset(found)
 
 
 def stretch_terms(text: str) -> Counter[str]:

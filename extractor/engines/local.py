@@ -127,7 +127,8 @@ class TransformersEngine:
     def screens(self, target: Target, texts: Sequence[str], opts: ExtractOptions) -> list[Screened | None]:
         """The relevance screen's reading of each text, where a refusal branch is offered and the screen is on:
         read as far as `min_relevance` needs (the target's own rows alone where they clear it); where answers are
-        checked and the reading is below DOUBTFUL, the rest is read only for an answer the trace would refuse."""
+        checked, or a text writing no value the target asks for may be refused, and the reading is below DOUBTFUL, the
+        rest is read only where that decision needs it."""
         if opts.refusal_model is None or opts.min_relevance is None:
             return [None] * len(texts)
         from extractor.decode.relevance import likeliest, score
@@ -138,7 +139,8 @@ class TransformersEngine:
         for text in texts:
             value = score(self.lm, spec, text, enough=opts.min_relevance)
             kind = likeliest(self.lm, spec, text) if value < opts.min_relevance and isinstance(schema, dict) else None
-            doubtful = opts.max_unfounded is not None and opts.min_relevance <= value < DOUBTFUL
+            decides = opts.max_unfounded is not None or opts.require_values
+            doubtful = decides and opts.min_relevance <= value < DOUBTFUL
             readings.append(Screened(value, target.title, kind, partial(score, self.lm, spec, text) if doubtful
                                      else None))
         return readings

@@ -16,7 +16,7 @@ from extractor.pipeline.grounding import Grounding
 from extractor.pipeline.inputs import nonempty
 from extractor.pipeline.options import ExtractOptions
 from extractor.pipeline.outcome import Cut, Invalid, outcome, returned
-from extractor.pipeline.refusing import Screened, checks_answer, judged, screened_out
+from extractor.pipeline.refusing import Screened, before_decoding, checks_answer, judged
 from extractor.schema import Refusal
 from extractor.pipeline.target import Target
 from extractor.tracing import Trace
@@ -98,9 +98,12 @@ class Pipeline:
             return
         for doc, screen in zip(docs, self.engine.screens(self.target, [d.text for d in docs], self.opts)):
             doc.screen = screen
-            if screen is not None and screen.score < self.opts.min_relevance and self.opts.refusal_model is Refusal:
-                declined = Refusal(error=screened_out(screen, self.opts.min_relevance))
-                doc.result = returned(declined, Trace(), [], self.with_trace, False)
+            if screen is None or self.opts.refusal_model is not Refusal:
+                continue
+            reason = before_decoding(screen, self.target.schema, doc.text, self.opts.min_relevance,
+                                     self.opts.require_values)
+            if reason is not None:
+                doc.result = returned(Refusal(error=reason), Trace(), [], self.with_trace, False)
 
     def grammar(self, doc: Document) -> Any:
         """The grammar the document is decoded with: target and refusal, or after the screen, one of them."""

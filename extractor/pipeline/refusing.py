@@ -1,5 +1,6 @@
-"""Whether the text holds an answer at all, decided twice: before decoding by the relevance screen's score, and
-after it by what the answer's trace says (identifying values found nowhere in the text mean the model made the
+"""Whether the text holds an answer at all, decided twice: before decoding by the relevance screen's score (and,
+where that is doubtful, by whether the text writes any kind of value the target asks for), and after it by what the
+answer's trace says (identifying values found nowhere in the text mean the model made the
 answer up). A refusal made here says why, in words a log reader can use."""
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from extractor.documents.lexical import asked, writes
 from extractor.pipeline.calibration import DOUBTFUL
 from extractor.pipeline.grounding import key, schema_ir, unescape
 from extractor.schema import Refusal, ir
@@ -76,6 +78,41 @@ def judged(result: Any, found: Trace | None, screen: Screened | None, target: An
         return result, found
     reason = declines(screen, found, schema_ir(key(target)), opts.max_unfounded)
     return (Refusal(error=reason), Trace()) if reason else (result, found)
+
+
+def before_decoding(screen: Screened, schema: Any, text: str, min_relevance: float, require_values: bool) -> str | None:
+    """Why a text is refused before anything is decoded (None: it is decoded): it does not read as the target
+    (below `min_relevance`), or, with `require_values`, its relevance is doubtful (below DOUBTFUL) and it writes no
+    value of any kind the target asks for (`unwritten`)."""
+    if screen.score < min_relevance:
+        return screened_out(screen, min_relevance)
+    if not require_values or screen.score >= DOUBTFUL:
+        return None
+    wanted = unwritten(schema, text)
+    if not wanted or (relevance := screen.whole()) >= DOUBTFUL:
+        return None
+    named = [SHAPE_NAMES.get(s, s) for s in wanted]
+    either = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
+    return (f"no {screen.title} in the text: it writes no {either}, the kinds of value its fields ask for, and does "
+            f"not read plainly as one (relevance {relevance:.1f}, below {DOUBTFUL:g})")
+
+
+def unwritten(schema: Any, text: str) -> tuple[str, ...]:
+    """The kinds of value the target's fields ask for (`documents.lexical`'s shapes: an amount and a date for a
+    receipt, an e-mail address and a phone number for a contact card), where the text writes none of them; () where
+    it writes one, the target asks for none, or the text is a fragment."""
+    wanted = asked(schema) if isinstance(schema, dict) and len(text) >= FRAGMENT else ()
+    return () if not wanted or writes(text, wanted) else wanted
+
+
+FRAGMENT = 200
+"""Characters under which a text is a fragment (a sentence or two), left to the screen's score alone by
+`require_values`: a fragment may name a target without any value its optional fields ask for ("Maria Lopez, 34,
+joined the lab in March ..." as a `Person` with an optional e-mail address). Every short text of
+benchmarks/data/short is at most 114 characters long, every labeled document of benchmarks/data/quality at least 182."""
+
+SHAPE_NAMES = {"email": "e-mail address", "url": "web address", "phone": "phone number"}
+"""The value shapes in a refusal's words (the others are their own names: amount, date, year, time)."""
 
 
 def screened_out(screen: Screened, min_relevance: float) -> str:

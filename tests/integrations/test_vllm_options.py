@@ -30,7 +30,8 @@ def documented() -> dict[str, Any]:
     return {key: json.loads(default) for key, default in rows}
 
 
-OTHER = {"refusal": True, "layout": "pretty", "guards": False, "min_relevance": -1.0, "max_unfounded": 0.5}
+OTHER = {"refusal": True, "layout": "pretty", "guards": False, "min_relevance": -1.0, "max_unfounded": 0.5,
+         "require_values": False}
 """A value other than the default for each option: a documented option missing here fails the walk."""
 
 
@@ -60,6 +61,7 @@ def test_null_turns_the_decision_off(key: str) -> None:
 REFUSED = [
     ({"refusal": "yes"}, "refusal takes true or false"),
     ({"guards": 1}, "guards takes true or false"),
+    ({"require_values": "no"}, "require_values takes true or false"),
     ({"layout": "wavy"}, "layout"),
     ({"min_relevance": "low"}, "min_relevance takes a finite number"),
     ({"min_relevance": float("nan")}, "min_relevance takes a finite number"),
@@ -118,7 +120,8 @@ def test_guards_are_built_only_where_asked() -> None:
 TEXT = "Bob Smith is 42."
 
 
-def _serve(options: dict[str, Any], score: float, answer: dict[str, Any], monkeypatch) -> tuple[list[Any], str]:
+def _serve(options: dict[str, Any], score: float, answer: dict[str, Any], monkeypatch,
+           schema: dict[str, Any] = PERSON, text: str = TEXT) -> tuple[list[Any], str]:
     """(the requests the engine was asked to decode, the reply's content) for one chat request."""
     pytest.importorskip("vllm", reason="vLLM is not installed here: `make test-vllm` installs it")
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
@@ -139,8 +142,8 @@ def _serve(options: dict[str, Any], score: float, answer: dict[str, Any], monkey
 
     monkeypatch.setattr(server, "_screen", screen)
     server.patch(Engine)
-    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": TEXT}], response_format={
-        "type": "json_schema", "json_schema": {"name": "p", "schema": with_options(PERSON, refusal=True, **options)}})
+    request = ChatCompletionRequest(model="m", messages=[{"role": "user", "content": text}], response_format={
+        "type": "json_schema", "json_schema": {"name": "p", "schema": with_options(schema, refusal=True, **options)}})
     reply = asyncio.run(Engine().create_chat_completion(request))
     return decoded, reply.choices[0].message.content
 
@@ -164,3 +167,20 @@ def test_max_unfounded_is_the_share_of_unfounded_values_that_refuses_a_doubtful_
     assert "1 of its 2 identifying values are found nowhere" in json.loads(content)["error"]
     _, content = _serve({"max_unfounded": None}, -3.0, {"name": "Zed", "age": 7}, monkeypatch)
     assert json.loads(content) == {"name": "Zed", "age": 7}
+
+
+CONTACT = {"type": "object", "title": "Contact", "properties": {"name": {"type": "string"},
+           "email": {"type": "string", "format": "email"}}, "required": ["name", "email"]}
+
+
+def test_require_values_refuses_a_doubtful_message_that_writes_no_value_of_a_kind_asked(monkeypatch) -> None:
+    found = {"name": "Bob Smith", "email": "bob@example.com"}
+    long = " ".join([TEXT] + ["He has worked in logistics for twenty years and coaches the local football team."] * 3)
+    decoded, content = _serve({}, -3.0, found, monkeypatch, CONTACT, long)  # writes no e-mail address
+    assert decoded == [] and json.loads(content)["error"].startswith("no Contact in the text: it writes no e-mail")
+    decoded, _ = _serve({"require_values": False}, -3.0, found, monkeypatch, CONTACT, long)
+    assert len(decoded) == 1
+    decoded, _ = _serve({}, 1.0, found, monkeypatch, CONTACT, long)  # not doubtful: decoded
+    assert len(decoded) == 1
+    decoded, _ = _serve({}, -3.0, found, monkeypatch, CONTACT)  # a fragment: the score alone decides
+    assert len(decoded) == 1

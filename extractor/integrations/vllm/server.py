@@ -1,7 +1,8 @@
 """The refusal decision on vLLM's OpenAI-compatible server, as `extract` makes it: a chat request whose
 `response_format` schema asks for the refusal branch (`"x-extractor": {"refusal": true}`) has its last user message
-screened first (the relevance screen, read off the engine's prompt log-probabilities). Below `min_relevance` the
-reply is a refusal saying why, and nothing is decoded; otherwise the target alone is decoded, and an answer of
+screened first (the relevance screen, read off the engine's prompt log-probabilities). Below `min_relevance`, or
+of doubtful relevance and writing no kind of value the schema asks for (`require_values`), the reply is a refusal
+saying why, and nothing is decoded; otherwise the target alone is decoded, and an answer of
 doubtful relevance whose identifying values the message holds nowhere is replaced by a refusal saying so. A
 streamed request gets the screen's choice of schema only (a streamed answer cannot be taken back)."""
 
@@ -15,7 +16,7 @@ from extractor.decode.relevance import KINDS, SCREEN_TOKENS, announcements, comb
 from extractor.pipeline.grounding import key, schema_ir
 from extractor.integrations.vllm.spec import OPTIONS_KEY, Spec, with_options
 from extractor.pipeline.calibration import DOUBTFUL
-from extractor.pipeline.refusing import Screened, declines, screened_out, title
+from extractor.pipeline.refusing import Screened, before_decoding, declines, title
 from extractor.tracing import trace
 
 
@@ -33,9 +34,10 @@ def patch(serving: Any) -> None:
             return await original(self, request, raw_request)
         schema, spec = plan
         screen = await _screen(self, schema, text)
-        refused = screen.score < low
+        reason = before_decoding(screen, schema, text, low, spec.require_values)
+        refused = reason is not None
         if refused and not request.stream:
-            return _reply(request, {"error": screened_out(screen, low)})
+            return _reply(request, {"error": reason})
         chosen = _with_schema(request, _decline_schema(spec) if refused else with_options(
             schema, refusal=False, layout=spec.layout, guards=spec.guards))
         response = await original(self, chosen, raw_request)

@@ -29,7 +29,7 @@ from extractor.tokens import Vocabulary
 OPTIONS_KEY = "x-extractor"
 """Root key of a schema holding extractor's options: {"refusal": bool, "layout": "pretty" | "compact" | ...,
 "guards": bool}, and for the server's refusal decision (server.py) "min_relevance" and "max_unfounded" (numbers or
-null, as in `ExtractOptions`)."""
+null) and "require_values" (bool), as in `ExtractOptions`."""
 
 SERVED_LAYOUT = "compact"
 """A served request's whitespace when it names none: what clients of vLLM's other backends get (no newlines
@@ -39,7 +39,7 @@ TAG_LAYOUT = "spaced"
 """The whitespace of a structural tag's JSON contents: `{"a": 1, "b": [1, 2]}`, as the tool-call envelopes vLLM
 builds write theirs (`{"name": "get_weather", "arguments": `), so a call's arguments read like its envelope."""
 
-_OPTION_NAMES = ("refusal", "layout", "guards", "min_relevance", "max_unfounded")
+_OPTION_NAMES = ("refusal", "layout", "guards", "min_relevance", "max_unfounded", "require_values")
 """The keys `OPTIONS_KEY` takes, each a keyword of `with_options` and a field of `Spec` (docs/vllm.md lists them)."""
 
 
@@ -66,6 +66,9 @@ class Spec:
     max_unfounded: float | None = MAX_UNFOUNDED
     """With `refusal`, on the OpenAI server: the share of unfounded identifying values that refuses a doubtful
     answer (server.py); None: never."""
+    require_values: bool = True
+    """With `refusal`, on the OpenAI server: a message of doubtful relevance writing no value of any kind the
+    schema's fields ask for is refused before decoding (server.py, as `ExtractOptions.require_values`)."""
 
     @classmethod
     def parse(cls, kind: str, text: str | dict[str, Any] | None) -> Spec:
@@ -146,11 +149,11 @@ def _json(text: str) -> Any:
 
 def with_options(schema: dict[str, Any], *, refusal: bool = False, layout: str = SERVED_LAYOUT,
                  guards: bool = True, min_relevance: float | None = MIN_RELEVANCE,
-                 max_unfounded: float | None = MAX_UNFOUNDED) -> dict[str, Any]:
+                 max_unfounded: float | None = MAX_UNFOUNDED, require_values: bool = True) -> dict[str, Any]:
     """The schema with extractor's options in it, for a request to a server running the extractor backend;
     ValueError names an option the server would refuse."""
     options = {"refusal": refusal, "layout": layout, "guards": guards, "min_relevance": min_relevance,
-               "max_unfounded": max_unfounded}
+               "max_unfounded": max_unfounded, "require_values": require_values}
     _options(options)
     return {**schema, OPTIONS_KEY: options}
 
@@ -161,8 +164,9 @@ def _options(options: Any) -> dict[str, Any]:
         raise ValueError(f"{OPTIONS_KEY!r} takes an object with keys {list(_OPTION_NAMES)}, not {options!r}")
     out = {"refusal": options.get("refusal", False), "layout": options.get("layout", SERVED_LAYOUT),
            "guards": options.get("guards", True), "min_relevance": options.get("min_relevance", MIN_RELEVANCE),
-           "max_unfounded": options.get("max_unfounded", MAX_UNFOUNDED)}
-    for name in ("refusal", "guards"):
+           "max_unfounded": options.get("max_unfounded", MAX_UNFOUNDED),
+           "require_values": options.get("require_values", True)}
+    for name in ("refusal", "guards", "require_values"):
         if not isinstance(out[name], bool):
             raise ValueError(f"{OPTIONS_KEY}.{name} takes true or false, not {out[name]!r}")
     if not isinstance(out["layout"], str):
