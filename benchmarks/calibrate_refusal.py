@@ -19,9 +19,9 @@ field of a document) and at most `--short-false` answerable short texts. Tune on
 target alone (`extract[min_relevance=-1000000000]`, and its `strip=true` variant: targets without descriptions),
 so there is an answer to judge for every document. Each answer is traced against its text; the decision is then
 refuse where score < min_relevance, or where score < doubtful and at least max_unfounded of the answer's
-identifying values (refusing.identifying) are found nowhere in the text, or (with require_values) where score <
-doubtful and the text writes no value of any kind the target asks for (refusing.before_decoding). The four are
-chosen together over a grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
+identifying values (refusing.identifying) are found nowhere in the text, or where score < valueless and the text
+writes no value of any kind the target asks for (refusing.unwritten; `require_values`). The four are chosen
+together over a grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
 answerable documents, and among rules of equal F1 the one refusing the most no-answer short texts.
 
 Scoring a split reads every text after 22 announcements, hours of a shared CPU: `--enough X` reads as `extract` does
@@ -101,9 +101,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--answers", type=Path, default=None,
                         help="a quality.py result of this split decoded under the target alone: choose the answer "
                              "check too")
-    parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED[,REQUIRE_VALUES]",
+    parser.add_argument("--rule", default=None, metavar="MIN,DOUBTFUL,MAX_UNFOUNDED[,VALUELESS]",
                         help="with --answers: report this rule instead of choosing one (for the test split); "
-                             "REQUIRE_VALUES 1 or 0 (default 0)")
+                             "without VALUELESS no text is refused for writing no value asked for")
     args = parser.parse_args(argv)
 
     docs = corpus(args.split, args.sets.split(","), args.limit, args.targets.split(",") if args.targets else None)
@@ -137,6 +137,8 @@ def corpus(split: str, sets: list[str], limit: int | None = None,
     """The labeled set's documents and the short texts of a split, each with its target (a schema name, or the
     short text's own bare schema) and its set."""
     docs = documents(split, targets, None, ["generated"])[:limit] if "generated" in sets else []
+    if "real" in sets:  # answerable real documents: a rule refusing them for writing no value asked is not chosen
+        docs += [{**d, "set": "real"} for d in documents(split, None, limit, ["receipts", "resumes", "nda"])]
     if "short" in sets:
         lines = SHORT.read_text(encoding="utf-8").splitlines()
         docs += [{"id": d["id"], "target": d["schema"], "text": d["text"], "gold": {} if d["answerable"] else None,
@@ -180,22 +182,23 @@ def valueless(doc: dict[str, Any]) -> bool:
     return bool(unwritten(target if isinstance(target, dict) else json_schema(getattr(schemas, target)), doc["text"]))
 
 
-Rule = tuple[float, float, float, bool]
-"""(min_relevance, doubtful, max_unfounded, require_values)."""
+Rule = tuple[float, float, float, float | None]
+"""(min_relevance, doubtful, max_unfounded, valueless: None where no text is refused for writing no value)."""
+GRID_VALUELESS = (None, -2.0, -1.0, 0.0)
 
 
 def refuses(rule: Rule, score: float, unfounded: float | None, without_values: bool) -> bool:
     """Whether a rule refuses a document, before decoding or after it (`extract`'s decision)."""
-    low, doubtful, share, values = rule
-    return score < low or (score < doubtful and ((unfounded is not None and unfounded >= share)
-                                                 or (values and without_values)))
+    low, doubtful, share, valueless_below = rule
+    return score < low or (score < doubtful and unfounded is not None and unfounded >= share) or \
+        (valueless_below is not None and score < valueless_below and without_values)
 
 
 def rule_rates(rows: list[tuple[float, float | None, bool, bool]], rule: Rule) -> dict[str, Any]:
     """Refusal figures of a rule over (score, unfounded share, writes no value asked for, no answer) rows."""
     refused = [(refuses(rule, s, u, v), no) for s, u, v, no in rows]
     return {"rule": {"min_relevance": rule[0], "doubtful": rule[1], "max_unfounded": rule[2],
-                     "require_values": rule[3]}, **figures(refused)}
+                     "valueless": rule[3]}, **figures(refused)}
 
 
 def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[str, Any],
@@ -206,7 +209,8 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
     scores = {r["id"]: (r["score"], r["no_answer"]) for r in rows}
     bare = {d["id"]: valueless(d) for d in docs}
     short = [(r["score"], None, bare[r["id"]], r["no_answer"]) for r in rows if r.get("set") == "short"]
-    docs = [d for d in docs if d["set"] != "short"]
+    real = [(r["score"], bare[r["id"]]) for r in rows if r.get("set") == "real" and r["id"] in bare]
+    docs = [d for d in docs if d["set"] not in ("short", "real")]
     per_method = {}
     for name, outcomes in run["outcomes"].items():
         shares = unfounded_shares(outcomes, docs)
@@ -214,22 +218,23 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
     everything = [row for method_rows in per_method.values() for row in method_rows]
     if args.rule:
         given = args.rule.split(",")
-        chosen = rule_rates(everything, (*map(float, given[:3]), len(given) > 3 and given[3] == "1"))
+        chosen = rule_rates(everything, (*map(float, given[:3]), float(given[3]) if len(given) > 3 else None))
     else:
         lows = sorted({round(s, 3) for s, _, _, _ in everything})
         exact = _exact_below(args.scores)
         candidates = [(low, d, u, v) for low in [*((a + b) / 2 for a, b in zip(lows, lows[1:])), -1e9]
-                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED for v in (False, True)
-                      if low <= exact and d <= exact]
+                      for d in GRID_DOUBTFUL for u in GRID_UNFOUNDED for v in GRID_VALUELESS
+                      if low <= exact and d <= exact and (v is None or v <= exact)]
         counted = {c: figures([(refuses(c, *row[:3]), row[3]) for row in short]) for c in candidates}
         candidates = [c for c in candidates if round((counted[c]["false_refusal_rate"] or 0)
-                                                     * sum(not no for *_, no in short)) <= args.short_false]
+                                                     * sum(not no for *_, no in short)) <= args.short_false
+                      and not any(refuses(c, score, None, v) and score >= c[0] for score, v in real)]
         allowed = [(c, r) for c, r in ((c, rule_rates(everything, c)) for c in candidates)
                    if (r["false_refusal_rate"] or 0) <= args.max_false]
         _, chosen = max(allowed, key=lambda cr: (cr[1]["f1"] or 0, counted[cr[0]]["recall"] or 0,
-                                                 -cr[0][1], -cr[0][0], -cr[0][3]))
+                                                 -cr[0][1], -cr[0][0], -(cr[0][3] if cr[0][3] is not None else -1e9)))
     rule = tuple(chosen["rule"].values())
-    screen_only = (rule[0], -1e9, 1.0, False)
+    screen_only = (rule[0], -1e9, 1.0, None)
     return {"commit": commit(), "split": args.split, "answers": str(args.answers), "answers_commit": run["commit"],
             "scores": ", ".join(map(str, args.scores)) if args.scores else "computed here",
             "scores_commit": json.loads(args.scores[0].read_text())["commit"] if args.scores else None,
@@ -237,6 +242,9 @@ def answers(rows: list[dict[str, Any]], docs: list[dict[str, Any]], run: dict[st
             "chosen": chosen, "given": bool(args.rule), "limit": args.limit,
             "short": {"threshold": rule[0], **figures([(refuses(rule, *row[:3]), row[3]) for row in short])}
             if short else None,
+            "real": {"documents": len(real), "writing_no_value": sum(v for _, v in real),
+                     "refused_for_it": sum(refuses(rule, s, None, v) and s >= rule[0] for s, v in real)}
+            if real else None,
             "per_method": {name: {"rule": rule_rates(r, rule), "screen_only": rule_rates(r, screen_only)}
                            for name, r in per_method.items()},
             "documents": {name: [{"id": d["id"], "score": s, "unfounded": u, "writes_no_value": v, "no_answer": no}
@@ -265,8 +273,8 @@ def _answers_markdown(result: dict[str, Any]) -> str:
              f"Rule {'given' if result['given'] else 'chosen (best F1, answerable refused at most ' + cell(result['max_false_refusal_rate']) + ')'}"
              f": refuse below relevance **{rule['min_relevance']:.3f}**, or below **{rule['doubtful']:g}** where at "
              f"least **{rule['max_unfounded']}** of the identifying values are found nowhere in the text"
-             + (" or the text writes no value of any kind the target asks for (`require_values`)"
-                if rule.get("require_values") else "") + ".", "",
+             + (f", or below **{rule['valueless']:g}** where the text writes no value of any kind the target asks for"
+                f" (`require_values`)" if rule.get("valueless") is not None else "") + ".", "",
              "| answers | decision | precision | recall | F1 | answerable refused |", "|---|---|---:|---:|---:|---:|"]
     for name, figures in result["per_method"].items():
         for label, r in (("screen only", figures["screen_only"]), ("screen + trace", figures["rule"])):
@@ -276,8 +284,9 @@ def _answers_markdown(result: dict[str, Any]) -> str:
 
 
 def _short_lines(result: dict[str, Any]) -> list[str]:
-    """The short texts' figures at the threshold, and where the rule has it `require_values` (their answers are not
-    decoded, so the trace's check does not apply)."""
+    """The short texts' figures at the threshold, and where the rule has it the refusal of texts writing no value
+    asked for (their answers are not decoded, so the trace's check does not apply); the answerable real documents
+    that check refuses."""
     r = result.get("short")
     if not r:
         return []
@@ -288,11 +297,15 @@ def _short_lines(result: dict[str, Any]) -> list[str]:
     def cell(v: Any) -> str:
         return "–" if v is None else f"{v:.3f}"
 
-    values = result.get("chosen", {}).get("rule", {}).get("require_values")
-    also = f" and, below {result['chosen']['rule']['doubtful']:g}, writing no value asked for" if values else ""
+    values = result.get("chosen", {}).get("rule", {}).get("valueless")
+    also = f" and, below {values:g}, writing no value asked for" if values is not None else ""
+    real = result.get("real")
     return ["", f"Short texts{kept} at relevance {r['threshold']}{also}: answerable refused "
             f"{cell(r['false_refusal_rate'])}, refusal precision {cell(r['precision'])}, recall {cell(r['recall'])} "
-            f"(AUC {result.get('short_auc') or '–'})."]
+            f"(AUC {result.get('short_auc') or '–'})."] + \
+        (["", f"Answerable real documents (receipts, résumés, contracts): {real['documents']}, of which "
+              f"{real['writing_no_value']} write no value of the kinds their target asks for; refused for it: "
+              f"{real['refused_for_it']}."] if real else [])
 
 
 def score(docs: list[dict[str, Any]], model: str | None, threads: int,

@@ -31,10 +31,11 @@ def test_a_threshold_is_titled_as_given_or_chosen(split, given, title):
 def test_a_rule_refuses_below_the_screen_or_doubtful_and_unfounded_or_without_values():
     rows = [(-9.0, None, False, True), (-1.0, 1.0, False, True), (-1.0, 0.2, False, False),
             (3.0, 1.0, True, False), (-2.0, 0.0, True, True)]
-    assert rule_rates(rows, (-5.0, 0.0, 1.0, False))["recall"] == 2 / 3
-    assert rule_rates(rows, (-5.0, 0.0, 1.0, True))["recall"] == 1.0  # the text writing no value asked for
-    assert rule_rates(rows, (-5.0, 0.0, 1.0, True))["false_refusal_rate"] == 0.0
-    assert rule_rates(rows, (-5.0, 4.0, 1.0, False))["false_refusal_rate"] == 0.5  # the plainly relevant refused
+    assert rule_rates(rows, (-5.0, 0.0, 1.0, None))["recall"] == 2 / 3
+    assert rule_rates(rows, (-5.0, 0.0, 1.0, -1.0))["recall"] == 1.0  # the text writing no value asked for
+    assert rule_rates(rows, (-5.0, 0.0, 1.0, -3.0))["recall"] == 2 / 3  # ... but not below -3
+    assert rule_rates(rows, (-5.0, 0.0, 1.0, 4.0))["false_refusal_rate"] == 0.5
+    assert rule_rates(rows, (-5.0, 4.0, 1.0, None))["false_refusal_rate"] == 0.5  # the plainly relevant refused
 
 
 def test_the_joint_choice_runs_on_a_few_documents():
@@ -51,7 +52,7 @@ def test_the_joint_choice_runs_on_a_few_documents():
     assert chosen["recall"] == 1.0 and chosen["false_refusal_rate"] == 0.0
 
 
-@pytest.mark.parametrize("rule", ["-5.56,0,1.0", "-5.56,0,1.0,0"])
+@pytest.mark.parametrize("rule", ["-5.56,0,1.0"])
 def test_a_given_rule_is_reported_not_chosen(rule):
     docs = documents("dev", ["ContactCard"], 3)
     outcomes = {d["id"]: {"output": d["gold"], "refused": False} for d in docs}
@@ -60,7 +61,7 @@ def test_a_given_rule_is_reported_not_chosen(rule):
                               limit=None)
     result = answers(rows, docs, {"commit": "test", "outcomes": {"m": outcomes}}, args)
     assert result["given"] and result["chosen"]["rule"] == {"min_relevance": -5.56, "doubtful": 0.0,
-                                                           "max_unfounded": 1.0, "require_values": False}
+                                                           "max_unfounded": 1.0, "valueless": None}
 
 
 def test_the_quality_benchmark_counts_values_found_nowhere():

@@ -19,7 +19,7 @@ from extractor.grammar import CompileOptions, Layout, LayoutName
 from extractor.masks import CompiledGrammar
 from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions, VerbatimMode
 from extractor.pipeline.outcome import accepts
-from extractor.pipeline.calibration import DOUBTFUL
+from extractor.pipeline.calibration import DOUBTFUL, VALUELESS
 from extractor.pipeline.refusing import Screened
 from extractor.schema import Refusal
 from extractor.pipeline.target import Target, TextForm
@@ -127,7 +127,7 @@ class TransformersEngine:
     def screens(self, target: Target, texts: Sequence[str], opts: ExtractOptions) -> list[Screened | None]:
         """The relevance screen's reading of each text, where a refusal branch is offered and the screen is on:
         read as far as `min_relevance` needs (the target's own rows alone where they clear it); where answers are
-        checked, or a text writing no value the target asks for may be refused, and the reading is below DOUBTFUL, the
+        checked or texts writing no value asked for refused, and the reading is below DOUBTFUL (or VALUELESS), the
         rest is read only where that decision needs it."""
         if opts.refusal_model is None or opts.min_relevance is None:
             return [None] * len(texts)
@@ -140,7 +140,7 @@ class TransformersEngine:
             value = score(self.lm, spec, text, enough=opts.min_relevance)
             kind = likeliest(self.lm, spec, text) if value < opts.min_relevance and isinstance(schema, dict) else None
             decides = opts.max_unfounded is not None or opts.require_values
-            doubtful = decides and opts.min_relevance <= value < DOUBTFUL
+            doubtful = decides and opts.min_relevance <= value < max(DOUBTFUL, VALUELESS)
             readings.append(Screened(value, target.title, kind, partial(score, self.lm, spec, text) if doubtful
                                      else None))
         return readings

@@ -1,5 +1,5 @@
 """Whether the text holds an answer at all, decided twice: before decoding by the relevance screen's score (and,
-where that is doubtful, by whether the text writes any kind of value the target asks for), and after it by what the
+where that is low, by whether the text writes any kind of value the target asks for), and after it by what the
 answer's trace says (identifying values found nowhere in the text mean the model made the
 answer up). A refusal made here says why, in words a log reader can use."""
 
@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from extractor.documents.lexical import asked, writes
-from extractor.pipeline.calibration import DOUBTFUL
+from extractor.pipeline.calibration import DOUBTFUL, VALUELESS
 from extractor.pipeline.grounding import key, schema_ir, unescape
 from extractor.schema import Refusal, ir
 from extractor.tracing import Trace, ValueTrace
@@ -82,27 +82,32 @@ def judged(result: Any, found: Trace | None, screen: Screened | None, target: An
 
 def before_decoding(screen: Screened, schema: Any, text: str, min_relevance: float, require_values: bool) -> str | None:
     """Why a text is refused before anything is decoded (None: it is decoded): it does not read as the target
-    (below `min_relevance`), or, with `require_values`, its relevance is doubtful (below DOUBTFUL) and it writes no
-    value of any kind the target asks for (`unwritten`)."""
+    (below `min_relevance`), or, with `require_values`, it reads no better than the other kinds of document (below
+    VALUELESS) and writes no value of any kind the target asks for (`unwritten`)."""
     if screen.score < min_relevance:
         return screened_out(screen, min_relevance)
-    if not require_values or screen.score >= DOUBTFUL:
+    if not require_values or screen.score >= VALUELESS:
         return None
     wanted = unwritten(schema, text)
-    if not wanted or (relevance := screen.whole()) >= DOUBTFUL:
+    if not wanted or (relevance := screen.whole()) >= VALUELESS:
         return None
     named = [SHAPE_NAMES.get(s, s) for s in wanted]
     either = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} or {named[-1]}"
-    return (f"no {screen.title} in the text: it writes no {either}, the kinds of value its fields ask for, and does "
-            f"not read plainly as one (relevance {relevance:.1f}, below {DOUBTFUL:g})")
+    return (f"no {screen.title} in the text: it writes no {either}, the kinds of value its fields ask for, and "
+            f"reads little like one (relevance {relevance:.1f}, below {VALUELESS:g})")
 
 
 def unwritten(schema: Any, text: str) -> tuple[str, ...]:
     """The kinds of value the target's fields ask for (`documents.lexical`'s shapes: an amount and a date for a
     receipt, an e-mail address and a phone number for a contact card), where the text writes none of them; () where
-    it writes one, the target asks for none, or the text is a fragment."""
+    it writes one, the target asks for fewer than `MIN_KINDS`, or the text is a fragment."""
     wanted = asked(schema) if isinstance(schema, dict) and len(text) >= FRAGMENT else ()
-    return () if not wanted or writes(text, wanted) else wanted
+    return () if len(wanted) < MIN_KINDS or writes(text, wanted) else wanted
+
+
+MIN_KINDS = 2
+"""Kinds of value a target must ask for before a text writing none of them is refused: one kind left out says
+little (the first page of a contract, its date on a later page)."""
 
 
 FRAGMENT = 200

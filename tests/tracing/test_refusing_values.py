@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions
 from extractor.documents.lexical import asked, writes
-from extractor.pipeline.calibration import DOUBTFUL, MIN_RELEVANCE
+from extractor.pipeline.calibration import MIN_RELEVANCE, VALUELESS
 from extractor.pipeline.refusing import Screened, before_decoding
 
 INTRO = ("Hi Dimitra, as promised I'd like to introduce you to Mehmet, who runs the design team at Northwind. He "
@@ -36,6 +36,11 @@ class Pet(BaseModel):
     age: int
 
 
+class Agreement(BaseModel):
+    parties: list[str]
+    effective_date: datetime.date | None = None
+
+
 WRITES = [  # (text, shapes asked, shapes written)
     ("DTSTART:20260302T094500", ("date", "time", "year"), {"date", "time", "year"}),  # a calendar's compact form
     ("Wann: Freitag, 10. April 2026\nBeginn: 19.00 Uhr", ("date", "time", "year"), {"date", "time", "year"}),
@@ -55,16 +60,18 @@ def test_the_shapes_asked_come_from_the_fields_names_and_types():
     assert set(asked(Receipt.model_json_schema())) == {"amount", "date"}
     assert set(asked(Contact.model_json_schema())) == {"email", "phone"}
     assert asked(Pet.model_json_schema()) == ()
+    assert asked(Agreement.model_json_schema()) == ("date",)
 
 
 CASES = [  # (target, text, score, require_values, refused with)
-    (Receipt, INTRO, DOUBTFUL - 1, True, "no Receipt in the text: it writes no amount or date, the kinds of value"),
-    (Receipt, INTRO, DOUBTFUL + 1, True, None),  # reads plainly as a receipt: decoded
-    (Receipt, INTRO, DOUBTFUL - 1, False, None),  # the check is off
-    (Receipt, INTRO + " Lunch was €12.50.", DOUBTFUL - 1, True, None),  # an amount is written
-    (Contact, INTRO, DOUBTFUL - 1, True, "no Contact in the text: it writes no e-mail address or phone number"),
-    (Pet, INTRO, DOUBTFUL - 1, True, None),  # asks for no kind of value: never refused so
-    (Contact, FRAGMENT, DOUBTFUL - 1, True, None),  # a sentence names a contact without its optional values
+    (Receipt, INTRO, VALUELESS - 1, True, "no Receipt in the text: it writes no amount or date, the kinds of value"),
+    (Receipt, INTRO, VALUELESS + 0.5, True, None),  # reads plainly as a receipt: decoded
+    (Receipt, INTRO, VALUELESS - 1, False, None),  # the check is off
+    (Receipt, INTRO + " Lunch was €12.50.", VALUELESS - 1, True, None),  # an amount is written
+    (Contact, INTRO, VALUELESS - 1, True, "no Contact in the text: it writes no e-mail address or phone number"),
+    (Pet, INTRO, VALUELESS - 1, True, None),  # asks for no kind of value: never refused so
+    (Contact, FRAGMENT, VALUELESS - 1, True, None),  # a sentence names a contact without its optional values
+    (Agreement, INTRO, VALUELESS - 1, True, None),  # one kind asked: its absence says little
     (Receipt, INTRO, MIN_RELEVANCE - 1, False, "no Receipt in the text: it does not read as one"),
 ]
 
@@ -77,10 +84,10 @@ def test_a_doubtful_text_writing_no_value_asked_for_is_refused_before_decoding(t
         assert reason.startswith(refused)
 
 
-@pytest.mark.parametrize("whole,refused", [(DOUBTFUL + 2, False), (DOUBTFUL - 2, True)])
+@pytest.mark.parametrize("whole,refused", [(VALUELESS + 0.5, False), (VALUELESS - 2, True)])
 def test_a_bound_below_doubtful_is_read_to_the_end_before_it_refuses(whole, refused):
     read = []
-    screen = Screened(DOUBTFUL - 3, "Receipt", exact=lambda: read.append(whole) or whole)
+    screen = Screened(VALUELESS - 3, "Receipt", exact=lambda: read.append(whole) or whole)
     reason = before_decoding(screen, Receipt.model_json_schema(), INTRO, MIN_RELEVANCE, True)
     assert (reason is not None) == refused and read == [whole]
     assert before_decoding(screen, Receipt.model_json_schema(), INTRO + " Paid €3.20", MIN_RELEVANCE, True) is None

@@ -1,7 +1,7 @@
 """The refusal decision on vLLM's OpenAI-compatible server, as `extract` makes it: a chat request whose
 `response_format` schema asks for the refusal branch (`"x-extractor": {"refusal": true}`) has its last user message
 screened first (the relevance screen, read off the engine's prompt log-probabilities). Below `min_relevance`, or
-of doubtful relevance and writing no kind of value the schema asks for (`require_values`), the reply is a refusal
+of low relevance and writing no kind of value the schema asks for (`require_values`), the reply is a refusal
 saying why, and nothing is decoded; otherwise the target alone is decoded, and an answer of
 doubtful relevance whose identifying values the message holds nowhere is replaced by a refusal saying so. A
 streamed request gets the screen's choice of schema only (a streamed answer cannot be taken back)."""

@@ -67,7 +67,7 @@ class Spec:
     """With `refusal`, on the OpenAI server: the share of unfounded identifying values that refuses a doubtful
     answer (server.py); None: never."""
     require_values: bool = True
-    """With `refusal`, on the OpenAI server: a message of doubtful relevance writing no value of any kind the
+    """With `refusal`, on the OpenAI server: a message of low relevance writing no value of any kind the
     schema's fields ask for is refused before decoding (server.py, as `ExtractOptions.require_values`)."""
 
     @classmethod
