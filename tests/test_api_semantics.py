@@ -242,6 +242,22 @@ def test_a_screened_out_text_is_refused_saying_why_without_decoding(model_extrac
     assert many.result == refused and len(many.trace) == 0
 
 
+def test_a_text_writing_no_value_its_target_asks_for_is_refused_when_it_reads_little_like_one(model_extractor):
+    """A textbook page given as a job posting scores above `min_relevance` but below `VALUELESS`, and writes no
+    salary, date or e-mail address: refused before decoding, saying so (the screen's score alone would decode it)."""
+    import schemas
+
+    [page] = [json.loads(line) for line in (Path(__file__).parents[1] / "benchmarks" / "data" / "quality" /
+                                            "documents.jsonl").read_text().splitlines() if '"job-posting-034"' in line]
+    refused, usage = model_extractor.extract(schemas.JobPosting, page["text"], with_usage=True)
+    assert isinstance(refused, Refusal) and usage.completion_tokens == 0
+    assert refused.error.startswith("no JobPosting in the text: it writes no amount, date or e-mail address, the "
+                                    "kinds of value its fields ask for, and reads little like one (relevance -")
+    from extractor.pipeline.calibration import MIN_RELEVANCE, VALUELESS
+
+    assert MIN_RELEVANCE <= model_extractor.relevance(schemas.JobPosting, page["text"]) < VALUELESS  # screen alone: read
+
+
 def test_the_screen_reads_what_it_read_before_from_memory(model_extractor, monkeypatch):
     """Screening a text again reads nothing; screening it for another target reads only that target's own
     announcements (the kinds of document and "a text" are the same for every target)."""

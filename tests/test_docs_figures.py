@@ -49,16 +49,13 @@ TRACING = [  # (phrase, one format field per figure, result file, where each fig
      ["first_paint_ms/median", "script_done_ms/median"]),
     ("showing another document takes {:.0f} ms", "review_page.json", ["switch_ms_p50"]),
     ("refusal recall {:.3f} → {:.3f} at precision {:.3f} → {:.3f} ({:.3f} without descriptions)",
-     "refusal_rule_dev_short.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
-                                     ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
+     "refusal_rule_dev_values.json", [f"per_method/extract[min_relevance=-1000000000]/{k}" for k in
+                                      ("screen_only/recall", "rule/recall", "screen_only/precision", "rule/precision")]
      + ["per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
-    ("gave recall {:.3f} at precision {:.3f} there", "refusal_rule_dev.json",
-     [f"per_method/extract[min_relevance=-1000000000]/rule/{k}" for k in ("recall", "precision")]),
-    ("({:,} documents, {:,} with no answer;", "quality.json", ["documents", "no_answer_documents"]),
-    ("| with descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality.json",
+    ("test split ({:,} documents, {:,} with no answer)", "quality_test_values.json",
+     ["documents", "no_answer_documents"]),
+    ("| with descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality_test_values.json",
      [f"methods/extract/{k}" for k in ("refusal_precision", "refusal_recall", "field_f1")]),
-    ("| stripped of descriptions | {:.3f} | {:.3f} | {:.3f} |", "quality.json",
-     [f"methods/extract[strip=true]/{k}" for k in ("refusal_precision", "refusal_recall", "field_f1")]),
 ]
 
 RELIABILITY = [
@@ -256,6 +253,21 @@ SCREEN = [
      [f"per_method/extract[min_relevance=-1000000000{m}]/rule/{k}" for m, k in
       (("", "recall"), ("", "precision"), (",strip=true", "recall"), (",strip=true", "precision"),
        ("", "false_refusal_rate"))]),
+]
+VALUES = "per_method/extract[min_relevance=-1000000000]"
+"""The answers decoded under the target alone, with descriptions, in calibrate_refusal's files."""
+SCREEN += [
+    ("On dev the\ndecision's recall went {:.3f} → {:.3f} at precision {:.3f} → {:.3f} ({:.3f} without descriptions)",
+     "refusal_rule_dev_values.json", [f"{VALUES}/screen_only/recall", f"{VALUES}/rule/recall",
+                                      f"{VALUES}/screen_only/precision", f"{VALUES}/rule/precision",
+                                      "per_method/extract[min_relevance=-1000000000,strip=true]/rule/precision"]),
+    ("the decision over answers decoded under the target alone went {:.3f} → {:.3f} at precision {:.3f} → {:.3f}, no",
+     "refusal_rule_test_values.json", [f"{VALUES}/screen_only/recall", f"{VALUES}/rule/recall",
+                                       f"{VALUES}/screen_only/precision", f"{VALUES}/rule/precision"]),
+    ("refused with recall **{:.3f}** at\nprecision **{:.3f}**, one answerable", "quality_test_values.json",
+     ["methods/extract/refusal_recall", "methods/extract/refusal_precision"]),
+    ("and which writes no year scores {:.2f};", "refusal_real_valueless.json",
+     [lambda r: next(d["score"] for d in r["documents"] if d["id"] == "resume-real-015")]),
 ]
 OWN = "per_method/extract[min_relevance=-1000000000]"
 """Where a refusal rule's figures stand in calibrate_refusal's file."""
