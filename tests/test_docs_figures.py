@@ -266,6 +266,10 @@ SCREEN += [
                                        f"{VALUES}/screen_only/precision", f"{VALUES}/rule/precision"]),
     ("refused with recall **{:.3f}** at\nprecision **{:.3f}**, one answerable", "quality_test_values.json",
      ["methods/extract/refusal_recall", "methods/extract/refusal_precision"]),
+    ("against {:.3f} at\n{:.3f} at the commit before", "quality_test_before_values.json",
+     ["methods/extract/refusal_recall", "methods/extract/refusal_precision"]),
+    ("and field\nF1 stayed {:.3f}. The test", "quality_test_before_values.json", ["methods/extract/field_f1"]),
+    ("and field\nF1 stayed {:.3f}. The test", "quality_test_values.json", ["methods/extract/field_f1"]),
     ("and which writes no year scores {:.2f};", "refusal_real_valueless.json",
      [lambda r: next(d["score"] for d in r["documents"] if d["id"] == "resume-real-015")]),
 ]
