@@ -21,8 +21,9 @@ so there is an answer to judge for every document. Each answer is traced against
 refuse where score < min_relevance, or where score < doubtful and at least max_unfounded of the answer's
 identifying values (refusing.identifying) are found nowhere in the text, or where score < valueless and the text
 writes no value of any kind the target asks for (refusing.unwritten; `require_values`). The four are chosen
-together over a grid, on every method's answers at once: the best refusal F1 among those refusing at most `--max-false` of the
-answerable documents, and among rules of equal F1 the one refusing the most no-answer short texts.
+together over a grid, on every method's answers at once: the best refusal F1 among those refusing at most
+`--max-false` of the answerable documents, no answerable short text and (with `--sets ...,real`) no answerable real
+document for writing no value asked for; among rules of equal F1 the one refusing the most no-answer short texts.
 
 Scoring a split reads every text after 22 announcements, hours of a shared CPU: `--enough X` reads as `extract` does
 (the kinds only where the target's own rows do not reach X; figures exact for thresholds up to X), and `--targets`,

@@ -126,11 +126,11 @@ class ExtractOptions:
     the target's required top-level fields) is found nowhere in the text. None: answers are never refused so."""
     require_values: bool = True
     """With the screen on and the library's `Refusal`: a text whose relevance is low (below `calibration.VALUELESS`)
-    and that writes no value of any kind the target's fields ask for (an e-mail address, a
-    web address, a phone number, an amount, a date, a year, a time; told by the fields' names, types and formats:
-    `documents.lexical`) is refused before decoding (an intro e-mail given as a `Receipt`). A target asking for no
-    kind or only one (`refusing.MIN_KINDS`), or a text of a sentence or two (`refusing.FRAGMENT`), is never refused so. False: the screen's score
-    alone decides."""
+    and that writes no value of any kind the target's fields ask for (an e-mail address, a web address, a phone
+    number, an amount, a date, a year, a time; told by the fields' names, types and formats: `documents.lexical`)
+    is refused before decoding (an intro e-mail given as a `Receipt`). A target asking for fewer than two kinds
+    (`refusing.MIN_KINDS`), or a text of a sentence or two (`refusing.FRAGMENT`), is never refused so. False: the
+    screen's score alone decides."""
 
     def __post_init__(self) -> None:
         at_least(1, max_tokens=self.max_tokens)

@@ -82,8 +82,8 @@ def judged(result: Any, found: Trace | None, screen: Screened | None, target: An
 
 def before_decoding(screen: Screened, schema: Any, text: str, min_relevance: float, require_values: bool) -> str | None:
     """Why a text is refused before anything is decoded (None: it is decoded): it does not read as the target
-    (below `min_relevance`), or, with `require_values`, it reads no better than the other kinds of document (below
-    VALUELESS) and writes no value of any kind the target asks for (`unwritten`)."""
+    (below `min_relevance`), or, with `require_values`, it reads little like the target (below VALUELESS) and
+    writes no value of any kind the target asks for (`unwritten`)."""
     if screen.score < min_relevance:
         return screened_out(screen, min_relevance)
     if not require_values or screen.score >= VALUELESS:
