@@ -33,7 +33,6 @@ class Classes(Protocol):
     brace: np.ndarray
     space: np.ndarray
     quote_comma: np.ndarray
-    brace_comma: np.ndarray
     closing: dict[int, dict[bytes, np.ndarray]]
 
 
@@ -131,8 +130,6 @@ class Fresh:
                 out += self._no_new_item(arr, stack, current, in_string, config)
             if not in_string and len(stack) > 1 and arr is stack[-2] and isinstance(stack[-1], _Object):
                 out += self._same_object(arr.objects, current, config)
-            elif not in_string and arr is stack[-1] and current.rstrip(WS).endswith(b"}"):
-                out += self._after_same_object(arr.objects, current)
         return out
 
     def _same_object(self, objects: list[dict[str, Any]], current: bytes, config: Config | None) -> list[np.ndarray]:
@@ -142,25 +139,13 @@ class Fresh:
         written = _object(current.rstrip(WS) + b"}")
         if written is None:
             return []
-        if not self._held(objects, written):
-            return []
-        ends = [self.classes.brace_comma]  # where nothing but the repeat can follow, it at least ends its array
-        if config is not None and current == current.rstrip(WS) and self.grammar.walk(config, b","):
-            return [*ends, self.classes.brace, self.classes.space]
-        return [*ends, self.classes.brace]
-
-    def _after_same_object(self, objects: list[dict[str, Any]], current: bytes) -> list[np.ndarray]:
-        """Tokens that go on with `,` after an object item that `_same_object` could not keep from closing (the grammar
-        left it no other way): its array ends after it."""
-        written = _object(current.rstrip(WS))
-        return [self.classes.comma] if written is not None and self._held(objects, written) else []
-
-    def _held(self, objects: list[dict[str, Any]], written: dict[str, Any]) -> bool:
-        """Whether the array's earlier object items hold `written` (members written null taken as left out: a
-        validated object fills them in alike) as often as the text writes it."""
         key = _plain(written)
         held = sum(_plain(obj) == key for obj in objects)  # the array's items parsed as they completed
-        return bool(held) and held >= times_written(written, self.source)
+        if not held or held < times_written(written, self.source):
+            return []
+        if config is not None and current == current.rstrip(WS) and self.grammar.walk(config, b","):
+            return [self.classes.brace, self.classes.space]
+        return [self.classes.brace]
 
     def _no_new_item(self, arr: _Array, stack: list[Any], current: bytes, in_string: bool,
                      config: Config) -> list[np.ndarray]:

@@ -1,7 +1,6 @@
 """Guards against degenerate output: small models under a mask loop (a list repeating one item, a
 number of endless digits, a string that never closes). Each guard only removes tokens from the
-grammar's mask, so output stays valid; where the guards together would leave no token, each rule's ban is taken
-alone, in turn, and one that would leave none stands aside.
+grammar's mask, so output stays valid; where a guard would leave no token at all it stands aside.
 
 Each guard narrows what can be generated (documented in docs/decoding.md):
 
@@ -141,8 +140,6 @@ class TokenClasses:
         """Tokens that close a string (`"`) or an object (`}`) and go on with `,`, by their bytes up to that `,`."""
         self.quote_comma = np.concatenate([np.empty(0, dtype=np.int64), *self.closing[0x22].values()])
         """Those that close a string."""
-        self.brace_comma = np.concatenate([np.empty(0, dtype=np.int64), *self.closing[0x7D].values()])
-        """Those that close an object."""
         self.not_number_start = np.array([not t or t[0] not in NUMBER for t in vocab.tokens], dtype=bool)
         """Tokens that do not go on with a number (empty ones included)."""
         self.has_quote_words, self.not_number_start_words = pack(self.has_quote), pack(self.not_number_start)
@@ -165,17 +162,6 @@ def _closing(tokens: tuple[bytes, ...], closer: int) -> dict[bytes, np.ndarray]:
         if at >= 0 and t[at + 1:].lstrip(WS).startswith(b",") and not t[:at].endswith(b"\\"):
             groups.setdefault(t[:t.index(b",", at) + 1], []).append(i)
     return {head: np.array(ids, dtype=np.int64) for head, ids in groups.items()}
-
-
-def _each(mask: np.ndarray, banned: list[np.ndarray]) -> np.ndarray:
-    """`mask` less each of `banned` in turn where together they would leave no token: each rule stands aside alone
-    (a duplicate object a grammar leaves no way to avoid is still closed by `}` rather than `},`, so the array ends
-    after it, where standing all aside let the model go on repeating it)."""
-    for ids in banned:
-        narrowed = Row(mask).without(ids)
-        if narrowed.any():
-            mask = narrowed
-    return mask
 
 
 WRAP_UP_FROM = 256
@@ -292,8 +278,7 @@ class Guard:
         elif plan.kind == "number":
             out = mask & (classes.not_number_start_words if row.packed else classes.not_number_start)
         if not steered and plan.banned:
-            narrowed = Row(out).without(np.concatenate(plan.banned))
-            out = narrowed if narrowed.any() else _each(out, plan.banned)
+            out = Row(out).without(np.concatenate(plan.banned))
         if out is mask or not out.any():
             return mask
         self.fired += 1

@@ -321,27 +321,6 @@ def test_under_the_pretty_layout_the_object_goes_on_rather_than_close_as_a_repea
     assert b"," in left and not any(t.strip() == b"" or t.lstrip().startswith(b"}") for t in left)
 
 
-FORCED = {"type": "array", "items": {"type": "object", "properties": {"n": {"const": "x"}, "y": {"type": "null"}},
-                                      "required": ["n", "y"]}}
-"""An array whose every object item is the same: once an item has begun, nothing but that item can follow."""
-
-
-@pytest.mark.parametrize("layout, repeat", [
-    ("compact", b'[{"n":"x","y":null},{"n":"x","y":null'),
-    ("pretty", b'[\n  {\n    "n": "x",\n    "y": null\n  },\n  {\n    "n": "x",\n    "y": null\n  ')])
-def test_a_repeat_the_grammar_leaves_no_way_around_ends_its_array(gpt2, layout, repeat):
-    """Where the grammar leaves a repeated object nothing but its `}`, that rule stands aside alone: the `}` is
-    written, but not with the `,` that would go on with another item (`},`), and after it the array ends, where all
-    the rules standing aside at once let a small model write the same object eight times over."""
-    vocab, mask, out, _ = _at(FORCED, gpt2, repeat, guards=Guards(), layout=layout)
-    left, taken = _left(vocab, out), _taken(vocab, mask, out)
-    assert left and all(t.lstrip().startswith(b"}") and b"," not in t for t in left)
-    assert b"}," in taken
-    vocab, mask, out, _ = _at(FORCED, gpt2, repeat + b"}", guards=Guards(), layout=layout)
-    left = _left(vocab, out)
-    assert left and all(t.lstrip().startswith(b"]") or not t.strip() for t in left)  # the array closes
-
-
 FRAGMENTS = [  # (item, earlier items, text, whether it is an earlier item cut short)
     ("555 0192 or mail", ["555 0192 or mail dana@reyes.io"], "Call Dana on +1 415 555 0192 or mail dana@reyes.io", True),
     ("555", ["555 0192 or mail dana@reyes.io"], "Call Dana on +1 415 555 0192 or mail dana@reyes.io", True),
