@@ -312,6 +312,25 @@ def _refused(result: dict[str, Any]) -> int:
     return round(result["short"]["false_refusal_rate"] * _answerable(result))
 
 
+GUARDS_ALONE = [  # docs/decoding.md, "Tried: guards standing aside one at a time"
+    ("on dev, repeated items {:,} → {:,}, cut attempts\n{:.3f} → {:.3f} of the documents, output tokens {:.0f} → {:.0f} a"
+     " document, field F1 {:.3f} → {:.3f};", "quality_dev_guards_after.json",
+     [lambda r: _file("repeated_items_dev_guards_before.json")["per_method"]["extract"]["generated"]["repeated"],
+      lambda r: _file("repeated_items_dev_guards_after.json")["per_method"]["extract"]["generated"]["repeated"],
+      lambda r: _file("quality_dev_guards_before.json")["methods"]["extract"]["loop_rate"], "methods/extract/loop_rate",
+      lambda r: _file("quality_dev_guards_before.json")["methods"]["extract"]["tokens_per_doc"],
+      "methods/extract/tokens_per_doc",
+      lambda r: _file("quality_dev_guards_before.json")["methods"]["extract"]["field_f1"], "methods/extract/field_f1"]),
+    ("on test, repeated items\n{:,} → {:,} on the generated set and {:,} → {:,} on the real résumés, field F1 {:.3f} →"
+     " {:.3f} and {:.3f} → {:.3f}. It ends", "quality_test_guards.json",
+     [lambda r: _file("repeated_items_test_values.json")["per_method"]["extract"]["generated"]["repeated"],
+      lambda r: _file("repeated_items_test_guards.json")["per_method"]["extract"]["generated"]["repeated"],
+      lambda r: _file("repeated_items_test_real_values.json")["per_method"]["extract"]["resumes"]["repeated"],
+      lambda r: _file("repeated_items_test_real_guards.json")["per_method"]["extract"]["resumes"]["repeated"],
+      lambda r: _file("quality_test_values.json")["methods"]["extract"]["field_f1"], "methods/extract/field_f1",
+      lambda r: _file("quality_test_real_values.json")["per_set"]["extract"]["resumes"]["field_f1"],
+      lambda r: _file("quality_test_real_guards.json")["per_set"]["extract"]["resumes"]["field_f1"]]),
+]
 FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
           [f"per_method/extract/{name}/documents", f"per_method/extract/{name}/repeated",
            f"per_method/extract[fresh_items=false]/{name}/repeated", f"per_method/extract/{name}/field_f1",
@@ -588,7 +607,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
            + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD + STAGES_AB]
            + [("docs/quality.md", *row) for row in DATES_PRINTED + NULLS]
-           + [("docs/decoding.md", *row) for row in OBJECTS_HELD])
+           + [("docs/decoding.md", *row) for row in OBJECTS_HELD + GUARDS_ALONE])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
