@@ -270,6 +270,8 @@ SCREEN += [
      ["methods/extract/refusal_recall", "methods/extract/refusal_precision"]),
     ("and field\nF1 stayed {:.3f}. The test", "quality_test_before_values.json", ["methods/extract/field_f1"]),
     ("and field\nF1 stayed {:.3f}. The test", "quality_test_values.json", ["methods/extract/field_f1"]),
+    ("refused with recall {:.3f} at\nprecision {:.3f} too, field F1 {:.3f}.\n\n### Guards", "quality_dev_guards_before.json",
+     ["methods/extract/refusal_recall", "methods/extract/refusal_precision", "methods/extract/field_f1"]),
     ("and which writes no year scores {:.2f};", "refusal_real_valueless.json",
      [lambda r: next(d["score"] for d in r["documents"] if d["id"] == "resume-real-015")]),
 ]
