@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from extractor.lang.written import readings
+from extractor.lang.written import written
 
 _WORD = re.compile(r"[^\W_]+")
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -68,8 +68,8 @@ def words(text: str) -> list[str]:
 def terms(schema: dict[str, Any]) -> list[str]:
     """What the target's schema looks for: the words of its title, its fields' names, titles and descriptions
     (every level, `$ref`s into its definitions followed once), and `<shape>` for each value shape a field asks
-    for; each once."""
-    defs = {**schema.get("$defs", {}), **schema.get("definitions", {})}
+    for; each once. A keyword whose value has the wrong type is passed over (the compile refuses it loudly)."""
+    defs = {**_mapping(schema.get("$defs")), **_mapping(schema.get("definitions"))}
     found: dict[str, None] = {}
     seen: set[str] = set()
 
@@ -84,9 +84,10 @@ def terms(schema: dict[str, Any]) -> list[str]:
         for shape, cues in _NAMED:
             if lowered & {c.rstrip("s") if len(c) > 3 else c for c in cues}:
                 yield shape
-        if node.get("format") in _FORMATS:
+        if isinstance(node.get("format"), str) and node["format"] in _FORMATS:
             yield _FORMATS[node["format"]]
-        if node.get("type") == "number" or "number" in (node.get("type") or ()):
+        kinds = node.get("type")
+        if kinds == "number" or (isinstance(kinds, list) and "number" in kinds):
             yield "amount"
 
     def walk(node: Any, name: str = "") -> None:
@@ -101,17 +102,21 @@ def terms(schema: dict[str, Any]) -> list[str]:
         if name:
             for shape in shapes(name, node):
                 found.setdefault(f"<{shape}>", None)
-        for key, sub in (node.get("properties") or {}).items():
+        for key, sub in _mapping(node.get("properties")).items():
             add(key)
             walk(sub, key)
         for key in ("items", "additionalProperties"):
             walk(node.get(key), name)
         for key in ("anyOf", "oneOf", "allOf"):
-            for sub in node.get(key) or ():
+            for sub in node.get(key) if isinstance(node.get(key), list) else ():
                 walk(sub, name)
 
     walk(schema)
     return list(found)
+
+
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
 
 
 def asked(schema: dict[str, Any]) -> tuple[str, ...]:
@@ -125,10 +130,11 @@ _READ = (("date", {"date", "day", "month"}), ("year", {"date", "month"}), ("time
 
 def writes(text: str, shapes: Sequence[str]) -> frozenset[str]:
     """Which of `shapes` the text writes anywhere: by their patterns, and dates, years and times also as the grammar
-    and the trace read them (`lang.written`: a calendar's `20260302T094500`, `10. April 2026`)."""
+    and the trace read them (`lang.written`, kept per text for the grammar's own narrowing: a calendar's
+    `20260302T094500`, `10. April 2026`)."""
     found = {s for s in shapes if s in SHAPES and SHAPES[s].search(text)}
     if any(s in shapes and s not in found for s, _ in _READ):
-        meant = {m[0] for _, _, m in readings(text)}
+        meant = {m[0] for m in written(text)}
         found |= {s for s, kinds in _READ if s in shapes and meant & kinds}
     return frozenset(found)
 

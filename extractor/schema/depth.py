@@ -11,7 +11,8 @@ _NUMBERED = re.compile(r"^\s*(\d+(?:\.\d+)*)[.)]?\s", re.MULTILINE)
 
 def recursive(schema: dict[str, Any]) -> bool:
     """Whether some definition reaches itself through `$ref`s (or the root refers to itself with `#`)."""
-    defs = {**schema.get("definitions", {}), **schema.get("$defs", {})}
+    defs = {k: v for key in ("definitions", "$defs") if isinstance(schema.get(key), dict)
+            for k, v in schema[key].items()}
     graph = {name: {ref.rsplit("/", 1)[-1] for ref in _refs(body)} for name, body in defs.items()}
     if "#" in _refs(schema):
         return True

@@ -205,6 +205,9 @@ class _Normalizer(Negation):
         self._resolver = value
 
     def run(self) -> ir.Schema:
+        for key in ("$defs", "definitions"):
+            if isinstance(self.document, dict) and not isinstance(self.document.get(key, {}), dict):
+                raise InvalidSchemaError(f"{key} must be an object of named subschemas", f"/{key}")
         root = self.node(self.document, "")
         unresolved = [name for name, node in self.defs.items() if node is None]
         if unresolved:
@@ -517,6 +520,8 @@ class _Normalizer(Negation):
     def string(self, schema: dict[str, Any], ptr: str) -> ir.Node:
         lo, hi = read_count(schema, "minLength", ptr), read_most(schema, "maxLength", ptr)
         fmt = schema.get("format")
+        if fmt is not None and not isinstance(fmt, str):
+            raise InvalidSchemaError(f"format names a format, not {fmt!r:.40}", f"{ptr}/format")
         if fmt is not None and fmt not in FORMATS:
             if fmt in KNOWN_FORMATS:
                 raise UnsupportedSchemaError("format", f"{ptr}/format", f"format {fmt!r} is not yet enforced")

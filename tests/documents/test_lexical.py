@@ -94,3 +94,14 @@ def test_nothing_to_score_scores_zero(stretches: list[str]) -> None:
 def test_spread_is_the_largest_share_of_stretches_writing_a_shape(stretches: list[str], query: list[str],
                                                                   expected: float) -> None:
     assert spread([stretch_terms(s) for s in stretches], query) == expected
+
+
+@pytest.mark.parametrize("schema, found", [
+    ({"properties": [1]}, []),
+    ({"$defs": [1], "properties": {"email": {"type": "string"}}}, ["email", "<email>"]),
+    ({"properties": {"email": {"type": "string", "format": ["email"]}}}, ["email", "<email>"]),
+    ({"properties": {"total": {"type": 5}, "note": {"anyOf": 7}}}, ["total", "<amount>", "note"]),
+], ids=["properties", "defs", "format", "type-anyof"])
+def test_a_keyword_of_the_wrong_type_is_passed_over_not_raised_on(schema, found) -> None:
+    """The screen reads a schema's words before it is compiled: a malformed keyword is the compile's to refuse."""
+    assert terms(schema) == found
