@@ -69,8 +69,7 @@ over it (one under it is read whole, as without `focus`); 3 of 19 long train con
 which is why `focus` is off by default."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
-text score near the best (a résumé's words are common in contracts). On the dev split's needles (an offline check,
-no result file) the buried document's region ranked first or second of those counted."""
+text score near the best (a résumé's words are common in contracts)."""
 PAD = 512
 """Characters read beside each stretch that counts, so a document that starts or ends beside it is read whole."""
 KIND_MARGIN: float | None = None
