@@ -18,7 +18,7 @@ corpus job), and `python -m extractor` (`__main__`), which runs it. Tracing read
 merge of their objects) reads schemas and traces; the pipeline drives one document through the stages below it,
 and an engine (engines/, integrations/vllm) implements the pipeline's seam."""
 
-PIPELINE = ["checks", "inputs", "calibration", "grounding", "options", "outcome", "refusing", "target", "engine", "fields", "document", "batch",
+PIPELINE = ["checks", "inputs", "calibration", "grounding", "repeats", "options", "outcome", "refusing", "target", "engine", "fields", "document", "batch",
             "choice", "windowed", "rounds", "stream"]
 """The pipeline's modules in the order they may import one another: each only those before it."""
 

@@ -333,7 +333,7 @@ class Fresh:
     def _applies(self, arr: _Array, data: bytearray) -> bool:
         """Whether the rule holds for this array: not where the schema says its items may repeat."""
         if arr.free is None:
-            arr.free = bool(self.repeatable) and _matches(self.repeatable, path_at(data, arr.opened))
+            arr.free = bool(self.repeatable) and path_matches(self.repeatable, path_at(data, arr.opened))
         return not arr.free
 
 
@@ -463,7 +463,7 @@ def _string_end(text: bytes, start: int) -> int:
     return len(text)
 
 
-def _matches(patterns: frozenset[Path], path: Path) -> bool:
+def path_matches(patterns: frozenset[Path], path: Path) -> bool:
     """Whether a pattern (None: any name or item) matches the path."""
     return any(len(p) == len(path) and all(a is None or a == b for a, b in zip(p, path)) for p in patterns)
 

@@ -145,8 +145,10 @@ class Pipeline:
     def settle(self, doc: Document, gen: Generation) -> Settled:
         """The attempt's outcome judged and recorded on the document: its result, or its error and whether the
         document is decoded again (an invalid output is; a cut one where the engine retries cut outputs)."""
+        guards = self.opts.guards_for(doc.text, repeatable=self.target.repeatable)
         grounding = Grounding(self.target.spec, doc.text, self.opts.grounding,
-                              keep=self.with_trace or checks_answer(doc.screen, self.opts), verbatim=self.opts.verbatim)
+                              keep=self.with_trace or checks_answer(doc.screen, self.opts), verbatim=self.opts.verbatim,
+                              repeatable=guards.repeatable if self.opts.constrained and guards.fresh_items else None)
         is_target = self.engine.is_target(self.target, doc.text, self.opts)
         attempt, came = outcome(self.target.spec, self.opts.refusal_model, gen, doc.attempts, self.opts.max_tokens,
                                 self.target.checks, is_target, grounding)

@@ -28,8 +28,10 @@ class Grounding:
     """How one text's results are traced and checked."""
 
     def __init__(self, target: Any, text: str, mode: GroundingMode = "marked", keep: bool = False,
-                 verbatim: str = "all") -> None:
+                 verbatim: str = "all", repeatable: frozenset[Any] | None = None) -> None:
         self.target, self.text, self.mode, self.keep, self.verbatim = target, text, mode, keep, verbatim
+        self.repeatable = repeatable
+        """The arrays whose items may repeat (`fresh.path_matches` patterns); None: no repeat is left out."""
 
     def blanks(self, output: str) -> Blanks:
         """The output with every "" written for a verbatim string read as absent (see `blanks`)."""
@@ -115,7 +117,7 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
     schema = _copied_ir(key(target), verbatim != "marked")
     raw, where, moved = output.encode(), output_ranges(output.encode()), False
     for leaf in reversed([v for v in leaves(data, schema) if v.verbatim and v.value == ""]):
-        options, place = _place(schema, leaf.pointer)
+        options, place = place_of(schema, leaf.pointer)
         if any(isinstance(n, ir.Const) and '""' in n.values or isinstance(n, ir.String) and not n.verbatim
                for n in options) or leaf.pointer not in where:
             continue
@@ -123,7 +125,7 @@ def blanks(output: str, target: Any, verbatim: str = "all") -> Blanks:
         if any(isinstance(n, ir.Null) for n in options):
             raw = raw[:start - 1] + b"null" + raw[end + 1:]
         elif place in ("optional", "item"):
-            cut = _left_out(raw, start - 1, end + 1, place == "optional")
+            cut = cut_out(raw, start - 1, end + 1, place == "optional")
             raw, moved = raw[:cut[0]] + raw[cut[1]:], moved or place == "item"
     return Blanks(raw.decode(), moved)
 
@@ -135,7 +137,7 @@ def _copied_ir(text: str, plain: bool) -> ir.Schema:
     return target_ir(verbatim_strings(schema) if plain and isinstance(schema, dict) else schema, None)
 
 
-def _place(schema: ir.Schema, pointer: str) -> tuple[list[ir.Node], str]:
+def place_of(schema: ir.Schema, pointer: str) -> tuple[list[ir.Node], str]:
     """The shapes at a pointer, and what holds it: "required" or "optional" (an object's member), "item" (a list's
     item past its prefix), "fixed" (a prefix item, or the whole output)."""
     node: ir.Node | None = schema.root
@@ -155,7 +157,7 @@ def _place(schema: ir.Schema, pointer: str) -> tuple[list[ir.Node], str]:
     return shapes(node, schema.defs), place
 
 
-def _left_out(raw: bytes, start: int, end: int, member: bool) -> tuple[int, int]:
+def cut_out(raw: bytes, start: int, end: int, member: bool) -> tuple[int, int]:
     """The bytes to remove to leave out the value at `start:end` (its quotes included), with its key where it is a
     member, and one comma beside it."""
     if member:

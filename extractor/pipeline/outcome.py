@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -15,8 +15,9 @@ from tenacity import RetryCallState, Retrying, retry_if_result, stop_after_attem
 from extractor.pipeline.checks import Check, run_checks
 from extractor.errors import Attempt, IncompleteOutputError, Problem, Usage
 from extractor.pipeline.grounding import Blanks, Grounding
+from extractor.pipeline.repeats import unrepeated
 from extractor.masks import CompiledGrammar
-from extractor.tracing import Trace, Traced
+from extractor.tracing import Repeated, Trace, Traced
 
 if TYPE_CHECKING:
     from extractor.decode.loop import Generation
@@ -54,14 +55,15 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earli
             grounding: Grounding | None = None) -> tuple[Attempt, Outcome]:
     """One attempt, kept whole, and what it came to: the parsed object and its trace (None unless `grounding`
     traces it), Cut, or Invalid (errors on the attempt: validation, checks, values the text must hold and does
-    not). With `grounding`, a "" written for a verbatim string is read as absent first (`grounding.blanks`)."""
+    not). With `grounding`, a "" written for a verbatim string is read as absent first (`grounding.blanks`), and list
+    items the text does not repeat are left out (`repeats.unrepeated`, kept on the trace)."""
     attempt = Attempt(gen.text, gen.usage, cut=not gen.complete)
     if not gen.complete:
         return attempt, Cut(IncompleteOutputError(gen.text, max_tokens, gen.usage, data=gen.data,
                                                   attempts=[*earlier, attempt]))
     read = grounding.blanks(gen.text) if grounding is not None else Blanks(gen.text, False)
     try:
-        result = parse(target, refusal, read.output, is_target)
+        result, kept = _parsed(target, refusal, read.output, is_target, grounding)
     except (ValueError, ValidationError) as exc:
         attempt.errors = errors_of(exc)
         return attempt, Invalid()
@@ -71,8 +73,26 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earli
         return attempt, Invalid()
     if refused or grounding is None:
         return attempt, Parsed(result, Trace() if grounding is not None and grounding.keep else None)
-    found, attempt.errors = grounding.check(result, None if read.moved else gen)  # items moved: traced by search
+    found, attempt.errors = grounding.check(result, None if read.moved or kept else gen)  # items moved: searched
+    if found is not None and kept:
+        found = replace(found, repeated=kept)
     return attempt, Invalid() if attempt.errors else Parsed(result, found)
+
+
+def _parsed(target: Any, refusal: type[BaseModel] | None, output: str, is_target: Callable[[bytes], bool] | None,
+            grounding: Grounding | None) -> tuple[Any, tuple[Repeated, ...]]:
+    """The output parsed with the repeats the text does not make left out (`repeats.unrepeated`, where `grounding`
+    names the arrays that may repeat), and those left out; parsed as written where leaving them out would not
+    validate (a validator of the target's own counting its items)."""
+    if grounding is None or grounding.repeatable is None:
+        return parse(target, refusal, output, is_target), ()
+    less = unrepeated(output, grounding.text, grounding.target, grounding.repeatable)
+    if less.repeated:
+        try:
+            return parse(target, refusal, less.output, is_target), less.repeated
+        except (ValueError, ValidationError):
+            pass
+    return parse(target, refusal, output, is_target), ()
 
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,

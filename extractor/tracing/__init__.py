@@ -26,7 +26,8 @@ hyphens, zero-width spaces, as PDF text holds them inside words) and keep combin
 character, so a span never splits a character from its accents. `agrees(value, written, how)` is the check every
 span passes: the text under it is the value under the normalization `how` names. `spans` lists at most 100
 occurrences (`occurrences` counts them all). A long document's trace also carries the merge's conflicts and
-left-out items and the windows read (`Conflict`, `Incomplete`, `Reading`, `Trace.windows`, `Trace.unread`)."""
+left-out items and the windows read (`Conflict`, `Incomplete`, `Reading`, `Trace.windows`, `Trace.unread`); a
+text read whole, the list items left out as repeats the text does not make (`Repeated`)."""
 
 from __future__ import annotations
 
@@ -37,9 +38,10 @@ from pydantic import BaseModel
 
 from extractor.schema import ir, target_ir
 from extractor.tracing.align import agrees, trace_value
-from extractor.tracing.record import STATUSES, Conflict, Incomplete, Reading, Span, Status, Trace, Traced, ValueTrace
+from extractor.tracing.record import (STATUSES, Conflict, Incomplete, Reading, Repeated, Span, Status, Trace, Traced,
+                                      ValueTrace)
 
-__all__ = ["STATUSES", "agrees", "Conflict", "Incomplete", "Reading", "Span", "Status", "Trace", "Traced", "ValueTrace", "trace", "trace_value"]
+__all__ = ["STATUSES", "agrees", "Conflict", "Incomplete", "Reading", "Repeated", "Span", "Status", "Trace", "Traced", "ValueTrace", "trace", "trace_value"]
 
 
 def trace(result: Any, text: str, target: Any = None, *, output: bytes = b"",

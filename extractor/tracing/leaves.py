@@ -103,12 +103,14 @@ def _item(node: ir.Node | None, index: int, defs: dict[str, ir.Node]) -> ir.Node
 _WS = b" \t\r\n"
 
 
-def output_ranges(data: bytes) -> dict[str, tuple[int, int]]:
+def output_ranges(data: bytes, containers: bool = False) -> dict[str, tuple[int, int]]:
     """JSON pointer -> (start, end) in `data` of each scalar's text: a string's content between its quotes, a
-    number or literal whole. `data` is one complete JSON value; anything else gives what was read before it."""
+    number or literal whole; with `containers`, each object and array too, brackets included. `data` is one
+    complete JSON value; anything else gives what was read before it."""
     out: dict[str, tuple[int, int]] = {}
     path: list[Any] = []  # per open container: the current key (str) or index (int)
     objects: list[bool] = []
+    opened: list[int] = []  # per open container: where it starts
     expect_key, i, n = False, 0, len(data)
     while i < n:
         byte = data[i]
@@ -125,11 +127,15 @@ def output_ranges(data: bytes) -> dict[str, tuple[int, int]]:
         elif byte in (0x7B, 0x5B):  # { [
             objects.append(byte == 0x7B)
             path.append("" if byte == 0x7B else 0)
+            opened.append(i)
             expect_key = byte == 0x7B
             i += 1
         elif byte in (0x7D, 0x5D):  # } ]
             objects.pop()
             path.pop()
+            start = opened.pop()
+            if containers:
+                out[_pointer(path)] = (start, i + 1)
             expect_key = False
             i += 1
         elif byte == 0x2C:  # ,

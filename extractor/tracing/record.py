@@ -95,6 +95,17 @@ class Incomplete:
 
 
 @dataclass(frozen=True)
+class Repeated:
+    """A list item written more often than the text writes it, left out of the result (`ExtractOptions.fresh_items`):
+    the decoder holds most such repeats back as they are written, and this one it could not (every other way on was
+    closed there)."""
+
+    pointer: str
+    """Where it stood in the output as the model wrote it (`/jobs/2`); later items of its list moved up one."""
+    item: Any
+
+
+@dataclass(frozen=True)
 class Reading:
     """How one window of a long document reads: as the target, or as another kind of document (the relevance
     screen's kinds, read on stretches of the window's text). A window whose every stretch reads as another kind
@@ -131,6 +142,9 @@ class Trace:
     readings: tuple[Reading, ...] = ()
     """Each window's reading as the target against other kinds of document, and which windows gave nothing for
     it (none where the text was read whole or the rule is off: `docs/long-documents.md`)."""
+    repeated: tuple[Repeated, ...] = ()
+    """List items the model wrote again where the text does not repeat them, left out of the result (on a text read
+    whole; a long document's trace does not carry its windows' ones)."""
 
     def __iter__(self) -> Iterator[ValueTrace]:
         return iter(self.values)
