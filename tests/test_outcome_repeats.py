@@ -69,13 +69,13 @@ UNREPEATED = [  # (target, output, repeatable) -> the output read, and the point
      '{"skills": ["SQL", "SQL", "SQL"]}', ["/skills/1"]),
     (TUPLE, '{"pair": ["SQL", "SQL"]}', frozenset(), '{"pair": ["SQL", "SQL"]}', []),  # a prefix is fixed
     (CONTAINS, '{"xs": ["SQL", "SQL"]}', frozenset(), '{"xs": ["SQL", "SQL"]}', []),  # contains counts them
-    (Resume, '{"name": "Ada", "skills": [true, true]', frozenset(), '{"name": "Ada", "skills": [true, true]', []),
+    (Resume, '{"name": "Ada", "skills": [true, true]}', frozenset(), '{"name": "Ada", "skills": [true, true]}', []),
 ]
 
 
 @pytest.mark.parametrize("target,output,repeatable,read,left", UNREPEATED)
 def test_a_repeat_the_text_does_not_make_is_left_out(target, output, repeatable, read, left):
-    got = unrepeated(output, TEXT, target, repeatable)
+    got = unrepeated(output, json.loads(output), TEXT, target, repeatable)
     assert got.output == read
     assert [r.pointer for r in got.repeated] == left
 
@@ -96,6 +96,10 @@ OUTCOMES = [  # (target, output, repeatable) -> the result, and the trace's reco
      Resume(name="Ada Lovelace", skills=["SQL", "SQL"]), ()),
     (Counted, '{"skills": ["SQL", "SQL", "Python"]}', frozenset(),  # its validator needs all three: as written
      Counted(skills=["SQL", "SQL", "Python"]), ()),
+    (Resume, '{"name": "Ada Lovelace", "skills": [], "jobs": [{"company": "Acme", "title": "engineer"}, '
+     '{"company": "Acme", "title": "engineer", "start_year": null}]}', frozenset(),  # alike once validated
+     Resume(name="Ada Lovelace", jobs=[Job(company="Acme", title="engineer")]),
+     (Repeated("/jobs/1", {"company": "Acme", "title": "engineer", "start_year": None}),)),
 ]
 
 

@@ -81,18 +81,20 @@ def outcome(target: Any, refusal: type[BaseModel] | None, gen: Generation, earli
 
 def _parsed(target: Any, refusal: type[BaseModel] | None, output: str, is_target: Callable[[bytes], bool] | None,
             grounding: Grounding | None) -> tuple[Any, tuple[Repeated, ...]]:
-    """The output parsed with the repeats the text does not make left out (`repeats.unrepeated`, where `grounding`
-    names the arrays that may repeat), and those left out; parsed as written where leaving them out would not
+    """The output parsed, then again with the repeats the text does not make left out (`repeats.unrepeated`, where
+    `grounding` names the arrays that may repeat), and those left out; as written where leaving them out would not
     validate (a validator of the target's own counting its items)."""
-    if grounding is None or grounding.repeatable is None:
-        return parse(target, refusal, output, is_target), ()
-    less = unrepeated(output, grounding.text, grounding.target, grounding.repeatable)
+    result = parse(target, refusal, output, is_target)
+    if grounding is None or grounding.repeatable is None or refusal is not None and isinstance(result, refusal):
+        return result, ()
+    value = result.model_dump(mode="json", by_alias=True) if isinstance(result, BaseModel) else json.loads(output)
+    less = unrepeated(output, value, grounding.text, grounding.target, grounding.repeatable)
     if less.repeated:
         try:
             return parse(target, refusal, less.output, is_target), less.repeated
         except (ValueError, ValidationError):
             pass
-    return parse(target, refusal, output, is_target), ()
+    return result, ()
 
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,
