@@ -18,4 +18,5 @@ def test_the_repeated_items_count_reads_a_quality_result(tmp_path: Path) -> None
     (tmp_path / "r.json").write_text(json.dumps(result))
     summary = main([str(tmp_path / "r.json"), "--json", str(tmp_path / "o.json"), "--md", str(tmp_path / "o.md")])
     assert summary["per_method"]["m"][name]["repeated"] == 1
+    assert summary["per_method"]["m"][name]["repeated_as_written"] == 1  # no text: the output as returned
     assert "| m | " in (tmp_path / "o.md").read_text()
