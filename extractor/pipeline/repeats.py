@@ -31,11 +31,12 @@ def unrepeated(output: str, value: Any, text: str, target: Any, repeatable: froz
     """`output` less every list item written more often than `text` writes it (the first copies kept), save in the
     `repeatable` arrays (the guards' patterns: member names, None for any item). Items are compared in `value`, the
     output as validated in JSON form (a member left out and one written null are alike there, as in the result)."""
-    raw = output.encode()
-    ranges = output_ranges(raw, containers=True)
-    found = [r for r in _repeats(value, text, schema_ir(key(target)), repeatable) if r.pointer in ranges]
+    found = _repeats(value, text, schema_ir(key(target)), repeatable)
     if not found:
         return Unrepeated(output)
+    raw = output.encode()
+    ranges = output_ranges(raw, containers=True)
+    found = [r for r in found if r.pointer in ranges]  # (a list the output leaves to its default holds none)
     found.sort(key=lambda r: ranges[r.pointer][0])
     for one in reversed(found):  # from the end: none is inside another, so the places before it stay
         start, end = ranges[one.pointer]
