@@ -333,6 +333,19 @@ GUARDS_ALONE = [  # docs/decoding.md, "Tried: guards standing aside one at a tim
       lambda r: _file("quality_test_real_values.json")["per_set"]["extract"]["resumes"]["field_f1"],
       lambda r: _file("quality_test_real_guards.json")["per_set"]["extract"]["resumes"]["field_f1"]]),
 ]
+_REPEATS = "per_method/extract/{}/{}"
+LEFT_OUT = [  # docs/decoding.md, "After decoding, what the rule could not hold back is left out"
+    ("no set's answers hold a repeated item,\nwhere as written the dev résumés held {:,}, and on test the generated set"
+     " {:,} and the résumés {:,}; field F1 {:.3f} both on\nthe dev résumés, {:.3f} both on the generated test set and"
+     " {:.3f} → {:.3f} on the test résumés, every", "repeated_items_test_repeats.json",
+     [lambda r: _file("repeated_items_dev_repeats.json")["per_method"]["extract"]["resumes"]["repeated_as_written"],
+      _REPEATS.format("generated", "repeated_as_written"), _REPEATS.format("resumes", "repeated_as_written"),
+      lambda r: _file("repeated_items_dev_repeats.json")["per_method"]["extract"]["resumes"]["field_f1"],
+      _REPEATS.format("generated", "field_f1"), _REPEATS.format("resumes", "field_f1_as_written"),
+      _REPEATS.format("resumes", "field_f1")]),
+]
+
+
 FRESH = [(f"| {name} | {{:,}} | {{:,}} | {{:,}} | {{:.3f}} | {{:.3f}} |", file,
           [f"per_method/extract/{name}/documents", f"per_method/extract/{name}/repeated",
            f"per_method/extract[fresh_items=false]/{name}/repeated", f"per_method/extract/{name}/field_f1",
@@ -609,7 +622,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM]
            + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD + STAGES_AB]
            + [("docs/quality.md", *row) for row in DATES_PRINTED + NULLS]
-           + [("docs/decoding.md", *row) for row in OBJECTS_HELD + GUARDS_ALONE])
+           + [("docs/decoding.md", *row) for row in OBJECTS_HELD + GUARDS_ALONE + LEFT_OUT])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
@@ -681,3 +694,10 @@ def test_a_table_copied_from_a_result_file_is_that_files(page: str, file: str) -
         (ROOT / page).write_text(text[:start] + want + text[end:], encoding="utf-8")
     else:
         assert text[start:end] == want, f"{page} shows an older table of {file} (DOCS_UPDATE=1 writes it)"
+
+
+def test_decoding_md_says_no_answer_holds_a_repeat_where_its_files_say_so() -> None:
+    text = (ROOT / "docs/decoding.md").read_text(encoding="utf-8")
+    assert "no set's answers hold a repeated item" in " ".join(text.split())
+    for name in ("repeated_items_dev_repeats.json", "repeated_items_test_repeats.json"):
+        assert all(row["repeated"] == 0 for row in _file(name)["per_method"]["extract"].values()), name
