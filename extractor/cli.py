@@ -189,7 +189,7 @@ def _record(extractor: Any, target: Any, path: Path, options: ExtractOptions, wi
         record["result"] = result.model_dump(mode="json", by_alias=True) if hasattr(result, "model_dump") else result
         if with_trace:
             record["trace"] = trace.to_json()
-        record.update(gaps(trace))  # a long text: windows that disagreed, were not read, items left out
+        record.update(gaps(trace))  # windows that disagreed or were not read, items left out, repeats taken out
     except (ExtractorError, UnicodeDecodeError, OSError) as exc:  # one bad document does not stop the others
         message = f"{path} is not UTF-8 text: {exc}" if isinstance(exc, UnicodeDecodeError) else str(exc)
         record = {"file": str(path), "error": {"type": type(exc).__name__, "message": message}}

@@ -11,7 +11,7 @@ import pytest
 
 from extractor.cli import main
 from extractor.errors import InputError, MissingFieldsError
-from extractor.tracing import Conflict, Incomplete, Span, Trace, Traced
+from extractor.tracing import Conflict, Incomplete, Repeated, Span, Trace, Traced
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[1]
 
@@ -173,6 +173,8 @@ LEFT_OUT = Incomplete("/phones/1", {"number": None, "kind": "fax"}, (0, 1), ("/p
     ({"windows": WINDOWS, "left_out": (LEFT_OUT,)}, False,
      {"left_out": [{"pointer": "/phones/1", "item": {"number": None, "kind": "fax"}, "windows": [0, 1],
                     "missing": ["/phones/1/number"]}]}, 0),
+    ({"repeated": (Repeated("/phones/1", {"number": "555 0192", "kind": "work"}),)}, False,  # a text read whole
+     {"repeated": [{"pointer": "/phones/1", "item": {"number": "555 0192", "kind": "work"}}]}, 0),
     ({"windows": WINDOWS, "unread": (0, 1)}, True,  # a failed file says more than an incomplete one
      {"unread": [{"window": 0, "start": 0, "end": 40}, {"window": 1, "start": 30, "end": 80}]}, 1),
 ])
@@ -188,7 +190,7 @@ def test_a_long_texts_unread_windows_and_left_out_items_are_on_its_record_and_un
     out = tmp_path / "out.jsonl"
     assert _extract(tmp_path, "--jsonl", str(out)) == code
     record = _lines(out)[0]
-    assert {k: record[k] for k in ("unread", "left_out") if k in record} == fields
+    assert {k: record[k] for k in ("unread", "left_out", "repeated") if k in record} == fields
 
 
 @pytest.mark.parametrize("outcome,kind,message", [

@@ -1,5 +1,5 @@
-"""The parts of a result record (`extractor extract`'s JSON lines, a corpus job's rows) that say what a long
-text's result may lack, written once for both."""
+"""The parts of a result record (`extractor extract`'s JSON lines, a corpus job's rows) that say what a result may
+lack or what was taken out of it, written once for both."""
 
 from __future__ import annotations
 
@@ -9,18 +9,20 @@ from typing import Any
 from extractor.tracing import Trace
 from extractor.tracing.record import Candidate, Conflict
 
-GAPS = ("conflicts", "unread", "left_out")
+GAPS = ("conflicts", "unread", "left_out", "repeated")
 """The keys `gaps` may fill: a record's, and a corpus job's columns (JSON strings there, null where none)."""
 
 
 def gaps(trace: Trace) -> dict[str, list[dict[str, Any]]]:
-    """What a long text's result may lack, as the lists a record writes (only those the trace has): windows that
-    disagreed (`conflicts`), windows cut even when halved (`unread`), list items no window completed (`left_out`)."""
+    """What a result may lack or had taken out, as the lists a record writes (only those the trace has): a long
+    text's windows that disagreed (`conflicts`), windows cut even when halved (`unread`), list items no window
+    completed (`left_out`); list items the model wrote again where the text does not repeat them (`repeated`)."""
     found = {"conflicts": [_conflict(c) for c in trace.conflicts],
              "unread": [{"window": i, "start": trace.windows[i].start, "end": trace.windows[i].end}
                         for i in trace.unread],
              "left_out": [{"pointer": x.pointer, "item": x.item, "windows": list(x.windows),
-                           "missing": list(x.missing)} for x in trace.left_out]}
+                           "missing": list(x.missing)} for x in trace.left_out],
+             "repeated": [{"pointer": x.pointer, "item": x.item} for x in trace.repeated]}
     return {name: items for name, items in found.items() if items}
 
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions
 from extractor.errors import Usage
-from extractor.tracing import Conflict, Incomplete, Span, Trace, Traced
+from extractor.tracing import Conflict, Incomplete, Repeated, Span, Trace, Traced
 
 
 class Person(BaseModel):
@@ -43,8 +43,10 @@ TRACES = {
     "left_out": Trace(windows=WINDOWS, left_out=(Incomplete("/emails/1", {"address": None}, (0, 1),
                                                             ("/emails/1/address",)),)),
     "conflicts": Trace(windows=WINDOWS, conflicts=(Conflict("/name", "Ann", 0, (("Anne", 1),)),)),
+    "repeated": Trace(repeated=(Repeated("/emails/1", {"address": "ann@x.org"}),)),
 }
-"""The traces of texts read in windows, by text: a window not read, a list item left out, values that disagree."""
+"""The traces of texts, by text: read in windows, a window not read, a list item left out, values that disagree;
+read whole, a repeat taken out."""
 
 
 def answer(text: str) -> Traced[Person]:

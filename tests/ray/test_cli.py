@@ -56,7 +56,8 @@ def test_extract_on_ray_writes_the_lines_extract_writes_and_resumes(cluster: str
 
 
 @pytest.mark.parametrize("texts,jsonl,gaps,code", [
-    (["whole", "left_out", "conflicts"], True, {"left_out": ["left_out"], "conflicts": ["conflicts"]}, 0),
+    (["whole", "left_out", "conflicts", "repeated"], True,
+     {"left_out": ["left_out"], "conflicts": ["conflicts"], "repeated": ["repeated"]}, 0),
     (["whole", "unread"], True, {"unread": ["unread"]}, 3),
     (["unread"], False, {}, 3),  # --parquet alone: the status read from the shards
     (["unread", "latin1"], True, {"unread": ["unread"]}, 1),  # a failed file says more than an incomplete one

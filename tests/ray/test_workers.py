@@ -84,6 +84,7 @@ def test_a_refusal_is_a_result_marked_refused() -> None:
                                 "missing": ["/emails/1/address"]}]}),
     ("conflicts", {"conflicts": [{"pointer": "/name", "kept": "Ann", "window": 0,
                                   "others": [{"value": "Anne", "window": 1}], "chosen": False, "candidates": []}]}),
+    ("repeated", {"repeated": [{"pointer": "/emails/1", "item": {"address": "ann@x.org"}}]}),
 ])
 def test_what_a_text_read_in_windows_lacks_is_in_its_row_as_json(text: str, gaps: dict[str, list[dict]]) -> None:
     table, _ = _run([text])
