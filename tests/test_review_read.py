@@ -28,6 +28,10 @@ LINES = [  # (the second line of a results file, the error type of its document 
      None, "/n: 3 span(s) not a pair of integers: dropped"),
     ('{"file": "a.txt", "trace": [{"pointer": "/n", "status": "found", "spans": {"0": 1}}]}', None,
      "its spans are an object"),
+    ('{"file": "a.txt", "result": {"xs": ["SQL"]}, "repeated": [{"pointer": "/xs/1", "item": "SQL"}]}', None,
+     'taken out, a repeat the text does not make: /xs/1 "SQL"'),
+    ('{"file": "a.txt", "repeated": [{"item": "SQL"}]}', None, "repeat 0 left out: not an object with a pointer"),
+    ('{"file": "a.txt", "repeated": 7}', None, "repeat 0 left out: not an object with a pointer: a number 7"),
     ('{"file": "a.txt", "error": "boom"}', "Error", "boom"),
     ('{"file": "a.txt", "error": {"type": 5}}', "5", ""),
     ('{"file": "a.txt", "result": {"n": NaN}}', "BadLine", ":3: not a line of JSON (NaN is not a JSON number)"),
@@ -199,3 +203,14 @@ def test_lines_end_at_a_newline_only_and_are_numbered_as_the_file_is(tmp_path):
     first, cut, last = read_jsonl(tmp_path / "out.jsonl")
     assert first.result == {"x": "1\u20282"} and first.error is None and last.error is None
     assert cut.error["message"].startswith(f"{tmp_path / 'out.jsonl'}:3: not a line of JSON")
+
+
+def test_a_result_with_a_repeat_taken_out_says_so_beside_the_document():
+    from extractor.review import reviewed
+    from extractor.tracing import Repeated, Traced
+
+    long = {"company": "Acme", "title": "x" * 100}
+    doc = reviewed("a.txt", "Acme", Traced({"jobs": [long]}, Trace(repeated=(Repeated("/jobs/1", long),))))
+    assert doc.notes == ('taken out, a repeat the text does not make: /jobs/1 {"company": "Acme", "title": "'
+                         + "x" * 49 + "…",)  # 79 characters and an ellipsis
+    assert _payload(review_html([doc]))[0]["notes"] == list(doc.notes)

@@ -61,7 +61,8 @@ class Reviewed:
     trace: Trace = field(default_factory=Trace)
     notes: tuple[str, ...] = ()
     """What the page flags beside the document: parts of its trace left out as unreadable (entries, spans outside
-    the text), or the extraction's own error when the text could not be read."""
+    the text), the extraction's own error when the text could not be read, and list items taken out of the result
+    as repeats the text does not make (`Trace.repeated`)."""
 
 
 def reviewed(name: str, text: str, outcome: Any) -> Reviewed:
@@ -73,7 +74,8 @@ def reviewed(name: str, text: str, outcome: Any) -> Reviewed:
     if isinstance(result, Refusal):
         return Reviewed(name, text, refused=True, refusal=result.error)
     value = result.model_dump(mode="json", by_alias=True) if isinstance(result, BaseModel) else result
-    return Reviewed(name, text, value, trace=found)
+    notes = _repeated([{"pointer": r.pointer, "item": r.item} for r in found.repeated], [])
+    return Reviewed(name, text, value, trace=found, notes=tuple(notes))
 
 
 def read_jsonl(path: str | Path, texts: str | Path | Mapping[str, str] | None = None, *,
@@ -120,6 +122,7 @@ def _read_line(raw: bytes, path: Path, number: int, texts: str | Path | Mapping[
                         {"type": "TextNotRead", "message": f"{where}: {unread}"}, notes=notes)
     found, notes = _trace(record.get("trace"))
     found = Trace(found.values, _conflicts(record.get("conflicts"), notes))
+    notes += _repeated(record.get("repeated"), notes)
     return Reviewed(name, text, None if refused else result, refused, refusal, error, found, tuple(notes))
 
 
@@ -242,6 +245,20 @@ def _conflicts(data: Any, notes: list[str]) -> tuple[Conflict, ...]:
                             tuple((x.get("value"), x["window"] if _integer(x.get("window")) else -1) for x in others),
                             made, c.get("chosen") is True))
     return tuple(out)
+
+
+def _repeated(data: Any, notes: list[str]) -> list[str]:
+    """A note per list item taken out of the result as a repeat the text does not make (a record's `repeated`);
+    an entry that is not an object with a pointer is left out with a note of its own."""
+    out = []
+    for number, r in enumerate(data if isinstance(data, list) else [] if data is None else [data]):
+        if isinstance(r, dict) and isinstance(r.get("pointer"), str):
+            item = json.dumps(r.get("item"), ensure_ascii=False)
+            out.append(f"taken out, a repeat the text does not make: {r['pointer']} "
+                       f"{item if len(item) <= 80 else item[:79] + '…'}")
+        else:
+            notes.append(f"repeat {number} left out: not an object with a pointer: {_kind(r)}")
+    return out
 
 
 def _pair(value: Any) -> bool:
