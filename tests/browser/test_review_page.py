@@ -174,3 +174,19 @@ def test_a_long_texts_conflicts_show_their_candidates_and_who_chose(browser, tmp
     rows = page.locator("#conflicts li").all_text_contents()
     page.close()
     assert rows[0].startswith(shown[0]) and [r.strip() for r in rows[1:]] == shown[1:]
+
+
+def test_a_repeat_taken_out_is_noted_beside_its_document(browser, tmp_path):
+    from extractor.tracing import Repeated
+
+    text = "Kenji Watanabe, k@helix.co.uk"
+    contact = Contact(name="Kenji Watanabe", emails=["k@helix.co.uk"])
+    found = trace(contact, text)
+    doc = reviewed("kenji.txt", text, Traced(contact, Trace(found.values, repeated=(Repeated("/emails/1",
+                                                                                          "k@helix.co.uk"),))))
+    page = browser.new_page()
+    page.goto(write_review([doc], tmp_path / "review.html").as_uri())
+    page.click("#docs li:has-text('kenji.txt')")
+    assert page.locator(".notice.note").all_inner_texts() == [
+        'taken out, a repeat the text does not make: /emails/1 "k@helix.co.uk"']
+    page.close()
