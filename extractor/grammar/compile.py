@@ -537,20 +537,24 @@ class _Compiler:
     def elements(self, prefix: list[Node], item: Node | None, lo: int, hi: int | None) -> Node:
         """`[` prefix elements in order, then items, `]`, with between lo and hi elements (unrolled)."""
         k = len(prefix)
-
-        def tail(j: int) -> Node:
-            """Elements j.. given j >= 1 already written."""
-            if hi is not None and j >= hi:
-                return EMPTY
-            if j >= k:
-                return EMPTY if item is None else repeat(seq(self.comma(), item), max(lo - j, 0),
-                                                         None if hi is None else hi - j)
-            step = seq(self.comma(), prefix[j], tail(j + 1))
-            return step if j < lo else opt(step)
-
         first = prefix[0] if k else item
-        some = NOTHING if first is None or hi == 0 else seq(self.first(), first, tail(1), self.close("]", True))
+        some = NOTHING if first is None or hi == 0 else \
+            seq(self.first(), first, self._tail(prefix, item, lo, hi), self.close("]", True))
         return seq(self.open("["), alt(self.close("]", False) if lo == 0 else NOTHING, some))
+
+    def _tail(self, prefix: list[Node], item: Node | None, lo: int, hi: int | None) -> Node:
+        """The elements after the first, from the last one back (a loop, not a recursive closure: a function
+        that calls itself through its own cell is a cycle the collector frees later, holding the nodes)."""
+        k = len(prefix)
+        stop = max(1, k if hi is None else min(k, hi))  # elements from here on: the items, or none past hi
+        if item is None or hi is not None and stop >= hi:  # (no items and stop < k only where stop is hi)
+            body = EMPTY
+        else:
+            body = repeat(seq(self.comma(), item), max(lo - stop, 0), None if hi is None else hi - stop)
+        for j in range(stop - 1, 0, -1):
+            step = seq(self.comma(), prefix[j], body)
+            body = step if j < lo else opt(step)
+        return body
 
     def counted_array(self, prefix: list[Node], item: Node, lo: int, hi: int | None) -> Node:
         """Elements as calls, counted: `[` prefix items in order, then any number of items `]`."""

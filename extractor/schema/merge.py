@@ -438,7 +438,8 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
                 node = merger.defs[name]
                 node = close_objects(node, closed) if strict and node is not None else node
             out[name] = walk(node) if node is not None else ir.Nothing()
-    return root, out
+    del finish, visit, split  # they call one another through their cells: a cycle that would hold every node seen
+    return root, out  # until the cyclic collector frees it, inside whatever call it lands in (a mask's)
 
 
 def _unchanged(node: ir.Node) -> ir.Node:

@@ -74,7 +74,11 @@ def normalize(document: dict[str, Any] | bool, options: NormalizeOptions = Norma
 
 def read(document: dict[str, Any] | bool, options: NormalizeOptions = NormalizeOptions()) -> ir.Schema:
     """`normalize` for a document `check_document` has passed."""
-    return _Normalizer(document, options).run()
+    normalizer = _Normalizer(document, options)
+    try:
+        return normalizer.run()
+    finally:  # its exactness reader holds its bound method: a cycle that would keep every node it read for the
+        del normalizer.exactness  # cyclic collector to free later, inside whatever call it lands in (a mask's)
 
 
 _TEXT = json.JSONEncoder(ensure_ascii=False).encode
