@@ -429,17 +429,19 @@ def split_contains(root: ir.Node, defs: dict[str, ir.Node], merger: Merger, stri
         return replace(node, items=items, prefix=prefix, contains=replace(c, split=split))
 
     walk = visit if counting else _unchanged  # nothing to split: every node stays as it is
-    root = walk(root)
-    out: dict[str, ir.Node] = {}
-    while pending := [k for k in merger.defs if k not in out] + [k for k in defs if k not in out]:
-        for name in pending:
-            node = defs.get(name)
-            if node is None:  # made while merging: from unclosed originals
-                node = merger.defs[name]
-                node = close_objects(node, closed) if strict and node is not None else node
-            out[name] = walk(node) if node is not None else ir.Nothing()
-    del finish, visit, split  # they call one another through their cells: a cycle that would hold every node seen
-    return root, out  # until the cyclic collector frees it, inside whatever call it lands in (a mask's)
+    try:
+        root = walk(root)
+        out: dict[str, ir.Node] = {}
+        while pending := [k for k in merger.defs if k not in out] + [k for k in defs if k not in out]:
+            for name in pending:
+                node = defs.get(name)
+                if node is None:  # made while merging: from unclosed originals
+                    node = merger.defs[name]
+                    node = close_objects(node, closed) if strict and node is not None else node
+                out[name] = walk(node) if node is not None else ir.Nothing()
+        return root, out
+    finally:  # the three call one another through their cells: a cycle that would hold every node seen until the
+        del finish, visit, split  # cyclic collector frees it, inside whatever call it lands in (a mask's)
 
 
 def _unchanged(node: ir.Node) -> ir.Node:
