@@ -6,7 +6,7 @@ import json
 from typing import Annotated
 
 import pytest
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from extractor import ExtractOptions
 from extractor.decode.loop import Generation
@@ -33,6 +33,15 @@ class Resume(BaseModel):
 
 class Bounded(BaseModel):
     skills: Annotated[list[str], Field(min_length=3)]
+
+
+class Sorted(BaseModel):
+    skills: list[str]
+
+    @field_validator("skills")
+    @classmethod
+    def in_order(cls, skills: list[str]) -> list[str]:
+        return sorted(skills)
 
 
 class Counted(BaseModel):
@@ -96,6 +105,10 @@ OUTCOMES = [  # (target, output, repeatable) -> the result, and the trace's reco
      Resume(name="Ada Lovelace", skills=["SQL", "SQL"]), ()),
     (Counted, '{"skills": ["SQL", "SQL", "Python"]}', frozenset(),  # its validator needs all three: as written
      Counted(skills=["SQL", "SQL", "Python"]), ()),
+    (Sorted, '{"skills": ["SQL", "SQL", "Python"]}', frozenset(),  # sorted, the repeat's place is Python's: as written
+     Sorted(skills=["Python", "SQL", "SQL"]), ()),
+    (Sorted, '{"skills": ["Python", "SQL", "SQL"]}', frozenset(),  # sorting moves nothing: left out
+     Sorted(skills=["Python", "SQL"]), (Repeated("/skills/2", "SQL"),)),
     (Resume, '{"name": "Ada Lovelace", "skills": [], "jobs": [{"company": "Acme", "title": "engineer"}, '
      '{"company": "Acme", "title": "engineer", "start_year": null}]}', frozenset(),  # alike once validated
      Resume(name="Ada Lovelace", jobs=[Job(company="Acme", title="engineer")]),

@@ -368,14 +368,24 @@ def fragment_of(short: str, earlier: list[str], source: str, count: Callable[[st
 def repeats(value: Any, source: str) -> list[Any]:
     """The items of any list in `value` held more often than `source` writes them (each extra copy once): what the
     rule keeps from being written, read off a finished result."""
-    out: list[Any] = []
-    for v in _nodes(value):
-        if isinstance(v, list):
-            for key, n in Counter(json.dumps(x, sort_keys=True) for x in v).items():
-                item = json.loads(key)
-                if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
-                    continue
-                out += [item] * max(0, n - times_written(item, source))
+    return [v[i] for v in _nodes(value) if isinstance(v, list) for i in extra_copies(v, source)]
+
+
+def extra_copies(items: list[Any], source: str) -> list[int]:
+    """The indices of a list's items (strings, numbers, objects; JSON equal) past as many copies as `source` writes
+    them, the first copies kept; the text is searched only for an item written twice or more."""
+    seen: Counter[str] = Counter()
+    allowed: dict[str, int] = {}
+    out = []
+    for i, item in enumerate(items):
+        if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
+            continue
+        seen[key := json.dumps(item, sort_keys=True)] += 1
+        if seen[key] > 1:
+            if key not in allowed:
+                allowed[key] = times_written(item, source)
+            if seen[key] > allowed[key]:
+                out.append(i)
     return out
 
 

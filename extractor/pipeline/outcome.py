@@ -83,18 +83,24 @@ def _parsed(target: Any, refusal: type[BaseModel] | None, output: str, is_target
             grounding: Grounding | None) -> tuple[Any, tuple[Repeated, ...]]:
     """The output parsed, then again with the repeats the text does not make left out (`repeats.unrepeated`, where
     `grounding` names the arrays that may repeat), and those left out; as written where leaving them out would not
-    validate (a validator of the target's own counting its items)."""
+    validate as the result less those items (a validator counting or reordering the items)."""
     result = parse(target, refusal, output, is_target)
     if grounding is None or grounding.repeatable is None or refusal is not None and isinstance(result, refusal):
         return result, ()
-    value = result.model_dump(mode="json", by_alias=True) if isinstance(result, BaseModel) else json.loads(output)
-    less = unrepeated(output, value, grounding.text, grounding.target, grounding.repeatable)
+    less = unrepeated(output, _json(result, output), grounding.text, grounding.target, grounding.repeatable)
     if less.repeated:
         try:
-            return parse(target, refusal, less.output, is_target), less.repeated
+            again = parse(target, refusal, less.output, is_target)
         except (ValueError, ValidationError):
-            pass
+            return result, ()
+        if _json(again, less.output) == less.value:
+            return again, less.repeated
     return result, ()
+
+
+def _json(result: Any, output: str) -> Any:
+    """A result as the JSON value its items are compared in: a model's dump, else the output's own value."""
+    return result.model_dump(mode="json", by_alias=True) if isinstance(result, BaseModel) else json.loads(output)
 
 
 def parse(target: Any, refusal: type[BaseModel] | None, text: str,

@@ -7,13 +7,12 @@ where leaving it out would break the array's own bounds (`minItems`, `contains`,
 
 from __future__ import annotations
 
-import json
-from collections import Counter
+import copy
 from dataclasses import dataclass
 from typing import Any
 
-from extractor.decode.fresh import Path, path_matches, times_written
-from extractor.pipeline.grounding import cut_out, key, place_of, schema_ir
+from extractor.decode.fresh import Path, extra_copies, path_matches
+from extractor.pipeline.grounding import cut_out, key, place_of, schema_ir, unescape
 from extractor.schema import ir
 from extractor.tracing.leaves import escape, output_ranges
 from extractor.tracing.record import Repeated
@@ -21,10 +20,13 @@ from extractor.tracing.record import Repeated
 
 @dataclass(frozen=True)
 class Unrepeated:
-    """An output with its repeats left out."""
+    """An output with its repeats left out, and what the value it was read from is without them."""
 
     output: str
     repeated: tuple[Repeated, ...] = ()
+    value: Any = None
+    """The validated value less the items left out: the new output must validate to it (a validator that reorders
+    a list would otherwise have moved the items the pointers name)."""
 
 
 def unrepeated(output: str, value: Any, text: str, target: Any, repeatable: frozenset[Path]) -> Unrepeated:
@@ -38,16 +40,22 @@ def unrepeated(output: str, value: Any, text: str, target: Any, repeatable: froz
     ranges = output_ranges(raw, containers=True)
     found = [r for r in found if r.pointer in ranges]  # (a list the output leaves to its default holds none)
     found.sort(key=lambda r: ranges[r.pointer][0])
+    less = copy.deepcopy(value)
     for one in reversed(found):  # from the end: none is inside another, so the places before it stay
         start, end = ranges[one.pointer]
         quoted = isinstance(one.item, str)  # a string's range is its content: its quotes go too
         cut = cut_out(raw, start - quoted, end + quoted, False)
         raw = raw[:cut[0]] + raw[cut[1]:]
-    return Unrepeated(raw.decode(), tuple(found))
+        *at, last = one.pointer.split("/")[1:]
+        holder = less
+        for token in at:
+            holder = holder[int(token)] if isinstance(holder, list) else holder[unescape(token)]
+        del holder[int(last)]
+    return Unrepeated(raw.decode(), tuple(found), less)
 
 
 def _repeats(data: Any, text: str, schema: ir.Schema, repeatable: frozenset[Path]) -> list[Repeated]:
-    """The items to leave out, outermost first, none inside another."""
+    """The items to leave out, none inside another (the items of an item left out are not looked at)."""
     out: list[Repeated] = []
     work: list[tuple[Any, str, Path]] = [(data, "", ())]
     while work:
@@ -64,17 +72,9 @@ def _repeats(data: Any, text: str, schema: ir.Schema, repeatable: frozenset[Path
 
 
 def _extra(items: list[Any], text: str, pointer: str, schema: ir.Schema) -> list[int]:
-    """The indices of the list's items past the times the text writes them (a string, number or object; at least
-    one copy kept), as many as the list's schema lets go."""
+    """The indices of the list's items past the times the text writes them (`fresh.extra_copies`), as many as the
+    list's schema lets go."""
     arrays = [n for n in place_of(schema, pointer)[0] if isinstance(n, ir.Array)]
     if not arrays or any(a.prefix or a.contains is not None for a in arrays):
         return []
-    seen: Counter[str] = Counter()
-    extra = []
-    for i, item in enumerate(items):
-        if isinstance(item, bool) or not isinstance(item, (str, int, float, dict)):
-            continue
-        seen[name := json.dumps(item, sort_keys=True)] += 1
-        if seen[name] > max(1, times_written(item, text)):
-            extra.append(i)
-    return extra[:max(0, len(items) - max(a.min_items for a in arrays))]
+    return extra_copies(items, text)[:max(0, len(items) - max(a.min_items for a in arrays))]
