@@ -3,6 +3,7 @@ bundles and labels what it should."""
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 from pathlib import Path
@@ -57,6 +58,7 @@ def test_the_peer_benchmark_runs_on_a_tiny_input(tmp_path):
     assert tuning["extractor"]["mask_us"]["max"] >= tuning["extractor"]["mask_us"]["avg"] > 0
     assert tuning["extractor"]["compile_cpu_ms"]["p50"] > 0
     assert "| tuning | 1 | 1 | extractor |" in (tmp_path / "peers.md").read_text()
+    assert result["config"]["startup_heap_frozen"] and gc.get_freeze_count() == 0  # given back once measured
 
 
 def test_the_repository_collector_writes_only_judged_instances(tmp_path):

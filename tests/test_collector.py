@@ -101,3 +101,24 @@ def test_a_compile_leaves_no_cycle_for_the_collector(schema) -> None:
         assert gc.collect() == 0
     finally:
         gc.enable()
+
+
+def test_tables_held_by_a_cache_are_not_objects_the_collector_walks() -> None:
+    """A server's table cache holds tens of thousands of tables: each a tracked object, every full collection would
+    walk them all, inside whichever call allocates (a mask). Held as plain tuples, the collector drops them from
+    its lists at their first collection; a hit hands out the same arrays."""
+    from extractor import compile_schema
+    from extractor.masks.tables import TableCache
+    from extractor.tokens import Vocabulary
+
+    vocab = Vocabulary(tokens=(*(bytes([b]) for b in range(256)), b"</s>"), eos_ids=frozenset({256}))
+    grammar = compile_schema({"type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "integer"}}},
+                             vocab, refusal=None)
+    cache, aut = TableCache(), grammar.automaton
+    keys = [(r, s) for r in range(len(aut.dfas)) if r not in aut.private for s in range(aut.dfas[r].size)]
+    first = [cache.get(aut, grammar.trie, r, s) for r, s in keys]
+    gc.collect()
+    assert cache.entries and not any(gc.is_tracked(entry) for entry in cache.entries.values())
+    again = [cache.get(aut, grammar.trie, r, s) for r, s in keys]
+    assert all(a.packed is b.packed and a.exit_nodes is b.exit_nodes and a.size == b.size
+               for a, b in zip(first, again))

@@ -189,10 +189,12 @@ class Distinct:
         return fork
 
 
-Shape = tuple[Union[int, None], frozenset[int], int]
+Shape = tuple[Union[int, None], tuple[int, ...], int]
 """A configuration as `Distinct` reads it: the depth of a distinct rule's frame past its opening quote and short of
 its end (the least, if several; None: none), the depths where a distinct rule's frame has just read its last byte
-(its closing quote), and the shortest stack's length (an object or array closed below it takes its strings)."""
+(its closing quote; ascending), and the shortest stack's length (an object or array closed below it takes its
+strings). Ints and tuples only: a grammar keeps one per configuration of its machine (tens of thousands), which the
+cyclic collector stops tracking at their first collection; a frozenset it would walk at every full one."""
 
 
 def shape(automaton: Automaton, config: Config) -> Shape:
@@ -213,7 +215,7 @@ def shape_of(automaton: Automaton, low: int, tops: Iterable[tuple[int, int, int]
             finished.add(depth)
         elif state != 0 and (inside is None or depth < inside):
             inside = depth
-    return inside, frozenset(finished), low
+    return inside, tuple(sorted(finished)), low
 
 
 def accepts(automaton: Automaton, data: bytes) -> bool:

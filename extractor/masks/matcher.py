@@ -61,7 +61,7 @@ class CompiledGrammar:
         self.tables = tables
         self.masks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes)
         self.bitmasks: ByteLRU[Config, np.ndarray] = ByteLRU(mask_cache_bytes // 8)
-        self.exit_memo: ByteLRU[tuple[int, Config], tuple[Table, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
+        self.exit_memo: ByteLRU[tuple[int, Config], tuple[np.ndarray, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.present: ByteLRU[Config, Present] = ByteLRU(mask_cache_bytes // 16)
         self.walks: ByteLRU[tuple[Config, bytes], Config] = ByteLRU(mask_cache_bytes // 8)
         """Configurations after a token's bytes: a request advancing where another went before (a serving engine's
@@ -130,12 +130,12 @@ class CompiledGrammar:
             self.masks.put(config, out, out.nbytes)
             return out
         aut = self.automaton
-        tables: dict[int, Table] = {}  # stacks with one top frame share its table
+        tables: dict[int, Table] = {}  # stacks with one top frame share its table (its words: the same array)
         extra: list[np.ndarray] = []
         for st in config:
             rule, state = st[-1]
             table = self.tables.get(aut, self.trie, rule, state)
-            tables.setdefault(id(table), table)
+            tables.setdefault(id(table.packed), table)
             if len(st) > 1 and len(table.exit_nodes):
                 extra.append(self.exits(table, aut.close([st[:-1]])))
         if aut.accepting(config):
@@ -162,14 +162,16 @@ class CompiledGrammar:
 
     def exits(self, table: Table, parent: Config) -> np.ndarray:
         """Exit tokens of a table that the enclosing rules accept: the subtree under each exit node
-        walked from the parent configuration, remembered per (table, parent)."""
-        key = (id(table), parent)
+        walked from the parent configuration, remembered per (exit nodes, parent). Keyed by the exit nodes' array,
+        which a table cache hands out again with each hit (the `Table` around it is made anew)."""
+        nodes = table.exit_nodes
+        key = (id(nodes), parent)
         hit = self.exit_memo.get(key)
-        if hit is not None and hit[0] is table:
+        if hit is not None and hit[0] is nodes:
             return hit[1]
-        walked = self._states.walk(parent, table.exit_nodes, exits=False)
-        ids = (walked or walk(self.automaton, self.trie, parent, table.exit_nodes, exits=False))[0]
-        self.exit_memo.put(key, (table, ids), ids.nbytes)  # the table is kept alive, so its id stays unique
+        walked = self._states.walk(parent, nodes, exits=False)
+        ids = (walked or walk(self.automaton, self.trie, parent, nodes, exits=False))[0]
+        self.exit_memo.put(key, (nodes, ids), ids.nbytes)  # the array is kept alive, so its id stays unique
         return ids
 
     def quotes(self, config: Config, row: Row) -> Present:

@@ -43,7 +43,7 @@ PATHS_BYTES = 32 << 20
 """Bytes of counted rules' base walks kept per table cache (a few MB each for a 128k vocabulary)."""
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Table:
     """Tokens a rule state allows on its own, and the trie nodes where the rule may end with tokens
     running on past them: those tokens' remaining bytes are for the enclosing rules to judge. Held packed, 32
@@ -70,6 +70,11 @@ class Table:
         return unpacked(self.packed, self.size)
 
 
+Held = tuple[np.ndarray, np.ndarray, int, int]
+"""A table as a cache holds it: its words, exit nodes and size (`Table(*held[:3])` makes it again, around the same
+arrays), and the bytes it holds."""
+
+
 def unpacked(words: np.ndarray, size: int) -> np.ndarray:
     """A bool per token id of `size` from packed words (masks.bits): a new array."""
     return np.unpackbits(words.view(np.uint8), count=size, bitorder="little").view(bool)
@@ -87,7 +92,11 @@ class TableCache:
                  save_after: float = SAVE_AFTER) -> None:
         self.max_bytes = max_bytes
         self.bytes = 0
-        self.entries: OrderedDict[tuple[str, str, int], tuple[Table, int]] = OrderedDict()
+        self.entries: OrderedDict[tuple[str, str, int], Held] = OrderedDict()
+        """Each table as one plain tuple of its arrays, its size and its bytes: a tuple the cyclic collector stops
+        tracking at its first collection, where a `Table` (an instance of a class, like any) stays tracked. Tens of
+        thousands of tables held would otherwise be objects every full collection walks, and one lands in whichever
+        call allocates: a server's mask."""
         self.directory = directory
         self.max_files = max_files
         self.save_after = save_after
@@ -121,7 +130,7 @@ class TableCache:
             self.entries.move_to_end(key)
         except KeyError:
             return None
-        return hit[0]
+        return Table(*hit[:3])
 
     def build(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         """A table not cached yet: walked, or the reference's where the languages are equal, or walked
@@ -169,10 +178,10 @@ class TableCache:
         size = table.nbytes
         with self.lock:
             old = self.entries.pop(key, None)
-            self.bytes += size - (old[1] if old else 0)
-            self.entries[key] = (table, size)
+            self.bytes += size - (old[3] if old else 0)
+            self.entries[key] = (table.packed, table.exit_nodes, table.size, size)
             while self.bytes > self.max_bytes and len(self.entries) > 1:
-                self.bytes -= self.entries.popitem(last=False)[1][1]
+                self.bytes -= self.entries.popitem(last=False)[1][3]
         return table
 
     def clear(self) -> None:

@@ -423,7 +423,7 @@ def test_table_hits_read_without_the_lock_while_other_threads_fill_and_evict():
     for t in threads:
         t.join()
     assert not errors, errors[0]
-    assert cache.bytes == sum(size for _, size in cache.entries.values())
+    assert cache.bytes == sum(entry[3] for entry in cache.entries.values())
 
 
 def test_a_table_hit_makes_it_the_last_one_dropped():
@@ -435,8 +435,8 @@ def test_a_table_hit_makes_it_the_last_one_dropped():
     first, second = (cache.get(aut, trie, *k) for k in keys[:2])
     cache.get(aut, trie, *keys[0])  # a hit: the first is now the most recently used
     cache.get(aut, trie, *keys[2])  # the third pushes one out: the second
-    held = [entry for entry, _ in cache.entries.values()]
-    assert any(t is first for t in held) and not any(t is second for t in held)
+    held = [entry[0] for entry in cache.entries.values()]
+    assert any(t is first.packed for t in held) and not any(t is second.packed for t in held)
 
 
 @pytest.mark.parametrize("model", ZOO, ids=[m.__name__ for m in ZOO])

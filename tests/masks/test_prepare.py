@@ -11,6 +11,7 @@ from extractor.automata.counted import CountedDFA
 from extractor.masks import TableCache
 from extractor.masks.bits import pack
 from extractor.masks.matcher import CompiledGrammar, _table_count
+from extractor.masks.tables import Table
 from tests.masks.test_masks import small_vocab
 
 SCHEMAS = [  # the first two count (CountedDFA): tables below lo, at lo, and near hi
@@ -67,7 +68,8 @@ def test_prepared_tables_are_held_packed(schema: dict) -> None:
     grammar = CompiledGrammar(plain.automaton, plain.vocab, plain.trie, tables=tables)
     grammar.prepare(60.0)
     words = (plain.vocab.size + 31) // 32
-    for table, size in tables.entries.values():
+    for *fields, size in tables.entries.values():
+        table = Table(*fields)
         assert size == table.nbytes <= 4 * words + table.exit_nodes.nbytes + 256
         assert table.packed.dtype == np.int32 and np.array_equal(pack(table.allowed), table.packed)
 
