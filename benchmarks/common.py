@@ -476,5 +476,8 @@ def accepted_order(auto: Automaton, value: Any, budget: int = 20_000) -> str | N
         for after, w in walk(feed(config, "," if done else ""), rest[0]):
             yield from items(after, rest[1:], [*done, w])
 
-    texts = (compact_text(found) for end, found in walk(auto.start(), value) if auto.accepting(end))
-    return next((text for text in texts if accepts(auto, text.encode("utf-8", "surrogatepass"))), None)
+    try:
+        texts = (compact_text(found) for end, found in walk(auto.start(), value) if auto.accepting(end))
+        return next((text for text in texts if accepts(auto, text.encode("utf-8", "surrogatepass"))), None)
+    finally:  # the closures call each other through their cells: cycles left for the collector to find, inside
+        del feed, walk, members, items  # some engine's timed call, unless emptied here

@@ -81,6 +81,8 @@ CYCLES = [  # schemas whose compile once left reference cycles: each grammar was
      "$ref": "#/$defs/a"},  # the normalizer's exactness reader held the normalizer's bound method
     {"type": "object", "properties": {"xs": ARRAYS}},  # elements after the first: a recursive closure
     {"type": "array", "items": {"type": "string"}, "contains": {"const": "a"}},  # contains split by closures
+    {"type": "array", "uniqueItems": True, "items": {"enum": ["a", 1.0, {"b": 2}]}},  # distinct values' tails, and
+    # each value's canonical text: closures calling themselves
 ]
 
 

@@ -633,7 +633,10 @@ class _Compiler:
                 memo[key] = Suffix(items[0] if len(items) == 1 else Alt(items) if items else NOTHING)
             return memo[key]
 
-        return seq(self.open("["), tail(0, frozenset()))
+        try:
+            return seq(self.open("["), tail(0, frozenset()))
+        finally:
+            del tail  # the closure calls itself through its own cell: a cycle the collector would otherwise free
 
     def finite(self, node: ir.Node, depth: int = 0) -> list[tuple[str, str]] | None:
         """(value class, compact text) for every value of a node with finitely many, else None."""

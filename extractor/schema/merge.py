@@ -302,15 +302,18 @@ class Merger:
 
 def canonical(value: object) -> str:
     """Equal JSON values, equal text: 1 and 1.0 alike, object keys sorted."""
-    def canon(v: object) -> object:
-        if isinstance(v, float) and v.is_integer():
-            return int(v)
-        if isinstance(v, list):
-            return [canon(x) for x in v]
-        if isinstance(v, dict):
-            return {k: canon(x) for k, x in v.items()}
-        return v
-    return json.dumps(canon(value), sort_keys=True)
+    return json.dumps(_canon(value), sort_keys=True)
+
+
+def _canon(v: object) -> object:
+    """`v` with whole floats as ints (a function of the module's: a closure calling itself is a reference cycle)."""
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    if isinstance(v, list):
+        return [_canon(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _canon(x) for k, x in v.items()}
+    return v
 
 
 def _unequal(node: ir.Node | None) -> tuple:
