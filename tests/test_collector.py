@@ -124,3 +124,28 @@ def test_tables_held_by_a_cache_are_not_objects_the_collector_walks() -> None:
     again = [cache.get(aut, grammar.trie, r, s) for r, s in keys]
     assert all(a.packed is b.packed and a.exit_nodes is b.exit_nodes and a.size == b.size
                for a, b in zip(first, again))
+
+
+def test_a_matchers_rollback_history_is_not_objects_the_collector_walks() -> None:
+    """A grammar with distinct keys keeps each step's strings for rollback: as plain tuples, which leave the
+    collector's lists in its young passes (an object a step, over a long output, would be walked by every full pass);
+    rolled back, the matcher allows and refuses what it did at that step."""
+    from extractor import compile_schema
+    from extractor.tokens import Vocabulary
+
+    vocab = Vocabulary(tokens=(*(bytes([b]) for b in range(256)), b"</s>"), eos_ids=frozenset({256}))
+    grammar = compile_schema({"type": "object", "additionalProperties": {"type": "integer"}}, vocab, refusal=None)
+    matcher = grammar.matcher()
+    for byte in b'{"a":1,"b":2,"c"':
+        matcher.advance(byte)
+    gc.collect()  # a step's state holds its strings' tuple: the first pass untracks that, the second the state
+    gc.collect()
+    assert matcher.steps == 16 and not any(gc.is_tracked(state) for state in matcher._distincts)
+    matcher.rollback(3)  # back to just after `"b":2,`
+    for byte in b'"a':
+        matcher.advance(byte)
+    assert not matcher.mask()[ord('"')]  # "a" again: a repeated key
+    matcher.rollback(2)
+    for byte in b'"d':
+        matcher.advance(byte)
+    assert matcher.mask()[ord('"')]

@@ -22,17 +22,27 @@ Strings = tuple[Union[str, None], tuple[tuple[str, int], ...]]
 """What a token's quotes cut it into (`Quoted.strings`)."""
 
 
+Seen = tuple[Union[int, str], ...]
+"""Strings finished so far and the depth each was written at, as one flat tuple (depth, string, depth, string, ...;
+depths ascending): never changed, only replaced, so forks share it. Flat, and a state kept for rollback one level
+above it: the cyclic collector untracks a tuple of atoms at a young pass, but a tuple holding a tuple only at the
+pass after the one that untracked what it holds (each pass moves what only its holder reaches behind it), by
+which time the holder may have aged into the full passes' books."""
+
+State = tuple[Union["Items", None], Seen, Union[bytes, None], Union[int, None], bool, bool]
+"""A `Distinct`'s fields as the matcher keeps them per step for rollback (`Distinct.state`, `Distinct.restore`)."""
+
+
 class Distinct:
     """The strings of the `Automaton.distinct` rules finished so far, by the stack depth they were written at.
-    Slots, not a `__dict__`: the matcher keeps one fork a step for rollback, each a container fewer for the cyclic
-    collector to count toward a full pass and to walk in it."""
+    Slots, not a `__dict__`: one is made a step, and the matcher keeps each step's as a `State` tuple."""
 
     __slots__ = ("automaton", "items", "seen", "raw", "depth", "in_string", "escaped")
 
     def __init__(self, automaton: Automaton) -> None:
         self.automaton = automaton
         self.items = Items() if automaton.unique else None  # arrays whose items must differ by value
-        self.seen: dict[int, frozenset[str]] = {}  # never holds an empty set
+        self.seen: Seen = ()
         self.raw: bytes | None = None  # the open string's bytes after its opening quote
         self.depth: int | None = None  # where that string's frame is
         self.in_string = self.escaped = False  # inside some JSON string, and after its backslash
@@ -64,9 +74,9 @@ class Distinct:
         if self.depth is not None and depth is None:  # the string ended, or only another path went on
             if self.depth in finished:  # (a declared key is no undeclared one)
                 text = json.loads(b'"' + (self.raw or b"") + b'"')
-                old = self.seen.get(self.depth, frozenset())
-                repeated = text in old
-                self.seen[self.depth] = old | {text}  # a new set: forks share the old one
+                repeated = text in _at(self.seen, self.depth)
+                if not repeated:  # a new tuple: forks share the old one
+                    self.seen = _with(self.seen, self.depth, text)
             self.raw = None
         elif depth is not None:
             if self.depth is None:
@@ -74,9 +84,8 @@ class Distinct:
             else:
                 self.raw = self.raw + bytes([byte])  # type: ignore[operator]  # new bytes: forks share the old
         self.depth = depth
-        if self.seen:  # an object or array that closed takes its strings along
-            for d in [d for d in self.seen if d > low]:
-                del self.seen[d]
+        if self.seen and self.seen[-2] > low:  # type: ignore[operator]  # a closed object or array takes its strings
+            self.seen = _below(self.seen, low)
         return repeated
 
     def repeats(self, has: Callable[[np.ndarray], np.ndarray], config: Config, tokens: tuple[bytes, ...],
@@ -109,7 +118,7 @@ class Distinct:
             return out
         if self.depth is not None and not written:
             so_far = self._so_far()
-        seen = frozenset().union(*self.seen.values())
+        seen = frozenset(self.seen[1::2])
         if passes is None:
             passes = lambda data: bool(self.after(config, data)[0])  # noqa: E731
         for token in candidates:
@@ -136,7 +145,7 @@ class Distinct:
         that text is not known: tokens are then run byte by byte)."""
         if so_far is None:
             return None
-        return {k[len(so_far):] for k in self.seen.get(self.depth, ()) if k.startswith(so_far)}  # type: ignore[arg-type]
+        return {k[len(so_far):] for k in _at(self.seen, self.depth) if k.startswith(so_far)}  # type: ignore[arg-type]
 
     def _may_repeat(self, strings: Strings | None, so_far: str | None, seen: frozenset[str]) -> bool:
         """Whether a token whose quotes cut it into `strings` (see `Quoted.strings`) may finish a string already
@@ -181,12 +190,45 @@ class Distinct:
         fork = Distinct.__new__(Distinct)  # a shallow copy (copy.copy's protocol costs more than the step)
         fork.automaton = self.automaton
         fork.items = self.items
-        fork.seen = dict(self.seen)  # the sets themselves are replaced, never changed, by `read`
+        fork.seen = self.seen  # replaced, never changed, by `read`
         fork.raw = self.raw
         fork.depth = self.depth
         fork.in_string = self.in_string
         fork.escaped = self.escaped
         return fork
+
+    def state(self) -> State:
+        """What this holds, as plain tuples (every field is replaced, never changed, by a step)."""
+        return self.items, self.seen, self.raw, self.depth, self.in_string, self.escaped
+
+    @classmethod
+    def restore(cls, automaton: Automaton, state: State) -> Distinct:
+        """The `Distinct` a `state` was read from."""
+        out = cls.__new__(cls)
+        out.automaton = automaton
+        out.items, out.seen, out.raw, out.depth, out.in_string, out.escaped = state
+        return out
+
+
+def _at(seen: Seen, depth: int | None) -> list[str]:
+    """The strings finished at `depth`."""
+    return [seen[i + 1] for i in range(0, len(seen), 2) if seen[i] == depth]  # type: ignore[misc]
+
+
+def _with(seen: Seen, depth: int, text: str) -> Seen:
+    """`seen` with `text` finished at `depth`, after the strings of that depth and before deeper ones."""
+    i = len(seen)
+    while i and seen[i - 2] > depth:  # type: ignore[operator]
+        i -= 2
+    return (*seen[:i], depth, text, *seen[i:])
+
+
+def _below(seen: Seen, low: int) -> Seen:
+    """`seen` without the strings deeper than `low`."""
+    i = len(seen)
+    while i and seen[i - 2] > low:  # type: ignore[operator]
+        i -= 2
+    return seen[:i]
 
 
 Shape = tuple[Union[int, None], tuple[int, ...], int]

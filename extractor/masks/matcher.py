@@ -11,7 +11,7 @@ import numpy as np
 
 from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
-from extractor.automata.distinct import Distinct, Present, Quoted, fresh
+from extractor.automata.distinct import Distinct, Present, Quoted, State, fresh
 from extractor.lang.dfa import DIGEST_AT_BUILD
 from extractor.masks.bits import Row, pack, set_bits
 from extractor.masks.lru import ByteLRU
@@ -274,10 +274,11 @@ class Matcher:
         self.distinct = Distinct(automaton) if automaton.distinct or automaton.unique else None
         self._at: list[int] = []
         """The state before each advance; its output length in `_sizes`, its distinct state in `_distincts` (only
-        where the grammar has one: they are never changed in place). Never finished before one: nothing follows
-        the end. Lists of ints, not a tuple per step: nothing for the cyclic collector to track."""
+        where the grammar has one, as plain tuples: `Distinct.state`). Never finished before one: nothing follows
+        the end. Lists of ints and tuples of atoms: nothing the cyclic collector tracks past its first pass (a long
+        output's steps would otherwise be objects every full pass walks, inside whichever mask call it lands)."""
         self._sizes: list[int] = []
-        self._distincts: list[Distinct | None] = []
+        self._distincts: list[State] = []
 
     @property
     def config(self) -> Config:
@@ -376,7 +377,7 @@ class Matcher:
         self._at.append(self.state)
         self._sizes.append(len(self.output))
         if self.distinct is not None:
-            self._distincts.append(distinct)
+            self._distincts.append(distinct.state())  # type: ignore[union-attr]
 
     def rollback(self, steps: int) -> None:
         """Undo the last `steps` advances (tokens, EOS or byte spans)."""
@@ -386,7 +387,7 @@ class Matcher:
             self.state, size, self.finished = self._at[-steps], self._sizes[-steps], False
             del self._at[-steps:], self._sizes[-steps:], self.output[size:]
             if self._distincts:
-                self.distinct = self._distincts[-steps]
+                self.distinct = Distinct.restore(self.grammar.automaton, self._distincts[-steps])
                 del self._distincts[-steps:]
 
     def validate_tokens(self, tokens: list[int]) -> list[int]:

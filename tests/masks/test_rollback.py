@@ -19,7 +19,7 @@ SCHEMAS = [
 
 
 def _state(m: Matcher) -> tuple:
-    return m.config, bytes(m.output), m.finished, m.distinct
+    return m.config, bytes(m.output), m.finished, m.distinct and m.distinct.state()  # (a rollback makes it anew)
 
 
 def _walk(m: Matcher, rng: np.random.Generator, steps: int) -> list[tuple[tuple, int]]:
