@@ -85,7 +85,7 @@ class Row:
             return int(np.count_nonzero(self.mask))
         return int(np.count_nonzero(np.unpackbits(self.mask.view(np.uint8))))
 
-    def without(self, ids: list[int] | np.ndarray) -> np.ndarray:
+    def without(self, ids: list[int] | tuple[int, ...] | np.ndarray) -> np.ndarray:
         """The mask less token `ids`: a copy where any is allowed, the mask itself otherwise (cached masks and
         rows are shared: never written to)."""
         if len(ids) == 0:

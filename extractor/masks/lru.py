@@ -42,3 +42,9 @@ class ByteLRU(Generic[K, V]):
 
     def __len__(self) -> int:
         return len(self.items)
+
+    def clear(self) -> None:
+        """Forget every entry."""
+        with self.lock:
+            self.items.clear()
+            self.bytes = 0

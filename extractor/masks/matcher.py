@@ -64,6 +64,10 @@ class CompiledGrammar:
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[np.ndarray, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.present: ByteLRU[Config, Present] = ByteLRU(mask_cache_bytes // 16)
         self.walks: ByteLRU[tuple[Config, bytes], Config] = ByteLRU(mask_cache_bytes // 8)
+        self.repeats: ByteLRU[tuple[States, int, State], tuple[int, ...]] = ByteLRU(mask_cache_bytes // 16)
+        """The tokens that would finish a distinct string again, by configuration and strings written so far: what
+        narrowing a mask costs most (a walk per allowed token holding a quote), looked up where a request writes
+        the keys another wrote before (a server's requests of one schema, rollbacks, a retry)."""
         """Configurations after a token's bytes: a request advancing where another went before (a serving engine's
         requests of one schema, rollbacks, drafts validated then accepted) looks its step up instead of walking."""
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
@@ -112,12 +116,13 @@ class CompiledGrammar:
         """Bytes its caches hold now (masks, rows, walks, exits and byte sets; not the shared tables): what a cache
         of many grammars bounds."""
         return (self.masks.bytes + self.bitmasks.bytes + self.exit_memo.bytes + self.present.bytes + self.walks.bytes
-                + self.byte_sets.bytes + self._states.row_bytes)
+                + self.byte_sets.bytes + self.repeats.bytes + self._states.row_bytes)
 
     def states(self) -> States:
         """The numbered configurations new generations use (a fresh table once this one is full)."""
         if self._states.full:
             self._states = self._new_states()
+            self.repeats.clear()  # (keyed by the old table, which matchers still on it keep alive themselves)
         return self._states
 
     def mask(self, config: Config) -> np.ndarray:
@@ -311,9 +316,14 @@ class Matcher:
         row = Row(mask)
         if grammar.automaton.distinct:
             assert grammar.quoted is not None
-            walk = self._passes if distinct.items is None and self.states.machine is not None else None
-            present = grammar.quotes(config, row)
-            drop = distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, present, walk)
+            key = (self.states, self.state, distinct.state()) if distinct.items is None else None
+            drop = None if key is None else grammar.repeats.get(key)
+            if drop is None:
+                walk = self._passes if distinct.items is None and self.states.machine is not None else None
+                present = grammar.quotes(config, row)
+                drop = tuple(distinct.repeats(row.has, config, grammar.vocab.tokens, grammar.quoted, present, walk))
+                if key is not None:
+                    grammar.repeats.put(key, drop, 8 * (len(drop) + len(distinct.seen)) + STACK_BYTES)
             if drop:  # (most steps drop nothing: no second wrapper, no copy)
                 row = Row(row.without(drop))
         drop = item_repeats(row, config, distinct, grammar) if distinct.items is not None else []

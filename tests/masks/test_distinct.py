@@ -188,6 +188,23 @@ def test_masks_at_every_byte_of_a_document_with_repeats_equal_brute_force(schema
     assert matcher.accepting()
 
 
+@pytest.mark.parametrize(("schema", "document"), CASES, ids=range(len(CASES)))
+def test_a_second_request_writing_the_same_strings_reads_its_narrowing_back(schema: dict, document: str) -> None:
+    """The tokens that would repeat a string are remembered by configuration and strings written: a second matcher
+    on the same path looks them up, and its masks are brute force's still."""
+    grammar = compile_schema(schema, quote_tokens(), normalize=NormalizeOptions(strict_objects=False))
+    for walk in range(2):
+        matcher = grammar.matcher()
+        for byte in document.encode():
+            fast = matcher.mask()
+            if walk:
+                assert np.array_equal(fast, brute_force(grammar, matcher.config, matcher.distinct)), bytes(matcher.output)
+            matcher.advance_bytes(bytes([byte]))
+        if not walk:
+            remembered = len(grammar.repeats)
+    assert remembered and len(grammar.repeats) == remembered  # the second walk found every narrowing remembered
+
+
 @pytest.mark.parametrize(("token", "in_string", "escaped", "expected"), [
     (b'","', False, False, (None, ((",", 0),))),
     (b'","', True, False, ("", ())),
