@@ -51,6 +51,7 @@ def test_the_replay_benchmark_runs_two_streams_through_every_backend(tmp_path, s
     from benchmarks.backend_replay import main
 
     main(["--streams", "2", "--batches", "2", "--drafts", "2", "--mix", "2", "--data", str(sample), "--clock", "cpu",
+          "--backends", "extractor,xgrammar,guidance,extractor-unguarded",
           "--json", str(tmp_path / "r.json"), "--md", str(tmp_path / "r.md")])
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["clock"] == "cpu" and "the thread's CPU time" in (tmp_path / "r.md").read_text()
@@ -59,5 +60,6 @@ def test_the_replay_benchmark_runs_two_streams_through_every_backend(tmp_path, s
     rows = [(run, "warm") for run in result["runs"].values()] + [(run, "mix") for run in result["mix"].values()]
     for run, phase in rows:
         assert run["streams_common"] >= 2, run  # every instance is valid JSON every backend accepts
-        assert all(run[name][phase]["request_steps"] > 0 for name in ("extractor", "xgrammar", "guidance"))
+        assert all(run[name][phase]["request_steps"] > 0
+                   for name in ("extractor", "xgrammar", "guidance", "extractor-unguarded"))
     assert "mean ÷ XGrammar's" in (tmp_path / "r.md").read_text()
