@@ -236,7 +236,7 @@ Shape = tuple[Union[int, None], tuple[int, ...], int]
 its end (the least, if several; None: none), the depths where a distinct rule's frame has just read its last byte
 (its closing quote; ascending), and the shortest stack's length (an object or array closed below it takes its
 strings). Ints and tuples only: a grammar keeps one per configuration of its machine (tens of thousands), which the
-cyclic collector stops tracking at their first collection; a frozenset it would walk at every full one."""
+cyclic collector stops tracking in its young passes; a frozenset it would walk at every full one."""
 
 
 def shape(automaton: Automaton, config: Config) -> Shape:

@@ -64,12 +64,12 @@ class CompiledGrammar:
         self.exit_memo: ByteLRU[tuple[int, Config], tuple[np.ndarray, np.ndarray]] = ByteLRU(mask_cache_bytes // 4)
         self.present: ByteLRU[Config, Present] = ByteLRU(mask_cache_bytes // 16)
         self.walks: ByteLRU[tuple[Config, bytes], Config] = ByteLRU(mask_cache_bytes // 8)
+        """Configurations after a token's bytes: a request advancing where another went before (a serving engine's
+        requests of one schema, rollbacks, drafts validated then accepted) looks its step up instead of walking."""
         self.repeats: ByteLRU[tuple[States, int, State], tuple[int, ...]] = ByteLRU(mask_cache_bytes // 16)
         """The tokens that would finish a distinct string again, by configuration and strings written so far: what
         narrowing a mask costs most (a walk per allowed token holding a quote), looked up where a request writes
         the keys another wrote before (a server's requests of one schema, rollbacks, a retry)."""
-        """Configurations after a token's bytes: a request advancing where another went before (a serving engine's
-        requests of one schema, rollbacks, drafts validated then accepted) looks its step up instead of walking."""
         self.eos = np.array(sorted(vocab.eos_ids), dtype=np.int64)
         self.quoted = _quoted(vocab) if automaton.distinct or automaton.unique else None
         if automaton.unique:  # the vocabulary's index for unique items, made here rather than on a first visit
@@ -113,8 +113,8 @@ class CompiledGrammar:
                       lambda config: grammar.bitmask(config))
 
     def held_bytes(self) -> int:
-        """Bytes its caches hold now (masks, rows, walks, exits and byte sets; not the shared tables): what a cache
-        of many grammars bounds."""
+        """Bytes its caches hold now (masks, rows, walks, exits, byte sets and repeats; not the shared tables): what
+        a cache of many grammars bounds."""
         return (self.masks.bytes + self.bitmasks.bytes + self.exit_memo.bytes + self.present.bytes + self.walks.bytes
                 + self.byte_sets.bytes + self.repeats.bytes + self._states.row_bytes)
 
