@@ -2,7 +2,8 @@
 held-out part reported side by side from one run.
 
 usage: python benchmarks/realworld_peers.py [--data benchmarks/data/realworld] [--engines extractor llguidance]
-                                            [--limit N] [--json OUT] [--md OUT.md]
+                                            [--limit N] [--part tuning|held-out] [--no-freeze] [--json OUT]
+                                            [--md OUT.md]
 
 The split is fixed by the schema file's name, never by a timing: a file whose SHA-256 name digest starts with a
 byte below 64 (a quarter) is held out. Work on the engine profiles and tunes on the tuning part only; the held-out
