@@ -149,3 +149,27 @@ def test_a_matchers_rollback_history_is_not_objects_the_collector_walks() -> Non
     for byte in b'"d':
         matcher.advance(byte)
     assert matcher.mask()[ord('"')]
+
+
+def test_numbered_configurations_are_not_objects_the_collector_walks() -> None:
+    """A grammar's table of configurations (tens of thousands; hundreds of grammars in a server's cache) holds each
+    configuration off the collector's lists: a frozenset of int frames cannot be part of a cycle. Anything else
+    the helper is handed stays tracked."""
+    from extractor import compile_schema
+    from extractor.masks.trie import _kernel
+    from extractor.tokens import Vocabulary
+
+    if _kernel is None:
+        pytest.skip("the C kernel is not built here: configurations stay tracked (correct, only slower passes)")
+    vocab = Vocabulary(tokens=(*(bytes([b]) for b in range(256)), b"</s>"), eos_ids=frozenset({256}))
+    grammar = compile_schema({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}},
+                             vocab, refusal=None)
+    matcher = grammar.matcher()
+    for byte in b'{"a":["x","y"]}':
+        matcher.advance(byte)
+    configs = matcher.states.configs
+    assert len(configs) > 10 and not any(gc.is_tracked(config) for config in configs)
+    assert matcher.accepting()
+    kept = [frozenset({(("a", 1),)}), frozenset({((1, 2), (3, (4,)))}), {((1, 2),)}, (((1, 2),),)]
+    assert [_kernel.untrack_config(obj) for obj in kept] == [False] * 4
+    assert all(gc.is_tracked(obj) for obj in kept[:3])

@@ -942,7 +942,41 @@ fail:
     return NULL;
 }
 
+/* Whether `op` holds only ints (a stack's frame: (rule, state)). */
+static int ints_only(PyObject *op) {
+    if (!PyTuple_CheckExact(op)) return 0;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(op); i++)
+        if (!PyLong_CheckExact(PyTuple_GET_ITEM(op, i))) return 0;
+    return 1;
+}
+
+/* A configuration (a frozenset of stacks, each a tuple of (rule, state) int pairs) taken off the cyclic
+ * collector's lists, as CPython takes tuples of atoms off them: nothing it holds can lead back to it, so no
+ * reference cycle can pass through it, and it is freed by reference counting as before. A grammar numbers tens of
+ * thousands of configurations and a server keeps hundreds of grammars: each full collection would walk them all,
+ * inside whichever call allocates (a decoding step). Anything else is left as it is; returns whether it untracked. */
+static PyObject *untrack_config(PyObject *self, PyObject *config) {
+    (void)self;
+    if (!PyFrozenSet_CheckExact(config) || !PyObject_GC_IsTracked(config)) Py_RETURN_FALSE;
+    PyObject *it = PyObject_GetIter(config);
+    if (it == NULL) return NULL;
+    PyObject *stack;
+    int plain = 1;
+    while (plain && (stack = PyIter_Next(it)) != NULL) {
+        if (!PyTuple_CheckExact(stack)) plain = 0;
+        for (Py_ssize_t i = 0; plain && i < PyTuple_GET_SIZE(stack); i++)
+            plain = ints_only(PyTuple_GET_ITEM(stack, i));
+        Py_DECREF(stack);
+    }
+    Py_DECREF(it);
+    if (PyErr_Occurred()) return NULL;
+    if (!plain) Py_RETURN_FALSE;
+    PyObject_GC_UnTrack(config);
+    Py_RETURN_TRUE;
+}
+
 static PyMethodDef methods[] = {
+    {"untrack_config", untrack_config, METH_O, "A configuration of int frames taken off the cyclic collector's lists."},
     {"set_ids", set_ids, METH_VARARGS, "Set (or clear) the bits of token ids in packed int32 words, in place."},
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},

@@ -76,6 +76,8 @@ class States:
                 if found is None:
                     found = self.ids[config] = len(self.configs)
                     self.configs.append(config)
+                    if _kernel is not None:  # kept as long as the table: off the cyclic collector's lists
+                        _kernel.untrack_config(config)
         return found
 
     def step(self, state: int, token: int) -> int:
