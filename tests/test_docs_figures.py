@@ -524,6 +524,17 @@ def _mix_ratio(r: dict[str, Any]) -> float:
 
 
 FRESH_SERVING = [  # docs/performance.md, Serving
+    ("grammar alone, warm {:.2f}×, {:.2f}× and {:.2f}×, **cold {:.2f}×, {:.2f}× and {:.2f}×** XGrammar's mean step, the serving mix\n"
+     "{:.2f}×, its largest cold step {:.2f}, {:.2f} and {:.2f} ms; with the guards, cold {:.2f}×, {:.2f}× and {:.2f}×, the serving mix\n"
+     "{:.2f}×, its largest cold steps {:.0f} and {:.0f} ms at 64 and 256 rows", "backend_replay_untracked_cpu.json",
+     [lambda r, n=n, k=k: _step(n, k, "extractor-unguarded")(r) / _step(n, k, "xgrammar")(r)
+      for k in ("warm", "cold") for n in BATCHES]
+     + [lambda r: _mix("extractor-unguarded")(r) / _mix("xgrammar")(r)]
+     + [lambda r, n=n: r["runs"][f"batch {n}, drafts 0"]["extractor-unguarded"]["cold"]["request_step_us"]["max"] / 1e3
+        for n in BATCHES]
+     + [_ratio(n, "cold") for n in BATCHES] + [_mix_ratio]
+     + [lambda r, n=n: r["runs"][f"batch {n}, drafts 0"]["extractor"]["cold"]["request_step_us"]["max"] / 1e3
+        for n in (64, 256)]),
     ("with the guards, warm\n{:.2f}×, {:.2f}× and {:.2f}× XGrammar's mean step at 16, 64 and 256 rows, cold {:.2f}×, "
      "{:.2f}× and {:.2f}×, the serving mix\n{:.2f}×;", "backend_replay_unguarded_cpu.json",
      [_ratio(n, "warm") for n in BATCHES] + [_ratio(n, "cold") for n in BATCHES] + [_mix_ratio]),
@@ -532,7 +543,7 @@ FRESH_SERVING = [  # docs/performance.md, Serving
      [lambda r, n=n, k=k: _step(n, k, "extractor-unguarded")(r) / _step(n, k, "xgrammar")(r)
       for k in ("warm", "cold") for n in BATCHES]
      + [lambda r: _mix("extractor-unguarded")(r) / _mix("xgrammar")(r)]),
-    ("the grammar alone is {:.0f} ms at 16 rows and {:.0f} ms at 64,\nwhere its median is {:.1f} and {:.1f} µs).",
+    ("the grammar alone is {:.0f} ms at 16 rows and {:.0f} ms at 64,\nwhere its median is {:.1f} and {:.1f} µs). What",
      "backend_replay_unguarded_cpu.json",
      [lambda r, n=n: r["runs"][f"batch {n}, drafts 0"]["extractor-unguarded"]["cold"]["request_step_us"]["max"] / 1e3
       for n in (16, 64)]
@@ -553,7 +564,12 @@ FRESH_SERVING = [  # docs/performance.md, Serving
      [lambda r: min(_step(n, "cold")(r) - _step(n, "warm")(r) for n in BATCHES),
       lambda r: max(_step(n, "cold")(r) - _step(n, "warm")(r) for n in BATCHES)]),
 ]
-FRESH_VLLM = [("the serving mix costs {:.2f}× XGrammar's where the guards' costs {:.2f}×", "backend_replay_unguarded_cpu.json",
+FRESH_VLLM = [("the grammar alone's cold step is {:.2f}×, {:.2f}× and {:.2f}× XGrammar's at 16, 64 and 256 rows\n"
+               "([backend_replay_untracked_cpu.md](../benchmarks/results/backend_replay_untracked_cpu.md); with the guards "
+               "{:.2f}×,\n{:.2f}× and {:.2f}×).", "backend_replay_untracked_cpu.json",
+               [lambda r, n=n: _step(n, "cold", "extractor-unguarded")(r) / _step(n, "cold", "xgrammar")(r) for n in BATCHES]
+               + [_ratio(n, "cold") for n in BATCHES]),
+              ("the serving mix costs {:.2f}× XGrammar's where the guards' costs {:.2f}×", "backend_replay_unguarded_cpu.json",
                [lambda r: _mix("extractor-unguarded")(r) / _mix("xgrammar")(r), _mix_ratio]),
               ("warm {:.2f}×, {:.2f}× and {:.2f}× XGrammar's at 16, 64 and 256 rows, cold {:.2f}×, {:.2f}× and {:.2f}×, "
                "the serving mix {:.2f}×,", "backend_replay_serving_fresh_cpu.json",
