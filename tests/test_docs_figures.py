@@ -543,7 +543,7 @@ FRESH_SERVING = [  # docs/performance.md, Serving
      [lambda r, n=n, k=k: _step(n, k, "extractor-unguarded")(r) / _step(n, k, "xgrammar")(r)
       for k in ("warm", "cold") for n in BATCHES]
      + [lambda r: _mix("extractor-unguarded")(r) / _mix("xgrammar")(r)]),
-    ("the grammar alone is {:.0f} ms at 16 rows and {:.0f} ms at 64,\nwhere its median is {:.1f} and {:.1f} µs). What",
+    ("the grammar alone is {:.0f} ms at 16 rows and {:.0f} ms at 64,\nwhere its median is {:.1f} and {:.1f} µs). Among",
      "backend_replay_unguarded_cpu.json",
      [lambda r, n=n: r["runs"][f"batch {n}, drafts 0"]["extractor-unguarded"]["cold"]["request_step_us"]["max"] / 1e3
       for n in (16, 64)]
