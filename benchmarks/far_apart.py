@@ -5,7 +5,7 @@ returned is right (exact after normalisation), whether the window holding the fa
 wrong one, with the windows' disagreeing scalars decided by the model (`conflicts="model"`) and by the merge.
 
 usage: python benchmarks/far_apart.py [--split dev|test] [--data FILE.jsonl] [--limit N] [--window N]
-           [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--conflicts model,merge] [--max-tokens N]
+           [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--located on|off] [--conflicts model,merge] [--max-tokens N]
            [--threads N] [--model ID]
            [--resume OUTCOMES.jsonl [--report-only]] [--note TEXT] [--json OUT] [--md OUT]
 
@@ -30,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.data.far_apart.generate import KINDS  # noqa: E402
-from benchmarks.long_documents import KINDS_HELP, _resumed, kinds, kinds_said  # noqa: E402
+from benchmarks.long_documents import KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, located  # noqa: E402
 
 DATA = Path(__file__).resolve().parent / "data" / "far_apart"
 MODES = ("model", "merge")
@@ -169,7 +169,7 @@ def report(args: argparse.Namespace, docs: list[dict[str, Any]],
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "data": str(args.data.relative_to(DATA.parents[2])) if args.data.is_relative_to(DATA.parents[2])
             else str(args.data), "window": args.window, "overlap": args.overlap, "focus": args.focus,
-            "kind_margin": args.kinds, "max_tokens": args.max_tokens,
+            "kind_margin": args.kinds, "located": args.located, "max_tokens": args.max_tokens,
             "threads": args.threads, "documents": len(cases), "modes": modes, "cases": cases}
 
 
@@ -183,7 +183,8 @@ def markdown(result: dict[str, Any]) -> str:
     lines = [f"# Facts stated once, far apart ({result['split']} split, {result['documents']} documents)", "",
              f"Model: {result['model']}; greedy; window {result['window']} tokens; overlap "
              f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; windows read as another "
-             f"kind dropped {kinds_said(result.get('kind_margin'))}; "
+             f"kind dropped {kinds_said(result.get('kind_margin'))}; members located "
+             f"{'on' if result.get('located') else 'off'}; "
              f"max_tokens {result['max_tokens']}; {result['threads']} thread(s); "
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),
@@ -226,6 +227,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-tokens", type=int, default=256, help="output budget per attempt (a window's answer "
                         "is a few dozen tokens)")
     parser.add_argument("--kinds", default=None, help=KINDS_HELP)
+    parser.add_argument("--located", default=None, choices=["on", "off"], help=LOCATED_HELP)
     parser.add_argument("--threads", type=int, default=None, help="torch threads (a shared machine: 1)")
     parser.add_argument("--model", default=None)
     parser.add_argument("--resume", type=Path, default=None, help="JSON lines each outcome is appended to; a rerun "
@@ -238,6 +240,7 @@ def main(argv: list[str] | None = None) -> None:
     args.conflicts = args.conflicts.split(",")
     args.focus = None if args.focus is None else args.focus == "on"
     args.kinds = kinds(args.kinds)
+    args.located = located(args.located)
     args.data = args.data or DATA / f"{args.split}.jsonl"
     if bad := [m for m in args.conflicts if m not in MODES]:
         parser.error(f"--conflicts: unknown mode(s) {bad}; choose from {list(MODES)}")

@@ -235,6 +235,20 @@ def kinds(value: str | None) -> float | None:
     return windowed.KIND_MARGIN
 
 
+def located(value: str | None) -> bool:
+    """`--located`: set `windowed.LOCATE` for this run ("on" or "off"; unset, the library's) and return whether the
+    run reads each scalar member where its words stand."""
+    from extractor.pipeline import windowed
+
+    if value is not None:
+        windowed.LOCATE = value == "on"
+    return windowed.LOCATE
+
+
+LOCATED_HELP = ("on: each scalar member is also read in the short stretches that name it, its value there preferred "
+                "(windowed.LOCATE); off: windows only; default: the library's")
+
+
 def kinds_said(margin: float | None) -> str:
     return "off" if margin is None else f"beyond {margin} nats"
 

@@ -3,7 +3,7 @@ stated once, far apart; field F1 from the long text against the same document al
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
            [--targets Resume,...] [--cases ID@LENGTH,...] [--max-tokens N] [--window N] [--overlap N]
-           [--focus on|off] [--kinds MARGIN|off] [--model ID] [--threads N] [--resume OUTCOMES.jsonl [--report-only]]
+           [--focus on|off] [--kinds MARGIN|off] [--located on|off] [--model ID] [--threads N] [--resume OUTCOMES.jsonl [--report-only]]
            [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.data.quality.pools import COMPANIES  # noqa: E402
-from benchmarks.long_documents import KINDS_HELP, _resumed, kinds, kinds_said, load  # noqa: E402
+from benchmarks.long_documents import KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, load, located  # noqa: E402
 from benchmarks.quality import documents  # noqa: E402
 from benchmarks.quality_methods import Method, run  # noqa: E402
 from benchmarks.quality_score import Outcome, summarize  # noqa: E402
@@ -219,7 +219,8 @@ def report(args: argparse.Namespace, todo: list[dict[str, Any]],
                  "alone": done["alone", c["doc"]]["outcome"]} for c in todo]
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "seed": args.seed, "lengths": args.lengths, "max_tokens": args.max_tokens, "window": args.window,
-            "overlap": args.overlap, "focus": args.focus, "kind_margin": args.kinds, "threads": args.threads,
+            "overlap": args.overlap, "focus": args.focus, "kind_margin": args.kinds, "located": args.located,
+            "threads": args.threads,
             "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
 
 
@@ -234,7 +235,8 @@ def markdown(result: dict[str, Any]) -> str:
              f"Model: {result['model']}; greedy; max_tokens {result['max_tokens']}; window "
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; focus "
              f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; windows read as another kind "
-             f"dropped {kinds_said(result.get('kind_margin'))}; haystack "
+             f"dropped {kinds_said(result.get('kind_margin'))}; members located "
+             f"{ {None: 'off (before the option)', True: 'on', False: 'off'}[result.get('located')]}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),
@@ -286,6 +288,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--focus", choices=["on", "off"], default=None, help="read only the part of a long text that "
                         "reads as the target (the `focus` option; default: the library's)")
     parser.add_argument("--kinds", default=None, help=KINDS_HELP)
+    parser.add_argument("--located", choices=["on", "off"], default=None, help=LOCATED_HELP)
     parser.add_argument("--threads", type=int, default=None, help="torch's threads (default: torch's own)")
     parser.add_argument("--resume", type=Path, default=None, help="a JSON-lines file each outcome is appended to as "
                         "it is made; a rerun skips those it holds")
@@ -303,6 +306,7 @@ def main(argv: list[str] | None = None) -> None:
     args.cases = args.cases.split(",") if args.cases else None
     args.focus = None if args.focus is None else args.focus == "on"
     args.kinds = kinds(args.kinds)
+    args.located = located(args.located)
     if args.threads is not None:
         import torch
 

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from extractor.pipeline.checks import run_checks
 from extractor.pipeline.choice import apply, decide, offer
 from extractor.documents import lexical
+from extractor.documents.located import locate, scalar_members
 from extractor.documents.relevant import counted, grid, regions
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
@@ -79,6 +80,14 @@ to give nothing to the merge (`window_readings`); None: every window gives what 
 dev split's needles at 40,000 characters a margin of 0 drops the contract around the document in one case of four
 and no Kleister or far_apart window, -4 drops far_apart windows holding facts (benchmarks/results/
 window_kinds_dev.md, docs/long-documents.md)."""
+
+
+LOCATE = True
+"""Whether each scalar member of the target is also read alone in the short stretches of a long text that name it
+(`documents/located.py`), its value there preferred in the merge over the windows' (`_Reading.locate`); measured
+with and without in docs/long-documents.md (benchmarks/far_apart.py, benchmarks/needle.py: `--located on|off`)."""
+LOCATED = float("inf")
+"""The merge's rank of a member's value read where its words stand: above every window's."""
 
 
 class Read(Protocol):
@@ -177,6 +186,8 @@ class _Reading:
         """Each window's relevance: the best score of the stretches it overlaps (none without `focus`)."""
         self.readings: list[Reading] = []
         """Each window read as the target against other kinds (none where `KIND_MARGIN` is None)."""
+        self.located: set[int] = set()
+        """The answers (keys of `found`) of members read where their words stand (`locate`)."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -213,6 +224,40 @@ class _Reading:
                              for r in self.readings]
             dropped = {r.window for r in self.readings if r.dropped}  # (no readings where the model is elsewhere)
             self.found = {k: v for k, v in self.found.items() if k not in dropped}
+        self.locate(batch, ends, size)
+
+    def locate(self, batch: dict[str, int | None], ends: list[int], size: int) -> None:
+        """Each scalar member looked for in the short stretches whose words name it (`documents/located.py`) and
+        read there alone, under the window form of the target cut to that member (its best stretches one batch; one
+        longer than a window cut into windows), taken from the best stretch that wrote it: an answer ranked above
+        every window in the merge, so a notice period read in the sentence that says "notice" outranks a window of
+        clauses that copied another number, which stays on `trace.conflicts`. Alone, the member is the first value
+        the model writes (under the whole form a number member took a date's day written before it). The stretches
+        read are listed after the windows in `trace.windows`; none inside a window read as another kind of
+        document (`KIND_MARGIN`) is read."""
+        if not LOCATE or len(self.parts) < 2:
+            return
+        dropped = [self.parts[r.window] for r in self.readings if r.dropped]
+        found = [(f.key, [s for s in f.snippets if not any(w.start <= s[0] and s[1] <= w.end for w in dropped)])
+                 for f in locate(self.text, self.schema, scalar_members(self.schema))]
+        n = max(self.found, default=-1) + 1
+        for key, spans in found:
+            parts = [w for s in spans for w in _within(self.text, ends, *s, size, 0)]
+            if not parts:
+                continue
+            first = len(self.parts)
+            parts = [replace(w, index=first + j) for j, w in enumerate(parts)]
+            texts = [w.text(self.text) for w in parts]
+            results = self.read(window_form(_members(self.schema, [key])), texts, self.wopts, on_attempt=self.kept,
+                                progress=False, **batch)
+            self.parts, self.texts, self.results = [*self.parts, *parts], [*self.texts, *texts], [*self.results,
+                                                                                                  *results]
+            wrote = ((first + j, r.result.get(key), r.trace) for j, r in enumerate(results)
+                     if not isinstance(r, ExtractorError) and isinstance(r.result, dict))
+            if (hit := next(((i, v, t) for i, v, t in wrote if _written(v)), None)) is not None:
+                self.found[n] = ({key: hit[1]}, hit[2], hit[0])
+                self.located.add(n)
+                n += 1
 
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
@@ -331,17 +376,17 @@ class _Reading:
 
     def rank(self, key: int) -> float:
         """An answer's rank in the merge: its window's relevance (none screened: all equal)."""
-        return self.score.get(self.found[key][2], 0.0)
+        return LOCATED if key in self.located else self.score.get(self.found[key][2], 0.0)
 
     def likeliest(self) -> list[int]:
         """The windows likeliest to be the target: by their stretches' scores, else by the relevance screen."""
-        scores = [self.score[i] for i in range(len(self.texts))] if self.score else \
+        scores = [self.score.get(i, float("-inf")) for i in range(len(self.texts))] if self.score else \
             self.engine.relevance_scores(self.target.spec, self.texts)
         return sorted(self.given(), key=lambda i: -scores[i])[:FOLLOW_UP]
 
     def given(self) -> list[int]:
         """The windows that give to the result: all but those read as another kind of document (`readings`)."""
-        return [i for i in range(len(self.texts)) if not (self.readings and self.readings[i].dropped)]
+        return [i for i in range(len(self.texts)) if not (i < len(self.readings) and self.readings[i].dropped)]
 
     def again(self, merged: Merged, keys: list[str], wanted: dict[str, Any], chosen: list[int], *,
               empty: bool) -> None:

@@ -13,6 +13,7 @@ from extractor import (
     ExtractionError, ExtractOptions, IncompleteOutputError, InputError, MissingFieldsError, Refusal,
 )
 from extractor.tracing import Span, Trace, Traced, ValueTrace
+from extractor.pipeline import windowed
 from extractor.pipeline.windowed import read_in_windows, token_ends, window_size
 
 
@@ -81,6 +82,12 @@ def names(text: str) -> dict[str, Any]:
             "items": []}
 
 
+@pytest.fixture
+def windows_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Windows read without each member also read where its words stand (`windowed.LOCATE`): these tests count the
+    windows' own reads; tests/documents/test_located.py reads members where they stand."""
+    monkeypatch.setattr(windowed, "LOCATE", False)
+
 def test_a_text_that_fits_is_read_whole() -> None:
     stub = Stub(names)
     assert window_size(stub, Deal, "Buyer: Ann Lee", ExtractOptions(), stub.prompt_ids(None, "Buyer: Ann Lee", [], None)) is None
@@ -112,7 +119,7 @@ def test_a_missing_member_is_looked_for_again_in_the_likeliest_windows_then_name
     assert members == ["seller"] and "Seller" in texts[0] and len(texts) == 2  # the likeliest window first
 
 
-def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
+def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves(windows_only) -> None:
     items = [f"item{i}" for i in range(60)]
     doc = "Buyer: Ann Lee. Seller: Bob Roe. " + " ".join(f"{item}." for item in items)
 
@@ -131,7 +138,7 @@ def test_a_window_whose_list_max_tokens_cuts_is_read_again_in_halves() -> None:
     assert ends == sorted(ends) and traced.trace.windows[-1].end == len(doc)
 
 
-def test_a_window_too_short_to_hold_a_list_longer_than_the_budget_is_halved_once_not_again() -> None:
+def test_a_window_too_short_to_hold_a_list_longer_than_the_budget_is_halved_once_not_again(windows_only) -> None:
     doc = "Buyer: Ann Lee. Seller: Bob Roe. " + " ".join(f"item{i}." for i in range(200))
     looping = Stub(lambda text: IncompleteOutputError('{"items": ["item', 40) if "item100." in text else names(text))
     traced = read_in_windows(looping, looping.extract_many, Deal, doc, ExtractOptions(overlap=4, max_tokens=600), 60,
@@ -195,7 +202,7 @@ class Priced(BaseModel):
         return value
 
 
-def test_a_merged_object_a_check_rejects_is_read_again_whole_with_the_error_fed_back() -> None:
+def test_a_merged_object_a_check_rejects_is_read_again_whole_with_the_error_fed_back(windows_only) -> None:
     def answers(told: str, text: str) -> dict[str, Any]:
         if "must differ" in told:
             return names(text)
@@ -227,7 +234,8 @@ def test_a_merged_member_validation_rejects_is_read_again_alone_where_it_came_fr
 
 
 @pytest.mark.parametrize("retries, readings", [(0, 1), (2, 3)])
-def test_a_merged_object_still_rejected_when_retries_are_spent_raises_with_every_attempt(retries, readings) -> None:
+def test_a_merged_object_still_rejected_when_retries_are_spent_raises_with_every_attempt(retries, readings,
+                                                                                           windows_only) -> None:
     stub = Stub(lambda told, text: {"buyer": "Ann Lee", "seller": "Ann Lee"})
     with pytest.raises(ExtractionError) as caught:
         read_in_windows(stub, stub.extract_many, Deal, DOC, ExtractOptions(checks=[differ], max_retries=retries), 100)

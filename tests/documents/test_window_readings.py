@@ -54,6 +54,7 @@ def test_values_of_windows_read_as_another_kind_stay_on_the_trace_not_in_the_res
         return {**names(text), "seller": names(text)["seller"] or text.split()[0]}
 
     monkeypatch.setattr(windowed, "KIND_MARGIN", 4.0)
+    monkeypatch.setattr(windowed, "LOCATE", False)  # the windows' readings alone (test_located.py: with members)
     monkeypatch.setattr(relevance, "opening", lambda lm, text, tokens: text)
     monkeypatch.setattr(relevance, "kind", lambda lm, schema, body, below, guess: (
         (1.0, "form") if "Ann Lee" in body or "Bob Roe" in body else (-9.0, "legal text")))
@@ -102,3 +103,23 @@ def test_the_review_page_holds_each_windows_reading_and_what_a_dropped_one_wrote
         {"window": 1, "score": -9.0, "kind": "legal text", "dropped": True, "wrote": {"seller": "Schedule"}},
         {"window": 2, "score": None, "kind": "", "dropped": False, "wrote": None},  # no stretch: JSON has no -inf
     ]
+
+
+def test_no_member_is_looked_for_inside_a_window_read_as_another_kind(monkeypatch) -> None:
+    from extractor.decode import relevance
+    from extractor.documents.located import locate
+
+    doc = " ".join(f"filler{i}" for i in range(30)) + " the buyer of the goods pays. " + DOC  # "buyer" in a clause
+    monkeypatch.setattr(windowed, "KIND_MARGIN", 4.0)
+    monkeypatch.setattr(relevance, "opening", lambda lm, text, tokens: text)
+    monkeypatch.setattr(relevance, "kind", lambda lm, schema, body, below, guess: (
+        (1.0, "form") if "Ann Lee" in body or "Bob Roe" in body else (-9.0, "legal text")))
+    stub = Scored(names)
+    traced = read_in_windows(stub, stub.extract_many, Deal, doc, ExtractOptions(overlap=8), 100, with_trace=True)
+    readings_ = traced.trace.readings
+    dropped = [traced.trace.windows[r.window] for r in readings_ if r.dropped]
+    located = traced.trace.windows[len(readings_):]
+    (buyer,) = locate(doc, Deal.model_json_schema(), ["buyer"])
+    assert any(d.start <= a and b <= d.end for a, b in buyer.snippets for d in dropped)  # the clause's stretch
+    assert dropped and located and not any(d.start <= w.start and w.end <= d.end for w in located for d in dropped)
+    assert traced.result == Deal(buyer="Ann Lee", seller="Bob Roe")
