@@ -2,7 +2,7 @@
 task's own metric, for four ways of reading a long text on the same model and budget.
 
 usage: python benchmarks/long_documents.py [--split train|dev-0] [--limit N] [--ids A,B] [--min-windows N] [--methods M,...]
-           [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
+           [--window N] [--overlap N] [--focus on|off] [--kinds MARGIN|off] [--located on|off] [--max-tokens N] [--resume OUTCOMES.jsonl]
            [--json OUT] [--md OUT]
 
 - `extract`: `Extractor.extract` as a user calls it: windows on the text's structure, each under the target's
@@ -245,7 +245,7 @@ def located(value: str | None) -> bool:
     return windowed.LOCATE
 
 
-LOCATED_HELP = ("on: each scalar member is also read in the short stretches that name it, its value there preferred "
+LOCATED_HELP = ("on: each scalar member is also read alone in the short stretches that name it, its value there preferred "
                 "(windowed.LOCATE); off: windows only; default: the library's")
 
 
@@ -263,7 +263,8 @@ def markdown(result: dict[str, Any]) -> str:
             f"{result['characters_median']:,} characters at the median)\n\nModel: {result['model']}; greedy; "
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
             f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; "
-            f"windows read as another kind dropped {kinds_said(result.get('kind_margin'))}; commit "
+            f"windows read as another kind dropped {kinds_said(result.get('kind_margin'))}; members located "
+            f"{ {None: 'off (before the option)', True: 'on', False: 'off'}[result.get('located')]}; commit "
             f"`{result['commit']}`.\n\n")
     rows = ["| method | F1 | precision | recall | effective_date | jurisdiction | party | term | valid | not_found_rate "
             "| windows/doc | seconds/doc |", "|---|" + "---:|" * 11]
@@ -296,8 +297,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", type=Path)
     parser.add_argument("--md", type=Path)
     parser.add_argument("--kinds", default=None, help=KINDS_HELP)
+    parser.add_argument("--located", choices=["on", "off"], default=None, help=LOCATED_HELP)
     args = parser.parse_args(argv)
     margin = kinds(args.kinds)
+    members = located(args.located)
     methods = [m for m in args.methods.split(",") if m]
     unknown = sorted(set(methods) - set(METHODS))
     if unknown:
@@ -324,7 +327,7 @@ def main(argv: list[str] | None = None) -> None:
     lengths = sorted(len(d["text"]) for d in docs)
     result = {"commit": commit(), "split": args.split, "documents": len(docs), "characters_median": lengths[len(lengths) // 2],
               "model": args.model or "embedded SmolLM2-135M-Instruct", "max_tokens": args.max_tokens,
-              "window": args.window, "overlap": args.overlap, "focus": focus, "kind_margin": margin,
+              "window": args.window, "overlap": args.overlap, "focus": focus, "kind_margin": margin, "located": members,
               "chars": args.chars, "min_windows": args.min_windows, "ids": args.ids,
               "methods": {m: score(outcomes[m]) for m in methods}, "outcomes": outcomes}
     write_results(result, markdown(result), args.json, args.md)

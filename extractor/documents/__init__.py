@@ -20,6 +20,9 @@ that would leave less than half the window for text), so its rows keep their col
 words and value shapes, the text's own stretches the collection (no model pass), and the stretches near the best
 joined into the regions read.
 
+`located.py`: where each scalar member of the target is stated, its own words (its name counted twice) scored by
+BM25 over short stretches of the text; the pipeline reads each member alone in its best stretches.
+
 `merge.py`: `merge(schema, values, grounded)` walks the target's JSON Schema (local `$ref`s resolved) and the
 windows' objects together. Objects merge member by member; lists are joined in window order, an item written
 again (by the overlapping next window, or repeated) merged into the first: the same value, or an object agreeing

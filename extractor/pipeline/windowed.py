@@ -1,7 +1,8 @@
 """A text longer than the model's context, read in windows: each window extracted under the target's window form
-(every field may be null) as one batch, a window whose answer `max_tokens` cut read again in halves, the windows'
-objects merged by the schema, required members still missing looked for once more in the likeliest windows, the
-whole validated as one object (a rejected one's members read again, the errors fed back, as `extract` retries)."""
+(every field may be null) as one batch, a window whose answer `max_tokens` cut read again in halves, each scalar
+member read again alone in the short stretches that name it, the windows' objects merged by the schema, required
+members still missing looked for once more in the likeliest windows, the whole validated as one object (a rejected
+one's members read again, the errors fed back, as `extract` retries)."""
 
 from __future__ import annotations
 
