@@ -468,6 +468,30 @@ LONG += [("field F1 is {:.3f} long against {:.3f} alone ({:.2f}× against", "nee
           ["kinds/needle/200000/long/seconds_per_doc", "kinds/needle/200000/alone/seconds_per_doc"])]
 
 
+LONG += [("the right value came back for {} of {} facts against {} of {} without, with the model deciding conflicts ({} "
+          "against {} with the merge's pick), in {:.1f} s a document against {:.1f}. Read once", "far_apart_dev_located_on.json",
+          ["modes/model/all/right", "modes/model/all/fields",
+           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/all/right"),
+           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/all/fields"),
+           "modes/merge/all/right",
+           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/merge/all/right"),
+           "modes/model/seconds_per_doc",
+           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/seconds_per_doc")]),
+         ("{} of {} against {} of {} ({} against {} with the merge's pick), in {:.1f} s against {:.1f}. What is",
+          "far_apart_test_located_on.json",
+          ["modes/model/all/right", "modes/model/all/fields",
+           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/all/right"),
+           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/all/fields"),
+           "modes/merge/all/right",
+           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/merge/all/right"),
+           "modes/model/seconds_per_doc",
+           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/seconds_per_doc")]),
+         ("passed over the right value among the candidates for {} of the {} ({} on dev)",
+          "far_apart_test_located_on.json",
+          ["modes/model/all/stages/choice", "modes/model/all/fields",
+           lambda r: figure(_file("far_apart_dev_located_on.json"), "modes/model/all/stages/choice")])]
+
+
 def _runs(r: dict[str, Any], backend: str = "extractor") -> list[dict[str, Any]]:
     """Per batch size, a backend's cold run (the serving replay)."""
     return [r["runs"][f"batch {n}, drafts 0"][backend]["cold"] for n in BATCHES]
