@@ -122,7 +122,10 @@ def test_a_member_read_where_its_words_stand_outranks_the_windows(monkeypatch: p
         return
     windows = traced.trace.windows
     read = [t for _, texts in stub.calls for t in texts]
-    assert len(read) == len(windows) and all(len(t) < 2000 for t in read[-3:])  # the stretches follow the windows
+    assert len(read) == len(windows)
+    located = [t for t in read if len(t) < 2000]  # the stretches, read after the windows
+    assert read[-len(located):] == located and len(located) <= TOP * 3  # at most TOP a scalar member
+    assert all(len(t) <= STRETCH + 2 * (PAD + 100) for t in located)  # widened to a word's edge, 100 at most
     by = {v.pointer: v for v in traced.trace}
     assert LEASE[by["/notice_days"].spans[0].start:by["/notice_days"].spans[0].end] == "60"  # traced into the text
     (notice,) = [c for c in traced.trace.conflicts if c.pointer == "/notice_days"]
