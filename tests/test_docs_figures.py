@@ -492,6 +492,30 @@ LONG += [("the right value came back for {} of {} facts against {} of {} without
            lambda r: figure(_file("far_apart_dev_located_on.json"), "modes/model/all/stages/choice")])]
 
 
+LONG += [("field F1 {:.3f} from the long texts against {:.3f} without, the documents alone {:.3f} ({:.3f}× alone against "
+          "{:.3f}×), in {:.0f} s a long text against {:.0f} s.", "needle_located_test_on.json",
+          ["kinds/needle/40000/long/field_f1",
+           lambda r: figure(_file("needle_located_test_off.json"), "kinds/needle/40000/long/field_f1"),
+           "kinds/needle/40000/alone/field_f1", "kinds/needle/40000/f1_ratio",
+           lambda r: figure(_file("needle_located_test_off.json"), "kinds/needle/40000/f1_ratio"),
+           "kinds/needle/40000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_located_test_off.json"), "kinds/needle/40000/long/seconds_per_doc")]),
+         ("the generated receipt gained ({:.3f} against {:.3f}) and the scanned receipt lost what it had ({:.3f} "
+          "against {:.3f}):", "needle_located_test_on.json",
+          [lambda r: _case(r, "receipt-013@40000"),
+           lambda r: _case(_file("needle_located_test_off.json"), "receipt-013@40000"),
+           lambda r: _case(r, "receipt-real-017@40000"),
+           lambda r: _case(_file("needle_located_test_off.json"), "receipt-real-017@40000")])]
+
+
+def _case(r: dict[str, Any], case: str) -> float:
+    """A needle case's field F1 from its long text, as the result's Markdown rounds it."""
+    from benchmarks.quality_score import Outcome, summarize
+
+    (c,) = [c for c in r["cases"] if c["id"] == case]
+    return summarize([(c["gold"], Outcome(**c["long"]))])["field_f1"]
+
+
 def _runs(r: dict[str, Any], backend: str = "extractor") -> list[dict[str, Any]]:
     """Per batch size, a backend's cold run (the serving replay)."""
     return [r["runs"][f"batch {n}, drafts 0"][backend]["cold"] for n in BATCHES]
