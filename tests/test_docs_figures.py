@@ -508,6 +508,19 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} without, the docum
            lambda r: _case(_file("needle_located_test_off.json"), "receipt-real-017@40000")])]
 
 
+LONG += [("[long_documents_dev_long_located_off.md](../benchmarks/results/long_documents_dev_long_located_off.md)): F1 "
+          "{:.3f} against {:.3f}, in {:.0f} s a contract against {:.0f}. The term was found (its F1 {:.3f} against "
+          "{:.3f}) and the date lost ({:.3f} against {:.3f}):", "long_documents_dev_long_located_on.json",
+          ["methods/extract/f1",
+           lambda r: figure(_file("long_documents_dev_long_located_off.json"), "methods/extract/f1"),
+           "methods/extract/seconds_per_doc",
+           lambda r: figure(_file("long_documents_dev_long_located_off.json"), "methods/extract/seconds_per_doc"),
+           "methods/extract/per_key/term",
+           lambda r: figure(_file("long_documents_dev_long_located_off.json"), "methods/extract/per_key/term"),
+           "methods/extract/per_key/effective_date",
+           lambda r: figure(_file("long_documents_dev_long_located_off.json"), "methods/extract/per_key/effective_date")])]
+
+
 def _case(r: dict[str, Any], case: str) -> float:
     """A needle case's field F1 from its long text, as the result's Markdown rounds it."""
     from benchmarks.quality_score import Outcome, summarize
