@@ -2,7 +2,7 @@
 scored by BM25 for that member's own words (its name counted `NAME_WEIGHT` times, its title and description once, the
 value shapes its name or format asks for), so a notice period is looked for where "notice" is written and a landlord
 where "landlord" is, however far apart the two stand. No model pass; the best stretches, widened to whole words, are
-what `pipeline/windowed.py` reads each member in alone."""
+what `pipeline/windowed.py` reads each member in (with the members whose best stretch is the same)."""
 
 from __future__ import annotations
 

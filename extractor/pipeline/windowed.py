@@ -229,36 +229,49 @@ class _Reading:
 
     def locate(self, batch: dict[str, int | None], ends: list[int], size: int) -> None:
         """Each scalar member looked for in the short stretches whose words name it (`documents/located.py`) and
-        read there alone, under the window form of the target cut to that member (its best stretches one batch; one
-        longer than a window cut into windows), taken from the best stretch that wrote it: an answer ranked above
-        every window in the merge, so a notice period read in the sentence that says "notice" outranks a window of
-        clauses that copied another number, which stays on `trace.conflicts`. Alone, the member is the first value
-        the model writes (under the whole form a number member took a date's day written before it). The stretches
-        read are listed after the windows in `trace.windows`; none inside a window read as another kind of
-        document (`KIND_MARGIN`) is read."""
+        read there under the window form of the target cut to the members whose best stretch it is (in the schema's
+        order, so two parties named in one sentence are told apart by it; a stretch longer than a window cut into
+        windows); a member no reading wrote is read again in its next stretch. The first value written gives the
+        member, ranked above every window in the merge, so a notice period read in the sentence that says "notice"
+        outranks a window of clauses that copied another number, which stays on `trace.conflicts`. Without the
+        target's other members before it, a number member is the first value the model writes (under the whole form
+        a notice period took a date's day written before it). The stretches read are listed after the windows in
+        `trace.windows`; none inside a window read as another kind of document (`KIND_MARGIN`) is read."""
         if not LOCATE or len(self.parts) < 2:
             return
         dropped = [self.parts[r.window] for r in self.readings if r.dropped]
         found = [(f.key, [s for s in f.snippets if not any(w.start <= s[0] and s[1] <= w.end for w in dropped)])
                  for f in locate(self.text, self.schema, scalar_members(self.schema))]
-        n = max(self.found, default=-1) + 1
-        for key, spans in found:
-            parts = [w for s in spans for w in _within(self.text, ends, *s, size, 0)]
-            if not parts:
-                continue
-            first = len(self.parts)
-            parts = [replace(w, index=first + j) for j, w in enumerate(parts)]
-            texts = [w.text(self.text) for w in parts]
-            results = self.read(window_form(_members(self.schema, [key])), texts, self.wopts, on_attempt=self.kept,
-                                progress=False, **batch)
-            self.parts, self.texts, self.results = [*self.parts, *parts], [*self.texts, *texts], [*self.results,
-                                                                                                  *results]
-            wrote = ((first + j, r.result.get(key), r.trace) for j, r in enumerate(results)
-                     if not isinstance(r, ExtractorError) and isinstance(r.result, dict))
-            if (hit := next(((i, v, t) for i, v, t in wrote if _written(v)), None)) is not None:
-                self.found[n] = ({key: hit[1]}, hit[2], hit[0])
-                self.located.add(n)
-                n += 1
+        pending = dict(found)
+        for rank in range(max((len(spans) for _, spans in found), default=0)):
+            together: dict[tuple[int, int], list[str]] = {}  # members whose stretch this is, in the schema's order
+            for key, spans in pending.items():
+                if len(spans) > rank:
+                    together.setdefault(spans[rank], []).append(key)
+            for span, keys in together.items():
+                for key, hit in self.read_located(keys, _within(self.text, ends, *span, size, 0), batch).items():
+                    n = max(self.found, default=-1) + 1
+                    self.found[n] = ({key: hit[1]}, hit[2], hit[0])
+                    self.located.add(n)
+                    del pending[key]
+
+    def read_located(self, keys: list[str], parts: list[Window], batch: dict[str, int | None]
+                     ) -> dict[str, tuple[int, Any, Trace]]:
+        """The windows `parts` of one stretch read under the window form of the target cut to `keys`, added to the
+        windows read; each member's first value written, with the window it came from and that answer's trace."""
+        first = len(self.parts)
+        parts = [replace(w, index=first + j) for j, w in enumerate(parts)]
+        texts = [w.text(self.text) for w in parts]
+        results = self.read(window_form(_members(self.schema, keys)), texts, self.wopts, on_attempt=self.kept,
+                            progress=False, **batch)
+        self.parts, self.texts, self.results = [*self.parts, *parts], [*self.texts, *texts], [*self.results, *results]
+        out: dict[str, tuple[int, Any, Trace]] = {}
+        for j, r in enumerate(results):
+            if not isinstance(r, ExtractorError) and isinstance(r.result, dict):
+                for key in keys:
+                    if key not in out and _written(r.result.get(key)):
+                        out[key] = (first + j, r.result[key], r.trace)
+        return out
 
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any

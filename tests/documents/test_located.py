@@ -149,3 +149,28 @@ def test_a_stretch_longer_than_a_window_is_read_in_windows(monkeypatch: pytest.M
     ends = token_ends(stub.tokenizer, LEASE)
     sizes = [sum(1 for e in ends if w.start < e <= w.end) for w in traced.trace.windows]
     assert max(sizes) <= 60
+
+
+class Parties(BaseModel):
+    landlord: str | None = None
+    tenant: str | None = None
+
+
+class FirstName(Stub):
+    """A small model on a short stretch: asked for one party alone it copies the first name it meets; asked for both,
+    it writes them in the order the form asks."""
+
+    def extract_many(self, target: dict, texts: list[str], options: ExtractOptions, **kw: Any) -> list[Any]:
+        keys = list(target["properties"])
+        self.asked.append(keys)
+        names = lambda text: [n for n in ("Ji-woo Jung", "Tomasz Nowak") if n in text]  # noqa: E731
+        self.answers = lambda text: dict(zip(keys, names(text))) if len(text) < 2000 else {}
+        return super().extract_many(target, texts, options, **kw)
+
+
+def test_members_found_in_one_stretch_are_read_together_in_the_schemas_order() -> None:
+    stub = FirstName(lambda text: {})
+    stub.asked = []
+    traced = read_in_windows(stub, stub.extract_many, Parties, LEASE, ExtractOptions(), 1000, with_trace=True)
+    assert (traced.result.landlord, traced.result.tenant) == ("Ji-woo Jung", "Tomasz Nowak")
+    assert ["landlord", "tenant"] in stub.asked  # one reading of the opening for both, landlord first
