@@ -134,8 +134,8 @@ class Trace:
     left_out: tuple[Incomplete, ...] = ()
     """List items of a long document left out of the result: no window wrote some required member of theirs."""
     windows: tuple[Span, ...] = ()
-    """The stretches of a long document its windows read, in order (`Conflict.window` indexes them); none for a
-    text read whole."""
+    """The stretches of a long document its windows read, in order, then the short stretches its scalar members were
+    read in where their words stand (`Conflict.window` indexes them all); none for a text read whole."""
     unread: tuple[int, ...] = ()
     """The windows (indices into `windows`) whose answer could not be read: cut by max_tokens even when halved.
     What they hold is missing from the result."""
