@@ -468,24 +468,21 @@ LONG += [("field F1 is {:.3f} long against {:.3f} alone ({:.2f}× against", "nee
           ["kinds/needle/200000/long/seconds_per_doc", "kinds/needle/200000/alone/seconds_per_doc"])]
 
 
+def _on_off(split: str) -> list[Where]:
+    """far_apart's figures with members located and without: right with the model's choice (of all), with the merge's
+    pick, seconds a document; each on then off."""
+    off = f"far_apart_{split}_located_off.json"
+    return ["modes/model/all/right", "modes/model/all/fields",
+            lambda r: figure(_file(off), "modes/model/all/right"), lambda r: figure(_file(off), "modes/model/all/fields"),
+            "modes/merge/all/right", lambda r: figure(_file(off), "modes/merge/all/right"),
+            "modes/model/seconds_per_doc", lambda r: figure(_file(off), "modes/model/seconds_per_doc")]
+
+
 LONG += [("the right value came back for {} of {} facts against {} of {} without, with the model deciding conflicts ({} "
-          "against {} with the merge's pick), in {:.1f} s a document against {:.1f}. Read once", "far_apart_dev_located_on.json",
-          ["modes/model/all/right", "modes/model/all/fields",
-           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/all/right"),
-           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/all/fields"),
-           "modes/merge/all/right",
-           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/merge/all/right"),
-           "modes/model/seconds_per_doc",
-           lambda r: figure(_file("far_apart_dev_located_off.json"), "modes/model/seconds_per_doc")]),
+          "against {} with the merge's pick), in {:.1f} s a document against {:.1f}. Read once",
+          "far_apart_dev_located_on.json", _on_off("dev")),
          ("{} of {} against {} of {} ({} against {} with the merge's pick), in {:.1f} s against {:.1f}. Each member",
-          "far_apart_test_located_on.json",
-          ["modes/model/all/right", "modes/model/all/fields",
-           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/all/right"),
-           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/all/fields"),
-           "modes/merge/all/right",
-           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/merge/all/right"),
-           "modes/model/seconds_per_doc",
-           lambda r: figure(_file("far_apart_test_located_off.json"), "modes/model/seconds_per_doc")]),
+          "far_apart_test_located_on.json", _on_off("test")),
          ("at 93e26e7 ([dev](../benchmarks/results/far_apart_dev_located_alone.md), "
           "[test](../benchmarks/results/far_apart_test_located_alone.md)): {} and {} of {}.",
           "far_apart_dev_located_alone.json",
