@@ -483,6 +483,8 @@ LONG += [("the right value came back for {} of {} facts against {} of {} without
           "far_apart_dev_located_on.json", _on_off("dev")),
          ("{} of {} against {} of {} ({} against {} with the merge's pick), in {:.1f} s against {:.1f}. Each member",
           "far_apart_test_located_on.json", _on_off("test")),
+         ("came back right twice as often, {} of {} against {} of {} on the test split.",
+          "far_apart_test_located_on.json", _on_off("test")[:4]),
          ("at 93e26e7 ([dev](../benchmarks/results/far_apart_dev_located_alone.md), "
           "[test](../benchmarks/results/far_apart_test_located_alone.md)): {} and {} of {}.",
           "far_apart_dev_located_alone.json",
