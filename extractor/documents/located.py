@@ -38,8 +38,9 @@ class Located:
 
 
 def scalar_members(schema: dict[str, Any]) -> list[str]:
-    """The target's top-level members that hold one scalar (a string, a number, a date, a flag, an enum), `$ref`s
-    into its definitions followed: the values a long text states once, in one sentence."""
+    """The target's top-level members that hold one scalar (a string, a number, a date, a flag, an enum of two or
+    more values), `$ref`s into its definitions followed: the values a long text states once, in one sentence. A
+    member the schema fixes (a `const`, a one-value enum) has nothing to read."""
     defs = {**_mapping(schema.get("$defs")), **_mapping(schema.get("definitions"))}
     return [k for k, sub in _mapping(schema.get("properties")).items() if _scalar(sub, defs, 0)]
 
@@ -53,8 +54,11 @@ def _scalar(node: Any, defs: dict[str, Any], depth: int) -> bool:
     for key in ("anyOf", "oneOf"):
         if isinstance(node.get(key), list):
             return all(_scalar(b, defs, depth + 1) for b in node[key]) and bool(node[key])
-    if "enum" in node or "const" in node:
-        return all(not isinstance(v, (dict, list)) for v in node.get("enum") or [node.get("const")])
+    if "const" in node:  # its value fixed by the schema: nothing to read
+        return False
+    if "enum" in node:
+        values = node["enum"] if isinstance(node["enum"], list) else []
+        return len(values) > 1 and all(not isinstance(v, (dict, list)) for v in values)
     kinds = node.get("type")
     kinds = [kinds] if isinstance(kinds, str) else kinds
     return isinstance(kinds, list) and bool(kinds) and all(k in _SCALAR for k in kinds)

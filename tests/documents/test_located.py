@@ -45,11 +45,13 @@ def test_the_members_that_hold_one_scalar_are_looked_for() -> None:
 
 
 @pytest.mark.parametrize("schema, members", [
-    ({"properties": {"a": {"type": ["string", "null"]}, "b": {"const": 3}, "c": {"enum": [[1]]}}}, ["a", "b"]),
+    ({"properties": {"a": {"type": ["string", "null"]}, "b": {"enum": [1, "x", None]}, "c": {"enum": [[1], 2]}}},
+     ["a", "b"]),
+    ({"properties": {"a": {"const": 3}, "b": {"enum": ["only"]}, "c": {"enum": "x"}}}, []),  # fixed, or malformed
     ({"properties": {"a": {"$ref": "#/$defs/A"}}, "$defs": {"A": {"$ref": "#/$defs/A"}}}, []),  # a cycle ends
     ({"properties": {"a": {"anyOf": []}, "b": True, "c": {"type": []}}}, []),
     ({"properties": []}, []),  # a malformed keyword is passed over (the compile refuses it loudly)
-], ids=["types_const_enum", "ref_cycle", "empty_branches", "malformed"])
+], ids=["types_and_enums", "fixed_values", "ref_cycle", "empty_branches", "malformed"])
 def test_scalar_members_of_odd_schemas(schema: dict[str, Any], members: list[str]) -> None:
     assert scalar_members(schema) == members
 
