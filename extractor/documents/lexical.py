@@ -69,7 +69,7 @@ def terms(schema: dict[str, Any]) -> list[str]:
     """What the target's schema looks for: the words of its title, its fields' names, titles and descriptions
     (every level, `$ref`s into its definitions followed once), and `<shape>` for each value shape a field asks
     for; each once. A keyword whose value has the wrong type is passed over (the compile refuses it loudly)."""
-    defs = {**_mapping(schema.get("$defs")), **_mapping(schema.get("definitions"))}
+    defs = definitions(schema)
     found: dict[str, None] = {}
     seen: set[str] = set()
 
@@ -102,7 +102,7 @@ def terms(schema: dict[str, Any]) -> list[str]:
         if name:
             for shape in shapes(name, node):
                 found.setdefault(f"<{shape}>", None)
-        for key, sub in _mapping(node.get("properties")).items():
+        for key, sub in mapping(node.get("properties")).items():
             add(key)
             walk(sub, key)
         for key in ("items", "additionalProperties"):
@@ -115,8 +115,14 @@ def terms(schema: dict[str, Any]) -> list[str]:
     return list(found)
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def mapping(value: Any) -> dict[str, Any]:
+    """A keyword's value where it is an object, else empty (a malformed keyword is the compile's to refuse)."""
     return value if isinstance(value, dict) else {}
+
+
+def definitions(schema: dict[str, Any]) -> dict[str, Any]:
+    """A schema's `$defs` and `definitions`, by name."""
+    return {**mapping(schema.get("$defs")), **mapping(schema.get("definitions"))}
 
 
 def asked(schema: dict[str, Any]) -> tuple[str, ...]:

@@ -21,9 +21,8 @@ PAD = 256
 a snippet of about 768 characters, which the embedded model reads far better than a window of clauses."""
 NAME_WEIGHT = 2.0
 """How many times a member's name words count against its description's: a document labels a value by its name
-("Tenant", "notice"), while a description's words ("person", "property") are written all through a contract. Chosen
-on far_apart's dev split (benchmarks/far_apart.py's documents): the stretch holding the fact ranked first more often
-at 2 than at 1 or 4."""
+("Tenant", "notice"), while a description's words ("person", "property") are written all through a contract. Set by
+looking at far_apart's dev documents; what it gives is measured by benchmarks/far_apart.py's `--located` runs."""
 TOP = 2
 """Stretches a member is read in at most, the best first: the second only where the first wrote nothing."""
 _SCALAR = frozenset({"string", "number", "integer", "boolean", "null"})
@@ -41,8 +40,8 @@ def scalar_members(schema: dict[str, Any]) -> list[str]:
     """The target's top-level members that hold one scalar (a string, a number, a date, a flag, an enum of two or
     more values), `$ref`s into its definitions followed: the values a long text states once, in one sentence. A
     member the schema fixes (a `const`, a one-value enum) has nothing to read."""
-    defs = {**_mapping(schema.get("$defs")), **_mapping(schema.get("definitions"))}
-    return [k for k, sub in _mapping(schema.get("properties")).items() if _scalar(sub, defs, 0)]
+    defs = lexical.definitions(schema)
+    return [k for k, sub in lexical.mapping(schema.get("properties")).items() if _scalar(sub, defs, 0)]
 
 
 def _scalar(node: Any, defs: dict[str, Any], depth: int) -> bool:
@@ -64,14 +63,10 @@ def _scalar(node: Any, defs: dict[str, Any], depth: int) -> bool:
     return isinstance(kinds, list) and bool(kinds) and all(k in _SCALAR for k in kinds)
 
 
-def _mapping(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
 def member_scores(counted: Sequence[Counter[str]], schema: dict[str, Any], key: str) -> list[float]:
     """Each stretch's score for one member: BM25 of its name's words and value shapes, `NAME_WEIGHT` times, plus
     BM25 of the other words of its title and description."""
-    sub = _mapping(schema.get("properties")).get(key, {})
+    sub = lexical.mapping(schema.get("properties")).get(key, {})
     query = lexical.terms({"properties": {key: sub}, **{k: schema[k] for k in ("$defs", "definitions") if k in schema}})
     name = set(lexical.words(key))
     named = [t for t in query if t in name or t.startswith("<")]
