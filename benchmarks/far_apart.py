@@ -30,7 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.data.far_apart.generate import KINDS  # noqa: E402
-from benchmarks.long_documents import KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, located  # noqa: E402
+from benchmarks.long_documents import (  # noqa: E402
+    KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, located, located_said)
 
 DATA = Path(__file__).resolve().parent / "data" / "far_apart"
 MODES = ("model", "merge")
@@ -184,7 +185,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"Model: {result['model']}; greedy; window {result['window']} tokens; overlap "
              f"{result['overlap'] or 'default'}; focus {FOCUS[result.get('focus')]}; windows read as another "
              f"kind dropped {kinds_said(result.get('kind_margin'))}; members located "
-             f"{'on' if result.get('located') else 'off'}; "
+             f"{located_said(result.get('located'))}; "
              f"max_tokens {result['max_tokens']}; {result['threads']} thread(s); "
              f"data `{result['data']}`; commit `{result['commit']}`.", "",
              *([result["note"], ""] if result.get("note") else []),

@@ -245,6 +245,11 @@ def located(value: str | None) -> bool:
     return windowed.LOCATE
 
 
+def located_said(value: bool | None) -> str:
+    """Whether a run's members were located, as its results say it (None: a run from before the option: off)."""
+    return {None: "off (before the option)", True: "on", False: "off"}[value]
+
+
 LOCATED_HELP = ("on: each scalar member is also read alone in the short stretches that name it, its value there preferred "
                 "(windowed.LOCATE); off: windows only; default: the library's")
 
@@ -264,7 +269,7 @@ def markdown(result: dict[str, Any]) -> str:
             f"max_tokens {result['max_tokens']}; window {result['window'] or 'from the context'}, overlap "
             f"{result['overlap']}; focus {({None: 'default', True: 'on', False: 'off'})[result.get('focus')]}; "
             f"windows read as another kind dropped {kinds_said(result.get('kind_margin'))}; members located "
-            f"{ {None: 'off (before the option)', True: 'on', False: 'off'}[result.get('located')]}; commit "
+            f"{located_said(result.get('located'))}; commit "
             f"`{result['commit']}`.\n\n")
     rows = ["| method | F1 | precision | recall | effective_date | jurisdiction | party | term | valid | not_found_rate "
             "| windows/doc | seconds/doc |", "|---|" + "---:|" * 11]

@@ -39,7 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.data.quality.pools import COMPANIES  # noqa: E402
-from benchmarks.long_documents import KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, load, located  # noqa: E402
+from benchmarks.long_documents import (  # noqa: E402
+    KINDS_HELP, LOCATED_HELP, _resumed, kinds, kinds_said, load, located, located_said)
 from benchmarks.quality import documents  # noqa: E402
 from benchmarks.quality_methods import Method, run  # noqa: E402
 from benchmarks.quality_score import Outcome, summarize  # noqa: E402
@@ -236,7 +237,7 @@ def markdown(result: dict[str, Any]) -> str:
              f"{result['window'] or 'from the context'}; overlap {result['overlap'] or 'default'}; focus "
              f"{ {None: 'default', True: 'on', False: 'off'}[result.get('focus')]}; windows read as another kind "
              f"dropped {kinds_said(result.get('kind_margin'))}; members located "
-             f"{ {None: 'off (before the option)', True: 'on', False: 'off'}[result.get('located')]}; haystack "
+             f"{located_said(result.get('located'))}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),
