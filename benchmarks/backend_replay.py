@@ -27,9 +27,11 @@ started), the backends taking turns a step each (whatever else the machine runs 
 the streams twice: `cold` (first sight of each schema: compile and first visits) and `warm` (the same schemas
 compiled again). The serving mix (`--mix`: its batch sizes) replays a server's requests instead, once: each
 schema asked once to three times (`REPEATS`), shuffled, each request admitted as a row frees (continuous
-batching). Reported per backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (its mask
-step, which vLLM runs before each forward pass), compile ms; over the streams every backend accepted whole; and
-each backend's means as multiples of XGrammar's in the same run.
+batching). Our backends never share a process: the first runs beside the peers, each other one beside XGrammar
+in a process of its own (in one process the second would find warm the mask tables and rule automata the first had
+just built). Reported per backend: µs per request-step p50 / p99 / mean, the batch's fill time per step (its mask
+step, which vLLM runs before each forward pass), compile ms; over the streams every backend of its process accepted
+whole; and each backend's means as multiples of XGrammar's in the same process.
 """
 
 from __future__ import annotations
@@ -383,11 +385,41 @@ def one(names: list[str], n: int, seed: int, batch: int, drafts: int, data: Path
             "schemas": len({s["schema"] for s in items}), **summarize(runs)}
 
 
-def child(args: argparse.Namespace, batch: int, drafts: int, serving: bool) -> dict[str, Any]:
+OURS = ("extractor", "extractor-unguarded")
+"""Our backends: each runs in a process of its own. They share process-wide caches (the mask tables, the rules'
+automata), so in one process the one stepping second would find warm what the first had just built, and its cold
+steps would not be cold."""
+
+
+def groups(names: list[str]) -> list[list[str]]:
+    """The backends run together in one child: the first of ours with every peer, then each other one of ours with
+    XGrammar (where asked), the reference its ratios are taken against in its own process."""
+    ours = [n for n in names if n in OURS]
+    peers = [n for n in names if n not in OURS]
+    beside = ["xgrammar"] if "xgrammar" in peers else []
+    return [ours[:1] + peers] + [[n] + beside for n in ours[1:]] if ours else [peers]
+
+
+def run_groups(args: argparse.Namespace, names: list[str], batch: int, drafts: int, serving: bool) -> dict[str, Any]:
+    """Every backend at one batch size and draft count, a child per group (`groups`): the first group's results as
+    they are; a later group's backend with its own count of common streams and, as `reference`, the XGrammar run
+    beside it."""
+    first, *rest = groups(names)
+    run = child(args, batch, drafts, serving, first)
+    for group in rest:
+        other = child(args, batch, drafts, serving, group)
+        name = group[0]
+        run[name] = {**other[name], "streams_common": other["streams_common"],
+                     **({"reference": other["xgrammar"]} if "xgrammar" in other else {})}
+    return run
+
+
+def child(args: argparse.Namespace, batch: int, drafts: int, serving: bool, names: list[str]) -> dict[str, Any]:
     """One run in a fresh process: no backend sees a schema first in a run after another's (process-wide
     caches)."""
     command = [sys.executable, __file__, "--one", f"{batch},{drafts},{int(serving)}", "--streams", str(args.streams),
-               "--seed", str(args.seed), "--data", str(args.data), "--backends", args.backends, "--clock", args.clock]
+               "--seed", str(args.seed), "--data", str(args.data), "--backends", ",".join(names), "--clock",
+               args.clock]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode:
         raise RuntimeError(f"batch {batch}, drafts {drafts} failed:\n{done.stderr[-3000:]}")
@@ -421,24 +453,35 @@ def main(argv: list[str] | None = None) -> None:
     result: dict[str, Any] = {"commit": commit(), "data": shown(args.data), "drafts": args.drafts, "seed": args.seed,
                               "note": args.note, "clock": args.clock, "load_average": [round(os.getloadavg()[0], 1)],
                               "runs": {}, "mix": {}}
-    batches = [int(b) for b in args.batches.split(",") if b]
+    batches, mixes = _sizes(parser, args.batches, "--batches"), _sizes(parser, args.mix, "--mix")
     for drafts in dict.fromkeys((0, args.drafts)):
         for batch in batches:
-            run = child(args, batch, drafts, False)
+            run = run_groups(args, names, batch, drafts, False)
             result["streams"], result["stream_tokens"] = run.pop("streams"), run.pop("stream_tokens")
             run.pop("schemas")
             key = f"batch {batch}, drafts {drafts}"
             result["runs"][key] = run
             print(f"{key}: " + "; ".join(f"{n} cold mean {run[n]['cold']['request_step_us']['mean']} µs"
                                          for n in names), file=sys.stderr, flush=True)
-    for batch in (int(b) for b in args.mix.split(",") if b):
-        run = child(args, batch, 0, True)
+    for batch in mixes:
+        run = run_groups(args, names, batch, 0, True)
         key = f"batch {batch}, drafts 0"
         result["mix"][key] = run
         print(f"mix {key}: " + "; ".join(f"{n} mean {run[n]['mix']['request_step_us']['mean']} µs" for n in names),
               file=sys.stderr, flush=True)
     result["load_average"].append(round(os.getloadavg()[0], 1))  # (the one-minute load at the start and the end)
     write_results(result, markdown(result, names), args.json, args.md or args.json.with_suffix(".md"))
+
+
+def _sizes(parser: argparse.ArgumentParser, text: str, flag: str) -> list[int]:
+    """Batch sizes from a comma list; a size under 1 is refused (a batch of no rows would never end)."""
+    try:
+        sizes = [int(b) for b in text.split(",") if b]
+    except ValueError:
+        parser.error(f"{flag}: comma-separated whole numbers expected, got {text!r}")
+    if any(b < 1 for b in sizes):
+        parser.error(f"{flag}: batch sizes must be 1 or more, got {text!r} (an empty value runs none)")
+    return sizes
 
 
 def ratio(ours: float | None, theirs: float | None) -> str:
@@ -462,7 +505,7 @@ def markdown(result: dict[str, Any], names: list[str]) -> str:
             r = run[name]
             w, c = r["warm"]["request_step_us"], r["cold"]["request_step_us"]
             f, k = r["warm"]["batch_fill_ms"], r["cold"]["compile_ms"]
-            lines.append(f"| {key} | {name} | {run['streams_common']} | {w['p50']} / {w['p99']} / {w['mean']} | "
+            lines.append(f"| {key} | {name} | {_common(run, name)} | {w['p50']} / {w['p99']} / {w['mean']} | "
                          f"{c['p50']} / {c['p99']} / {c['mean']} | {f['p50']} / {f['p99']} | "
                          f"{k['p50']} / {k['p99']} / {k['max']} | {len(r['rejected'])} |")
     lines += mix_lines(result, names) + ratio_lines(result, names)
@@ -494,14 +537,24 @@ def mix_lines(result: dict[str, Any], names: list[str]) -> list[str]:
              "| batch, drafts | backend | requests | schemas | µs p50 / p99 / mean | mean ÷ XGrammar's "
              "| batch fill ms p50 / p99 | compile ms p50 / p99 / max |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for key, run in result["mix"].items():
-        theirs = run.get("xgrammar", {}).get("mix", {}).get("request_step_us", {}).get("mean")
         for name in names:
+            theirs = _reference(run, name).get("mix", {}).get("request_step_us", {}).get("mean")
             m = run[name]["mix"]
             u, f, k = m["request_step_us"], m["batch_fill_ms"], m["compile_ms"]
-            lines.append(f"| {key} | {name} | {run['streams_common']} | {run['schemas']} | {u['p50']} / {u['p99']} / "
+            lines.append(f"| {key} | {name} | {_common(run, name)} | {run['schemas']} | {u['p50']} / {u['p99']} / "
                          f"{u['mean']} | {ratio(u['mean'], theirs)} | {f['p50']} / {f['p99']} | "
                          f"{k['p50']} / {k['p99']} / {k['max']} |")
     return lines
+
+
+def _reference(run: dict[str, Any], name: str) -> dict[str, Any]:
+    """The XGrammar run `name`'s ratios are taken against: the one in its own process."""
+    return run[name].get("reference") or run.get("xgrammar", {})
+
+
+def _common(run: dict[str, Any], name: str) -> int:
+    """The streams `name`'s figures are over (every backend of its process accepted them)."""
+    return run[name].get("streams_common", run["streams_common"])
 
 
 def ratio_lines(result: dict[str, Any], names: list[str]) -> list[str]:
@@ -513,7 +566,8 @@ def ratio_lines(result: dict[str, Any], names: list[str]) -> list[str]:
              "|---|---|---:|---:|---:|---:|"]
     for key, run in result["runs"].items():
         for name in (n for n in names if n != "xgrammar"):
-            cells = [ratio(run[name][phase]["request_step_us"][stat], run["xgrammar"][phase]["request_step_us"][stat])
+            theirs = _reference(run, name)
+            cells = [ratio(run[name][phase]["request_step_us"][stat], theirs[phase]["request_step_us"][stat])
                      for phase in ("warm", "cold") for stat in ("p50", "mean")]
             lines.append(f"| {key} | {name} | " + " | ".join(cells) + " |")
     return lines
