@@ -9,7 +9,8 @@ members in one order, one layout). A text that writes a value twice lets the lis
 where it stands whole in the text (not inside a longer word), a number where it stands whole (not inside a longer
 number), an object as often as the rarest of its string and number values allows, a value the object holds twice
 taking two of the text's for each copy (`{"company": "Software", "title": "Software"}` once where the text writes
-"Software" twice)."""
+"Software" twice). An object item written with some of an earlier one's `null` members left out is that item
+(`null_variants`)."""
 
 from __future__ import annotations
 
@@ -299,15 +300,17 @@ class Fresh:
         return hit
 
     def _spent(self, items: list[bytes]) -> frozenset[bytes]:
-        """The items written as often as the text writes them (of the kinds compared); remembered per list of items
-        (asked at every step, and the list changes only as an item completes)."""
+        """The items written as often as the text writes them (of the kinds compared), each object also as it would be
+        written with members it wrote null left out (`null_variants`: once validated, the same object); remembered
+        per list of items (asked at every step, and the list changes only as an item completes)."""
         key = tuple(items)
         hit = self.spent.get(key)
         if hit is None:
             if len(self.spent) >= MAX_SPENT:
                 self.spent.clear()
-            hit = self.spent[key] = frozenset(item for item, n in Counter(items).items()
-                                              if bool(item) and item[0] in _KINDS and n >= self._in_text(item))
+            spent = [item for item, n in Counter(items).items()
+                     if bool(item) and item[0] in _KINDS and n >= self._in_text(item)]
+            hit = self.spent[key] = frozenset(spent).union(*(null_variants(item) for item in spent))
         return hit
 
     def _spent_with(self, items: list[bytes], item: bytes) -> frozenset[bytes]:
@@ -315,7 +318,7 @@ class Fresh:
         spent = self._spent(items)
         if item in spent or not item or item[0] not in _KINDS or items.count(item) + 1 < self._in_text(item):
             return spent
-        return spent | {item}
+        return spent.union((item, *null_variants(item)))
 
     def _in_text(self, item: bytes) -> int:
         """How many times the text writes the item (at least once)."""
@@ -387,6 +390,67 @@ def extra_copies(items: list[Any], source: str) -> list[int]:
             if seen[key] > allowed[key]:
                 out.append(i)
     return out
+
+
+MAX_NULL_MEMBERS = 4
+"""Object items with more members written null than this have only their trailing nulls left out in turn (each run
+of them, and all), not every subset: at most `2 ** MAX_NULL_MEMBERS` spellings of one item are searched along."""
+
+
+def null_variants(item: bytes) -> list[bytes]:
+    """An object item as the output could also write it with some of the members it wrote `null` left out, in its
+    own layout (the whitespace it wrote after `{`, after a `,` and before `}`): the same object once validated, so a
+    search for a way off the spent items must not take leaving a null out for one. Empty for anything else (and for
+    an item whose members cannot be read apart)."""
+    spans = _member_spans(item)
+    if not spans:
+        return []
+    nulls = [i for i, (_, _, value) in enumerate(spans) if value == b"null"]
+    if len(nulls) <= MAX_NULL_MEMBERS:
+        drops = [{n for j, n in enumerate(nulls) if mask >> j & 1} for mask in range(1, 1 << len(nulls))]
+    else:
+        drops = [set(nulls[k:]) for k in range(len(nulls))]
+    sep = item[spans[0][1]:spans[1][0]].split(b",", 1)[-1] if len(spans) > 1 else b""
+    head, tail = item[:spans[0][0]], item[spans[-1][1]:]
+    return [head + (b"," + sep).join(item[a:b] for i, (a, b, _) in enumerate(spans) if i not in drop) + tail
+            for drop in drops if len(drop) < len(spans)]
+
+
+def _member_spans(item: bytes) -> list[tuple[int, int, bytes]]:
+    """An object item's top-level members as (start, end, value): `"key": value` spans, whitespace around them
+    aside; empty where it is no object or cannot be read apart."""
+    if not item.startswith(b"{") or not item.endswith(b"}"):
+        return []
+    cuts, depth, in_string, escape = [0], 0, False, False
+    for at, byte in enumerate(item):
+        if in_string:
+            escape, in_string = (False, True) if escape else (byte == 0x5C, byte != 0x22)
+        elif byte == 0x22:
+            in_string = True
+        elif byte in b"{[":
+            depth += 1
+        elif byte in b"}]":
+            depth -= 1
+        elif byte == 0x2C and depth == 1:
+            cuts.append(at)
+    if depth or in_string:
+        return []
+    cuts.append(len(item) - 1)
+    spans = []
+    for a, b in zip(cuts, cuts[1:]):
+        start = a + 1
+        while start < b and item[start] in WS:
+            start += 1
+        end = b
+        while end > start and item[end - 1] in WS:
+            end -= 1
+        colon = _string_end(item, start) + 1 if item[start:start + 1] == b'"' else -1
+        while 0 < colon < end and item[colon] in WS:
+            colon += 1
+        if colon <= 0 or colon >= end or item[colon] != 0x3A:
+            return []
+        spans.append((start, end, item[colon + 1:end].strip(WS)))
+    return spans
 
 
 def _plain(obj: dict[str, Any]) -> str:
