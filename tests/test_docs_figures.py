@@ -334,6 +334,20 @@ GUARDS_ALONE = [  # docs/decoding.md, "Tried: guards standing aside one at a tim
       lambda r: _file("quality_test_real_guards.json")["per_set"]["extract"]["resumes"]["field_f1"]]),
 ]
 _REPEATS = "per_method/extract/{}/{}"
+_VARIANTS = "quality_dev_nulls_variants_before{}.json"
+NULL_VARIANTS = [  # docs/decoding.md, an object item equal to an earlier one but for its nulls
+    ("on the résumés, repeated items as written {:,} → {:,}, answers cut at the budget {:.2f} → {:.2f} of the documents, "
+     "output tokens {:.0f} → {:.0f} a document, field F1 {:.3f} → {:.3f}; the receipts and contracts gave the same "
+     "answers (F1 {:.3f} and {:.3f}).", "quality_dev_nulls_variants.json",
+     [lambda r: _file(_VARIANTS.format("_repeats"))["per_method"]["extract"]["resumes"]["repeated_as_written"],
+      lambda r: _file("quality_dev_nulls_variants_repeats.json")["per_method"]["extract"]["resumes"]["repeated_as_written"],
+      lambda r: _file(_VARIANTS.format(""))["per_set"]["extract"]["resumes"]["loop_rate"],
+      "per_set/extract/resumes/loop_rate",
+      lambda r: _file(_VARIANTS.format(""))["per_set"]["extract"]["resumes"]["tokens_per_doc"],
+      "per_set/extract/resumes/tokens_per_doc",
+      lambda r: _file(_VARIANTS.format(""))["per_set"]["extract"]["resumes"]["field_f1"],
+      "per_set/extract/resumes/field_f1", "per_set/extract/receipts/field_f1", "per_set/extract/nda/field_f1"]),
+]
 LEFT_OUT = [  # docs/decoding.md, "After decoding, what the rule could not hold back is left out"
     ("no set's answers hold a repeated item,\nwhere as written the dev résumés held {:,}, and on test the generated set"
      " {:,} and the résumés {:,}; field F1 {:.3f} both on\nthe dev résumés, {:.3f} both on the generated test set and"
@@ -794,7 +808,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/performance.md", *row) for row in FRESH_SERVING] + [("docs/vllm.md", *row) for row in FRESH_VLLM] + APART
            + [("docs/performance.md", *row) for row in REALWORLD + QUIET_SERVING + PROFILE_REALWORLD + STAGES_AB]
            + [("docs/quality.md", *row) for row in DATES_PRINTED + NULLS]
-           + [("docs/decoding.md", *row) for row in OBJECTS_HELD + GUARDS_ALONE + LEFT_OUT])
+           + [("docs/decoding.md", *row) for row in OBJECTS_HELD + GUARDS_ALONE + LEFT_OUT + NULL_VARIANTS])
 """Pages whose figures are held to their files; a page joins with rows of its own."""
 
 
