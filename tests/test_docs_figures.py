@@ -527,6 +527,22 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} without, the docum
            lambda r: _case(_file("needle_located_test_off.json"), "receipt-real-017@40000")])]
 
 
+def _long(name: str, key: str) -> Callable[[dict[str, Any]], float]:
+    """The one case of a needle run: a figure of its long text's outcome."""
+    return lambda r: _file(name)["cases"][0]["long"][key]
+
+
+LONG += [("{:.0f} s against {:.0f} s for the long text ({} readings and {:,} tokens against {} and {:,}), the résumé alone {:.0f} "
+          "and {:.0f} s; field F1 from the long text {:.3f} before and {:.3f} after.", "needle_resume_nulls.json",
+          [_long("needle_resume_nulls_before.json", "seconds"), _long("needle_resume_nulls.json", "seconds"),
+           _long("needle_resume_nulls_before.json", "attempts"), _long("needle_resume_nulls_before.json", "tokens"),
+           _long("needle_resume_nulls.json", "attempts"), _long("needle_resume_nulls.json", "tokens"),
+           lambda r: _file("needle_resume_nulls_before.json")["cases"][0]["alone"]["seconds"],
+           lambda r: r["cases"][0]["alone"]["seconds"],
+           lambda r: _case(_file("needle_resume_nulls_before.json"), "resume-real-025@40000"),
+           lambda r: _case(r, "resume-real-025@40000")])]
+
+
 LONG += [("[long_documents_dev_long_located_off.md](../benchmarks/results/long_documents_dev_long_located_off.md)): F1 "
           "{:.3f} against {:.3f}, in {:.0f} s a contract against {:.0f}. The term was found (its F1 {:.3f} against "
           "{:.3f}) and the date lost ({:.3f} against {:.3f}):", "long_documents_dev_long_located_on.json",
