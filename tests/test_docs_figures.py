@@ -543,6 +543,16 @@ LONG += [("{:.0f} s against {:.0f} s for the long text ({} readings and {:,} tok
            lambda r: _case(r, "resume-real-025@40000")])]
 
 
+LONG += [("field F1 {:.3f} from the long texts against {:.3f} alone ({:.3f}× alone, where the run above gave {:.3f}×), in {:.0f} s "
+          "a long text against {:.0f} s alone ({:.1f}× the time, where it was {:.1f}×).", "needle_nulls_test.json",
+          ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1", "kinds/needle/40000/f1_ratio",
+           lambda r: figure(_file("needle_located_test_on.json"), "kinds/needle/40000/f1_ratio"),
+           "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+           lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc") / figure(r, "kinds/needle/40000/alone/seconds_per_doc"),
+           lambda r: figure(_file("needle_located_test_on.json"), "kinds/needle/40000/long/seconds_per_doc")
+           / figure(_file("needle_located_test_on.json"), "kinds/needle/40000/alone/seconds_per_doc")])]
+
+
 LONG += [("[long_documents_dev_long_located_off.md](../benchmarks/results/long_documents_dev_long_located_off.md)): F1 "
           "{:.3f} against {:.3f}, in {:.0f} s a contract against {:.0f}. The term was found (its F1 {:.3f} against "
           "{:.3f}) and the date lost ({:.3f} against {:.3f}):", "long_documents_dev_long_located_on.json",
