@@ -347,6 +347,15 @@ NULL_VARIANTS = [  # docs/decoding.md, an object item equal to an earlier one bu
       "per_set/extract/resumes/tokens_per_doc",
       lambda r: _file(_VARIANTS.format(""))["per_set"]["extract"]["resumes"]["field_f1"],
       "per_set/extract/resumes/field_f1", "per_set/extract/receipts/field_f1", "per_set/extract/nda/field_f1"]),
+    ("repeated items as written {:,} → {:,}, output tokens {:.0f} → {:.0f} a document, field F1 {:.3f} → {:.3f}, unchanged.",
+     "quality_test_nulls_variants.json",
+     [lambda r: _file("quality_test_nulls_variants_before_repeats.json")["per_method"]["extract"]["resumes"][
+         "repeated_as_written"],
+      lambda r: _file("quality_test_nulls_variants_repeats.json")["per_method"]["extract"]["resumes"]["repeated_as_written"],
+      lambda r: _file("quality_test_nulls_variants_before.json")["per_set"]["extract"]["resumes"]["tokens_per_doc"],
+      "per_set/extract/resumes/tokens_per_doc",
+      lambda r: _file("quality_test_nulls_variants_before.json")["per_set"]["extract"]["resumes"]["field_f1"],
+      "per_set/extract/resumes/field_f1"]),
 ]
 LEFT_OUT = [  # docs/decoding.md, "After decoding, what the rule could not hold back is left out"
     ("no set's answers hold a repeated item,\nwhere as written the dev résumés held {:,}, and on test the generated set"
