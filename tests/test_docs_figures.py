@@ -562,6 +562,12 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} alone ({:.3f}× al
            / figure(_file("needle_located_test_on.json"), "kinds/needle/40000/alone/seconds_per_doc")])]
 
 
+LONG += [("field F1 {:.3f} from the long texts against {:.3f} alone, in {:.0f} s a long text against {:.0f} s alone: on "
+          "those", "needle_nulls_dev.json",
+          ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
+           "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc"])]
+
+
 LONG += [("[long_documents_dev_long_located_off.md](../benchmarks/results/long_documents_dev_long_located_off.md)): F1 "
           "{:.3f} against {:.3f}, in {:.0f} s a contract against {:.0f}. The term was found (its F1 {:.3f} against "
           "{:.3f}) and the date lost ({:.3f} against {:.3f}):", "long_documents_dev_long_located_on.json",
