@@ -100,6 +100,8 @@ class Fresh:
         """How often the text holds each string asked after (`_occurrences`)."""
         self.spent: dict[tuple[bytes, ...], frozenset[bytes]] = {}
         """`_spent` by list of items."""
+        self.spellings: dict[bytes, tuple[bytes, ...]] = {}
+        """`null_variants` by item (asked again at every step of the item that would complete a repeat)."""
         memo = memo_of(grammar)
         self.ways, self.exits, self.number_ends = memo.ways, memo.exits, memo.number_ends
 
@@ -310,7 +312,7 @@ class Fresh:
                 self.spent.clear()
             spent = [item for item, n in Counter(items).items()
                      if bool(item) and item[0] in _KINDS and n >= self._in_text(item)]
-            hit = self.spent[key] = frozenset(spent).union(*(null_variants(item) for item in spent))
+            hit = self.spent[key] = frozenset(spent).union(*map(self._variants, spent))
         return hit
 
     def _spent_with(self, items: list[bytes], item: bytes) -> frozenset[bytes]:
@@ -318,7 +320,16 @@ class Fresh:
         spent = self._spent(items)
         if item in spent or not item or item[0] not in _KINDS or items.count(item) + 1 < self._in_text(item):
             return spent
-        return spent.union((item, *null_variants(item)))
+        return spent.union((item, *self._variants(item)))
+
+    def _variants(self, item: bytes) -> tuple[bytes, ...]:
+        """`null_variants`, remembered per item for this generation (cleared all at once past `MAX_SPENT`)."""
+        hit = self.spellings.get(item)
+        if hit is None:
+            if len(self.spellings) >= MAX_SPENT:
+                self.spellings.clear()
+            hit = self.spellings[item] = tuple(null_variants(item))
+        return hit
 
     def _in_text(self, item: bytes) -> int:
         """How many times the text writes the item (at least once)."""
@@ -393,8 +404,10 @@ def extra_copies(items: list[Any], source: str) -> list[int]:
 
 
 MAX_NULL_MEMBERS = 4
-"""Object items with more members written null than this have only their trailing nulls left out in turn (each run
-of them, and all), not every subset: at most `2 ** MAX_NULL_MEMBERS` spellings of one item are searched along."""
+"""Object items with more members written null than this are spelled with only their trailing nulls left out (the
+last `2 ** MAX_NULL_MEMBERS` runs of them, and all of them), not every subset: at most `2 ** MAX_NULL_MEMBERS + 1`
+spellings of one item are searched along, each a repeat (a spelling left out is a repeat the rule does not see
+coming, never a ban of something new)."""
 
 
 def null_variants(item: bytes) -> list[bytes]:
@@ -409,7 +422,8 @@ def null_variants(item: bytes) -> list[bytes]:
     if len(nulls) <= MAX_NULL_MEMBERS:
         drops = [{n for j, n in enumerate(nulls) if mask >> j & 1} for mask in range(1, 1 << len(nulls))]
     else:
-        drops = [set(nulls[k:]) for k in range(len(nulls))]
+        runs = range(max(1, len(nulls) - (1 << MAX_NULL_MEMBERS)), len(nulls))
+        drops = [set(nulls[k:]) for k in (0, *runs)]
     sep = item[spans[0][1]:spans[1][0]].split(b",", 1)[-1] if len(spans) > 1 else b""
     head, tail = item[:spans[0][0]], item[spans[-1][1]:]
     return [head + (b"," + sep).join(item[a:b] for i, (a, b, _) in enumerate(spans) if i not in drop) + tail

@@ -488,6 +488,14 @@ def test_many_null_members_are_left_out_from_the_end():
         b'{"a":null,"b":null,"c":null,"d":null,"f":1}')]
 
 
+def test_an_object_with_many_nulls_has_a_bounded_number_of_spellings():
+    item = b"{" + b",".join(b'"m%d":null' % i for i in range(40)) + b',"k":1}'
+    spellings = fresh_module.null_variants(item)
+    assert len(spellings) == (1 << fresh_module.MAX_NULL_MEMBERS) + 1
+    kept = [b"{" + b",".join([*(b'"m%d":null' % i for i in range(k)), b'"k":1']) + b"}" for k in range(24, 40)]
+    assert spellings == [b'{"k":1}', *kept]  # every null left out, then the last runs of them
+
+
 NULLS_ONLY = {"type": "array", "items": {"type": "object", "properties": {
     "n": {"type": "string"}, "y": {"type": "null"}}, "required": ["n"]}}
 
