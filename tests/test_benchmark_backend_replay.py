@@ -23,3 +23,12 @@ def test_each_of_our_backends_runs_in_a_process_of_its_own(names, expected):
         assert sum(name.startswith("extractor") for name in group) <= 1
     assert sorted(n for g in made for n in g if n.startswith("extractor")) == sorted(
         n for n in names if n.startswith("extractor"))
+
+
+@pytest.mark.parametrize("argv", [["--mix", "0"], ["--batches", "16,-1"], ["--batches", "x"]])
+def test_a_batch_size_that_could_never_run_is_refused(argv, capsys):
+    from benchmarks.backend_replay import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2 and "batch" in capsys.readouterr().err
