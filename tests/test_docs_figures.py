@@ -568,6 +568,14 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} alone, in {:.0f} s
            "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc"])]
 
 
+LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
+          "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
+          ["kinds/needle/40000/long/field_f1",
+           lambda r: figure(_file("needle_window_context_dev_nulls.json"), "kinds/needle/40000/long/field_f1"),
+           "kinds/needle/40000/alone/field_f1", "kinds/needle/40000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_window_context_dev_nulls.json"), "kinds/needle/40000/long/seconds_per_doc")])]
+
+
 LONG += [("[long_documents_dev_long_located_off.md](../benchmarks/results/long_documents_dev_long_located_off.md)): F1 "
           "{:.3f} against {:.3f}, in {:.0f} s a contract against {:.0f}. The term was found (its F1 {:.3f} against "
           "{:.3f}) and the date lost ({:.3f} against {:.3f}):", "long_documents_dev_long_located_on.json",
