@@ -14,6 +14,7 @@ from tests.data import MASKBENCH_SAMPLE, need
 SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("foundation", ["--max-tokens", "4", "--schemas", "Event"], ["rows", "model_load_s"]),
     ("gpu_step", ["--batches", "1,2", "--context", "8", "--steps", "2", "--stream-tokens", "8"], ["runs", "device"]),
+    ("kv_cache", ["--contexts", "8,40", "--steps", "2", "--repeats", "1", "--threads", "1"], ["rows", "commit"]),
     ("layout_probe", ["--split", "dev", "--limit", "1", "--targets", "ContactCard", "--layouts", "compact"],
      ["layouts", "documents"]),
     ("passes", ["--widths", "1,2", "--context", "16", "--repeats", "1"], ["ms_per_pass"]),
@@ -31,7 +32,7 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
 ]
 
 
-TITLED = {"screen_cost", "calibrate_refusal", "window_signals"}
+TITLED = {"screen_cost", "calibrate_refusal", "window_signals", "kv_cache"}
 """Scripts whose Markdown opens with a title."""
 
 
