@@ -392,6 +392,12 @@ FIELDS += [(f"| {split} | {{:,}} | {{:.3f}} | {{:.3f}} |", f"quality_fields_gene
             ["sets/generated", *(f"per_set/{m}/generated/field_f1" for m in ("extract", "extract[fields=apart]"))])
            for split in ("dev", "test")]
 
+KV_CACHE = [("A step costs {:.1f} ms at 512 tokens and {:.1f} ms at 8,000 with the model's own cache; grown in place, {:.1f} "
+             "and {:.1f} ms ({:.2f}× at 8,000, {:.2f}× at 4,096), with the same logits", "kv_cache.json",
+             ["rows/0/own_ms", "rows/3/own_ms", "rows/0/grown_ms", "rows/3/grown_ms", "rows/3/ratio", "rows/2/ratio"])]
+"""docs/performance.md: a decoding step against the context, both caches (the logits' largest difference is 0)."""
+
+
 PERFORMANCE = [("a loaded machine) had a largest mask of {:.0f} ms", "realworld_peers_tuning_before.json",
                 [lambda r: r["parts"]["tuning"]["extractor"]["mask_us"]["max"] / 1e3])]
 
@@ -850,7 +856,7 @@ FIGURES = ([("docs/tracing.md", *row) for row in TRACING] + [("docs/reliability.
            + [("docs/corpus-jobs.md", *row) for row in CORPUS + CORPUS_CLI]
            + [("docs/quality.md", *row) for row in SCREEN] + [("docs/faq.md", *row) for row in FAQ]
            + [("docs/decoding.md", *row) for row in FRESH] + [("docs/fields.md", *row) for row in FIELDS]
-           + [("docs/performance.md", *row) for row in PERFORMANCE] + [("docs/guide.md", *row) for row in DATES]
+           + [("docs/performance.md", *row) for row in PERFORMANCE + KV_CACHE] + [("docs/guide.md", *row) for row in DATES]
            + [(page, *row) for page in ("docs/vllm.md", "docs/performance.md") for row in SERVING]
            + [("docs/vllm.md", *row) for row in SERVING_MIX] + [("docs/performance.md", *row) for row in SERVING_US]
            + [("docs/performance.md", *row) for row in SERVING_MORE] + [("docs/vllm.md", *row) for row in SERVING_CPU_VLLM]
@@ -929,6 +935,10 @@ def test_a_table_copied_from_a_result_file_is_that_files(page: str, file: str) -
         (ROOT / page).write_text(text[:start] + want + text[end:], encoding="utf-8")
     else:
         assert text[start:end] == want, f"{page} shows an older table of {file} (DOCS_UPDATE=1 writes it)"
+
+
+def test_the_grown_cache_gave_the_same_logits_where_performance_md_says_so() -> None:
+    assert [r["max_logit_diff"] for r in json.loads((RESULTS / "kv_cache.json").read_text())["rows"]] == [0.0] * 4
 
 
 def test_decoding_md_says_no_answer_holds_a_repeat_where_its_files_say_so() -> None:
