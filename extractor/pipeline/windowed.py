@@ -31,7 +31,7 @@ from extractor.pipeline.outcome import errors_of, parse, returned, rounds
 from extractor.schema import Refusal
 from extractor.pipeline.target import Target
 from extractor.schema.window import window_form
-from extractor.tracing import Span, Trace
+from extractor.tracing import Span, Trace, trace
 from extractor.tracing.record import Reading
 
 MARGIN = 64
@@ -218,7 +218,7 @@ class _Reading:
             parts = [replace(w, index=j) for j, w in enumerate(parts)]
         self.parts, self.texts, self.results = parts, [w.text(text) for w in parts], results
         self.score = {i: self.scored(w) for i, w in enumerate(parts)} if self.stretches else {}
-        self.found = self.best_first(_values(results, range(len(parts))))
+        self.found = self.best_first({**_values(results, range(len(parts))), **self.salvaged(form)})
         if KIND_MARGIN is not None and len(parts) > 1:
             self.readings = window_readings(self.engine, self.target, text, parts, KIND_MARGIN)
             self.readings = [replace(r, wrote=self.found[r.window][0] if r.dropped and r.window in self.found else None)
@@ -226,6 +226,13 @@ class _Reading:
             dropped = {r.window for r in self.readings if r.dropped}  # (no readings where the model is elsewhere)
             self.found = {k: v for k, v in self.found.items() if k not in dropped}
         self.locate(batch, ends, size)
+
+    def salvaged(self, form: dict[str, Any]) -> dict[int, tuple[Any, Trace, int]]:
+        """What the windows still cut wrote whole before the cut (`completed`), each traced in its window's text: a
+        string running on to `max_tokens` (a clause copied as a receipt's total) loses itself, not the members
+        written before it. The windows stay named on `trace.unread`: what they hold past the cut is not read."""
+        return {i: (value, trace(value, self.texts[i], form), i) for i, r in enumerate(self.results)
+                if isinstance(r, IncompleteOutputError) and (value := completed(r.partial)) is not None}
 
     def locate(self, batch: dict[str, int | None], ends: list[int], size: int) -> None:
         """Each scalar member looked for in the short stretches whose words name it (`documents/located.py`) and
@@ -480,6 +487,31 @@ def readings(windows_at: Sequence[tuple[int, int]], spans: Sequence[tuple[int, i
     drop = [score < -margin for score, _ in best]
     return [Reading(i, score, other, dropped=d and not all(drop))
             for i, ((score, other), d) in enumerate(zip(best, drop))]
+
+
+def completed(partial: str) -> dict[str, Any] | None:
+    """The members a cut JSON object answer wrote whole before the cut (those followed by a `,` at its top level),
+    as an object; None where it completed none. The member under way at the cut is left out, whole: a string cut
+    is not the value, a number cut may be a prefix of it, a list cut misses its last items."""
+    depth, quoted, escaped, last = 0, False, False, -1
+    for at, ch in enumerate(partial):
+        if quoted:
+            quoted, escaped = (ch != '"' or escaped), (ch == "\\" and not escaped)
+        elif ch == '"':
+            quoted = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 1:
+            last = at
+    if last < 0 or not partial.lstrip().startswith("{"):
+        return None
+    try:
+        value = json.loads(partial[:last] + "}")
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and value else None
 
 
 def in_list(partial: str) -> bool:

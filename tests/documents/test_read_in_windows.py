@@ -185,6 +185,36 @@ def test_only_an_answer_cut_inside_a_list_is_read_again_in_halves(partial: str, 
     assert in_list(partial) is inside
 
 
+@pytest.mark.parametrize("partial, whole", [
+    ('{"buyer": "Ann Lee", "seller": "2014. Zaller, Imagine and Kingsmen', {"buyer": "Ann Lee"}),
+    ('{\n  "buyer": "Ann Lee",\n  "total": 12', {"buyer": "Ann Lee"}),  # a number cut may be a prefix of it
+    ('{"buyer": "A, B", "items": ["a", "b"], "seller": "C', {"buyer": "A, B", "items": ["a", "b"]}),
+    ('{"buyer": "Ann", "items": ["a", "b', {"buyer": "Ann"}),  # a list cut misses its last items
+    ('{"buyer": {"name": "x", "city": "y"}, "seller": {"name": "z"', {"buyer": {"name": "x", "city": "y"}}),
+    ('{"buyer": "say \\", here", "seller": "', {"buyer": 'say ", here'}),
+    ('{"buyer": "Ann Lee', None),
+    ('{"buyer": null, "seller": "B', {"buyer": None}),
+    ('["a", "b', None),
+    ('', None),
+], ids=["string running on", "number", "list whole", "list cut", "objects", "escaped quote and comma", "nothing whole",
+        "null", "not an object", "empty"])
+def test_a_cut_answer_keeps_the_members_it_wrote_whole(partial: str, whole: Any) -> None:
+    from extractor.pipeline.windowed import completed
+
+    assert completed(partial) == whole
+
+
+def test_a_window_cut_in_a_string_gives_the_members_written_before_it(windows_only) -> None:
+    doc = DOC.replace("Seller: Bob Roe.", "Seller: Bob Roe, who writes on and on")
+    run_on = Stub(lambda text: IncompleteOutputError('{"buyer": "Ann Lee", "seller": "Bob Roe, who writes on', 40)
+                  if "Ann Lee" in text else names(text))
+    traced = read_in_windows(run_on, run_on.extract_many, Deal, doc, ExtractOptions(), 100, with_trace=True)
+    assert traced.result.buyer == "Ann Lee" and traced.result.seller == "Bob Roe"
+    cut = [traced.trace.windows[i] for i in traced.trace.unread]  # still named: what they hold past the cut was
+    assert cut and all("Ann Lee" in doc[w.start:w.end] for w in cut)  # not read
+    assert [doc[s.start:s.end] for s in traced.trace["/buyer"].spans] == ["Ann Lee"]
+
+
 def differ(deal: Deal) -> None:
     if deal.buyer == deal.seller:
         raise ValueError("the buyer and the seller must differ")
