@@ -574,6 +574,16 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} alone, in {:.0f} s
            "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc"])]
 
 
+LONG += [("A long text took {:.0f} s against {:.0f} s, the documents alone {:.1f} and {:.1f} s; three of the four answers",
+          "needle_salvage_dev.json",
+          ["kinds/needle/40000/long/seconds_per_doc",
+           lambda r: figure(_file("needle_salvage_dev_before.json"), "kinds/needle/40000/long/seconds_per_doc"),
+           "kinds/needle/40000/alone/seconds_per_doc",
+           lambda r: figure(_file("needle_salvage_dev_before.json"), "kinds/needle/40000/alone/seconds_per_doc")]),
+         ("as wrong as the one it replaced): field F1 {:.3f} both", "needle_salvage_dev.json",
+          ["kinds/needle/40000/long/field_f1"])]
+
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
