@@ -434,18 +434,20 @@ def test_extract_many_returns_one_result_or_error_per_text_in_order(model_extrac
 def test_the_growing_cache_gives_what_the_models_own_cache_gives(model_extractor):
     """Rows of unequal length sharing a prefix, leaving as they finish, and one row alone whose drafts are cropped:
     the same answers with the cache grown in place as with the model's own (concatenating) cache."""
-    made, real = [], loop.growing_cache
+    import extractor.decode.cache as kv
+
+    made, real = [], kv.growing_cache
 
     def spy(model: Any) -> Any:
         made.append(real(model))
         return made[-1]
 
     texts = [sample("contact"), "Ann Lee, head of sales at Nordwind AG.", sample("invoice")]
-    with mock.patch.object(loop, "growing_cache", spy):
+    with mock.patch.object(kv, "growing_cache", spy):
         grown = model_extractor.extract_many(Person, texts, batch_size=3, max_tokens=60, progress=False)
         alone = run(model_extractor, Person, sample("contact"), max_tokens=60)
     assert made and all(c is not None for c in made)
-    with mock.patch.object(loop, "growing_cache", lambda model: None):
+    with mock.patch.object(kv, "growing_cache", lambda model: None):
         own = model_extractor.extract_many(Person, texts, batch_size=3, max_tokens=60, progress=False)
         own_alone = run(model_extractor, Person, sample("contact"), max_tokens=60)
     assert [repr(r) for r in grown] == [repr(r) for r in own]

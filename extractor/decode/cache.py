@@ -1,13 +1,16 @@
 """A key-value cache whose layers grow in place: a decoding step writes its token's keys and values into room kept
 at the end, where transformers' `DynamicLayer` concatenates, copying the whole cache of every layer at every step
-(at 8,000 tokens of the embedded model, about 380 MB a step: most of a step's time on a CPU). The keys and values
-each step reads are the same; only the copying is gone."""
+(at 8,000 tokens of the embedded model, about 370 MB a step; 7% of a step's time on the development CPU, where
+reading the weights costs most: benchmarks/kv_cache.py). The keys and values each step reads are the same; only
+the copying is gone."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import torch
+from transformers import DynamicCache
+from transformers.cache_utils import DynamicLayer
 
 SLACK = 256
 """Tokens of room kept past what a layer holds when it grows: a copy every `SLACK` tokens at most, and at most this
@@ -18,10 +21,8 @@ def growing_cache(model: Any) -> Any:
     """A cache for `model` whose plain dynamic layers are `GrowingLayer`s; None where the model's cache is of another
     kind (sliding windows, quantized, recurrent state) or cannot be built here: the model then makes its own."""
     try:
-        from transformers import DynamicCache
-        from transformers.cache_utils import DynamicLayer
         cache = DynamicCache(config=model.config)
-    except (ImportError, TypeError, ValueError, AttributeError):
+    except (TypeError, ValueError, AttributeError):
         return None
     layers = getattr(cache, "layers", None)
     if not layers or any(type(layer) is not DynamicLayer for layer in layers):
@@ -30,12 +31,7 @@ def growing_cache(model: Any) -> Any:
     return cache
 
 
-def _layer_base() -> type:
-    from transformers.cache_utils import DynamicLayer
-    return DynamicLayer
-
-
-class GrowingLayer(_layer_base()):  # type: ignore[misc]
+class GrowingLayer(DynamicLayer):  # type: ignore[misc]
     """`DynamicLayer` with its keys and values held in buffers with room at the end: `keys` and `values` are views of
     their first positions. A crop leaves a shorter view of the same buffers (the next update writes over what it
     dropped); a method of the base class that makes new tensors (batch select, repeat) is followed by the next

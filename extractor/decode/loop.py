@@ -21,7 +21,6 @@ from typing import TypeVar
 
 import torch
 
-from extractor.decode.cache import growing_cache
 from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer
 from extractor.decode.guards import NO_GUARDS, Guards
@@ -326,7 +325,8 @@ class _Batch:
             self.lengths = [0] * len(ids)
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         if self.cache is None:  # grown in place, not copied whole at every pass (None: the model's own)
-            self.cache = growing_cache(self.lm.model)
+            from extractor.decode import cache  # (transformers' cache classes: imported once a model runs)
+            self.cache = cache.growing_cache(self.lm.model)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
         # CPU only: on an accelerator the whole output layer is cheap, and a sparse one needs a host sync
         head = self.lm.head if self.device.type == "cpu" else None
