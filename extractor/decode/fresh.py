@@ -438,7 +438,7 @@ def nulls_dropped(current: bytes) -> bytes | None:
     layout (as `null_variants` spells a whole item): where a spent item left those members out, the bytes that
     would finish it from here are its bytes after this, so the search along it can start here. None where it writes
     no whole null member (or is no object under way)."""
-    if not current.startswith(b"{"):
+    if not current.startswith(b"{") or b"null" not in current:  # (most steps: nothing to read)
         return None
     spans = _member_spans(current + b"}")
     if not spans:  # (a member under way: read the whole ones before it)
