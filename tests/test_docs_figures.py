@@ -336,6 +336,9 @@ GUARDS_ALONE = [  # docs/decoding.md, "Tried: guards standing aside one at a tim
 _REPEATS = "per_method/extract/{}/{}"
 _VARIANTS = "quality_dev_nulls_variants_before{}.json"
 NULL_VARIANTS = [  # docs/decoding.md, an object item equal to an earlier one but for its nulls
+    ("every answer was the same (field F1 {:.3f} both): none", "quality_dev_nulls_reverse.json",
+     [lambda r: figure(r, "per_set/extract/resumes/field_f1")  # (None, failing the row, where an answer differs)
+      if _same_answers("quality_dev_nulls_reverse_before.json", r) else None]),
     ("on the résumés, repeated items as written {:,} → {:,}, answers cut at the budget {:.2f} → {:.2f} of the documents, "
      "output tokens {:.0f} → {:.0f} a document, field F1 {:.3f} → {:.3f}; the receipts and contracts gave the same "
      "answers (F1 {:.3f} and {:.3f}).", "quality_dev_nulls_variants.json",
@@ -540,6 +543,12 @@ LONG += [("field F1 {:.3f} from the long texts against {:.3f} without, the docum
            lambda r: _case(_file("needle_located_test_off.json"), "receipt-013@40000"),
            lambda r: _case(r, "receipt-real-017@40000"),
            lambda r: _case(_file("needle_located_test_off.json"), "receipt-real-017@40000")])]
+
+
+def _same_answers(before: str, after: dict[str, Any]) -> bool:
+    """Whether two quality runs wrote the same output for every document."""
+    old = _file(before)["outcomes"]["extract"]
+    return {k: v["output"] for k, v in old.items()} == {k: v["output"] for k, v in after["outcomes"]["extract"].items()}
 
 
 def _long(name: str, key: str) -> Callable[[dict[str, Any]], float]:
