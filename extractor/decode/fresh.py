@@ -125,9 +125,6 @@ class Fresh:
                     out += self._along(item, current, spent, config)
                     if current == (item if _number(item) else item[:-1]) and item[:1] != b"{":
                         self.blocked.add(arr.item_start)
-            if (short := nulls_dropped(current)) is not None:  # nulls written where a spent item left them out
-                out += [ids for item in spent if item.startswith(short) and item != short
-                        for ids in self._along(item, short, spent, config)]
             if arr.item_start in self.blocked and arr is stack[-1]:  # a repeat held back: its array ends next
                 out.append(self.classes.quote_comma if in_string else self.classes.comma)
             elif arr is stack[-1] and self._cut_short(arr.items, current, in_string):  # ends here: the array ends
@@ -433,42 +430,12 @@ def null_variants(item: bytes) -> list[bytes]:
             for drop in drops if len(drop) < len(spans)]
 
 
-def nulls_dropped(current: bytes) -> bytes | None:
-    """The object item under way as it would read with the members it has written `null` so far left out, in its own
-    layout (as `null_variants` spells a whole item): where a spent item left those members out, the bytes that
-    would finish it from here are its bytes after this, so the search along it can start here. None where it writes
-    no whole null member (or is no object under way)."""
-    if not current.startswith(b"{") or b"null" not in current:  # (most steps: nothing to read)
-        return None
-    spans = _member_spans(current + b"}")
-    if not spans:  # (a member under way: read the whole ones before it)
-        cut = _last_comma(current)
-        spans = _member_spans(current[:cut] + b"}") if cut > 0 else []
-        if not spans:
-            return None
-        rest = current[cut + 1:]
-    else:
-        rest = None
-    nulls = {i for i, (_, _, value) in enumerate(spans) if value == b"null"}
-    if not nulls:
-        return None
-    source = current + b"}" if rest is None else current[:_last_comma(current)] + b"}"
-    sep = source[spans[0][1]:spans[1][0]].split(b",", 1)[-1] if len(spans) > 1 else \
-        (rest[:len(rest) - len(rest.lstrip(WS))] if rest is not None else b"")
-    kept = [source[a:b] for i, (a, b, _) in enumerate(spans) if i not in nulls]
-    if rest is not None:
-        kept.append(rest.lstrip(WS))
-    return source[:spans[0][0]] + (b"," + sep).join(kept)
-
-
-def _last_comma(current: bytes) -> int:
-    """Where the last `,` of an object under way stands at its top level (-1: none)."""
-    return ([-1, *_top_commas(current)[0]])[-1]
-
-
-def _top_commas(item: bytes) -> tuple[list[int], bool]:
-    """Where an object's top-level `,`s stand, and whether its bytes end balanced (no string or bracket open)."""
-    commas, depth, in_string, escape = [], 0, False, False
+def _member_spans(item: bytes) -> list[tuple[int, int, bytes]]:
+    """An object item's top-level members as (start, end, value): `"key": value` spans, whitespace around them
+    aside; empty where it is no object or cannot be read apart."""
+    if not item.startswith(b"{") or not item.endswith(b"}"):
+        return []
+    cuts, depth, in_string, escape = [0], 0, False, False
     for at, byte in enumerate(item):
         if in_string:
             escape, in_string = (False, True) if escape else (byte == 0x5C, byte != 0x22)
@@ -479,19 +446,10 @@ def _top_commas(item: bytes) -> tuple[list[int], bool]:
         elif byte in b"}]":
             depth -= 1
         elif byte == 0x2C and depth == 1:
-            commas.append(at)
-    return commas, not depth and not in_string
-
-
-def _member_spans(item: bytes) -> list[tuple[int, int, bytes]]:
-    """An object item's top-level members as (start, end, value): `"key": value` spans, whitespace around them
-    aside; empty where it is no object or cannot be read apart."""
-    if not item.startswith(b"{") or not item.endswith(b"}"):
+            cuts.append(at)
+    if depth or in_string:
         return []
-    commas, balanced = _top_commas(item)
-    if not balanced:
-        return []
-    cuts = [0, *commas, len(item) - 1]
+    cuts.append(len(item) - 1)
     spans = []
     for a, b in zip(cuts, cuts[1:]):
         start = a + 1
