@@ -325,8 +325,7 @@ class _Batch:
             self.lengths = [0] * len(ids)
         rows = torch.tensor([[self.pad] * (width - len(x)) + x for x in ids], device=self.device)
         if self.cache is None:  # grown in place, not copied whole at every pass (None: the model's own)
-            from extractor.decode import cache  # (transformers' cache classes: imported once a model runs)
-            self.cache = cache.growing_cache(self.lm.model)
+            self.cache = _growing_cache(self.lm.model)
         kwargs = {"input_ids": rows, "use_cache": True, self.lm.cache_kwarg: self.cache}
         # CPU only: on an accelerator the whole output layer is cheap, and a sparse one needs a host sync
         head = self.lm.head if self.device.type == "cpu" else None
@@ -382,6 +381,16 @@ class _Batch:
 
 
 _MASKS: dict[str, MaskTensors] = {}
+
+
+def _growing_cache(model: object) -> object:
+    """`cache.growing_cache`, imported once a model runs (transformers' cache classes); None where this transformers
+    has no layered caches (the model then makes its own)."""
+    try:
+        from extractor.decode import cache
+    except ImportError:
+        return None
+    return cache.growing_cache(model)
 
 
 def _device_masks(device: torch.device) -> MaskTensors:

@@ -100,3 +100,17 @@ def test_only_plain_dynamic_layers_are_replaced(config, grows):
 
 def test_a_model_without_a_config_keeps_its_own_cache():
     assert growing_cache(object()) is None
+
+
+def test_a_transformers_without_layered_caches_leaves_the_model_its_own(monkeypatch):
+    import sys
+
+    import extractor.decode
+    from extractor.decode import loop
+
+    model = type("Model", (), {"config": LlamaConfig(num_hidden_layers=2, hidden_size=16, num_attention_heads=2,
+                                                     intermediate_size=32)})()
+    assert loop._growing_cache(model) is not None
+    monkeypatch.setitem(sys.modules, "extractor.decode.cache", None)  # its import fails, as without DynamicLayer
+    monkeypatch.delattr(extractor.decode, "cache", raising=False)
+    assert loop._growing_cache(model) is None
