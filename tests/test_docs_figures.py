@@ -605,6 +605,14 @@ LONG += [("A long text took {:.0f} s against {:.0f} s, the documents alone {:.1f
           ["kinds/needle/40000/long/field_f1"])]
 
 
+LONG += [("field F1 {:.3f} against {:.3f} alone, in {:.0f} s a long text against {:.0f} s alone — {:.1f}× the time, as before",
+          "needle_cache_test.json",
+          ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
+           "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+           lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc")
+           / figure(r, "kinds/needle/40000/alone/seconds_per_doc")])]
+
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
