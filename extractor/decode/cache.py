@@ -50,8 +50,7 @@ class GrowingLayer(DynamicLayer):  # type: ignore[misc]
         held = keys.shape[-2] if keys.numel() else 0
         new = key_states.shape[-2]
         room = self.room
-        if room is None or not (_within(keys, room[0]) and _within(values, room[1])) or \
-                held + new > room[0].shape[-2] or room[0].shape[:-2] != key_states.shape[:-2]:
+        if room is None or not (_within(keys, room[0]) and _within(values, room[1])) or held + new > room[0].shape[-2]:
             room = self.room = (_buffer(key_states, held + new + SLACK), _buffer(value_states, held + new + SLACK))
             if held:
                 room[0][..., :held, :] = keys

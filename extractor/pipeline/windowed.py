@@ -493,23 +493,12 @@ def completed(partial: str) -> dict[str, Any] | None:
     """The members a cut JSON object answer wrote whole before the cut (those followed by a `,` at its top level),
     as an object; None where it completed none. The member under way at the cut is left out, whole: a string cut
     is not the value, a number cut may be a prefix of it, a list cut misses its last items."""
-    depth, quoted, escaped, last = 0, False, False, -1
-    for at, ch in enumerate(partial):
-        if quoted:
-            quoted, escaped = (ch != '"' or escaped), (ch == "\\" and not escaped)
-        elif ch == '"':
-            quoted = True
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        elif ch == "," and depth == 1:
-            last = at
+    last = _cut(partial)[1]
     if last < 0 or not partial.lstrip().startswith("{"):
         return None
     try:
         value = json.loads(partial[:last] + "}")
-    except ValueError:
+    except (ValueError, RecursionError):  # (a cut answer nested past what the parser reads)
         return None
     return value if isinstance(value, dict) and value else None
 
@@ -517,8 +506,15 @@ def completed(partial: str) -> dict[str, Any] | None:
 def in_list(partial: str) -> bool:
     """Whether a cut JSON answer was cut inside a list (a list longer than the budget, which a shorter window
     shortens); a cut elsewhere, such as a string running on, is not helped by reading less text."""
-    stack, quoted, escaped = [], False, False
-    for ch in partial:
+    return "[" in _cut(partial)[0]
+
+
+def _cut(partial: str) -> tuple[list[str], int]:
+    """A cut JSON answer's brackets still open at the cut, and where its last `,` at the top level of an object
+    stands (-1: none); strings and their escapes read past."""
+    stack: list[str] = []
+    quoted, escaped, last = False, False, -1
+    for at, ch in enumerate(partial):
         if quoted:
             quoted, escaped = (ch != '"' or escaped), (ch == "\\" and not escaped)
         elif ch == '"':
@@ -527,7 +523,9 @@ def in_list(partial: str) -> bool:
             stack.append(ch)
         elif ch in "]}" and stack:
             stack.pop()
-    return "[" in stack
+        elif ch == "," and stack == ["{"]:
+            last = at
+    return stack, last
 
 
 def _tokens(ends: list[int], w: Window) -> int:

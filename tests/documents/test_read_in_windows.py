@@ -196,8 +196,9 @@ def test_only_an_answer_cut_inside_a_list_is_read_again_in_halves(partial: str, 
     ('{"buyer": null, "seller": "B', {"buyer": None}),
     ('["a", "b', None),
     ('', None),
+    ('{"a": ' + "[" * 100_000 + "]" * 100_000 + ', "b": "', None),  # deeper than the parser reads: no error
 ], ids=["string running on", "number", "list whole", "list cut", "objects", "escaped quote and comma", "nothing whole",
-        "null", "not an object", "empty"])
+        "null", "not an object", "empty", "nested past the parser"])
 def test_a_cut_answer_keeps_the_members_it_wrote_whole(partial: str, whole: Any) -> None:
     from extractor.pipeline.windowed import completed
 
