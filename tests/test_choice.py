@@ -1,5 +1,5 @@
-"""`pipeline/choice.py`: the model's enum answer among the windows' values, ranked again with each value read in its
-own text where the engine gives likelihoods, and left as answered where it does not or where the answer is null."""
+"""`pipeline/choice.py`: the model's enum answer among the windows' values is the choice, with each candidate's
+log-likelihood where the engine gives likelihoods."""
 
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ SCHEMA = {"type": "object", "properties": {"deadline": {
     "enum": ["2018-11-26", "2024-11-06", None]}}, "required": ["deadline"], "additionalProperties": False}
 
 
-def _offered(contexts: tuple[str, ...]) -> Offered:
+def _offered() -> Offered:
     candidates = (Candidate("2018-11-26", 0), Candidate("2024-11-06", 3), Candidate(None, -1))
     return Offered("deadline", SCHEMA, candidates, ((0, "/deadline"), (1, "/deadline"), (-1, "")),
-                   f"{DRAFT}\n[...]\n{DEADLINE}", contexts)
+                   f"{DRAFT}\n[...]\n{DEADLINE}")
 
 
 def _answering(value: Any):
@@ -37,18 +37,14 @@ def _answering(value: Any):
 @pytest.mark.parametrize("answer, index", [("2018-11-26", 0), ("2024-11-06", 1), (None, 2)])
 def test_without_likelihoods_the_models_answer_stands(answer, index):
     engine, kept = SimpleNamespace(), []
-    chosen, candidates = decide(engine, _answering(answer), _offered((DRAFT, DEADLINE, "")), ExtractOptions(),
+    chosen, candidates = decide(engine, _answering(answer), _offered(), ExtractOptions(),
                                 kept.append)
     assert chosen == index and len(kept) == 1 and all(c.loglik is None for c in candidates)
 
 
-@pytest.mark.parametrize("answer, contexts, value", [
-    ("2018-11-26", (DRAFT, DEADLINE, ""), "2024-11-06"),  # the first offered, ranked again in each one's sentence
-    ("2024-11-06", (DRAFT, DEADLINE, ""), "2024-11-06"),
-    (None, (DRAFT, DEADLINE, ""), None),  # null is the model's answer: no value to rank
-    ("2018-11-26", (), "2018-11-26"),  # no text of their own: the answer stands
-])
-def test_a_value_the_model_chose_is_ranked_again_each_in_its_own_text(model_extractor, answer, contexts, value):
-    chosen, candidates = decide(model_extractor, _answering(answer), _offered(contexts), ExtractOptions(),
-                                lambda a: None)
-    assert candidates[chosen].value == value
+@pytest.mark.parametrize("answer, index", [("2018-11-26", 0), ("2024-11-06", 1), (None, 2)])
+def test_the_models_answer_stands_with_each_candidates_likelihood(model_extractor, answer, index):
+    """The first value offered stays the model's choice (nothing ranks it again), and every candidate, null too,
+    has its log-likelihood as the answer's value."""
+    chosen, candidates = decide(model_extractor, _answering(answer), _offered(), ExtractOptions(), lambda a: None)
+    assert chosen == index and all(c.loglik is not None and c.loglik < 0 for c in candidates)

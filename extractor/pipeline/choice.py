@@ -1,14 +1,13 @@
 """Conflicts between the windows of a long text decided by the model: where windows wrote different values for a
 scalar member, the candidates are offered back as a choice (the member as an `enum` of them, null too where the
 member allows it) over the text around each candidate's span, and the model's choice is kept, with every
-candidate and its log-likelihood on the trace's `Conflict`. Where the model chose a value (not null) and the engine
-gives likelihoods, the values are ranked again each in its own text (`CONTRAST`): a small model reading every
-candidate's stretch at once takes the first one offered."""
+candidate and its log-likelihood on the trace's `Conflict`. The choice is the model's answer as written: ranking
+the values again each in its own sentence lost a buried document's own values to words of the text around it (a
+résumé's name to "Salary" from a contract; docs/long-documents.md has the figures)."""
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -24,21 +23,6 @@ from extractor.tracing.record import Candidate, Conflict, Span, Trace
 
 AROUND = 300
 """Characters of the document shown on each side of a candidate's span."""
-NEAR = 120
-"""Characters on each side of a candidate's span in the text it is ranked again in (`CONTRAST`): its sentence and
-about one more; at `AROUND` a stretch often holds a second value of the type, which the contrast then rewards."""
-GAP = "\n[...]\n"
-"""What stands between two stretches of the document in the choice's text."""
-CONTRAST = {"description": "A value the text writes"}
-"""The neutral member a value is read as beside the conflict's own: a candidate's score is how much likelier the
-model writes it, in the text around its span, as the member than as this (the member's name and description
-raise the value the text says is that member; what makes any value likely, such as being the one value of its
-type in the stretch, cancels). On the dev split of benchmarks/far_apart.py the model's enum answer took the first
-candidate offered in 2 of 6 conflicts holding the right value (a deadline after a draft's date, a lease's term
-after another count); the contrast took the right one in 5 of 6. Its weakness: a role word a window wrote for a
-name ("Buyer" as the landlord, "Company" as the client) reads as likely as the member too (2 names lost so in a
-later dev run, 1 rent won)."""
-
 Found = dict[int, tuple[Any, Trace, int]]
 """Each answer's object, trace and window (as `windowed` keeps them)."""
 Read = Callable[..., list[Any]]
@@ -54,8 +38,6 @@ class Offered:
     sources: tuple[tuple[int, str], ...]
     """Each candidate's (answer, pointer in that answer's object); (-1, "") for null."""
     text: str
-    contexts: tuple[str, ...] = ()
-    """The document around each candidate's span ("" for null and a candidate the text holds nowhere)."""
 
 
 def offer(root: dict[str, Any], conflict: Conflict, sources: tuple[tuple[int, str], ...], found: Found,
@@ -84,9 +66,7 @@ def offer(root: dict[str, Any], conflict: Conflict, sources: tuple[tuple[int, st
               "required": [name], "additionalProperties": False}
     candidates = tuple(c for c, _ in placed) + ((Candidate(None, -1),) if nullable else ())
     sources_ = tuple(s for _, s in placed) + (((-1, ""),) if nullable else ())
-    contexts = tuple(_around([c.span], document, NEAR) if c.span else "" for c in candidates)
-    return Offered(name, schema, candidates, sources_, _around([c.span for c in candidates if c.span], document),
-                   contexts)
+    return Offered(name, schema, candidates, sources_, _around([c.span for c in candidates if c.span], document))
 
 
 def decide(engine: Engine, read: Read, offered: Offered, opts: ExtractOptions,
@@ -107,8 +87,6 @@ def decide(engine: Engine, read: Read, offered: Offered, opts: ExtractOptions,
     if index is None:
         return None
     scores = _likelihoods(engine, offered, opts, outputs[-1] if outputs else "", chosen)
-    if chosen is not None:
-        index = _contrasted(engine, offered, opts, outputs[-1] if outputs else "", index)
     return index, tuple(replace(c, loglik=s) for c, s in zip(offered.candidates, scores))
 
 
@@ -145,42 +123,15 @@ def _likelihoods(engine: Engine, offered: Offered, opts: ExtractOptions, output:
             for c in offered.candidates]
 
 
-def _contrasted(engine: Engine, offered: Offered, opts: ExtractOptions, output: str, index: int) -> int:
-    """The candidate (not null) the model finds likeliest as the member against `CONTRAST`, each read in the text
-    around its own span; `index` where the engine gives no likelihoods or fewer than two candidates have a text."""
-    lm = getattr(engine, "lm", None)
-    named = json.dumps(offered.name, ensure_ascii=False)
-    at = output.find(named)
-    placed = [i for i, text in enumerate(offered.contexts) if text and offered.candidates[i].value is not None]
-    if lm is None or at < 0 or len(placed) < 2:
-        return index
-    from extractor.decode.relevance import likelihoods
-
-    own = offered.schema["properties"][offered.name]
-    neutral = {**offered.schema, "properties": {"value": {**CONTRAST, "enum": own["enum"]}}, "required": ["value"]}
-    colon = re.match(r"\s*:\s*", output[at + len(named):])
-    head = output[:at + len(named) + (colon.end() if colon else 0)]
-    plain = output[:at] + '"value"' + head[at + len(named):]
-
-    def contrast(i: int) -> float:
-        prompts = [lm.tokenizer.decode(engine.prompt_ids(schema, offered.contexts[i], [], opts)) + before
-                   for schema, before in ((offered.schema, head), (neutral, plain))]
-        value = json.dumps(offered.candidates[i].value, ensure_ascii=False)
-        member, any_value = likelihoods(lm, prompts, lm.tokenizer(value, add_special_tokens=False)["input_ids"])
-        return member - any_value
-
-    return max(placed, key=contrast)
-
-
-def _around(spans: list[Span], document: str, around: int = AROUND) -> str:
-    """The document around each span (`around` characters each side, widened to whole words), stretches that
+def _around(spans: list[Span], document: str) -> str:
+    """The document around each span (`AROUND` characters each side, widened to whole words), stretches that
     overlap joined, in document order."""
     cuts: list[list[int]] = []
     for span in sorted(spans, key=lambda s: s.start):
-        start, end = max(0, span.start - around), min(len(document), span.end + around)
-        while start > 0 and not document[start - 1].isspace() and span.start - start < 2 * around:
+        start, end = max(0, span.start - AROUND), min(len(document), span.end + AROUND)
+        while start > 0 and not document[start - 1].isspace() and span.start - start < 2 * AROUND:
             start -= 1
-        while end < len(document) and not document[end].isspace() and end - span.end < 2 * around:
+        while end < len(document) and not document[end].isspace() and end - span.end < 2 * AROUND:
             end += 1
         if cuts and start <= cuts[-1][1]:
             cuts[-1][1] = max(cuts[-1][1], end)
