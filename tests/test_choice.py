@@ -48,3 +48,22 @@ def test_the_models_answer_stands_with_each_candidates_likelihood(model_extracto
     has its log-likelihood as the answer's value."""
     chosen, candidates = decide(model_extractor, _answering(answer), _offered(), ExtractOptions(), lambda a: None)
     assert chosen == index and all(c.loglik is not None and c.loglik < 0 for c in candidates)
+
+
+AROUND_CASES = [  # (spans, document) -> the choice's text
+    ([(0, 5)], "Alpha beta gamma", "Alpha beta gamma"),
+    ([(0, 1), (1000, 1001)], "a" + " x" * 700 + " b" + " y" * 700, None),  # two stretches, joined by GAP
+]
+
+
+@pytest.mark.parametrize("spans, document, expected", AROUND_CASES)
+def test_the_text_around_the_candidates_joins_far_stretches_with_a_gap(spans, document, expected):
+    from extractor.pipeline.choice import AROUND, GAP, _around
+    from extractor.tracing.record import Span
+
+    text = _around([Span(a, b) for a, b in spans], document)
+    if expected is not None:
+        assert text == expected
+    else:
+        first, second = text.split(GAP)
+        assert first.startswith("a") and len(first) <= 2 * AROUND + 1 and document[1000] in second

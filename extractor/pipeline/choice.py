@@ -23,6 +23,8 @@ from extractor.tracing.record import Candidate, Conflict, Span, Trace
 
 AROUND = 300
 """Characters of the document shown on each side of a candidate's span."""
+GAP = "\n[...]\n"
+"""What stands between two stretches of the document in the choice's text."""
 Found = dict[int, tuple[Any, Trace, int]]
 """Each answer's object, trace and window (as `windowed` keeps them)."""
 Read = Callable[..., list[Any]]
