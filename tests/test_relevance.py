@@ -136,51 +136,6 @@ def test_the_packed_reading_gives_the_plain_readings_likelihoods(model_extractor
     assert _read(lm, said, body) == pytest.approx(_plain(lm, said, body), abs=2e-3)
 
 
-SYSTEM = ("Extract information from the user's text as JSON with these fields:\n- name: the party's name, as "
-          "written in the text\nCopy values exactly as written in the text.\n\n")
-SHARING = [  # rows that begin alike (a prompt's system message), each then its own text
-    [SYSTEM + "Acme Widgets, based in Lyon, employs 240 people.", SYSTEM + "Acme Widgets was founded in 1998.",
-     SYSTEM + "Acme"],
-    [SYSTEM + "A", SYSTEM + "A B C", SYSTEM],  # one row the beginning of another; one all of another's beginning
-]
-
-
-@pytest.mark.parametrize("prefixes", SHARING)
-def test_rows_that_begin_alike_read_as_each_read_alone(model_extractor, monkeypatch, prefixes):
-    """The kept beginning of a row read before gives the same likelihoods as every row read whole."""
-    from extractor.decode.relevance import _KEPT, _read
-
-    lm = model_extractor.lm
-    body = lm.tokenizer(' "Acme Widgets"}', add_special_tokens=False)["input_ids"]
-    _KEPT.pop(lm.model, None)
-    shared = _read(lm, prefixes, body)
-    _KEPT.pop(lm.model, None)
-    monkeypatch.setattr(relevance, "SHARED", 10 ** 9)
-    alone = _read(lm, prefixes, body)
-    _KEPT.pop(lm.model, None)
-    assert shared == pytest.approx(alone, abs=2e-3)
-
-
-SHARED_CASES = [  # (kept rows, a new row) -> tokens reused
-    ([list(range(40))], list(range(40)) + [7, 8], 40),
-    ([list(range(40))], list(range(20)) + [9], 0),  # fewer than SHARED
-    ([list(range(40)), list(range(35)) + [1]], list(range(38)) + [2], 38),  # the longest shared
-    ([list(range(50))], list(range(40)), 39),  # a beginning of a kept row: its last token read anew
-]
-
-
-@pytest.mark.parametrize("kept,row,reused", SHARED_CASES)
-def test_a_row_reuses_the_longest_beginning_kept(kept, row, reused):
-    from extractor.decode.relevance import _shared
-    from extractor.masks.lru import ByteLRU
-
-    store = ByteLRU(1 << 20)
-    for key in kept:
-        store.put(tuple(key), ([], key), 8)
-    base, n = _shared(store, row)
-    assert n == reused and (base is None) == (reused == 0)
-
-
 def test_an_empty_text_is_as_likely_after_every_announcement(model_extractor):
     from extractor.decode.relevance import _read
 

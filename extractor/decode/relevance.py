@@ -192,45 +192,21 @@ _KEPT: WeakKeyDictionary[Any, ByteLRU[tuple[int, ...], Kept]] = WeakKeyDictionar
 KEPT_BYTES = 64 << 20
 
 
-SHARED = 32
-"""Tokens a row must share with one read before for that one's keys and values to be reused (the rest of the row
-read after them): the conflict choice's rows (choice.py) share their prompt's system message, one per candidate."""
-
-
 @torch.inference_mode()
 def _prefix(lm: LoadedModel, row: list[int]) -> Kept:
     """One announcement read alone, once per model: the kinds' and "a text"'s are the same for every target and
-    text, a target's the same for each of its texts. A row that begins as one read before (`SHARED` tokens or
-    more) reads only what follows the part they share."""
-    from transformers import DynamicCache
-
+    text, a target's the same for each of its texts."""
     store = _KEPT.setdefault(lm.model, ByteLRU(KEPT_BYTES))
     found = store.get(tuple(row))
     if found is not None:
         return found
-    base, shared = _shared(store, row)
-    kwargs: dict[str, Any] = {"input_ids": torch.tensor([row[shared:]], device=lm.device), "use_cache": True}
-    if base is not None:
-        kwargs[lm.cache_kwarg] = DynamicCache([(k[:, :, :shared], v[:, :, :shared]) for k, v in base[0]])
+    kwargs = {"input_ids": torch.tensor([row], device=lm.device), "use_cache": True}
     out = lm.model.base_model(**kwargs) if lm.head is not None else lm.model(**kwargs)
     cache = getattr(out, lm.cache_kwarg)
     layers = [(layer.keys, layer.values) for layer in cache.layers]
     last = (out.last_hidden_state if lm.head is not None else out.logits)[0, -1]
     store.put(tuple(row), (layers, last), sum(k.nbytes + v.nbytes for k, v in layers) + last.nbytes)
     return layers, last
-
-
-def _shared(store: ByteLRU[tuple[int, ...], Kept], row: list[int]) -> tuple[Kept | None, int]:
-    """The kept row that shares the longest beginning with `row` (at least `SHARED` tokens, at most all but its
-    last: the last token's output is read anew), and how many tokens they share; (None, 0) where none does."""
-    best, most = None, 0
-    for key in store.keys():
-        n = next((i for i, (a, b) in enumerate(zip(key, row)) if a != b), min(len(key), len(row)))
-        if n > most:
-            best, most = key, n
-    most = min(most, len(row) - 1)
-    kept = store.get(best) if best is not None and most >= SHARED else None  # got: kept longer by the LRU
-    return (kept, most) if kept is not None else (None, 0)
 
 
 def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:

@@ -43,11 +43,6 @@ class ByteLRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self.items)
 
-    def keys(self) -> list[K]:
-        """The keys held now, least recently used first (a copy: safe to read while others write)."""
-        with self.lock:
-            return list(self.items)
-
     def clear(self) -> None:
         """Forget every entry."""
         with self.lock:
