@@ -613,6 +613,31 @@ LONG += [("field F1 {:.3f} against {:.3f} alone, in {:.0f} s a long text against
            / figure(r, "kinds/needle/40000/alone/seconds_per_doc")])]
 
 
+LONG += [("[without](../benchmarks/results/needle_choice_dev_after.md)): field F1 {:.3f} from the long texts with the step, "
+          "{:.3f} without ({:.3f} alone);", "needle_choice_dev_after.json",
+          [lambda r: figure(_file("needle_choice_dev_before.json"), "kinds/needle/40000/long/field_f1"),
+           "kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1"]),
+         ("[without](../benchmarks/results/far_apart_dev_choice_after.md)): {} of {} facts right with it, {} without.",
+          "far_apart_dev_choice_after.json",
+          [lambda r: figure(_file("far_apart_dev_choice_before.json"), "modes/model/all/right"),
+           "modes/model/all/fields", "modes/model/all/right"]),
+         ("gave field F1 {:.3f} from the long texts against {:.3f} alone ({:.3f}× alone; {:.3f}× in", "needle_choice_test.json",
+          ["kinds/needle/40000/long/field_f1", "kinds/needle/40000/alone/field_f1",
+           lambda r: figure(r, "kinds/needle/40000/long/field_f1") / figure(r, "kinds/needle/40000/alone/field_f1"),
+           lambda r: figure(_file("needle_cache_test.json"), "kinds/needle/40000/long/field_f1")
+           / figure(_file("needle_cache_test.json"), "kinds/needle/40000/alone/field_f1")]),
+         ("in {:.0f} s a long text against {:.0f} s alone ({:.1f}× the time; the long texts took as long as before, {:.0f} s, "
+          "and the documents alone longer than before, {:.0f} s:", "needle_choice_test.json",
+          ["kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+           lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc")
+           / figure(r, "kinds/needle/40000/alone/seconds_per_doc"),
+           lambda r: figure(_file("needle_cache_test.json"), "kinds/needle/40000/long/seconds_per_doc"),
+           lambda r: figure(_file("needle_cache_test.json"), "kinds/needle/40000/alone/seconds_per_doc")]),
+         ("[without](../benchmarks/results/far_apart_test_choice.md)): {} of {} right with the step, {} without.",
+          "far_apart_test_choice.json",
+          [lambda r: figure(_file("far_apart_test_choice_before.json"), "modes/model/all/right"),
+           "modes/model/all/fields", "modes/model/all/right"])]
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
