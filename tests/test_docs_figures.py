@@ -633,6 +633,10 @@ LONG += [("[without](../benchmarks/results/needle_choice_dev_after.md)): field F
            / figure(r, "kinds/needle/40000/alone/seconds_per_doc"),
            lambda r: figure(_file("needle_cache_test.json"), "kinds/needle/40000/long/seconds_per_doc"),
            lambda r: figure(_file("needle_cache_test.json"), "kinds/needle/40000/alone/seconds_per_doc")]),
+         ("gave the same answers in {:.0f} s a long text against {:.0f} s alone, {:.1f}×: the time", "needle_choice_test_2.json",
+          ["kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+           lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc")
+           / figure(r, "kinds/needle/40000/alone/seconds_per_doc")]),
          ("[without](../benchmarks/results/far_apart_test_choice.md)): {} of {} right with the step, {} without.",
           "far_apart_test_choice.json",
           [lambda r: figure(_file("far_apart_test_choice_before.json"), "modes/model/all/right"),
