@@ -26,6 +26,9 @@ def _offered() -> Offered:
                    f"{DRAFT}\n[...]\n{DEADLINE}")
 
 
+ANSWERS = [("2018-11-26", 0), ("2024-11-06", 1), (None, 2)]  # the model's answer -> the candidate chosen
+
+
 def _answering(value: Any):
     """A read that answers `value` for the member, as the model's enum answer."""
     def read(schema, texts, opts, *, on_attempt, progress=None):
@@ -34,7 +37,7 @@ def _answering(value: Any):
     return read
 
 
-@pytest.mark.parametrize("answer, index", [("2018-11-26", 0), ("2024-11-06", 1), (None, 2)])
+@pytest.mark.parametrize("answer, index", ANSWERS)
 def test_without_likelihoods_the_models_answer_stands(answer, index):
     engine, kept = SimpleNamespace(), []
     chosen, candidates = decide(engine, _answering(answer), _offered(), ExtractOptions(),
@@ -42,7 +45,7 @@ def test_without_likelihoods_the_models_answer_stands(answer, index):
     assert chosen == index and len(kept) == 1 and all(c.loglik is None for c in candidates)
 
 
-@pytest.mark.parametrize("answer, index", [("2018-11-26", 0), ("2024-11-06", 1), (None, 2)])
+@pytest.mark.parametrize("answer, index", ANSWERS)
 def test_the_models_answer_stands_with_each_candidates_likelihood(model_extractor, answer, index):
     """The first value offered stays the model's choice (nothing ranks it again), and every candidate, null too,
     has its log-likelihood as the answer's value."""
@@ -50,20 +53,16 @@ def test_the_models_answer_stands_with_each_candidates_likelihood(model_extracto
     assert chosen == index and all(c.loglik is not None and c.loglik < 0 for c in candidates)
 
 
-AROUND_CASES = [  # (spans, document) -> the choice's text
-    ([(0, 5)], "Alpha beta gamma", "Alpha beta gamma"),
-    ([(0, 1), (1000, 1001)], "a" + " x" * 700 + " b" + " y" * 700, None),  # two stretches, joined by GAP
+AROUND_CASES = [  # (candidates' spans, document) -> the stretches of the choice's text, in order
+    ([(0, 5)], "Alpha beta gamma", ["Alpha beta gamma"]),
+    ([(0, 1), (1400, 1401)], "a" + " x" * 699 + " b" + " y" * 700, ["a" + " x" * 150, "x " * 150 + "b" + " y" * 150]),
+    ([(0, 1), (500, 501)], "a" + " x" * 249 + " b" + " y" * 400, ["a" + " x" * 249 + " b" + " y" * 150]),  # overlapping: one
 ]
 
 
-@pytest.mark.parametrize("spans, document, expected", AROUND_CASES)
-def test_the_text_around_the_candidates_joins_far_stretches_with_a_gap(spans, document, expected):
-    from extractor.pipeline.choice import AROUND, GAP, _around
+@pytest.mark.parametrize("spans, document, stretches", AROUND_CASES, ids=["one", "far apart", "near"])
+def test_the_text_around_the_candidates_joins_far_stretches_with_a_gap(spans, document, stretches):
+    from extractor.pipeline.choice import GAP, _around
     from extractor.tracing.record import Span
 
-    text = _around([Span(a, b) for a, b in spans], document)
-    if expected is not None:
-        assert text == expected
-    else:
-        first, second = text.split(GAP)
-        assert first.startswith("a") and len(first) <= 2 * AROUND + 1 and document[1000] in second
+    assert _around([Span(a, b) for a, b in spans], document).split(GAP) == stretches
