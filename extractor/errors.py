@@ -64,6 +64,9 @@ class Usage:
     forward_passes: int = 0
     seconds: float = 0.0
     prefill_seconds: float = 0.0
+    cached_tokens: int = 0
+    """Prompt tokens not fed: their keys and values were kept from an earlier reading of the same beginning (the
+    conflict choice's prompt, read for its candidates' likelihoods)."""
 
 
 @dataclass(frozen=True)

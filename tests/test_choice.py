@@ -66,3 +66,33 @@ def test_the_text_around_the_candidates_joins_far_stretches_with_a_gap(spans, do
     from extractor.tracing.record import Span
 
     assert _around([Span(a, b) for a, b in spans], document).split(GAP) == stretches
+
+
+def test_the_choice_reads_its_prompt_once(model_extractor):
+    """With a local model the choice's prompt is read once: the answer's decoding feeds only its last token, each
+    candidate's likelihood is the one read whole after the prompt and the answer's bytes before the value, and
+    nothing stays kept after."""
+    from extractor.decode.kept import kept_rows
+    from extractor.pipeline.engine import Control
+    from extractor.pipeline.rounds import Reader
+
+    lm, opts, offered, attempts = model_extractor.lm, ExtractOptions(max_tokens=40), _offered(), []
+    prompt = model_extractor.prompt_ids(offered.schema, offered.text, [], opts)
+    chosen, candidates = decide(model_extractor, Reader(model_extractor, Control()), offered, opts, attempts.append)
+    assert [a.usage.cached_tokens for a in attempts] == [len(prompt) - 1]
+    assert not kept_rows(lm, "prompts").longest(prompt)[0]
+    output = attempts[-1].text
+    before = output[:output.index(json.dumps(candidates[chosen].value), output.index('"deadline"') + 10)]
+    for c in candidates:
+        assert c.loglik == pytest.approx(_whole(lm, prompt, before, json.dumps(c.value)), abs=2e-3)
+
+
+def _whole(lm, prompt: list[int], before: str, value: str) -> float:
+    """log p(value | prompt, before): everything fed as one sequence, read off a whole log-softmax (the reference)."""
+    import torch
+
+    said, body = (lm.tokenizer(s, add_special_tokens=False)["input_ids"] for s in (before, value))
+    ids = prompt + said + body
+    with torch.inference_mode():
+        logits = lm.model(input_ids=torch.tensor([ids])).logits[0, len(ids) - len(body) - 1:-1]
+    return float(logits.float().log_softmax(-1).gather(-1, torch.tensor(body)[:, None]).sum())

@@ -25,6 +25,7 @@ from extractor.decode.copy import SourceDrafts
 from extractor.decode.forced import SpanTokenizer
 from extractor.decode.guards import NO_GUARDS, Guards
 from extractor.decode.head import PassLogits
+from extractor.decode.kept import Kept, kept_rows
 from extractor.decode.model import LoadedModel
 from extractor.decode.rows import DecodeOptions, MaskTensors, Row
 from extractor.decode.sampling import SamplingOptions
@@ -205,6 +206,11 @@ def _prefilling(lm: LoadedModel, batch: _Batch, rows: list[Row], inputs: list[li
                 inputs[i], rows[i].passes = inputs[i][shared:], rows[i].passes + passes
         else:  # a cache that cannot be copied between rows: every row fed whole, as without a shared prefix
             batch = _Batch(lm, batch.device, pad=batch.pad)
+    elif len(active) == 1:  # a row alone: the beginning of its prompt may be kept from an earlier reading
+        i = active[0]
+        kept, n = kept_rows(lm, "prompts").longest(inputs[i], len(inputs[i]) - rows[i].positions)
+        if kept is not None and batch.seed(kept, n):
+            inputs[i], rows[i].cached = inputs[i][n:], n
     while active and max(len(inputs[i]) - rows[i].positions for i in active) > PREFILL_CHUNK:  # fed in parts
         # every row's last tokens whose logits the first real pass reads (its prompt's last, drafts behind it)
         # are left for that pass
@@ -221,7 +227,8 @@ def _generations(rows: list[Row], finished: dict[int, float], start: float, pref
     out = []
     for i, row in enumerate(rows):
         usage = Usage(prompt_tokens=len(row.prompt), completion_tokens=len(row.tokens), forward_passes=row.passes,
-                      seconds=finished.get(i, time.perf_counter() - start), prefill_seconds=prefill)
+                      seconds=finished.get(i, time.perf_counter() - start), prefill_seconds=prefill,
+                      cached_tokens=row.cached)
         data = bytes(row.output)
         out.append(Generation(text=_text(data), data=data, token_ids=row.tokens, complete=row.complete,
                               usage=usage, forced_tokens=row.forced, copied_tokens=row.copied, copies=tuple(row.copies),
@@ -346,6 +353,17 @@ class _Batch:
         self.lengths = [n + len(x) for x, n in zip(ids, self.lengths)]
         states = out.last_hidden_state if head is not None else out.logits
         return [PassLogits(row, head) for row in states[:, -keep:]]
+
+    def seed(self, kept: Kept, n: int) -> bool:
+        """Begin the one row with the first `n` positions of a kept reading (copied: the kept one stays as it was);
+        False where this model's cache is not one this loop grows (nothing changed: the row is fed whole)."""
+        cache = _growing_cache(self.lm.model)
+        if cache is None or self.lengths:
+            return False
+        for layer, (keys, values) in enumerate(kept[0]):
+            cache.update(keys[:, :, :n], values[:, :, :n], layer)  # type: ignore[attr-defined]
+        self.cache, self.lengths = cache, [n]
+        return True
 
     def repeat(self, n: int) -> bool:
         """The one row fed so far (a prefix every row shares) copied to `n` rows; False where the model's cache

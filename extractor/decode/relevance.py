@@ -16,12 +16,11 @@ threshold, the kinds are not read, and the screen costs a fraction of the text's
 from __future__ import annotations
 
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import torch
 
+from extractor.decode.kept import kept_rows
 from extractor.decode.model import LoadedModel
-from extractor.masks.lru import ByteLRU
 
 NEUTRAL = "The following is a text.\n\n"
 ABOUT = "The following text is {article} {title}. It gives the {fields}.\n\n"
@@ -159,11 +158,12 @@ def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
 @torch.inference_mode()
 def _packed(lm: LoadedModel, rows: list[list[int]], body: list[int]) -> list[float]:
     """log p(body | row) for each row, in one pass over the body repeated once per row: each copy attends to its
-    own announcement's keys and values (read once per model, `_prefix`) and to itself, and only the body's tokens'
-    logits are read (logsumexp and gather, no whole log-softmax kept)."""
+    own announcement's keys and values (read once per model: `kept.KeptRows.read`) and to itself, and only the
+    body's tokens' logits are read (logsumexp and gather, no whole log-softmax kept)."""
     from transformers import DynamicCache
 
-    kept = [_prefix(lm, r) for r in rows]
+    store = kept_rows(lm, "announcements")
+    kept = [store.read(lm, r) for r in rows]
     n, device = len(body), lm.device
     lengths = torch.tensor([len(r) for r in rows], device=device)
     mine = torch.arange(len(rows), device=device).repeat_interleave(n)  # the row of each body token
@@ -186,27 +186,33 @@ def _packed(lm: LoadedModel, rows: list[list[int]], body: list[int]) -> list[flo
     return each.view(len(rows), n).sum(-1).tolist()  # one copy to the host, not one per row
 
 
-Kept = tuple[list[tuple[torch.Tensor, torch.Tensor]], torch.Tensor]
-"""An announcement's keys and values per layer, and the output at its last token (which predicts the body's first)."""
-_KEPT: WeakKeyDictionary[Any, ByteLRU[tuple[int, ...], Kept]] = WeakKeyDictionary()
-KEPT_BYTES = 64 << 20
-
-
 @torch.inference_mode()
-def _prefix(lm: LoadedModel, row: list[int]) -> Kept:
-    """One announcement read alone, once per model: the kinds' and "a text"'s are the same for every target and
-    text, a target's the same for each of its texts."""
-    store = _KEPT.setdefault(lm.model, ByteLRU(KEPT_BYTES))
-    found = store.get(tuple(row))
-    if found is not None:
-        return found
-    kwargs = {"input_ids": torch.tensor([row], device=lm.device), "use_cache": True}
-    out = lm.model.base_model(**kwargs) if lm.head is not None else lm.model(**kwargs)
-    cache = getattr(out, lm.cache_kwarg)
-    layers = [(layer.keys, layer.values) for layer in cache.layers]
-    last = (out.last_hidden_state if lm.head is not None else out.logits)[0, -1]
-    store.put(tuple(row), (layers, last), sum(k.nbytes + v.nbytes for k, v in layers) + last.nbytes)
-    return layers, last
+def continuations(lm: LoadedModel, row: list[int], bodies: list[list[int]]) -> list[float]:
+    """log p(body | row) for each body, in one pass over the bodies side by side, each attending to the row's keys
+    and values and to itself: the row is kept among the model's prompts (`kept`), so a decoding run of it before or
+    after reads only what follows it."""
+    from transformers import DynamicCache
+
+    kept, last = kept_rows(lm, "prompts").read(lm, row)
+    if not any(bodies):
+        return [0.0] * len(bodies)
+    device, width = lm.device, len(row)
+    mine = torch.tensor([b for b, body in enumerate(bodies) for _ in body], device=device)  # each token's body
+    at = torch.tensor([j for body in bodies for j in range(len(body))], device=device)  # its place in it
+    seen = torch.cat([torch.ones((len(mine), width), dtype=torch.bool, device=device),
+                      (mine[:, None] == mine[None, :]) & (at[None, :] <= at[:, None])], dim=1)
+    dtype = next(lm.model.parameters()).dtype
+    mask = torch.zeros(seen.shape, dtype=dtype, device=device).masked_fill(~seen, torch.finfo(dtype).min)
+    flat = [t for body in bodies for t in body]
+    kwargs = {"input_ids": torch.tensor([flat], device=device), "attention_mask": mask[None, None],
+              "position_ids": (width + at)[None], lm.cache_kwarg: DynamicCache(kept), "use_cache": True}
+    out = lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits
+    before = [last if j == 0 else out[0, k - 1] for k, j in enumerate(at.tolist())]  # what predicts each token
+    states = torch.stack(before) if before else out[0, :0]
+    wanted = torch.tensor(flat, device=device)
+    each = torch.cat([_logprobs(lm, states[k:k + LOGITS], wanted[k:k + LOGITS]) for k in range(0, len(flat), LOGITS)])
+    sums = torch.zeros(len(bodies), dtype=each.dtype, device=device).index_add_(0, mine, each)
+    return sums.tolist()
 
 
 def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:

@@ -101,6 +101,8 @@ class Row:
     copies: list[tuple[int, int, int]] = field(default_factory=list)
     """(output offset, source offset, length) in bytes of each run of output copied from the source and kept."""
     passes: int = 0
+    cached: int = 0
+    """Prompt tokens whose keys and values were kept from an earlier reading (`kept`), not fed."""
     complete: bool = False
     done: bool = False
     guard: Guard | None = None

@@ -43,6 +43,18 @@ class ByteLRU(Generic[K, V]):
     def __len__(self) -> int:
         return len(self.items)
 
+    def keys(self) -> list[K]:
+        """The keys held now, least recently used first (a copy: safe to read while others write)."""
+        with self.lock:
+            return list(self.items)
+
+    def discard(self, key: K) -> None:
+        """Forget one entry, where it is held."""
+        with self.lock:
+            old = self.items.pop(key, None)
+            if old is not None:
+                self.bytes -= old[1]
+
     def clear(self) -> None:
         """Forget every entry."""
         with self.lock:

@@ -74,22 +74,32 @@ def offer(root: dict[str, Any], conflict: Conflict, sources: tuple[tuple[int, st
 def decide(engine: Engine, read: Read, offered: Offered, opts: ExtractOptions,
            kept: Callable[[Attempt], None]) -> tuple[int, tuple[Candidate, ...]] | None:
     """The model's choice among an offer's candidates (its index) and the candidates with their log-likelihoods
-    where the engine gives them; None where the choice could not be read."""
+    where the engine gives them; None where the choice could not be read. Where the engine holds a local model, the
+    choice's prompt is read once and kept: the answer's decoding and each candidate's likelihood go on from it."""
     outputs: list[str] = []
 
     def seen(_: int, attempt: Attempt) -> None:
         outputs.append(attempt.text)
         kept(attempt)
 
-    answer = read(offered.schema, [offered.text], opts, on_attempt=seen, progress=False)[0]
-    if isinstance(answer, ExtractorError) or not isinstance(answer.result, dict):
-        return None
-    chosen = answer.result.get(offered.name)
-    index = next((i for i, c in enumerate(offered.candidates) if value_key(c.value) == value_key(chosen)), None)
-    if index is None:
-        return None
-    scores = _likelihoods(engine, offered, opts, outputs[-1] if outputs else "", chosen)
-    return index, tuple(replace(c, loglik=s) for c, s in zip(offered.candidates, scores))
+    lm = getattr(engine, "lm", None)
+    prompt = engine.prompt_ids(offered.schema, offered.text, [], opts) if lm is not None else []
+    store = _prompts(lm)
+    if store is not None:
+        store.read(lm, prompt)
+    try:
+        answer = read(offered.schema, [offered.text], opts, on_attempt=seen, progress=False)[0]
+        if isinstance(answer, ExtractorError) or not isinstance(answer.result, dict):
+            return None
+        chosen = answer.result.get(offered.name)
+        index = next((i for i, c in enumerate(offered.candidates) if value_key(c.value) == value_key(chosen)), None)
+        if index is None:
+            return None
+        scores = _likelihoods(lm, prompt, offered, outputs[-1] if outputs else "", chosen)
+        return index, tuple(replace(c, loglik=s) for c, s in zip(offered.candidates, scores))
+    finally:
+        if store is not None:
+            store.forget(prompt)
 
 
 def apply(merged: Merged, conflict: Conflict, offered: Offered, index: int, candidates: tuple[Candidate, ...],
@@ -107,22 +117,34 @@ def apply(merged: Merged, conflict: Conflict, offered: Offered, index: int, cand
     return Conflict(conflict.pointer, pick.value, window, others, candidates, chosen=True)
 
 
-def _likelihoods(engine: Engine, offered: Offered, opts: ExtractOptions, output: str,
-                 chosen: Any) -> list[float | None]:
-    """Each candidate's log-likelihood (nats) as the value of the model's answer, after the answer's bytes before
-    the value, where the engine holds a local model (None each elsewhere: the engine interface gives no
-    likelihoods)."""
-    lm = getattr(engine, "lm", None)
+def _prompts(lm: Any) -> Any:
+    """The local model's kept prompts (None without one: a serving engine gives no likelihoods)."""
+    if lm is None:
+        return None
+    from extractor.decode.kept import kept_rows
+
+    return kept_rows(lm, "prompts")
+
+
+def _likelihoods(lm: Any, prompt: list[int], offered: Offered, output: str, chosen: Any) -> list[float | None]:
+    """Each candidate's log-likelihood (nats) as the value of the model's answer, after the prompt and the answer's
+    bytes before the value, where the engine holds a local model (None each elsewhere: the engine interface gives
+    no likelihoods)."""
     written = json.dumps(chosen, ensure_ascii=False)
     at = output.find(written, output.find(json.dumps(offered.name)) + 1)
     if lm is None or at < 0:
         return [None] * len(offered.candidates)
-    from extractor.decode.relevance import likelihoods
+    from extractor.decode.relevance import continuations
 
-    prompt = lm.tokenizer.decode(engine.prompt_ids(offered.schema, offered.text, [], opts)) + output[:at]
-    return [likelihoods(lm, [prompt], lm.tokenizer(json.dumps(c.value, ensure_ascii=False),
-                                                   add_special_tokens=False)["input_ids"])[0]
-            for c in offered.candidates]
+    def ids(text: str) -> list[int]:
+        return list(lm.tokenizer(text, add_special_tokens=False)["input_ids"])
+
+    row = prompt + ids(output[:at])  # read on from the kept prompt
+    try:
+        return list(continuations(lm, row, [ids(json.dumps(c.value, ensure_ascii=False))
+                                            for c in offered.candidates]))
+    finally:
+        _prompts(lm).forget(row)
 
 
 def _around(spans: list[Span], document: str) -> str:

@@ -147,7 +147,8 @@ def _usage(usages: Sequence[Usage]) -> Usage:
                  completion_tokens=sum(u.completion_tokens for u in usages),
                  forward_passes=max((u.forward_passes for u in usages), default=0),
                  seconds=max((u.seconds for u in usages), default=0.0),
-                 prefill_seconds=max((u.prefill_seconds for u in usages), default=0.0))
+                 prefill_seconds=max((u.prefill_seconds for u in usages), default=0.0),
+                 cached_tokens=sum(u.cached_tokens for u in usages))
 
 
 def _text(data: bytes) -> str:
