@@ -642,6 +642,15 @@ LONG += [("[without](../benchmarks/results/needle_choice_dev_after.md)): field F
           [lambda r: figure(_file("far_apart_test_choice_before.json"), "modes/model/all/right"),
            "modes/model/all/fields", "modes/model/all/right"])]
 
+LONG += [("[after](../benchmarks/results/needle_prompt_once_dev_after.md)): the same answers, {:.1f} s a long text before and",
+          "needle_prompt_once_dev_after.json",
+          [lambda r: figure(_file("needle_prompt_once_dev_before.json"), "kinds/needle/40000/long/seconds_per_doc")]),
+         ("{:.1f} s after. Most of a long text's time is reading its windows", "needle_prompt_once_dev_after.json",
+          ["kinds/needle/40000/long/seconds_per_doc"]),
+         ("on one thread the long texts take {:.1f}× the time of their documents alone.", "needle_prompt_once_dev_after.json",
+          [lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc")
+           / figure(r, "kinds/needle/40000/alone/seconds_per_doc")])]
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
@@ -1014,3 +1023,4 @@ def test_decoding_md_says_no_answer_holds_a_repeat_where_its_files_say_so() -> N
     assert "no set's answers hold a repeated item" in " ".join(text.split())
     for name in ("repeated_items_dev_repeats.json", "repeated_items_test_repeats.json"):
         assert all(row["repeated"] == 0 for row in _file(name)["per_method"]["extract"].values()), name
+
