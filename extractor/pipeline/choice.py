@@ -83,9 +83,9 @@ def decide(engine: Engine, read: Read, offered: Offered, opts: ExtractOptions,
         kept(attempt)
 
     lm = getattr(engine, "lm", None)
-    prompt = engine.prompt_ids(offered.schema, offered.text, [], opts) if lm is not None else []
-    store = _prompts(lm)
+    store, prompt = _prompts(lm), []
     if store is not None:
+        prompt = engine.prompt_ids(offered.schema, offered.text, [], opts)
         store.read(lm, prompt)
     try:
         answer = read(offered.schema, [offered.text], opts, on_attempt=seen, progress=False)[0]
@@ -95,7 +95,8 @@ def decide(engine: Engine, read: Read, offered: Offered, opts: ExtractOptions,
         index = next((i for i, c in enumerate(offered.candidates) if value_key(c.value) == value_key(chosen)), None)
         if index is None:
             return None
-        scores = _likelihoods(lm, prompt, offered, outputs[-1] if outputs else "", chosen)
+        scores = _likelihoods(lm if store is not None else None, prompt, offered, outputs[-1] if outputs else "",
+                              chosen)
         return index, tuple(replace(c, loglik=s) for c, s in zip(offered.candidates, scores))
     finally:
         if store is not None:
@@ -119,7 +120,7 @@ def apply(merged: Merged, conflict: Conflict, offered: Offered, index: int, cand
 
 def _prompts(lm: Any) -> Any:
     """The local model's kept prompts (None without one: a serving engine gives no likelihoods)."""
-    if lm is None:
+    if getattr(lm, "model", None) is None:
         return None
     from extractor.decode.kept import kept_rows
 
