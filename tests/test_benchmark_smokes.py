@@ -13,6 +13,9 @@ from tests.data import MASKBENCH_SAMPLE, need
 
 SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
     ("foundation", ["--max-tokens", "4", "--schemas", "Event"], ["rows", "model_load_s"]),
+    ("choice_orders", ["--sets", "needle", "--targets", "ContactCard", "--docs", "1", "--length", "1500",
+                       "--needle-window", "128", "--needle-max-tokens", "96", "--threads", "1"],
+     ["sets", "conflicts", "commit"]),
     ("gpu_step", ["--batches", "1,2", "--context", "8", "--steps", "2", "--stream-tokens", "8"], ["runs", "device"]),
     ("kv_cache", ["--contexts", "8,40", "--steps", "2", "--repeats", "1", "--threads", "1"], ["rows", "commit"]),
     ("layout_probe", ["--split", "dev", "--limit", "1", "--targets", "ContactCard", "--layouts", "compact"],
@@ -32,7 +35,7 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
 ]
 
 
-TITLED = {"screen_cost", "calibrate_refusal", "window_signals", "kv_cache"}
+TITLED = {"screen_cost", "calibrate_refusal", "window_signals", "kv_cache", "choice_orders"}
 """Scripts whose Markdown opens with a title."""
 
 
