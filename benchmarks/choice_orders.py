@@ -3,8 +3,8 @@ every conflict the library offers is offered again with its candidates (and the 
 the reverse order, and each decision rule is scored against the gold.
 
 usage: python benchmarks/choice_orders.py [--sets far_apart,needle] [--split dev|test] [--limit N] [--docs N]
-           [--length CHARS] [--targets T,...] [--window N] [--max-tokens N] [--needle-window N] [--needle-max-tokens N] [--threads N]
-           [--model ID] [--note TEXT] [--json OUT] [--md OUT]
+           [--length CHARS] [--targets T,...] [--window N] [--max-tokens N] [--needle-window N]
+           [--needle-max-tokens N] [--threads N] [--model ID] [--note TEXT] [--json OUT] [--md OUT]
 
 Documents: benchmarks/far_apart.py's (each read in windows of `--window` tokens) and benchmarks/needle.py's
 labeled documents buried in `--length` characters of contract text (read in windows from the context). Each text is

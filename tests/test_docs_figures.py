@@ -651,6 +651,18 @@ LONG += [("[after](../benchmarks/results/needle_prompt_once_dev_after.md)): the 
           [lambda r: figure(r, "kinds/needle/40000/long/seconds_per_doc")
            / figure(r, "kinds/needle/40000/alone/seconds_per_doc")])]
 
+_ORDERS = "sets/{}/{}"
+LONG += [("| far apart | {} | {} | {} | {} | {} | {} | {} |", "choice_orders_dev.json",
+          [_ORDERS.format("far_apart", k) for k in ("conflicts", "agree", "gold_offered", "right/offered",
+                                                      "right/reversed", "right/merge", "right/likelihood")]),
+         ("| needles | {} | {} | {} | {} | {} | {} | {} |", "choice_orders_dev.json",
+          [_ORDERS.format("needle", k) for k in ("conflicts", "agree", "gold_offered", "right/offered",
+                                                   "right/reversed", "right/merge", "right/likelihood")]),
+         ("the reverse does ({} right against {}):", "choice_orders_dev.json",
+          ["sets/needle/right/offered", "sets/needle/right/reversed"]),
+         ("once more on the facts, {} against {} of {}:", "choice_orders_dev.json",
+          ["sets/far_apart/right/likelihood", "sets/far_apart/right/offered", "sets/far_apart/conflicts"])]
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
