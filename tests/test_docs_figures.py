@@ -663,6 +663,21 @@ LONG += [("| far apart | {} | {} | {} | {} | {} | {} | {} |", "choice_orders_dev
          ("once more on the facts, {} against {} of {}:", "choice_orders_dev.json",
           ["sets/far_apart/right/likelihood", "sets/far_apart/right/offered", "sets/far_apart/conflicts"])]
 
+_TEST_ORDERS = ("conflicts", "agree", "gold_offered", "right/offered", "right/reversed", "right/merge",
+                "right/agreed, else merge", "right/likelihood")
+LONG += [("| far apart | {} | {} | {} | {} | {} | {} | {} | {} |", "choice_orders_test.json",
+          [_ORDERS.format("far_apart", k) for k in _TEST_ORDERS]),
+         ("| needles | {} | {} | {} | {} | {} | {} | {} | {} |", "choice_orders_test.json",
+          [_ORDERS.format("needle", k) for k in _TEST_ORDERS]),
+         ("is right more often than the choice on both sets ({} against {}, {} against {}), where on dev it was "
+          "level ({} against {} over both sets)", "choice_orders_test.json",
+          ["sets/far_apart/right/agreed, else merge", "sets/far_apart/right/offered",
+           "sets/needle/right/agreed, else merge", "sets/needle/right/offered",
+           lambda r: figure(_file("choice_orders_dev.json"), "sets/far_apart/right/agreed, else merge")
+           + figure(_file("choice_orders_dev.json"), "sets/needle/right/agreed, else merge"),
+           lambda r: figure(_file("choice_orders_dev.json"), "sets/far_apart/right/offered")
+           + figure(_file("choice_orders_dev.json"), "sets/needle/right/offered")])]
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
