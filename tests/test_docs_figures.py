@@ -678,6 +678,10 @@ LONG += [("| far apart | {} | {} | {} | {} | {} | {} | {} | {} |", "choice_order
            lambda r: figure(_file("choice_orders_dev.json"), "sets/far_apart/right/offered")
            + figure(_file("choice_orders_dev.json"), "sets/needle/right/offered")])]
 
+LONG += [("Of {} conflicts, {} got the same answer both ways; right as offered {}, reversed {}, the merge's pick {}, "
+          "agreed else the merge's pick {}, the likelihood over both orders {}.", "choice_orders_dev_all.json",
+          [_ORDERS.format("far_apart", k) for k in _TEST_ORDERS if k != "gold_offered"])]
+
 LONG += [("windows of 2,048 tokens gave field F1 {:.3f} from the long texts against {:.3f} from the context ({:.3f} alone), "
           "in {:.0f} s a long text against {:.0f} s. More", "needle_window_2048_dev_nulls.json",
           ["kinds/needle/40000/long/field_f1",
