@@ -108,6 +108,15 @@ def test_extract_returns_the_target_and_extract_many_keeps_errors_in_their_slots
     assert isinstance(again, ExtractionError) and len(again.attempts) == 3  # a tenacity policy, as Extractor takes
 
 
+def test_a_prompt_read_before_is_counted_as_cached(engine: VLLMExtractor) -> None:
+    """The same text asked twice: the second request's prompt is held by vLLM's prefix cache (in whole blocks of 128
+    tokens on CPU), and its usage says so."""
+    text = "Bob Smith is 42 years old and lives in Leeds. " + "He works as a carpenter for a small firm. " * 30
+    _, first = engine.extract(Person, text, with_usage=True, min_relevance=None)
+    _, second = engine.extract(Person, text, with_usage=True, min_relevance=None)
+    assert first.prompt_tokens > 256 and 128 <= second.cached_tokens <= second.prompt_tokens
+
+
 def test_the_same_extract_options_as_extractor(engine: VLLMExtractor) -> None:
     options = ExtractOptions(max_tokens=80, examples=[("Ann is 30.", Person(name="Ann", age=30))])
     assert engine.extract(Person, "Bob Smith is 42 years old.", options, min_relevance=None) == Person(

@@ -182,6 +182,7 @@ def _generation(out: Any, seconds: float) -> Generation:
     """vLLM's request output as one attempt of the decoding loop."""
     done = out.outputs[0]
     usage = Usage(prompt_tokens=len(out.prompt_token_ids or ()), completion_tokens=len(done.token_ids),
-                  forward_passes=len(done.token_ids), seconds=seconds)
+                  forward_passes=len(done.token_ids), seconds=seconds,
+                  cached_tokens=getattr(out, "num_cached_tokens", None) or 0)  # its prefix cache's hits
     return Generation(done.text, done.text.encode(), list(done.token_ids), complete=done.finish_reason == "stop",
                       usage=usage)
