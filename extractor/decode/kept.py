@@ -7,7 +7,7 @@ feeds what follows the part kept. Stores are bounded by bytes and drop the least
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 from weakref import WeakKeyDictionary
 
 import torch
@@ -22,11 +22,12 @@ SHARED = 32
 """Fewest tokens a row must share with a kept one for the kept keys and values to be reused: fewer cost less to
 read than to look up and copy."""
 
-BUDGETS = {"announcements": 64 << 20, "prompts": 128 << 20}
+Store = Literal["announcements", "prompts"]
+BUDGETS: dict[Store, int] = {"announcements": 64 << 20, "prompts": 128 << 20}
 """Bytes each store of a model may hold: the screen's announcements, and prompts kept for a second reading (a
 700-token prompt of the embedded model holds about 32 MB)."""
 
-_STORES: WeakKeyDictionary[Any, dict[str, KeptRows]] = WeakKeyDictionary()
+_STORES: WeakKeyDictionary[Any, dict[Store, KeptRows]] = WeakKeyDictionary()
 
 
 class KeptRows:
@@ -70,11 +71,8 @@ class KeptRows:
         """Let `row` go (a caller done with it)."""
         self.rows.discard(tuple(row))
 
-    def clear(self) -> None:
-        self.rows.clear()
 
-
-def kept_rows(lm: LoadedModel, store: str) -> KeptRows:
+def kept_rows(lm: LoadedModel, store: Store) -> KeptRows:
     """One of a model's stores (`BUDGETS` names them), made on first use; gone with the model."""
     stores = _STORES.setdefault(lm.model, {})
     if store not in stores:

@@ -19,7 +19,7 @@ from typing import Any
 
 import torch
 
-from extractor.decode.kept import kept_rows
+from extractor.decode.kept import Kept, kept_rows
 from extractor.decode.model import LoadedModel
 
 NEUTRAL = "The following is a text.\n\n"
@@ -147,72 +147,52 @@ def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[f
 
 
 def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
-    """log p(body | prefix) for each prefix: the bodies of as many rows as `PACKED` tokens allow in one pass."""
+    """log p(body | prefix) for each prefix: the bodies of as many rows as `PACKED` tokens allow in one pass, each
+    row's announcement read once per model (`kept.KeptRows.read`)."""
     rows = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prefixes]
     if not body:
         return [0.0] * len(rows)
-    per_pass = max(1, PACKED // len(body))
-    return [v for at in range(0, len(rows), per_pass) for v in _packed(lm, rows[at:at + per_pass], body)]
+    store, per_pass, out = kept_rows(lm, "announcements"), max(1, PACKED // len(body)), []
+    for at in range(0, len(rows), per_pass):
+        part = rows[at:at + per_pass]
+        out += _packed(lm, [store.read(lm, r) for r in part], [body] * len(part), list(range(len(part))))
+    return out
+
+
+def continuations(lm: LoadedModel, row: list[int], bodies: list[list[int]]) -> list[float]:
+    """log p(body | row) for each body, in one pass: the row is kept among the model's prompts (`kept`), so a
+    decoding run of it before or after reads only what follows it."""
+    kept = kept_rows(lm, "prompts").read(lm, row)
+    return _packed(lm, [kept], bodies, [0] * len(bodies)) if any(bodies) else [0.0] * len(bodies)
 
 
 @torch.inference_mode()
-def _packed(lm: LoadedModel, rows: list[list[int]], body: list[int]) -> list[float]:
-    """log p(body | row) for each row, in one pass over the body repeated once per row: each copy attends to its
-    own announcement's keys and values (read once per model: `kept.KeptRows.read`) and to itself, and only the
-    body's tokens' logits are read (logsumexp and gather, no whole log-softmax kept)."""
+def _packed(lm: LoadedModel, kept: list[Kept], bodies: list[list[int]], owner: list[int]) -> list[float]:
+    """log p(body | its row) for each body, in one pass over the bodies side by side: each attends to the keys and
+    values of its row (`kept[owner[b]]`) and to itself, and only the bodies' tokens' logits are read (logsumexp and
+    gather, no whole log-softmax kept)."""
     from transformers import DynamicCache
 
-    store = kept_rows(lm, "announcements")
-    kept = [store.read(lm, r) for r in rows]
-    n, device = len(body), lm.device
-    lengths = torch.tensor([len(r) for r in rows], device=device)
-    mine = torch.arange(len(rows), device=device).repeat_interleave(n)  # the row of each body token
-    at = torch.arange(n, device=device).repeat(len(rows))  # its place in the body
-    owner = torch.arange(len(rows), device=device).repeat_interleave(lengths)  # the row of each kept position
-    seen = torch.cat([mine[:, None] == owner[None, :],
-                      (mine[:, None] == mine[None, :]) & (at[None, :] <= at[:, None])], dim=1)
+    device = lm.device
+    widths = torch.tensor([k[0][0][0].shape[-2] for k in kept], device=device)
+    mine = torch.tensor([b for b, body in enumerate(bodies) for _ in body], device=device)  # each token's body
+    at = torch.tensor([j for body in bodies for j in range(len(body))], device=device)  # its place in the body
+    row = torch.tensor(owner, device=device)[mine]  # the kept row each token reads on from
+    keys = torch.arange(len(kept), device=device).repeat_interleave(widths)  # the row of each kept position
+    seen = torch.cat([row[:, None] == keys[None, :], (mine[:, None] == mine[None, :]) & (at[None, :] <= at[:, None])],
+                     dim=1)
     dtype = next(lm.model.parameters()).dtype
     mask = torch.zeros(seen.shape, dtype=dtype, device=device).masked_fill(~seen, torch.finfo(dtype).min)
     cache = DynamicCache([(torch.cat([k[0][i][0] for k in kept], 2), torch.cat([k[0][i][1] for k in kept], 2))
                           for i in range(len(kept[0][0]))])
-    kwargs = {"input_ids": torch.tensor([body * len(rows)], device=device), "attention_mask": mask[None, None],
-              "position_ids": (lengths[mine] + at)[None], lm.cache_kwarg: cache, "use_cache": True}
+    flat = torch.tensor([t for body in bodies for t in body], device=device)
+    kwargs = {"input_ids": flat[None], "attention_mask": mask[None, None], "position_ids": (widths[row] + at)[None],
+              lm.cache_kwarg: cache, "use_cache": True}
     out = lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits
-    states = out[0].view(len(rows), n, -1)
-    states = torch.cat([torch.stack([k[1] for k in kept])[:, None], states[:, :-1]], 1).reshape(len(rows) * n, -1)
-    wanted = torch.tensor(body * len(rows), device=device)
-    each = torch.cat([_logprobs(lm, states[k:k + LOGITS], wanted[k:k + LOGITS])
-                      for k in range(0, len(wanted), LOGITS)])
-    return each.view(len(rows), n).sum(-1).tolist()  # one copy to the host, not one per row
-
-
-@torch.inference_mode()
-def continuations(lm: LoadedModel, row: list[int], bodies: list[list[int]]) -> list[float]:
-    """log p(body | row) for each body, in one pass over the bodies side by side, each attending to the row's keys
-    and values and to itself: the row is kept among the model's prompts (`kept`), so a decoding run of it before or
-    after reads only what follows it."""
-    from transformers import DynamicCache
-
-    kept, last = kept_rows(lm, "prompts").read(lm, row)
-    if not any(bodies):
-        return [0.0] * len(bodies)
-    device, width = lm.device, len(row)
-    mine = torch.tensor([b for b, body in enumerate(bodies) for _ in body], device=device)  # each token's body
-    at = torch.tensor([j for body in bodies for j in range(len(body))], device=device)  # its place in it
-    seen = torch.cat([torch.ones((len(mine), width), dtype=torch.bool, device=device),
-                      (mine[:, None] == mine[None, :]) & (at[None, :] <= at[:, None])], dim=1)
-    dtype = next(lm.model.parameters()).dtype
-    mask = torch.zeros(seen.shape, dtype=dtype, device=device).masked_fill(~seen, torch.finfo(dtype).min)
-    flat = [t for body in bodies for t in body]
-    kwargs = {"input_ids": torch.tensor([flat], device=device), "attention_mask": mask[None, None],
-              "position_ids": (width + at)[None], lm.cache_kwarg: DynamicCache(kept), "use_cache": True}
-    out = lm.model.base_model(**kwargs).last_hidden_state if lm.head is not None else lm.model(**kwargs).logits
-    before = [last if j == 0 else out[0, k - 1] for k, j in enumerate(at.tolist())]  # what predicts each token
-    states = torch.stack(before) if before else out[0, :0]
-    wanted = torch.tensor(flat, device=device)
-    each = torch.cat([_logprobs(lm, states[k:k + LOGITS], wanted[k:k + LOGITS]) for k in range(0, len(flat), LOGITS)])
-    sums = torch.zeros(len(bodies), dtype=each.dtype, device=device).index_add_(0, mine, each)
-    return sums.tolist()
+    before = out[0][(torch.arange(len(flat), device=device) - 1).clamp(min=0)]  # the position that predicts each
+    states = torch.where((at == 0)[:, None], torch.stack([k[1] for k in kept])[row], before)  # a first: its row's last
+    each = torch.cat([_logprobs(lm, states[k:k + LOGITS], flat[k:k + LOGITS]) for k in range(0, len(flat), LOGITS)])
+    return torch.zeros(len(bodies), dtype=each.dtype, device=device).index_add_(0, mine, each).tolist()
 
 
 def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> torch.Tensor:
