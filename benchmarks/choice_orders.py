@@ -96,11 +96,15 @@ class Recorder:
         return first
 
 
+def agreed(row: dict[str, Any]) -> bool:
+    """Both orders gave the same answer (a read that failed agrees with nothing)."""
+    return row["offered"] is not None and json.dumps(row["offered"]) == json.dumps(row["reversed"])
+
+
 def rules(row: dict[str, Any]) -> dict[str, Any]:
     """What each rule returns for one recorded conflict."""
-    agreed = row["offered"] is not None and json.dumps(row["offered"]) == json.dumps(row["reversed"])
     out = {"offered": row["offered"], "reversed": row["reversed"], "merge": row["merge"],
-           "agreed, else merge": row["offered"] if agreed else row["merge"], "likelihood": None}
+           "agreed, else merge": row["offered"] if agreed(row) else row["merge"], "likelihood": None}
     scored = [(sum(ll), v) for v, ll in zip(row["values"], row["loglik"] or []) if v is not None]
     if scored:
         out["likelihood"] = max(scored, key=lambda s: s[0])[1]
@@ -171,9 +175,7 @@ def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
         mine = [r for r in rows if r["set"] == name and "pointer" in r]
         right = {rule: sum(same(rules(r)[rule], r["gold"]) for r in mine) for rule in RULES}
         out[name] = {"texts": len({r["id"] for r in rows if r["set"] == name}), "conflicts": len(mine),
-                     "right": right, "agree": sum(rules(r)["offered"] is not None
-                                                  and json.dumps(r["offered"]) == json.dumps(r["reversed"])
-                                                  for r in mine),
+                     "right": right, "agree": sum(map(agreed, mine)),
                      "gold_offered": sum(any(same(v, r["gold"]) for v in r["values"]) for r in mine)}
     return out
 
