@@ -34,6 +34,11 @@ def test_a_forgotten_row_is_not_reused():
     assert store.longest(list(range(41))) == (None, 0) and store.rows.bytes == 0
 
 
+def test_an_empty_row_is_refused_by_name():
+    with pytest.raises(ValueError, match="empty row"):
+        KeptRows(1 << 20).read(None, [])  # type: ignore[arg-type]  (refused before the model is touched)
+
+
 SYSTEM = ("Extract information from the user's text as JSON with these fields:\n- name: the party's name, as "
           "written in the text\nCopy values exactly as written in the text.\n\n")
 BEGINNINGS = [  # rows read one after another: each that begins as one before reads only its rest

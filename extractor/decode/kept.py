@@ -54,6 +54,8 @@ class KeptRows:
         row reads only what follows the part they share (its last token at least, whose output is kept)."""
         from transformers import DynamicCache
 
+        if not row:
+            raise ValueError("an empty row has no last token to read on from")
         found = self.rows.get(tuple(row))
         if found is not None:
             return found
