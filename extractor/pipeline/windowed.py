@@ -189,6 +189,10 @@ class _Reading:
         """Each window read as the target against other kinds (none where `KIND_MARGIN` is None)."""
         self.located: set[int] = set()
         """The answers (keys of `found`) of members read where their words stand (`locate`)."""
+        self.whole = 0
+        """How many windows the whole text is cut into (more than are read where `focus` picks regions)."""
+        self.best_wrote: set[str] = set()
+        """With `focus` and regions picked, the top-level members the best-scored region's windows wrote."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -243,12 +247,15 @@ class _Reading:
         outranks a window of clauses that copied another number, which stays on `trace.conflicts`. Without the
         target's other members before it, a number member is the first value the model writes (under the whole form
         a notice period took a date's day written before it). The stretches read are listed after the windows in
-        `trace.windows`; none inside a window read as another kind of document (`KIND_MARGIN`) is read."""
-        if not LOCATE or len(self.parts) < 2:
+        `trace.windows`; none inside a window read as another kind of document (`KIND_MARGIN`) is read. With `focus`
+        and regions picked, only the members the best region's windows left empty are looked for, in the whole text
+        (however few windows the regions made): the document found keeps what it wrote."""
+        if not LOCATE or self.whole < 2:
             return
         dropped = [self.parts[r.window] for r in self.readings if r.dropped]
+        keys = [k for k in scalar_members(self.schema) if k not in self.best_wrote]
         found = [(f.key, [s for s in f.snippets if not any(w.start <= s[0] and s[1] <= w.end for w in dropped)])
-                 for f in locate(self.text, self.schema, scalar_members(self.schema))]
+                 for f in locate(self.text, self.schema, keys)]
         pending = dict(found)
         for rank in range(max((len(spans) for _, spans in found), default=0)):
             together: dict[tuple[int, int], list[str]] = {}  # members whose stretch this is, in the schema's order
@@ -287,6 +294,7 @@ class _Reading:
         text, `UNIFORM`, or where its best stretch does not stand out, `PEAK`); else every window of the text."""
         text = self.text
         every = windows(text, ends, size, overlap)
+        self.whole = len(every)
         if not self.opts.focus or len(every) < 2:
             return every
         spans = grid(len(text), STRETCH)
@@ -303,12 +311,14 @@ class _Reading:
         """With `focus`, a top-level member the best-scored region's windows wrote is taken from them alone: the
         other regions' windows (text that scored lower: a clause around a buried invoice) give only the members it
         left empty, so they neither outvote it in a conflict nor add items to its lists."""
-        if len(self.regions) < 2:
+        if not self.regions:
             return found
         a, b = max(self.regions, key=lambda r: _region_score(self.stretches, r))
         best = {i for i, w in enumerate(self.parts) if a <= w.start < b}
-        wrote = {k for v, _, w in found.values() if w in best and isinstance(v, dict) for k, x in v.items()
-                 if _written(x)}
+        wrote = self.best_wrote = {k for v, _, w in found.values() if w in best and isinstance(v, dict)
+                                   for k, x in v.items() if _written(x)}
+        if len(self.regions) < 2:
+            return found
         return {i: (v if w in best or not isinstance(v, dict) else {k: x for k, x in v.items() if k not in wrote},
                     t, w) for i, (v, t, w) in found.items()}
 

@@ -219,3 +219,41 @@ def test_a_text_whose_rows_all_write_the_targets_value_shapes_is_read_whole() ->
     every = read_in_windows(*reading(Stub(lambda text: {"holder": None, "entries": []})), Statement, doc,
                             ExtractOptions(focus=False), 60, with_trace=True)
     assert traced.trace.windows == every.trace.windows and len(every.trace.windows) > MAX_REGIONS
+
+
+class Notice(BaseModel):
+    name: str | None = None
+    title: str | None = None
+    company: str | None = None
+    notice_days: int | None = None
+
+
+NOTICE = "Either side may end it: the notice period is 60 days."
+NOTICE_CARD = f"{CARD} Job title: Engineer. Company name: Acme Ltd."
+"""The card, its members' words written twice: its region scores best."""
+
+
+def notice_answers(text: str) -> dict[str, Any]:
+    """The card's window writes the card (and `notice_days` where `card_notice`); a short stretch holding the notice
+    sentence writes its days; a window of clauses writes nothing."""
+    if "Dana Reyes" in text:
+        return {"name": "Dana Reyes", "title": "Engineer", "company": "Acme Ltd.",
+                "notice_days": 14 if "14 days" in text else None}
+    return {"notice_days": 60} if NOTICE in text and len(text) < 2000 else {}
+
+
+@pytest.mark.parametrize("card, notice_days, looked_for", [
+    (NOTICE_CARD, 60, True),
+    (NOTICE_CARD + " Notice: 14 days.", 14, False),
+], ids=["left_empty", "written_by_the_region"])
+def test_with_focus_a_member_the_best_region_left_empty_is_looked_for_where_its_words_stand(
+        card: str, notice_days: int, looked_for: bool) -> None:
+    words = LONG_CONTRACT.split(" clause")
+    doc = " clause".join([*words[:100], card, *words[100:350], NOTICE, *words[350:]])
+    stub = Stub(notice_answers)
+    traced = read_in_windows(stub, stub.extract_many, Notice, doc, ExtractOptions(focus=True, conflicts="merge"), 60,
+                             with_trace=True)
+    assert (traced.result.name, traced.result.notice_days) == ("Dana Reyes", notice_days)
+    asked = [keys for keys, _ in stub.calls]
+    assert (["notice_days"] in asked) == looked_for  # only the member the region left empty, never the card's
+    assert all(keys == ["notice_days"] for keys in asked[1:])
