@@ -952,6 +952,55 @@ DATES_PRINTED = [  # docs/quality.md, "Dates as printed, and date fields asked"
     ("and events stayed at {:.3f}. Both rules", "quality_dev_dates_jobs.json", ["per_target/extract/Event/field_f1"]),
 ]
 
+def _focus(name: str, key: str) -> Callable[[dict[str, Any]], Any]:
+    """A figure of the run before the change that looks for what focus left empty."""
+    return lambda r: figure(_file(name), key)
+
+
+def _same(before: str, key: str, shown: str) -> Callable[[dict[str, Any]], Any]:
+    """The figure at `shown`, where the run before gave the same F1 at `key` (else a figure no page quotes)."""
+    return lambda r: figure(r, shown) if figure(_file(before), key) == figure(r, key) else float("nan")
+
+
+_D40, _T = "needle_focus_located_dev_before_40k.json", "needle_focus_located_test_before.json"
+LONG += [  # docs/long-documents.md, what the part found left empty, looked for in the whole text
+    ("F1 {:.3f} against {:.3f} from the long texts\n({:.3f}× and {:.3f}× alone;", "needle_focus_located_dev.json",
+     [_focus(_D40, "kinds/needle/40000/long/field_f1"), "kinds/needle/40000/long/field_f1",
+      _focus(_D40, "kinds/needle/40000/f1_ratio"), "kinds/needle/40000/f1_ratio"]),
+    ("a long text in {:.1f} s against {:.1f} s alone ({:.2f}×);", "needle_focus_located_dev.json",
+     ["kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+      lambda r: _long_over_alone(r, "40000")]),
+    ("at 200,000 characters the same answers, {:.3f}× alone", "needle_focus_located_dev.json",
+     [_same("needle_focus_located_dev_before_200k.json", "kinds/needle/200000/long/field_f1",
+            "kinds/needle/200000/f1_ratio")]),
+    ("facts stated far apart {} and {} of {}\nright", "far_apart_dev_focus_located.json",
+     [_focus("far_apart_dev_focus_located_before.json", "modes/model/all/right"), "modes/model/all/right",
+      "modes/model/all/fields"]),
+    ("in {:.1f} s a document: as many as without", "far_apart_dev_focus_located.json",
+     ["modes/model/seconds_per_doc"]),
+    ("contracts that stand out gave F1 {:.3f} as before", "long_documents_train_focus_located.json",
+     ["methods/extract/f1"]),
+    ("needles at 40,000 characters the same answers, {:.3f}× alone, in {:.1f} s a long text against {:.1f} s alone\n"
+     "({:.2f}×)", "needle_focus_located_test.json",
+     [_same(_T, "kinds/needle/40000/long/field_f1", "kinds/needle/40000/f1_ratio"),
+      "kinds/needle/40000/long/seconds_per_doc", "kinds/needle/40000/alone/seconds_per_doc",
+      lambda r: _long_over_alone(r, "40000")]),
+    ("and at 200,000 characters {:.3f}× both ways", "needle_focus_located_test.json",
+     [_same(_T, "kinds/needle/200000/long/field_f1", "kinds/needle/200000/f1_ratio")]),
+    ("facts stated far apart {} and {} of {} right (`python", "far_apart_test_focus_located.json",
+     [_focus("far_apart_test_focus_located_before.json", "modes/model/all/right"), "modes/model/all/right",
+      "modes/model/all/fields"]),
+    ("another lost one), in {:.1f} s\nagainst {:.1f} (", "needle_focus_located_test.json",
+     ["kinds/needle/200000/long/seconds_per_doc", _focus(_T, "kinds/needle/200000/long/seconds_per_doc")]),
+]
+
+
+def _long_over_alone(r: dict[str, Any], length: str) -> float:
+    """A long text's seconds over the documents' alone, at one length of a needle run."""
+    kind = r["kinds"]["needle"][length]
+    return kind["long"]["seconds_per_doc"] / kind["alone"]["seconds_per_doc"]
+
+
 NULLS = [  # docs/quality.md, "Numbers from the text"
     ("résumés went {:.3f} → {:.3f}, contracts stayed at {:.3f} and the generated set at {:.3f}:",
      "quality_dev_nulls_real.json",
