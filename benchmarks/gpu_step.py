@@ -43,22 +43,22 @@ def _sync(device: torch.device) -> None:
 @torch.inference_mode()
 def model_step(ex: Extractor, rows: int, context: int, steps: int) -> dict[str, Any]:
     """Median and p90 milliseconds of one single-token forward pass for `rows` rows over a `context`-token cache."""
-    model, device = ex.lm.model, ex.lm.device
+    model, device, kwarg = ex.lm.model, ex.lm.device, ex.lm.cache_kwarg  # how forward() takes its KV cache
     vocab = model.config.vocab_size
     gen = torch.Generator().manual_seed(rows)
     ids = torch.randint(0, vocab, (rows, context), generator=gen).to(device)
     out = model(input_ids=ids, use_cache=True)
-    cache = out.past_key_values
+    cache = getattr(out, kwarg)
     step = torch.randint(0, vocab, (rows, 1), generator=gen).to(device)
     times = []
     for _ in range(steps):
         _sync(device)
         start = time.perf_counter()
-        out = model(input_ids=step, past_key_values=cache, use_cache=True)
+        out = model(input_ids=step, use_cache=True, **{kwarg: cache})
         step = out.logits[:, -1:].argmax(-1)
         _sync(device)
         times.append(time.perf_counter() - start)
-        cache = out.past_key_values
+        cache = getattr(out, kwarg)
     times.sort()
     return {"median_ms": round(statistics.median(times) * 1e3, 3),
             "p90_ms": round(times[int(0.9 * (len(times) - 1))] * 1e3, 3)}
