@@ -19,6 +19,7 @@ from extractor.outputs.files import atomic_text, check_folder, check_output, fin
 from extractor.grammar.layout import LAYOUTS
 from extractor.pipeline.inputs import at_least
 from extractor.pipeline.options import DEFAULT_LAYOUT, ExtractOptions
+from extractor.pipeline.windowed import FOCUS_FROM
 from extractor.outputs.records import gaps
 
 EXTRACT_EXIT = """exit status:
@@ -52,9 +53,10 @@ def main(argv: list[str] | None = None) -> int:
                      help="most tokens of text per window (default: what fits the model's context); a longer text "
                           "is read in windows and their objects merged")
     ext.add_argument("--overlap", type=int, default=ExtractOptions.overlap, help="tokens each window repeats")
-    ext.add_argument("--focus", action="store_true",
+    ext.add_argument("--focus", action=argparse.BooleanOptionalAction, default=None,
                      help="for a text longer than a window: read only the part that holds the target, found by its "
-                          "words and value shapes (a document buried in other text; see docs/long-documents.md)")
+                          "words and value shapes (a document buried in other text; see docs/long-documents.md); "
+                          f"default: only for texts of more than {FOCUS_FROM:,} tokens; --no-focus reads every window")
     ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked", "all"],
                      help="string fields written as copies of the text: every one naming something in it (auto), "
                           "only those marked Verbatim (marked), or auto with number fields taking only numbers the "

@@ -130,7 +130,8 @@ def _extract(folder: Path, *extra: str) -> int:
     return main(["extract", "--schema", "schemas:ContactCard", "--input", str(folder), *extra])
 
 
-@pytest.mark.parametrize("extra, focus", [((), False), (("--focus",), True)], ids=["default", "focus"])
+@pytest.mark.parametrize("extra, focus", [((), None), (("--focus",), True), (("--no-focus",), False)],
+                         ids=["default", "focus", "no_focus"])
 def test_focus_reaches_the_options_of_every_file(tmp_path, monkeypatch, extra, focus):
     import extractor.api
 

@@ -995,6 +995,22 @@ LONG += [  # docs/long-documents.md, what the part found left empty, looked for 
 ]
 
 
+LONG += [  # docs/long-documents.md, focused by length
+    ("every window read gave the buried\ndocuments' fields at {:.3f}× their F1 alone on dev, in {:.0f} s a text; their "
+     "regions gave {:.3f}×, in {:.0f} s)", "needle_every_window_200k_dev.json",
+     ["kinds/needle/200000/f1_ratio", "kinds/needle/200000/long/seconds_per_doc",
+      _focus("needle_focus_located_dev.json", "kinds/needle/200000/f1_ratio"),
+      _focus("needle_focus_located_dev.json", "kinds/needle/200000/long/seconds_per_doc")]),
+    ("field F1 {:.3f} from the\nlong texts against {:.3f} alone ({:.3f}×), in {:.0f} s a long text; with their regions "
+     "read (above), {:.3f} ({:.3f}×) in\n{:.0f} s.", "needle_every_window_200k_dev.json",
+     ["kinds/needle/200000/long/field_f1", "kinds/needle/200000/alone/field_f1", "kinds/needle/200000/f1_ratio",
+      "kinds/needle/200000/long/seconds_per_doc",
+      _focus("needle_focus_located_dev.json", "kinds/needle/200000/long/field_f1"),
+      _focus("needle_focus_located_dev.json", "kinds/needle/200000/f1_ratio"),
+      _focus("needle_focus_located_dev.json", "kinds/needle/200000/long/seconds_per_doc")]),
+]
+
+
 def _long_over_alone(r: dict[str, Any], length: str) -> float:
     """A long text's seconds over the documents' alone, at one length of a needle run."""
     kind = r["kinds"]["needle"][length]

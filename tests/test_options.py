@@ -53,10 +53,13 @@ def test_refusal_model(refusal, model):
     ({"grounding": "some"}, "grounding must be 'marked', 'all' or 'off'"),
     ({"fields": "each"}, "fields must be 'together' or 'apart', got 'each'"),
     ({"conflicts": "first"}, "conflicts must be 'model' or 'merge', got 'first'"),
+    ({"focus": "yes"}, r"focus must be None \(by the text's length\), True or False, got 'yes'"),
+    ({"focus": 1}, r"focus must be None \(by the text's length\), True or False, got 1"),
     ({"fields": "apart", "constrained": False}, "fields='apart' joins answers the grammar shaped"),
     ({"fields": "apart", "messages": [{"role": "user", "content": "x"}]}, "with messages .* use fields='together'"),
 ], ids=["unknown", "unknowns", "temperature", "nan", "top_p", "top_k", "penalty", "max_tokens", "retries", "layout",
-        "verbatim", "grounding", "fields", "conflicts", "fields-unconstrained", "fields-messages"])
+        "verbatim", "grounding", "fields", "conflicts", "focus-string", "focus-int", "fields-unconstrained",
+        "fields-messages"])
 def test_bad_options_are_input_errors_that_name_them(overrides, message):
     with pytest.raises(InputError, match=message):
         ExtractOptions.of(None, overrides)

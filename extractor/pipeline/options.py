@@ -94,16 +94,19 @@ class ExtractOptions:
     of the target whose every field may be null, and the windows' objects are merged by the schema."""
     overlap: int = 64
     """Tokens each window repeats of the one before it, so a value cut by a window's end is whole in the next."""
-    focus: bool = False
+    focus: bool | None = None
     """For a text longer than a window: find the part that holds the target before decoding anything. The text is
     scored in stretches of 512 characters by BM25 of the target schema's words and value shapes (no model pass;
     `documents.lexical`), and only the regions around the stretches scoring at least `windowed.FOCUS_SHARE` of the
     best (512 characters each side; at most `windowed.MAX_REGIONS`, the best first) are cut into windows and read;
-    the best region's members are taken from it alone. A text is read whole where nothing stands out: no stretch
-    scores `windowed.PEAK` times the text's mean (a contract read for its parties), or a value shape the target asks
-    for stands in most stretches (a statement's rows, `windowed.UNIFORM`). For a document buried in other text; off
-    by default, because on a long text all of the target's kind whose best part stands out all the same, what lies
-    outside its best regions is lost (docs/long-documents.md)."""
+    the best region's members are taken from it alone, and scalar members it left empty are looked for in the whole
+    text. A text is read whole where nothing stands out: no stretch scores `windowed.PEAK` times the text's mean (a
+    contract read for its parties), or a value shape the target asks for stands in most stretches (a statement's
+    rows, `windowed.UNIFORM`). None (the default): on for a text of more than `windowed.FOCUS_FROM` tokens, where
+    reading every window costs minutes and buries a short document's values under the rest's; True: on for every
+    text longer than a window (a document buried in other text); False: every window read. On a long text all of
+    the target's kind whose best part stands out all the same, what lies outside its best regions is lost
+    (docs/long-documents.md)."""
     conflicts: Literal["model", "merge"] = "model"
     """Where a long text's windows wrote different values for a scalar: "model" offers the candidates back to the
     model as a choice (an enum of them over the text around each; docs/long-documents.md); "merge" keeps the
@@ -150,6 +153,8 @@ class ExtractOptions:
             raise InputError(f"verbatim must be 'auto', 'marked' or 'all', got {self.verbatim!r}")
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
+        if self.focus is not None and not isinstance(self.focus, bool):
+            raise InputError(f"focus must be None (by the text's length), True or False, got {self.focus!r}")
         if self.conflicts not in ("model", "merge"):
             raise InputError(f"conflicts must be 'model' or 'merge', got {self.conflicts!r}")
         if self.fields not in ("together", "apart"):

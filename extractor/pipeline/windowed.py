@@ -68,7 +68,11 @@ where the target's words are spread through the text (a contract read for its pa
 the best region is not where its facts are, and the text is read whole. Chosen on the dev split
 (benchmarks/window_signals.py): the long Kleister-NDA dev-0 contracts scored 2.52 and 3.41, 43 of 48 dev needles
 over it (one under it is read whole, as without `focus`); 3 of 19 long train contracts score over it all the same,
-which is why `focus` is off by default."""
+which is why by default only texts longer than any of them are focused (`FOCUS_FROM`)."""
+FOCUS_FROM = 32_768
+"""Tokens a text must hold for `focus=None` (the default) to read only its regions: about 150,000 characters of
+English, a text whose every window the embedded model reads in minutes; the longest Kleister-NDA contract holds 17,770
+(docs/long-documents.md measures both sides)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
 text score near the best (a résumé's words are common in contracts)."""
@@ -295,7 +299,8 @@ class _Reading:
         text = self.text
         every = windows(text, ends, size, overlap)
         self.whole = len(every)
-        if not self.opts.focus or len(every) < 2:
+        focus = self.opts.focus if self.opts.focus is not None else len(ends) > FOCUS_FROM
+        if not focus or len(every) < 2:
             return every
         spans = grid(len(text), STRETCH)
         scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])

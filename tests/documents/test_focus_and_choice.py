@@ -11,6 +11,7 @@ from pydantic import BaseModel
 
 from extractor import ExtractOptions
 from extractor.documents import lexical
+from extractor.pipeline import windowed
 from extractor.pipeline.windowed import MAX_REGIONS, PAD, STRETCH, read_in_windows
 from extractor.tracing import Trace
 from tests.documents.test_read_in_windows import Stub, reading
@@ -257,3 +258,24 @@ def test_with_focus_a_member_the_best_region_left_empty_is_looked_for_where_its_
     asked = [keys for keys, _ in stub.calls]
     assert (["notice_days"] in asked) == looked_for  # only the member the region left empty, never the card's
     assert all(keys == ["notice_days"] for keys in asked[1:])
+
+
+@pytest.mark.parametrize("focus_from, reads_far", [(10**6, True), (500, False)], ids=["short_text", "long_text"])
+def test_by_default_only_a_text_of_more_than_focus_from_tokens_is_focused(monkeypatch: pytest.MonkeyPatch,
+                                                                         focus_from: int, reads_far: bool) -> None:
+    monkeypatch.setattr(windowed, "FOCUS_FROM", focus_from)
+    doc = buried(200)
+    stub = Stub(card_answers)
+    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    card = doc.index(CARD)
+    far = [w for w in traced.trace.windows if w.end < card - 2 * PAD or w.start > card + len(CARD) + 2 * PAD]
+    assert bool(far) == reads_far
+    assert traced.result.name == "Dana Reyes"
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/long-documents.md", "docs/architecture.md"])
+def test_the_pages_quote_the_length_from_which_texts_are_focused(page: str) -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
+    assert f"{windowed.FOCUS_FROM:,} tokens" in " ".join(text.split())
