@@ -7,6 +7,7 @@ one's members read again, the errors fed back, as `extract` retries)."""
 from __future__ import annotations
 
 import json
+import logging
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -33,6 +34,8 @@ from extractor.pipeline.target import Target
 from extractor.schema.window import window_form
 from extractor.tracing import Span, Trace, trace
 from extractor.tracing.record import Reading
+
+log = logging.getLogger("extractor")
 
 MARGIN = 64
 """Tokens of the context kept free beside the prompt and `max_tokens` (a retry's prompt grows by its errors)."""
@@ -85,7 +88,6 @@ to give nothing to the merge (`window_readings`); None: every window gives what 
 dev split's needles at 40,000 characters a margin of 0 drops the contract around the document in one case of four
 and no Kleister or far_apart window, -4 drops far_apart windows holding facts (benchmarks/results/
 window_kinds_dev.md, docs/long-documents.md)."""
-
 
 LOCATE = True
 """Whether each scalar member of the target is also read alone in the short stretches of a long text that name it
@@ -308,6 +310,10 @@ class _Reading:
         picked = focus_regions(text, self.stretches, spread)
         if picked is None:
             return every
+        if self.opts.focus is None:  # focused by the text's length alone: said, as nothing else would show it
+            log.info("a text of %d tokens: only the %d region(s) that hold the target are read, %d of %d characters "
+                     "(focus=None does so past %d tokens; focus=False reads every window)", len(ends), len(picked),
+                     sum(b - a for a, b in picked), len(text), FOCUS_FROM)
         self.regions = picked
         parts = [w for a, b in self.regions for w in _within(text, ends, a, b, size, overlap)]
         return [replace(w, index=j) for j, w in enumerate(parts)]

@@ -262,11 +262,15 @@ def test_with_focus_a_member_the_best_region_left_empty_is_looked_for_where_its_
 
 @pytest.mark.parametrize("focus_from, reads_far", [(10**6, True), (500, False)], ids=["short_text", "long_text"])
 def test_by_default_only_a_text_of_more_than_focus_from_tokens_is_focused(monkeypatch: pytest.MonkeyPatch,
+                                                                         caplog: pytest.LogCaptureFixture,
                                                                          focus_from: int, reads_far: bool) -> None:
     monkeypatch.setattr(windowed, "FOCUS_FROM", focus_from)
     doc = buried(200)
     stub = Stub(card_answers)
-    traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    with caplog.at_level("INFO", logger="extractor"):
+        traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    said = [r.getMessage() for r in caplog.records if "region(s) that hold the target" in r.getMessage()]
+    assert bool(said) != reads_far  # a text focused by its length alone says so, and how to read it all
     card = doc.index(CARD)
     far = [w for w in traced.trace.windows if w.end < card - 2 * PAD or w.start > card + len(CARD) + 2 * PAD]
     assert bool(far) == reads_far
