@@ -1011,6 +1011,16 @@ LONG += [  # docs/long-documents.md, focused by length
 ]
 
 
+LONG += [("`--split test`, at 13a9e5c;\n[needle_every_window_200k_test.md]"
+          "(../benchmarks/results/needle_every_window_200k_test.md)): {:.3f} against {:.3f}\nalone ({:.3f}×), in {:.0f} s "
+          "a long text; with their regions read (above), {:.3f}× in {:.0f} s.",
+          "needle_every_window_200k_test.json",
+          ["kinds/needle/200000/long/field_f1", "kinds/needle/200000/alone/field_f1", "kinds/needle/200000/f1_ratio",
+           "kinds/needle/200000/long/seconds_per_doc",
+           _focus("needle_focus_located_test.json", "kinds/needle/200000/f1_ratio"),
+           _focus("needle_focus_located_test.json", "kinds/needle/200000/long/seconds_per_doc")])]
+
+
 def _long_over_alone(r: dict[str, Any], length: str) -> float:
     """A long text's seconds over the documents' alone, at one length of a needle run."""
     kind = r["kinds"]["needle"][length]
