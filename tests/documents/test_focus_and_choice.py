@@ -277,7 +277,7 @@ def test_by_default_only_a_text_of_more_than_focus_from_tokens_is_focused(monkey
     assert traced.result.name == "Dana Reyes"
 
 
-@pytest.mark.parametrize("page", ["README.md", "docs/long-documents.md", "docs/architecture.md"])
+@pytest.mark.parametrize("page", ["README.md", "docs/long-documents.md", "docs/architecture.md", "docs/guide.md"])
 def test_the_pages_quote_the_length_from_which_texts_are_focused(page: str) -> None:
     from pathlib import Path
 
