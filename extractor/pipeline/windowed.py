@@ -197,8 +197,6 @@ class _Reading:
         """The answers (keys of `found`) of members read where their words stand (`locate`)."""
         self.whole = 0
         """How many windows the whole text is cut into (more than are read where `focus` picks regions)."""
-        self.best_wrote: set[str] = set()
-        """With `focus` and regions picked, the top-level members the best-scored region's windows wrote."""
 
     def kept(self, i: int, attempt: Attempt) -> None:
         self.attempts.append(attempt)
@@ -259,7 +257,8 @@ class _Reading:
         if not LOCATE or self.whole < 2:
             return
         dropped = [self.parts[r.window] for r in self.readings if r.dropped]
-        keys = [k for k in scalar_members(self.schema) if k not in self.best_wrote]
+        wrote = _wrote(self.found, self.best_region())
+        keys = [k for k in scalar_members(self.schema) if k not in wrote]
         found = [(f.key, [s for s in f.snippets if not any(w.start <= s[0] and s[1] <= w.end for w in dropped)])
                  for f in locate(self.text, self.schema, keys)]
         pending = dict(found)
@@ -322,16 +321,19 @@ class _Reading:
         """With `focus`, a top-level member the best-scored region's windows wrote is taken from them alone: the
         other regions' windows (text that scored lower: a clause around a buried invoice) give only the members it
         left empty, so they neither outvote it in a conflict nor add items to its lists."""
-        if not self.regions:
-            return found
-        a, b = max(self.regions, key=lambda r: _region_score(self.stretches, r))
-        best = {i for i, w in enumerate(self.parts) if a <= w.start < b}
-        wrote = self.best_wrote = {k for v, _, w in found.values() if w in best and isinstance(v, dict)
-                                   for k, x in v.items() if _written(x)}
         if len(self.regions) < 2:
             return found
+        best = self.best_region()
+        wrote = _wrote(found, best)
         return {i: (v if w in best or not isinstance(v, dict) else {k: x for k, x in v.items() if k not in wrote},
                     t, w) for i, (v, t, w) in found.items()}
+
+    def best_region(self) -> set[int]:
+        """The windows of the best-scored region (none where `focus` picked no regions)."""
+        if not self.regions:
+            return set()
+        a, b = max(self.regions, key=lambda r: _region_score(self.stretches, r))
+        return {i for i, w in enumerate(self.parts) if a <= w.start < b}
 
     def scored(self, w: Window) -> float:
         """A window's relevance: the best score of the stretches whose middle it holds (of those it overlaps where
@@ -604,6 +606,12 @@ def _values(results: Sequence[Any], windows_of: Sequence[int], first: int = 0) -
     attempts failed is left out: its attempts are kept with the others)."""
     return {first + j: (r.result, r.trace, windows_of[j]) for j, r in enumerate(results)
             if not isinstance(r, ExtractorError)}
+
+
+def _wrote(found: dict[int, tuple[Any, Trace, int]], windows: set[int]) -> set[str]:
+    """The top-level members the answers of `windows` wrote."""
+    return {k for v, _, w in found.values() if w in windows and isinstance(v, dict) for k, x in v.items()
+            if _written(x)}
 
 
 def _grounded(trace: Trace, pointer: str) -> bool:
