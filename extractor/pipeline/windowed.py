@@ -73,9 +73,10 @@ the best region is not where its facts are, and the text is read whole. Chosen o
 over it (one under it is read whole, as without `focus`); 3 of 19 long train contracts score over it all the same,
 which is why by default only texts longer than any of them are focused (`FOCUS_FROM`)."""
 FOCUS_FROM = 32_768
-"""Tokens a text must hold for `focus=None` (the default) to read only its regions: about 150,000 characters of
-English, a text whose every window the embedded model reads in minutes; the longest Kleister-NDA contract holds 17,770
-(docs/long-documents.md measures both sides)."""
+"""Tokens a text must hold for `focus=None` (the default) to read only its regions: a text whose every window the
+embedded model reads in minutes. The needle benchmark's 200,000-character texts are past it, its 40,000-character
+ones far under, and the longest Kleister-NDA contract holds 17,770 (tests/test_focus_from.py; docs/long-documents.md
+measures both sides)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
 text score near the best (a résumé's words are common in contracts)."""
