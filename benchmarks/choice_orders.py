@@ -36,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.common import commit, write_results  # noqa: E402
 from benchmarks.far_apart import DATA, same  # noqa: E402
+from extractor.pipeline.grounding import unescape  # noqa: E402
 
 SETS = ("far_apart", "needle")
 RULES = ("offered", "reversed", "merge", "agreed, else merge", "likelihood")
@@ -112,10 +113,10 @@ def rules(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def gold_at(gold: Any, pointer: str) -> Any:
-    """The gold's value at a conflict's pointer (None where the gold has none there)."""
-    for step in pointer.split("/")[1:]:
+    """The gold's value at a conflict's pointer (None where the gold has none there; RFC 6901 escapes read)."""
+    for step in map(unescape, pointer.split("/")[1:]):
         if isinstance(gold, list):
-            gold = gold[int(step)] if int(step) < len(gold) else None
+            gold = gold[int(step)] if step.isdigit() and int(step) < len(gold) else None
         elif isinstance(gold, dict):
             gold = gold.get(step)
         else:

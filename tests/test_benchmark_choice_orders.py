@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.choice_orders import reversed_offer, rules
+from benchmarks.choice_orders import gold_at, reversed_offer, rules
 from extractor.pipeline.choice import GAP, Offered
 from extractor.tracing.record import Candidate
 
@@ -35,3 +35,14 @@ RULES = [  # (the two answers, each candidate's log-likelihood in both orders) -
 def test_each_rule_returns_its_pick(answers, loglik, want):
     got = rules({**ROW, "offered": answers[0], "reversed": answers[1], "loglik": loglik})
     assert got["merge"] == "b" and {k: got[k] for k in want} == want
+
+
+GOLD = {"notice_days": 60, "a/b": "slashed", "items": [{"x": 1}]}
+
+
+@pytest.mark.parametrize("pointer,want", [
+    ("/notice_days", 60), ("/a~1b", "slashed"), ("/items/0/x", 1), ("/items/1/x", None), ("/items/x", None),
+    ("/missing", None), ("/notice_days/0", None),
+])
+def test_the_gold_at_a_pointer(pointer, want):
+    assert gold_at(GOLD, pointer) == want
