@@ -17,16 +17,16 @@ released, skipping every subtree the DFA rejects, counters stepped there too; Nu
 not built). A counted state near a bound reads its table off one walk of the base DFA (`UnitPaths`). Undeclared
 keys are walked beside the reference language (`reference.py`: the canonical string, whose tables a process
 computes once): a state with the reference's language takes its table outright, another walks only the subtrees
-where the two differ. Rules that call others are walked by the pushdown automaton (`walk.py`: `pda_walk` in C,
-the Python walk over `automata.configs` where the kernel is not built; tests check the two agree). Tables persist
-on disk (`~/.cache/extractor/tables`, `$EXTRACTOR_CACHE_DIR`), each file checked against its key and a SHA-256 of
-its content, else recomputed; only tables that took `SAVE_AFTER` of the building thread's CPU are written, since a
-file loads back slower than most tables build (`benchmarks/table_cache.py`).
+where the two differ. Rules that call others are walked by the pushdown automaton (`walk.py`: in C, in a machine
+kept per grammar whose steps each walk reuses; the Python walk over `automata.configs` where the kernel is not built;
+tests check the two agree). Tables persist on disk (`~/.cache/extractor/tables`, `$EXTRACTOR_CACHE_DIR`), each file
+checked against its key and a SHA-256 of its content, else recomputed; only tables that took `SAVE_AFTER` of the
+building thread's CPU are written, since a file loads back slower than most tables build (`benchmarks/table_cache.py`).
 
 A configuration's mask is the OR of its stacks' tables, plus each exit token whose remaining bytes the parent
 configuration accepts (walked from the parent, remembered per table and parent), plus EOS where the root accepts;
 masks are never mutated, so a mask of one table and no exits is the table's own array. The start configuration is
-walked whole in one `pda_walk` instead: its tables rarely serve another configuration. `bits.py` packs masks 32
+walked whole in one such walk instead: its tables rarely serve another configuration. `bits.py` packs masks 32
 tokens per int32 word (the peers' layout) and reads a bool mask and a packed row alike (`Row`), so a server's
 packed row is composed and narrowed without a bool mask; `device.py` keeps packed masks on the accelerator.
 

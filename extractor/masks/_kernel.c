@@ -588,32 +588,6 @@ static PyObject *walked_result(PDA *P, Walked *W) {
                          W->exits ? (const char *)W->exits : "", (Py_ssize_t)(W->ne * (Py_ssize_t)sizeof(int32_t)));
 }
 
-/* pda_walk(nodes, ids, automaton, start, roots, exits) -> (reached, exit nodes) as bytes.
- * `walk_trie` from a fresh machine: `automaton` is the tuple masks/walk.py's native() builds, `start` the
- * starting configuration as int32 [frames, rule, state, ..., frames, rule, state, ...]. Token ids int64, exit
- * nodes int32. */
-static PyObject *pda_walk(PyObject *self, PyObject *args) {
-    Py_buffer nodes_b, ids_b, start_b, roots_b;
-    PyObject *aut;
-    int want_exits;
-    if (!PyArg_ParseTuple(args, "y*y*Oy*y*p", &nodes_b, &ids_b, &aut, &start_b, &roots_b, &want_exits))
-        return NULL;
-    PyObject *result = NULL;
-    Walked W = {0};
-    Machine M;
-    memset(&M, 0, sizeof M);
-    if (machine_load(&M, aut) == 0) {
-        int32_t first = machine_config(&M.P, start_b.buf, start_b.len / (Py_ssize_t)sizeof(int32_t));
-        walk_trie(&M.P, nodes_b.buf, ids_b.buf, first, roots_b.buf, roots_b.len / (Py_ssize_t)sizeof(int32_t),
-                  want_exits, 0, &W);
-        result = walked_result(&M.P, &W);
-    }
-    machine_free(&M);
-    walked_free(&W);
-    PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&start_b); PyBuffer_Release(&roots_b);
-    return result;
-}
-
 /* A machine kept alive across calls (a capsule): its interned stacks, configurations and per-byte steps persist,
  * so a generation's place is a configuration id and a step seen before is one memo read. Calls keep the GIL:
  * threads sharing one machine take turns. */
@@ -651,7 +625,8 @@ static PyObject *machine_open(PyObject *self, PyObject *args) {
     return capsule;
 }
 
-/* machine_config(machine, start) -> id of the (closed) configuration written as pda_walk's `start` */
+/* machine_config(machine, start) -> id of the (closed) configuration written as int32 [frames, rule, state, ...,
+ * frames, rule, state, ...], bottom frame first */
 static PyObject *machine_intern(PyObject *self, PyObject *args) {
     PyObject *capsule;
     Py_buffer start_b;
@@ -749,8 +724,8 @@ static PyObject *machine_next(PyObject *self, PyObject *args) {
     return result;
 }
 
-/* machine_walk(machine, nodes, ids, config, roots, exits) -> (reached, exit nodes) as bytes: pda_walk from one of
- * the machine's configurations, its steps kept for later calls */
+/* machine_walk(machine, nodes, ids, config, roots, exits) -> (reached, exit nodes) as bytes: `walk_trie` from one of
+ * the machine's configurations, its steps kept for later calls. Token ids int64, exit nodes int32. */
 static PyObject *machine_walk(PyObject *self, PyObject *args) {
     PyObject *capsule;
     Py_buffer nodes_b, ids_b, roots_b;
@@ -780,7 +755,7 @@ static PyObject *machine_size(PyObject *self, PyObject *args) {
 }
 
 /* call_edges(sites, sizes, index, counted) -> (call_ptr: bytes, int32 S + 1; call_to: bytes, int32 E x 2; call_inc:
- * bytes, uint8 E), the call edges as pda_walk reads them. Per rule: `sites` its (state, callee, return state)
+ * bytes, uint8 E), the call edges as the machine reads them. Per rule: `sites` its (state, callee, return state)
  * triples by state, `sizes` its number of states, `counted` the callees whose calls are counted units (None: a
  * plain rule); `index` numbers the callees (one it lacks is skipped). States are numbered rule after rule; an
  * edge's place is its state's, in call_ptr's CSR. */
@@ -981,15 +956,14 @@ static PyMethodDef methods[] = {
     {"leaf_walk", leaf_walk, METH_VARARGS, "Walk a call-free rule's DFA over the token trie."},
     {"unit_walk", unit_walk, METH_VARARGS, "Walk a counted DFA's base over the token trie, counting units."},
     {"ref_walk", ref_walk, METH_VARARGS, "Walk a call-free rule's DFA beside a reference whose table is known."},
-    {"pda_walk", pda_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie, all in C."},
-    {"call_edges", call_edges, METH_VARARGS, "The call edges of rule automata, numbered as pda_walk reads them."},
+    {"call_edges", call_edges, METH_VARARGS, "The call edges of rule automata, numbered as the machine reads them."},
     {"machine", machine_open, METH_VARARGS, "A pushdown automaton kept alive across calls (a capsule)."},
     {"machine_config", machine_intern, METH_VARARGS, "The id of a configuration in a machine."},
     {"machine_step", machine_step, METH_VARARGS, "A machine's configuration after some bytes (-1: refused)."},
     {"machine_stacks", machine_stacks, METH_VARARGS, "A machine's configuration as its stacks."},
     {"machine_tops", machine_tops, METH_VARARGS, "A machine configuration's least depth and its flagged top frames."},
     {"machine_next", machine_next, METH_VARARGS, "The configurations some token leads to from one."},
-    {"machine_walk", machine_walk, METH_VARARGS, "pda_walk from one of a machine's configurations."},
+    {"machine_walk", machine_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie from a machine configuration."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
     {"fill_rows", fill_rows, METH_VARARGS, "Copy packed mask rows into a bitmask, the GIL released."},
     {NULL, NULL, 0, NULL},

@@ -105,6 +105,8 @@ class TableCache:
         self.unit_paths: ByteLRU[tuple[str, str, int], UnitPaths] = ByteLRU(PATHS_BYTES)
         self.listed: dict[str, set[str]] = {}
         """The table files of each folder looked in, by name."""
+        self.folders: dict[str, tuple[Path, str]] = {}
+        """Each vocabulary's folder as a string, beside the directory it is in (a new directory makes it again)."""
 
     def get(self, automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> Table:
         dfa = automaton.dfas[rule]
@@ -190,19 +192,25 @@ class TableCache:
             self.entries.clear()
             self.bytes = 0
 
-    def path(self, key: tuple[str, str, int]) -> str | None:
-        """The key's file, as a string (a table missed in memory is looked for on disk: no Path objects made)."""
-        if self.directory is None:
+    def place(self, key: tuple[str, str, int]) -> tuple[str, str] | None:
+        """The key's folder and file name, as strings (None without a directory): a table missed in memory is looked
+        for on disk, so no Path is made and the folder's string is made once per vocabulary."""
+        directory = self.directory
+        if directory is None:
             return None
         vocab, rule, state = key
-        return f"{self.directory}{os.sep}v{FORMAT}{os.sep}{vocab[:16]}{os.sep}{rule}-{state}.npz"
+        held = self.folders.get(vocab)
+        if held is None or held[0] is not directory:
+            held = self.folders[vocab] = (directory, f"{directory}{os.sep}v{FORMAT}{os.sep}{vocab[:16]}")
+        return held[1], f"{rule}-{state}.npz"
 
     def load(self, key: tuple[str, str, int]) -> Table | None:
         """The table on disk, only where the file names this key and its content matches its checksum: a torn,
         foreign, stale or tampered file is recomputed (and overwritten), never trusted."""
-        path = self.path(key)
-        if path is None or not self._listed(path):
+        place = self.place(key)
+        if place is None or place[1] not in self._names(place[0]):
             return None
+        path = os.path.join(*place)
         try:
             with open(path, "rb") as f:  # read whole, then parsed in memory: each read hands the GIL over
                 blob = f.read(MAX_FILE_BYTES + 1)
@@ -221,28 +229,29 @@ class TableCache:
             return None
 
     def save(self, key: tuple[str, str, int], table: Table) -> None:
-        path = self.path(key)
-        if path is None:
+        place = self.place(key)
+        if place is None:
             return
+        folder, name = place
+        path = os.path.join(folder, name)
         try:
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), suffix=".tmp")
+            os.makedirs(folder, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=folder, suffix=".tmp")
             packed = table.packed.view(np.uint8)[:(table.size + 7) // 8]  # as np.packbits writes the bools
             exits = table.exit_nodes.astype(np.int32)
             with os.fdopen(fd, "wb") as f:
                 np.savez(f, allowed=packed, size=table.size, exit_nodes=exits, key=_key_text(key),
                          digest=_digest(packed, table.size, exits))
             os.replace(tmp, path)  # atomic: readers see a whole file or none
-            self._listed(path, add=True)
+            self._names(folder).add(name)
         except OSError:
             return  # a read-only or full disk only costs the recomputation
         self.saved += 1
         if self.saved % 256 == 0:
             self.prune()
 
-    def _listed(self, path: str, add: bool = False) -> bool:
-        """Whether the folder's listing names the file (the folder listed on first sight); `add` names it."""
-        folder, name = os.path.split(path)
+    def _names(self, folder: str) -> set[str]:
+        """The files the folder's listing names (the folder listed on first sight, then the files written here)."""
         names = self.listed.get(folder)
         if names is None:
             try:
@@ -250,9 +259,7 @@ class TableCache:
             except OSError:
                 names = set()
             self.listed[folder] = names
-        if add:
-            names.add(name)
-        return name in names
+        return names
 
     def prune(self) -> None:
         """Keep at most max_files tables on disk, dropping the least recently written."""

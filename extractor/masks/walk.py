@@ -4,6 +4,7 @@ built (the automaton exported as arrays once), else in Python over the lazily de
 from __future__ import annotations
 
 from itertools import accumulate
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import numpy as np
@@ -25,8 +26,26 @@ def walk(automaton: Automaton, trie: TokenTrie, start: Config, roots: np.ndarray
         configs = config_dfa(automaton)
         jobs = np.column_stack([roots, np.full(len(roots), configs.id(start), dtype=np.int32)])
         return _walk_python(configs, trie, jobs, exits)
-    reached, found = _kernel.pda_walk(trie.packed, trie.ids, arrays, flat(start), roots, exits)
+    machine = _machine(automaton, arrays)
+    reached, found = _kernel.machine_walk(machine, trie.packed, trie.ids, _kernel.machine_config(machine, flat(start)),
+                                          roots, exits)
     return np.frombuffer(reached, dtype=np.int64), np.frombuffer(found, dtype=np.int32)
+
+
+MAX_WALK_CONFIGS = 1 << 12
+"""Configurations a grammar's walk machine keeps (each with a 1 KB row of per-byte steps) before it starts afresh:
+the tables of one grammar's states walk through many of the same configurations (inside a string, after a comma),
+so their steps are kept from walk to walk; bounded, so the machine holds a few MB at most."""
+
+_MACHINES: WeakKeyDictionary[Automaton, Any] = WeakKeyDictionary()
+
+
+def _machine(automaton: Automaton, arrays: tuple) -> Any:
+    """The automaton's walk machine (a `_kernel.machine` capsule), opened afresh once it holds `MAX_WALK_CONFIGS`."""
+    machine = _MACHINES.get(automaton)
+    if machine is None or _kernel.machine_size(machine)[1] >= MAX_WALK_CONFIGS:
+        machine = _MACHINES[automaton] = _kernel.machine(arrays)
+    return machine
 
 
 def flat(config: Config) -> np.ndarray:

@@ -4,6 +4,8 @@ undeclared keys against brute force."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -17,6 +19,7 @@ from extractor.masks import TableCache
 from extractor.masks.reference import pair, pairing, reference
 from extractor.masks.tables import leaf_table
 from extractor.masks.trie import _kernel
+from extractor.masks import walk as walk_module
 from extractor.masks.walk import _walk_python, walk
 from extractor.schema import NormalizeOptions
 from tests.masks.test_masks import masks_match_brute_force, small_vocab
@@ -68,29 +71,41 @@ COUNTED = [
 ]
 
 
+WALKED = [(schema, None) for schema in UNDECLARED + COUNTED] + [(schema, 2) for schema in UNDECLARED[:2] + COUNTED[:1]]
+
+
 @needs_kernel
-@pytest.mark.parametrize("schema", UNDECLARED + COUNTED, ids=range(len(UNDECLARED) + len(COUNTED)))
-def test_native_pushdown_walk_equals_the_python_walk(schema: dict) -> None:
+@pytest.mark.parametrize(("schema", "kept"), WALKED, ids=range(len(WALKED)))
+def test_native_pushdown_walk_equals_the_python_walk(schema: dict, kept: int | None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """walk_table's walk and an exit walk, in C and in Python, on the full GPT-2 vocabulary: every
-    rule, its first states (counted rules: counts 0 to 2)."""
+    rule, its first states (counted rules: counts 0 to 2), in a shuffled order. The C walks share one machine per
+    grammar, its steps kept from walk to walk; with `kept`, it is opened afresh whenever it holds that many
+    configurations (so most walks start in a machine another walk has left part-way)."""
+    if kept is not None:
+        monkeypatch.setattr(walk_module, "MAX_WALK_CONFIGS", kept)
     vocab = shared_vocab("gpt2")
     grammar = compile_schema(schema, vocab, normalize=OPEN)
     aut, trie = grammar.automaton, grammar.trie
     configs = config_dfa(aut)
+    opened, open_machine = [], _kernel.machine
+    monkeypatch.setattr(_kernel, "machine", lambda arrays: opened.append(arrays) or open_machine(arrays))
     compared = 0
-    for rule, dfa in enumerate(aut.dfas):
-        for state in range(min(dfa.base.size * 3 if isinstance(dfa, CountedDFA) else dfa.size, 15)):
-            start = aut.close([((rule, state),)])
-            jobs = np.array([[0, configs.id(start)]], dtype=np.int32)
-            native, python = walk(aut, trie, start, np.zeros(1, np.int32), True), _walk_python(configs, trie, jobs, True)
-            assert [a.tolist() for a in native] == [a.tolist() for a in python], (aut.names[rule], state)
-            exits = native[1]
-            if len(exits):
-                jobs = np.column_stack([exits, np.full(len(exits), configs.id(aut.start()))]).astype(np.int32)
-                assert (walk(aut, trie, aut.start(), exits, False)[0].tolist()
-                        == _walk_python(configs, trie, jobs, False)[0].tolist()), (aut.names[rule], state)
-            compared += 1
-    assert compared
+    places = [(rule, state) for rule, dfa in enumerate(aut.dfas)
+              for state in range(min(dfa.base.size * 3 if isinstance(dfa, CountedDFA) else dfa.size, 15))]
+    random.Random(len(places)).shuffle(places)
+    for rule, state in places:
+        start = aut.close([((rule, state),)])
+        jobs = np.array([[0, configs.id(start)]], dtype=np.int32)
+        native, python = walk(aut, trie, start, np.zeros(1, np.int32), True), _walk_python(configs, trie, jobs, True)
+        assert [a.tolist() for a in native] == [a.tolist() for a in python], (aut.names[rule], state)
+        exits = native[1]
+        if len(exits):
+            jobs = np.column_stack([exits, np.full(len(exits), configs.id(aut.start()))]).astype(np.int32)
+            assert (walk(aut, trie, aut.start(), exits, False)[0].tolist()
+                    == _walk_python(configs, trie, jobs, False)[0].tolist()), (aut.names[rule], state)
+        compared += 1
+    assert compared and (len(opened) > 1 if kept is not None else len(opened) == 1)
 
 
 def test_pairing_finds_equal_languages_exactly() -> None:
