@@ -917,6 +917,138 @@ fail:
     return NULL;
 }
 
+static int cmp_int64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The pairs of `seen[0..n)` (a pair's successors by column in succ, -1 for none) from which some pair with `seed`
+ * set is reachable, into `hit`: a backward search over the successor edges. Returns 0, or -1 out of memory. */
+static int reaching_pairs(const int32_t *succ, int64_t n, int32_t k, const uint8_t *seed, uint8_t *hit) {
+    int64_t *start = calloc((size_t)n + 1, sizeof(int64_t));
+    int64_t *work = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int64_t));
+    int64_t edges = 0;
+    for (int64_t i = 0; i < n * k; i++) if (succ[i] >= 0) { start[succ[i] + 1]++; edges++; }
+    int64_t *from = malloc(((size_t)edges ? (size_t)edges : 1) * sizeof(int64_t));
+    if (!start || !work || !from) { free(start); free(work); free(from); return -1; }
+    for (int64_t j = 0; j < n; j++) start[j + 1] += start[j];
+    int64_t *fill = work;  /* scratch: each target's next free slot */
+    memcpy(fill, start, (size_t)n * sizeof(int64_t));
+    for (int64_t i = 0; i < n; i++)
+        for (int32_t c = 0; c < k; c++) { int32_t j = succ[i * k + c]; if (j >= 0) from[fill[j]++] = i; }
+    int64_t top = 0;
+    for (int64_t i = 0; i < n; i++) { hit[i] = seed[i]; if (seed[i]) work[top++] = i; }
+    while (top) {
+        int64_t j = work[--top];
+        for (int64_t e = start[j]; e < start[j + 1]; e++)
+            if (!hit[from[e]]) { hit[from[e]] = 1; work[top++] = from[e]; }
+    }
+    free(start); free(work); free(from);
+    return 0;
+}
+
+/* pair_states(ta, aacc, tb, bacc, columns) -> (partner: int32 bytes per state of a, same: uint8 bytes a x b), the
+ * pairing of masks/reference.py's `pair` (the same arrays, its NumPy version the plain one it replaces): the pairs of
+ * states one string leads two trimmed DFAs to, found breadth first from both starts over the byte columns given (each
+ * level's new pairs numbered in ascending pair code, state of a times the states of b plus state of b, as np.unique
+ * orders them); a pair is bad where some pair it reaches differs in accepting or in which columns it can take;
+ * `same[s, r]` is 1 for the pairs found that are not bad; each state's partner is its first pair found that is not
+ * bad, else its first, kept only where that pair reaches a pair that is not bad and from which b goes on. */
+static PyObject *pair_states(PyObject *self, PyObject *args) {
+    Py_buffer ta_b, aa_b, tb_b, ba_b, col_b;
+    if (!PyArg_ParseTuple(args, "y*y*y*y*y*", &ta_b, &aa_b, &tb_b, &ba_b, &col_b)) return NULL;
+    PyObject *result = NULL, *partner_o = NULL, *same_o = NULL;
+    int64_t na = aa_b.len, nb = ba_b.len, k = col_b.len / (Py_ssize_t)sizeof(int32_t), n = 0, cap = 64;
+    int32_t *index = NULL, *succ = NULL;
+    int64_t *codes = NULL, *found = NULL;
+    uint8_t *seed = NULL, *bad = NULL, *useful = NULL;
+    int64_t *first = NULL, *good = NULL;
+    const int32_t *ta = ta_b.buf, *tb = tb_b.buf, *cols = col_b.buf;
+    const uint8_t *aa = aa_b.buf, *ba = ba_b.buf;
+    if (ta_b.len != na * 256 * 4 || tb_b.len != nb * 256 * 4 || na < 1 || nb < 1 || na * nb >= INT32_MAX || k < 1) {
+        PyErr_SetString(PyExc_ValueError, "pair_states: int32 tables of 256 columns a state, beside one accept byte a "
+                                          "state, fewer than 2**31 pairs, and some column");
+        goto done;
+    }
+    for (int64_t c = 0; c < k; c++)
+        if (cols[c] < 0 || cols[c] > 255) { PyErr_SetString(PyExc_ValueError, "pair_states: a column past 255"); goto done; }
+    index = malloc((size_t)(na * nb) * sizeof(int32_t));
+    codes = malloc((size_t)cap * sizeof(int64_t));
+    found = malloc((size_t)cap * sizeof(int64_t));
+    if (!index || !codes || !found) { PyErr_NoMemory(); goto done; }
+    memset(index, 0xff, (size_t)(na * nb) * sizeof(int32_t));
+    codes[0] = 0; index[0] = 0; n = 1;
+    for (int64_t lo = 0, hi = 1; lo < hi; lo = hi, hi = n) {  /* a level at a time */
+        int64_t nf = 0;
+        for (int64_t i = lo; i < hi; i++) {
+            int64_t s = codes[i] / nb, r = codes[i] % nb;
+            for (int64_t c = 0; c < k; c++) {
+                int32_t x = ta[s * 256 + cols[c]], y = tb[r * 256 + cols[c]];
+                if (x < 0 || y < 0) continue;
+                int64_t code = (int64_t)x * nb + y;
+                if (index[code] != -1) continue;
+                index[code] = -2;  /* found on this level: listed once */
+                if (nf == cap || n + nf >= cap) {
+                    cap *= 2;
+                    int64_t *f2 = realloc(found, (size_t)cap * sizeof(int64_t)), *c2 = f2 ? realloc(codes, (size_t)cap * sizeof(int64_t)) : NULL;
+                    if (f2) found = f2;
+                    if (c2) codes = c2;
+                    if (!f2 || !c2) { PyErr_NoMemory(); goto done; }
+                }
+                found[nf++] = code;
+            }
+        }
+        qsort(found, (size_t)nf, sizeof(int64_t), cmp_int64);
+        for (int64_t j = 0; j < nf; j++) { index[found[j]] = (int32_t)n; codes[n++] = found[j]; }
+    }
+    succ = calloc((size_t)(n * k), sizeof(int32_t));
+    seed = calloc((size_t)n, 1); bad = malloc((size_t)n); useful = malloc((size_t)n);
+    first = malloc((size_t)na * sizeof(int64_t)); good = malloc((size_t)na * sizeof(int64_t));
+    if (!succ || !seed || !bad || !useful || !first || !good) { PyErr_NoMemory(); goto done; }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = codes[i] / nb, r = codes[i] % nb;
+        uint8_t differs = (aa[s] != 0) != (ba[r] != 0);
+        for (int64_t c = 0; c < k; c++) {
+            int32_t x = ta[s * 256 + cols[c]], y = tb[r * 256 + cols[c]];
+            differs |= (x >= 0) != (y >= 0);
+            succ[i * k + c] = (x >= 0 && y >= 0) ? index[(int64_t)x * nb + y] : -1;
+        }
+        seed[i] = differs;
+    }
+    if (reaching_pairs(succ, n, (int32_t)k, seed, bad)) { PyErr_NoMemory(); goto done; }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t r = codes[i] % nb;
+        uint8_t goes = 0;
+        for (int64_t c = 0; c < k && !goes; c++) goes = tb[r * 256 + cols[c]] >= 0;
+        seed[i] = !bad[i] && goes;
+    }
+    if (reaching_pairs(succ, n, (int32_t)k, seed, useful)) { PyErr_NoMemory(); goto done; }
+    partner_o = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(na * 4));
+    same_o = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)(na * nb));
+    if (!partner_o || !same_o) goto done;
+    int32_t *partner = (int32_t *)PyBytes_AS_STRING(partner_o);
+    uint8_t *same = (uint8_t *)PyBytes_AS_STRING(same_o);
+    memset(same, 0, (size_t)(na * nb));
+    for (int64_t s = 0; s < na; s++) { first[s] = good[s] = -1; partner[s] = -1; }
+    for (int64_t i = 0; i < n; i++) {
+        int64_t s = codes[i] / nb;
+        same[codes[i]] = !bad[i];
+        if (first[s] < 0) first[s] = i;
+        if (good[s] < 0 && !bad[i]) good[s] = i;
+    }
+    for (int64_t s = 0; s < na; s++) {
+        int64_t pick = good[s] >= 0 ? good[s] : first[s];
+        if (pick >= 0 && useful[pick]) partner[s] = (int32_t)(codes[pick] % nb);
+    }
+    result = PyTuple_Pack(2, partner_o, same_o);
+done:
+    Py_XDECREF(partner_o); Py_XDECREF(same_o);
+    free(index); free(codes); free(found); free(succ); free(seed); free(bad); free(useful); free(first); free(good);
+    PyBuffer_Release(&ta_b); PyBuffer_Release(&aa_b); PyBuffer_Release(&tb_b); PyBuffer_Release(&ba_b);
+    PyBuffer_Release(&col_b);
+    return result;
+}
+
 /* Whether `op` holds only ints (a stack's frame: (rule, state)). */
 static int ints_only(PyObject *op) {
     if (!PyTuple_CheckExact(op)) return 0;
@@ -966,6 +1098,7 @@ static PyMethodDef methods[] = {
     {"machine_walk", machine_walk, METH_VARARGS, "Walk the pushdown automaton over the token trie from a machine configuration."},
     {"machine_size", machine_size, METH_VARARGS, "Stacks and configurations a machine has interned."},
     {"fill_rows", fill_rows, METH_VARARGS, "Copy packed mask rows into a bitmask, the GIL released."},
+    {"pair_states", pair_states, METH_VARARGS, "The pairing of a rule's DFA with the reference's (masks/reference.py)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -16,7 +16,7 @@ from extractor.automata.configs import config_dfa
 from extractor.lang import json_terms as jt
 from extractor.lang.regex import Minus, alt, lit
 from extractor.masks import TableCache
-from extractor.masks.reference import pair, pairing, reference
+from extractor.masks.reference import numpy_pair, pair, pairing, reference
 from extractor.masks.tables import leaf_table
 from extractor.masks.trie import _kernel
 from extractor.masks import walk as walk_module
@@ -123,13 +123,47 @@ def test_pairing_finds_equal_languages_exactly() -> None:
     assert found.equal(state)
 
 
+PAIRED = UNDECLARED + COUNTED + [
+    {"type": "object", "additionalProperties": {"type": "string", "pattern": "^[a-z]+$"}},
+    {"type": "object", "properties": {"when": {"type": "string", "format": "date-time"}, "tag": {"enum": ["a", "ab"]}},
+     "propertyNames": {"pattern": "^[a-z]{2,8}$"}},
+    {"type": "object", "patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False},
+    {"type": "array", "items": {"type": "object", "properties": {"id": {"type": "string"}}, "required": ["id"]}},
+]
+
+
+@needs_kernel
+@pytest.mark.parametrize("schema", PAIRED, ids=range(len(PAIRED)))
+def test_the_native_pairing_equals_the_numpy_pairing(schema: dict) -> None:
+    """Differential: every rule that calls nothing and counts nothing, paired with the reference in C and in NumPy,
+    gives the same partners (the same state chosen) and the same pairs of equal languages."""
+    ref = reference()[0]
+    aut = compile_schema(schema, small_vocab("llama3"), normalize=OPEN).automaton
+    dfas = [dfa for dfa in aut.dfas if not isinstance(dfa, CountedDFA)]
+    for dfa in dfas:
+        fast, plain = pair(dfa, ref), numpy_pair(dfa, ref)
+        assert fast.partner.tolist() == plain.partner.tolist() and (fast.same == plain.same).all()
+        assert fast.same.shape == (dfa.size, ref.size) and fast.same.dtype == plain.same.dtype == np.uint8
+    assert dfas
+
+
+@needs_kernel
+def test_the_native_pairing_finds_partners() -> None:
+    """The differential above compares rules that have partners, not only rules that have none."""
+    ref = reference()[0]
+    aut = compile_schema(UNDECLARED[0], small_vocab("llama3"), normalize=OPEN).automaton
+    assert any((pair(dfa, ref).partner >= 0).any() for dfa in aut.dfas if not isinstance(dfa, CountedDFA))
+
+
 def test_masks_without_the_kernel_equal_brute_force(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Where no C compiler built the kernel: NumPy leaf walks and the Python pushdown walk."""
+    """Where no C compiler built the kernel: NumPy leaf walks and pairings, and the Python pushdown walk."""
+    import extractor.masks.reference as references
     import extractor.masks.tables as tables
     import extractor.masks.walk as walks
 
     monkeypatch.setattr(tables, "_kernel", None)
     monkeypatch.setattr(walks, "_kernel", None)
+    monkeypatch.setattr(references, "_kernel", None)
     vocab = small_vocab("gpt2")
     for schema in (UNDECLARED[0], UNDECLARED[1], COUNTED[0]):
         grammar = compile_schema(schema, vocab, normalize=OPEN)
