@@ -183,23 +183,31 @@ done:
     return PyLong_FromSsize_t(nexits);
 }
 
-/* ref_walk(nodes, ids, trans, accept, start, rtrans, rstart, same, rallowed, rexits, allowed, exits)
+/* ref_walk(nodes, ids, trans, accept, start, rtrans, rstart, same, rwords, rexits, words, exits)
  * -> number of exit nodes. leaf_walk for a plain DFA, in step with a reference DFA whose table from
- * `rstart` is known (rallowed per token id, rexits sorted nodes): below a node where the two reach
- * states t, u with same[t][u] (uint8, states x reference states: the same language from there on),
- * the subtree keeps the reference's tokens and exits, unwalked. So `allowed` starts as a copy of
- * rallowed, and only subtrees where the two differ are walked (or cleared, where the rule is dead). */
+ * `rstart` is known (rwords its tokens packed 32 a word as masks/bits.py packs them, rexits sorted nodes): below a
+ * node where the two reach states t, u with same[t][u] (uint8, states x reference states: the same language from
+ * there on), the subtree keeps the reference's tokens and exits, unwalked. So `words` (the table's packed tokens,
+ * as many words as rwords) starts as a copy of rwords, and only subtrees where the two differ are walked (or
+ * cleared, where the rule is dead): the reference's table is read, and this one written, packed. */
 static PyObject *ref_walk(PyObject *self, PyObject *args) {
     Py_buffer nodes_b, ids_b, trans_b, acc_b, rtrans_b, same_b, rallowed_b, rexits_b, allowed_b, exits_b;
     long long start, rstart;
     if (!PyArg_ParseTuple(args, "y*y*y*y*Ly*Ly*y*y*w*w*", &nodes_b, &ids_b, &trans_b, &acc_b, &start, &rtrans_b,
                           &rstart, &same_b, &rallowed_b, &rexits_b, &allowed_b, &exits_b))
         return NULL;
+    if (allowed_b.len != rallowed_b.len || allowed_b.len % 4) {
+        PyErr_SetString(PyExc_ValueError, "ref_walk: the table's packed words and the reference's, as many of each");
+        PyBuffer_Release(&nodes_b); PyBuffer_Release(&ids_b); PyBuffer_Release(&trans_b); PyBuffer_Release(&acc_b);
+        PyBuffer_Release(&rtrans_b); PyBuffer_Release(&same_b); PyBuffer_Release(&rallowed_b);
+        PyBuffer_Release(&rexits_b); PyBuffer_Release(&allowed_b); PyBuffer_Release(&exits_b);
+        return NULL;
+    }
     const int32_t *nodes = nodes_b.buf, *trans = trans_b.buf, *rtrans = rtrans_b.buf, *rexits = rexits_b.buf;
     const int64_t *ids = ids_b.buf;
-    const uint8_t *accept = acc_b.buf, *rallowed = rallowed_b.buf, *same = same_b.buf;
+    const uint8_t *accept = acc_b.buf, *same = same_b.buf;
     Py_ssize_t nr = rtrans_b.len / (Py_ssize_t)(256 * sizeof(int32_t));
-    uint8_t *allowed = allowed_b.buf;
+    uint32_t *allowed = allowed_b.buf;
     int32_t *exits = exits_b.buf;
     Py_ssize_t count = nodes_b.len / (Py_ssize_t)(3 * sizeof(int32_t)) - 1;
     Py_ssize_t cap = exits_b.len / (Py_ssize_t)sizeof(int32_t), nexits = 0;
@@ -216,7 +224,7 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
     state[0] = (int32_t)start; rstate[0] = (int32_t)rstart;
     int failed = 0;
     Py_BEGIN_ALLOW_THREADS
-    memcpy(allowed, rallowed, (size_t)(allowed_b.len < rallowed_b.len ? allowed_b.len : rallowed_b.len));
+    memcpy(allowed, rallowed_b.buf, (size_t)allowed_b.len);
     for (Py_ssize_t i = 1; i < count;) {
         const int32_t *node = nodes + 3 * i;
         int32_t d = node[2] >> 8, b = node[2] & 255;
@@ -224,7 +232,7 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
         int32_t t = trans[state[d - 1] * 256 + b], r = rstate[d - 1], u = r >= 0 ? rtrans[r * 256 + b] : -1;
         int32_t hi = nodes[3 * node[0] + 1];
         if (t < 0) {  /* the rule is dead below: none of the reference's tokens there */
-            if (u >= 0) for (int32_t row = node[1]; row < hi; row++) allowed[ids[row]] = 0;
+            if (u >= 0) for (int32_t row = node[1]; row < hi; row++) allowed[ids[row] >> 5] &= ~((uint32_t)1 << (ids[row] & 31));
             i = node[0];
             continue;
         }
@@ -237,7 +245,7 @@ static PyObject *ref_walk(PyObject *self, PyObject *args) {
         }
         state[d] = t; rstate[d] = u;
         int32_t mid = node[0] > i + 1 ? node[4] : hi;
-        for (int32_t row = node[1]; row < mid; row++) allowed[ids[row]] = 1;
+        for (int32_t row = node[1]; row < mid; row++) allowed[ids[row] >> 5] |= (uint32_t)1 << (ids[row] & 31);
         if (accept[t] && mid < hi && nexits < cap) exits[nexits++] = (int32_t)i;
         i++;
     }

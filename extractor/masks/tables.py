@@ -308,15 +308,16 @@ def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
         return numpy_leaf_table(dfa, trie, state)
     base = dfa.base if isinstance(dfa, CountedDFA) else dfa
     trans, accept = np.ascontiguousarray(base.trans, dtype=np.int32), np.ascontiguousarray(base.accept, dtype=np.uint8)
-    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
     exits = np.empty(len(trie.depth), dtype=np.int32)
-    if beside is not None:
+    if beside is not None:  # read and written packed: the reference's table is never unpacked, this one never packed
         pair, table = beside
         ref = reference()[0]
+        words = np.empty_like(table.packed)
         n = _kernel.ref_walk(trie.packed, trie.ids, trans, accept, state,
                              np.ascontiguousarray(ref.trans, dtype=np.int32), int(pair.partner[state]), pair.same,
-                             table.allowed.view(np.uint8), table.exit_nodes, allowed, exits)
-        return Table.of(allowed, exits[:n].copy())
+                             table.packed, table.exit_nodes, words, exits)
+        return Table(packed=words, exit_nodes=exits[:n].copy(), size=table.size)
+    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
     counted = None
     if isinstance(dfa, CountedDFA):
         counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
