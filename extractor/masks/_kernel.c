@@ -53,8 +53,9 @@ static inline int counted_accepts(const Counted *c, int64_t state) {
  * sentinel whose first row is the number of rows. Rows under node i are [lo[i], lo[end[i]]); those
  * ending at i come first, up to the first child's first row. Plain DFA: trans int32 n x 256, accept
  * uint8. Counted: `counted` is (inc, cum, n, lo, hi, k1, start, period) and trans/accept are the base
- * DFA's. Writes allowed[id] = 1 for tokens walked to their end, and into `exits` (int32) the nodes where
- * the rule may end with tokens running on past them. */
+ * DFA's. Sets the bit of each token walked to its end in `allowed` (packed 32 tokens a word, as masks/bits.py packs
+ * them: the table is written as it is kept), and writes into `exits` (int32) the nodes where the rule may end with
+ * tokens running on past them. */
 static PyObject *leaf_walk(PyObject *self, PyObject *args) {
     Py_buffer nodes_b, ids_b, trans_b, acc_b, allowed_b, exits_b, inc_b = {0}, cum_b = {0};
     long long start;
@@ -67,7 +68,7 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
     const int64_t *ids = ids_b.buf;
     const int32_t *trans = trans_b.buf;
     const uint8_t *accept = acc_b.buf;
-    uint8_t *allowed = allowed_b.buf;
+    uint32_t *allowed = allowed_b.buf;
     int32_t *exits = exits_b.buf;
     Py_ssize_t cap = exits_b.len / (Py_ssize_t)sizeof(int32_t), nexits = 0;
     Counted c = {0};
@@ -105,7 +106,7 @@ static PyObject *leaf_walk(PyObject *self, PyObject *args) {
         if (t < 0) { i = node[0]; continue; }
         state[d] = t;
         int32_t hi = nodes[3 * node[0] + 1], mid = node[0] > i + 1 ? node[4] : hi;
-        for (int32_t r = node[1]; r < mid; r++) allowed[ids[r]] = 1;
+        for (int32_t r = node[1]; r < mid; r++) allowed[ids[r] >> 5] |= (uint32_t)1 << (ids[r] & 31);
         if (acc && mid < hi && nexits < cap) exits[nexits++] = (int32_t)i;
         i++;
     }

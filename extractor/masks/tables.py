@@ -317,13 +317,13 @@ def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
                              np.ascontiguousarray(ref.trans, dtype=np.int32), int(pair.partner[state]), pair.same,
                              table.packed, table.exit_nodes, words, exits)
         return Table(packed=words, exit_nodes=exits[:n].copy(), size=table.size)
-    allowed = np.zeros(trie.vocab.size, dtype=np.uint8)
+    words = np.zeros(-(-trie.vocab.size // 32), dtype=np.int32)  # written packed, as the table keeps them
     counted = None
     if isinstance(dfa, CountedDFA):
         counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
                    dfa.n, dfa.lo, -1 if dfa.hi is None else dfa.hi, dfa.cum.shape[0], dfa.start, dfa.period)
-    n = _kernel.leaf_walk(trie.packed, trie.ids, trans, accept, state, counted, allowed, exits)
-    return Table.of(allowed, exits[:n].copy())
+    n = _kernel.leaf_walk(trie.packed, trie.ids, trans, accept, state, counted, words, exits)
+    return Table(packed=words, exit_nodes=exits[:n].copy(), size=trie.vocab.size)
 
 
 @dataclass(frozen=True, eq=False)
