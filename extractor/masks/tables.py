@@ -19,7 +19,7 @@ import numpy as np
 
 from extractor.automata import Automaton, RuleDFA
 from extractor.automata.counted import CountedDFA
-from extractor.masks.bits import pack
+from extractor.masks.bits import pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
@@ -417,6 +417,6 @@ def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     """The table of a state of a rule that calls others: configurations walked over the whole trie
     from the state alone on its stack; where that bottom frame may end mid-token is an exit."""
     reached, exits = walk(automaton, trie, automaton.close([((rule, state),)]), np.zeros(1, dtype=np.int32), exits=True)
-    allowed = np.zeros(trie.vocab.size, dtype=bool)
-    allowed[reached] = True
-    return Table.of(allowed, exits)
+    words = np.zeros(-(-trie.vocab.size // 32), dtype=np.int32)  # the reached tokens' bits set in place, packed
+    set_bits(words, reached)
+    return Table(packed=words, exit_nodes=exits, size=trie.vocab.size)
