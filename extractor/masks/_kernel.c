@@ -931,8 +931,8 @@ static int cmp_int64(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
-/* The pairs of `seen[0..n)` (a pair's successors by column in succ, -1 for none) from which some pair with `seed`
- * set is reachable, into `hit`: a backward search over the successor edges. Returns 0, or -1 out of memory. */
+/* Of n pairs (each pair's k successors, one a column, in succ: -1 for none), those from which some pair with `seed`
+ * set is reachable (itself included), into `hit`: a backward search over the successor edges. Returns 0, or -1 out of memory. */
 static int reaching_pairs(const int32_t *succ, int64_t n, int32_t k, const uint8_t *seed, uint8_t *hit) {
     int64_t *start = calloc((size_t)n + 1, sizeof(int64_t));
     int64_t *work = malloc(((size_t)n ? (size_t)n : 1) * sizeof(int64_t));
@@ -997,7 +997,7 @@ static PyObject *pair_states(PyObject *self, PyObject *args) {
                 int64_t code = (int64_t)x * nb + y;
                 if (index[code] != -1) continue;
                 index[code] = -2;  /* found on this level: listed once */
-                if (nf == cap || n + nf >= cap) {
+                if (n + nf >= cap) {  /* codes takes the level's new pairs after the n so far */
                     cap *= 2;
                     int64_t *f2 = realloc(found, (size_t)cap * sizeof(int64_t)), *c2 = f2 ? realloc(codes, (size_t)cap * sizeof(int64_t)) : NULL;
                     if (f2) found = f2;

@@ -15,6 +15,11 @@ def pack(mask: np.ndarray) -> np.ndarray:
     return data.view("<i4").astype(np.int32, copy=False)
 
 
+def no_tokens(size: int) -> np.ndarray:
+    """The packed row of a vocabulary of `size` tokens with none allowed: the words a table or mask is written into."""
+    return np.zeros(-(-size // 32), dtype=np.int32)
+
+
 MANY_IDS = 256
 """Without the C kernel, past this many ids, bits are set or cleared through a packed copy of them (`ufunc.at` costs
 per id, the copy per word of the row)."""

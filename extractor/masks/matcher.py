@@ -13,7 +13,7 @@ from extractor.automata import Automaton, Config, RuleDFA
 from extractor.automata.counted import CountedDFA
 from extractor.automata.distinct import Distinct, Present, Quoted, State, fresh
 from extractor.lang.dfa import DIGEST_AT_BUILD
-from extractor.masks.bits import Row, pack, set_bits
+from extractor.masks.bits import Row, no_tokens, pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.states import NOT_ALLOWED, States
 from extractor.masks.tables import TABLES, Table, TableCache, unpacked
@@ -304,7 +304,7 @@ class Matcher:
         """The mask packed 32 tokens per int32 word (see CompiledGrammar.bitmask); grammars with distinct strings
         or unique items narrow the configuration's packed row itself (the bool mask never made)."""
         if self.finished:
-            return np.zeros((self.grammar.vocab.size + 31) // 32, dtype=np.int32)
+            return no_tokens(self.grammar.vocab.size)
         words = self.states.row(self.state)
         return words if self.distinct is None else self._narrowed(words)
 

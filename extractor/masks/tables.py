@@ -19,7 +19,7 @@ import numpy as np
 
 from extractor.automata import Automaton, RuleDFA
 from extractor.automata.counted import CountedDFA
-from extractor.masks.bits import pack, set_bits
+from extractor.masks.bits import no_tokens, pack, set_bits
 from extractor.masks.lru import ByteLRU
 from extractor.masks.reference import Pairing, pairing, reference
 from extractor.masks.trie import TokenTrie, _kernel
@@ -192,7 +192,7 @@ class TableCache:
             self.entries.clear()
             self.bytes = 0
 
-    def place(self, key: tuple[str, str, int]) -> tuple[str, str] | None:
+    def _place(self, key: tuple[str, str, int]) -> tuple[str, str] | None:
         """The key's folder and file name, as strings (None without a directory): a table missed in memory is looked
         for on disk, so no Path is made and the folder's string is made once per vocabulary."""
         directory = self.directory
@@ -207,7 +207,7 @@ class TableCache:
     def load(self, key: tuple[str, str, int]) -> Table | None:
         """The table on disk, only where the file names this key and its content matches its checksum: a torn,
         foreign, stale or tampered file is recomputed (and overwritten), never trusted."""
-        place = self.place(key)
+        place = self._place(key)
         if place is None or place[1] not in self._names(place[0]):
             return None
         path = os.path.join(*place)
@@ -222,14 +222,14 @@ class TableCache:
                     return None
                 if packed.dtype != np.uint8 or len(packed) != (size + 7) // 8 or exits.dtype != np.int32:
                     return None
-                words = np.zeros((size + 31) // 32, dtype=np.int32)
+                words = no_tokens(size)
                 words.view(np.uint8)[:len(packed)] = packed
                 return Table(packed=words, exit_nodes=exits, size=size)
         except (OSError, EOFError, ValueError, KeyError, IndexError, TypeError, zipfile.BadZipFile, zlib.error):
             return None
 
     def save(self, key: tuple[str, str, int], table: Table) -> None:
-        place = self.place(key)
+        place = self._place(key)
         if place is None:
             return
         folder, name = place
@@ -317,7 +317,7 @@ def leaf_table(dfa: RuleDFA | CountedDFA, trie: TokenTrie, state: int,
                              np.ascontiguousarray(ref.trans, dtype=np.int32), int(pair.partner[state]), pair.same,
                              table.packed, table.exit_nodes, words, exits)
         return Table(packed=words, exit_nodes=exits[:n].copy(), size=table.size)
-    words = np.zeros(-(-trie.vocab.size // 32), dtype=np.int32)  # written packed, as the table keeps them
+    words = no_tokens(trie.vocab.size)  # written packed, as the table keeps them
     counted = None
     if isinstance(dfa, CountedDFA):
         counted = (np.ascontiguousarray(dfa.inc, dtype=np.uint8), np.ascontiguousarray(dfa.cum, dtype=np.int32),
@@ -417,6 +417,6 @@ def walk_table(automaton: Automaton, trie: TokenTrie, rule: int, state: int) -> 
     """The table of a state of a rule that calls others: configurations walked over the whole trie
     from the state alone on its stack; where that bottom frame may end mid-token is an exit."""
     reached, exits = walk(automaton, trie, automaton.close([((rule, state),)]), np.zeros(1, dtype=np.int32), exits=True)
-    words = np.zeros(-(-trie.vocab.size // 32), dtype=np.int32)  # the reached tokens' bits set in place, packed
+    words = no_tokens(trie.vocab.size)  # the reached tokens' bits set in place, packed
     set_bits(words, reached)
     return Table(packed=words, exit_nodes=exits, size=trie.vocab.size)
