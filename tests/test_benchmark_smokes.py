@@ -31,11 +31,13 @@ SMOKES = [  # (script, its tiny arguments, keys its JSON result must hold)
      ["shares", "needles", "far_apart", "long_lists", "commit"]),
     ("window_signals", ["--docs", "1", "--length", "1200", "--contracts", "0", "--far-apart", "0", "--kinds", "0"],
      ["texts", "commit"]),
+    ("outside_kinds", ["--docs", "1", "--length", "1500", "--contracts", "0", "--far-apart", "1"],
+     ["groups", "other_kind", "commit"]),
     ("threads", ["--settings", "1", "--competitors", "0", "--repeats", "1", "--max-tokens", "4"], ["seconds"]),
 ]
 
 
-TITLED = {"screen_cost", "calibrate_refusal", "window_signals", "kv_cache", "choice_orders"}
+TITLED = {"screen_cost", "calibrate_refusal", "window_signals", "kv_cache", "choice_orders", "outside_kinds"}
 """Scripts whose Markdown opens with a title."""
 
 

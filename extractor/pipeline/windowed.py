@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import statistics
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -77,6 +78,17 @@ FOCUS_FROM = 32_768
 embedded model reads in minutes. The needle benchmark's 200,000-character texts are past it, its 40,000-character
 ones far under, and the longest Kleister-NDA contract holds 17,770 (tests/test_focus_from.py; docs/long-documents.md
 measures both sides)."""
+OTHER_KIND = 1.75
+"""Nats: a text of one window or more but at most `FOCUS_FROM` tokens is focused by default only where the stretches
+outside its regions read as the target against the likeliest other kind of document (`relevance.kind`) by less than
+this at the median (`outside_kinds`): the rest is another kind of text (a contract around a buried résumé) and
+reading it gives only the values a small model copies from clauses, while a long document of the target's kind (a
+contract read for its parties) is read whole, its facts being anywhere. Chosen on the dev split
+(benchmarks/outside_kinds.py, results/outside_kinds_dev.md): midway between the highest median of the needles
+inside 40,000 characters and the lowest of the long Kleister-NDA train contracts whose best stretch stands out."""
+OUTSIDE_SAMPLE = 6
+"""Stretches outside the regions read for `OTHER_KIND`, spread evenly through the text (each a few rows of the
+model over its opening, `STRETCH_TOKENS`)."""
 MAX_REGIONS = 3
 """Regions read at most with `focus`, the best-scored first: the time stays bounded where many stretches of other
 text score near the best (a résumé's words are common in contracts)."""
@@ -297,23 +309,36 @@ class _Reading:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
         window is decoded, and only the regions around the stretches scoring at least `FOCUS_SHARE` of the best
         are cut into windows (every window where all count, where the target's value shapes stand all through the
-        text, `UNIFORM`, or where its best stretch does not stand out, `PEAK`); else every window of the text."""
+        text, `UNIFORM`, or where its best stretch does not stand out, `PEAK`); else every window of the text. By
+        default (`focus=None`) past `FOCUS_FROM` tokens, and on a shorter text of two windows or more where the rest
+        of it reads as another kind of document (`outside_kinds`, `OTHER_KIND`)."""
         text = self.text
         every = windows(text, ends, size, overlap)
         self.whole = len(every)
-        focus = self.opts.focus if self.opts.focus is not None else len(ends) > FOCUS_FROM
-        if not focus or len(every) < 2:
+        if self.opts.focus is False or len(every) < 2:
             return every
+        by_kind = self.opts.focus is None and len(ends) <= FOCUS_FROM  # focused only where the rest is other text
         spans = grid(len(text), STRETCH)
         scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])
-        self.stretches = list(zip(spans, scores))
-        picked = focus_regions(text, self.stretches, spread)
+        stretches = list(zip(spans, scores))
+        if not by_kind:
+            self.stretches = stretches
+        picked = focus_regions(text, stretches, spread)
         if picked is None:
             return every
-        if self.opts.focus is None:  # focused by the text's length alone: said, as nothing else would show it
+        if by_kind:
+            kinds = outside_kinds(self.engine, self.target, text, picked)
+            if kinds is None or not other_kind(kinds):
+                return every
+            self.stretches = stretches
+            why = (f"the rest reads as another kind of document: {statistics.median(kinds):.1f} nats at the median, "
+                   f"under {OTHER_KIND}")
+        else:
+            why = f"focus=None does so past {FOCUS_FROM} tokens"
+        if self.opts.focus is None:  # focused by default: said, as nothing else would show it
             log.info("a text of %d tokens: only the %d region(s) that hold the target are read, %d of %d characters "
-                     "(focus=None does so past %d tokens; focus=False reads every window)", len(ends), len(picked),
-                     sum(b - a for a, b in picked), len(text), FOCUS_FROM)
+                     "(%s; focus=False reads every window)", len(ends), len(picked), sum(b - a for a, b in picked),
+                     len(text), why)
         self.regions = picked
         parts = [w for a, b in self.regions for w in _within(text, ends, a, b, size, overlap)]
         return [replace(w, index=j) for j, w in enumerate(parts)]
@@ -454,6 +479,32 @@ def focus_regions(text: str, stretches: Sequence[tuple[tuple[int, int], float]],
         return None
     ranked = sorted(regions(text, spans, chosen, PAD), key=lambda r: -_region_score(stretches, r))
     return sorted(ranked[:MAX_REGIONS])
+
+
+def outside_kinds(engine: Engine, target: Target, text: str, picked: Sequence[tuple[int, int]]) -> list[float] | None:
+    """How much the stretches outside the regions `picked` read as the target against the likeliest other kind of
+    document (`relevance.kind` of each one's opening), `OUTSIDE_SAMPLE` of them spread evenly through the text, the
+    last one's kind guessed first; a ratio at or above `OTHER_KIND` is exact, one below it may be an upper bound (what
+    `other_kind` decides is the same). None where the engine's model is not in this process (no likelihoods)."""
+    lm = getattr(engine, "lm", None)
+    if lm is None or not isinstance(target.schema, dict):
+        return None
+    from extractor.decode.relevance import kind, opening
+
+    outside = [(a, b) for a, b in grid(len(text), STRETCH) if not any(a < end and b > start for start, end in picked)]
+    if len(outside) > OUTSIDE_SAMPLE:
+        outside = [outside[j * len(outside) // OUTSIDE_SAMPLE] for j in range(OUTSIDE_SAMPLE)]
+    out, guess = [], None
+    for a, b in outside:
+        ratio, guess = kind(lm, target.schema, opening(lm, text[a:b], STRETCH_TOKENS), below=OTHER_KIND, guess=guess)
+        out.append(ratio)
+    return out
+
+
+def other_kind(ratios: Sequence[float], margin: float = OTHER_KIND) -> bool:
+    """Whether the text outside the regions reads as another kind of document: its stretches' ratios (`outside_kinds`)
+    under `margin` at the median; not where nothing lies outside them."""
+    return bool(ratios) and statistics.median(ratios) < margin
 
 
 def _region_score(stretches: Sequence[tuple[tuple[int, int], float]], region: tuple[int, int]) -> float:

@@ -283,3 +283,61 @@ def test_the_pages_quote_the_length_from_which_texts_are_focused(page: str) -> N
 
     text = (Path(__file__).resolve().parents[2] / page).read_text(encoding="utf-8")
     assert f"{windowed.FOCUS_FROM:,} tokens" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("ratios, other", [
+    ([], False),  # nothing outside the regions
+    ([-6.0, -2.0, 5.0], True),  # the median stretch reads as another kind
+    ([2.0, 3.0, -9.0], False),  # most of the rest reads as the target
+    ([windowed.OTHER_KIND], False),  # at the margin: not under it
+    ([-3.0, -1.0, -1.0, 9.0], True),  # an even count: the middle two's mean, -1
+    ([-3.0, -1.0, 9.0, 9.0], False),  # the middle two's mean, 4
+], ids=["nothing_outside", "another_kind", "the_target", "at_the_margin", "even_under", "even_over"])
+def test_the_rest_of_a_text_reads_as_another_kind_where_its_median_stretch_does(ratios: list[float],
+                                                                                 other: bool) -> None:
+    assert windowed.other_kind(ratios) == other
+
+
+@pytest.mark.parametrize("ratios, focused", [([-5.0] * 6, True), ([5.0] * 6, False), (None, False)],
+                         ids=["another_kind", "the_target_all_through", "no_model_here"])
+def test_by_default_a_shorter_text_is_read_in_part_only_where_the_rest_reads_as_another_kind(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, ratios: list[float] | None,
+        focused: bool) -> None:
+    asked = []
+    monkeypatch.setattr(windowed, "outside_kinds", lambda engine, target, text, picked: asked.append(picked) or ratios)
+    doc = buried(200)
+    stub = Stub(card_answers)
+    with caplog.at_level("INFO", logger="extractor"):
+        traced = read_in_windows(stub, stub.extract_many, Card, doc, ExtractOptions(), 60, with_trace=True)
+    assert len(asked) == 1 and all(a < b for a, b in asked[0])  # asked once, of the regions found
+    said = [r.getMessage() for r in caplog.records if "reads as another kind of document" in r.getMessage()]
+    assert bool(said) == focused
+    card = doc.index(CARD)
+    far = [w for w in traced.trace.windows if w.end < card - 2 * PAD or w.start > card + len(CARD) + 2 * PAD]
+    assert bool(far) != focused
+    assert (traced.result.name, traced.result.skills) == (("Dana Reyes", ["Acme Ltd."]) if focused else
+                                                          ("Dana Reyes", ["clause1", "Acme Ltd."]))
+
+
+def test_the_rest_is_read_in_stretches_spread_outside_the_regions_each_kind_guessed_from_the_last(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from extractor.decode import relevance
+
+    read = []
+
+    def kind(lm, schema, body, *, below=None, guess=None):
+        read.append((body, guess))
+        return -1.0, f"kind{len(read)}"
+
+    monkeypatch.setattr(relevance, "opening", lambda lm, text, tokens: text)
+    monkeypatch.setattr(relevance, "kind", kind)
+    engine = type("Engine", (), {"lm": object()})()
+    text = LONG_CONTRACT
+    picked = [(2048, 3072)]
+    ratios = windowed.outside_kinds(engine, windowed._target(Card, ExtractOptions()), text, picked)
+    stretches = [text[a:b] for a, b in windowed.grid(len(text), STRETCH) if b <= 2048 or a >= 3072]
+    assert ratios == [-1.0] * windowed.OUTSIDE_SAMPLE
+    assert [body for body, _ in read] == [stretches[j * len(stretches) // windowed.OUTSIDE_SAMPLE]
+                                          for j in range(windowed.OUTSIDE_SAMPLE)]
+    assert [guess for _, guess in read] == [None, *(f"kind{i}" for i in range(1, windowed.OUTSIDE_SAMPLE))]
+    assert windowed.outside_kinds(Stub(card_answers), windowed._target(Card, ExtractOptions()), text, picked) is None
