@@ -104,8 +104,8 @@ class ExtractOptions:
     contract read for its parties), or a value shape the target asks for stands in most stretches (a statement's
     rows, `windowed.UNIFORM`). None (the default): on for a text of more than `windowed.FOCUS_FROM` tokens, where
     reading every window costs minutes and buries a short document's values under the rest's, and for a shorter
-    text of two windows or more where the rest of it reads as another kind of document (a few stretches outside the
-    regions read by the model against the target, `windowed.OTHER_KIND`: a contract around a buried résumé), not
+    text of two windows or more where the rest of it reads as another kind of document (most of six stretches outside
+    the regions read by the model against the target, `windowed.OTHER_KIND`: a contract around a buried résumé), not
     where it reads as the target (a long contract read for its parties); True: on for every text longer than a
     window (a document buried in other text); False: every window read. On a long text all of the target's kind
     whose best part stands out all the same, what lies outside its best regions is lost (docs/long-documents.md)."""
