@@ -1019,6 +1019,43 @@ LONG += [  # docs/long-documents.md, what the part found left empty, looked for 
 ]
 
 
+def _under(group: str, pick: Callable[..., int]) -> Callable[[dict[str, Any]], int]:
+    """The fewest or most outside stretches under `OTHER_KIND` among a group's texts with regions."""
+    return lambda r: pick(row["under"] for row in r["groups"][group] if row["ratios"])
+
+
+_N = "kinds/needle/40000/"
+LONG += [  # docs/long-documents.md, shorter texts read in part where the rest reads as another kind
+    ("of the 12 dev needles inside 40,000 characters of contract text, {} have regions, and each of those {} has {} of "
+     "its 6 outside stretches under 1.75 nats or more; of the 19 long Kleister-NDA train contracts, {} have regions",
+     "outside_kinds_dev.json",
+     [lambda r: sum(x["regions"] > 0 for x in r["groups"]["needles"]),
+      lambda r: sum(x["focused"] for x in r["groups"]["needles"]), _under("needles", min),
+      lambda r: sum(x["regions"] > 0 for x in r["groups"]["contracts"])]),
+    ("and none has more than {} of 6 under it; of the 12 far-apart documents (windows of 1,024 tokens), {} have "
+     "regions and {} of them are read in part", "outside_kinds_dev.json",
+     [_under("contracts", max), lambda r: sum(x["regions"] > 0 for x in r["groups"]["far apart"]),
+      lambda r: sum(x["focused"] for x in r["groups"]["far apart"])]),
+    ("field F1 {:.3f} → {:.3f} from the long texts against {:.3f} alone ({:.3f}× → {:.3f}×), in {:.0f} s → {:.0f} s a "
+     "long text.", "needle_kind_dev.json",
+     [_focus("needle_kind_dev_before.json", _N + "long/field_f1"), _N + "long/field_f1", _N + "alone/field_f1",
+      _focus("needle_kind_dev_before.json", _N + "f1_ratio"), _N + "f1_ratio",
+      _focus("needle_kind_dev_before.json", _N + "long/seconds_per_doc"), _N + "long/seconds_per_doc"]),
+    ("{} and {} of {} right. Read once on the test split", "far_apart_dev_kind.json",
+     [_focus("far_apart_dev_kind_before.json", "modes/model/all/right"), "modes/model/all/right",
+      "modes/model/all/fields"]),
+    ("needles {:.3f} → {:.3f} against {:.3f} alone ({:.3f}× → {:.3f}×), in {:.0f} s → {:.0f} s a long text against "
+     "{:.0f} s alone", "needle_kind_test.json",
+     [_focus("needle_kind_test_before.json", _N + "long/field_f1"), _N + "long/field_f1", _N + "alone/field_f1",
+      _focus("needle_kind_test_before.json", _N + "f1_ratio"), _N + "f1_ratio",
+      _focus("needle_kind_test_before.json", _N + "long/seconds_per_doc"), _N + "long/seconds_per_doc",
+      _N + "alone/seconds_per_doc"]),
+    ("facts far apart {} and {} of {} ([before]", "far_apart_test_kind.json",
+     [_focus("far_apart_test_kind_before.json", "modes/model/all/right"), "modes/model/all/right",
+      "modes/model/all/fields"]),
+]
+
+
 LONG += [  # docs/long-documents.md, focused by length
     ("every window read gave the buried\ndocuments' fields at {:.3f}× their F1 alone on dev, in {:.0f} s a text; their "
      "regions gave {:.3f}×, in {:.0f} s)", "needle_every_window_200k_dev.json",

@@ -156,7 +156,7 @@ class ExtractOptions:
         if self.grounding not in ("marked", "all", "off"):
             raise InputError(f"grounding must be 'marked', 'all' or 'off', got {self.grounding!r}")
         if self.focus is not None and not isinstance(self.focus, bool):
-            raise InputError(f"focus must be None (by the text's length), True or False, got {self.focus!r}")
+            raise InputError(f"focus must be None (by the text's length and kind), True or False, got {self.focus!r}")
         if self.conflicts not in ("model", "merge"):
             raise InputError(f"conflicts must be 'model' or 'merge', got {self.conflicts!r}")
         if self.fields not in ("together", "apart"):
