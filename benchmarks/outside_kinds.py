@@ -17,9 +17,10 @@ reads them:
 - far apart: the first `--far-apart` documents of benchmarks/far_apart.py's split (window 1,024 tokens), whose facts
   stand one sentence each among unrelated lines.
 Reported per text: its regions, how many of the outside stretches read as another kind (ratio under `OTHER_KIND`)
-and whether the default reads only the regions (more than half of them do), given it is cut into two windows or more (not checked here: the needles and contracts
-are, at the embedded model's window; the far-apart documents at benchmarks/far_apart.py's 1,024 tokens). Ratios under
-`OTHER_KIND` may be upper bounds (`outside_kinds`): which side of it each falls on is exact.
+and whether the default reads only the regions (more than half of them do), given it is cut into two windows or
+more (not checked here: the needles and contracts are, at the embedded model's window; the far-apart documents at
+benchmarks/far_apart.py's 1,024 tokens). Ratios under `OTHER_KIND` may be upper bounds (`outside_kinds`): which
+side of it each falls on is exact.
 """
 
 from __future__ import annotations

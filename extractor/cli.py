@@ -56,8 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     ext.add_argument("--focus", action=argparse.BooleanOptionalAction, default=None,
                      help="for a text longer than a window: read only the part that holds the target, found by its "
                           "words and value shapes (a document buried in other text; see docs/long-documents.md); "
-                          f"default: for texts of more than {FOCUS_FROM:,} tokens, and shorter ones whose rest the model reads "
-                          "as another kind of document; --no-focus reads every window")
+                          f"default: for texts of more than {FOCUS_FROM:,} tokens, and shorter ones whose rest the "
+                          "model reads as another kind of document; --no-focus reads every window")
     ext.add_argument("--verbatim", default=ExtractOptions.verbatim, choices=["auto", "marked", "all"],
                      help="string fields written as copies of the text: every one naming something in it (auto), "
                           "only those marked Verbatim (marked), or auto with number fields taking only numbers the "
