@@ -71,7 +71,7 @@ def texts(args: argparse.Namespace) -> list[tuple[str, str, str, Any]]:
     cases = needle.cases(argparse.Namespace(split=args.split, docs=args.docs, targets=None, seed=0,
                                             lengths=[args.length], facts=0))
     out = [(c["id"], "needles", c["long"], needle.target(c["target"])) for c in cases]
-    long = [d for d in load("train", None) if len(d["text"]) >= 30_000][:args.contracts]
+    long = [d for d in load("train", None) if len(d["text"]) >= 30_000][:args.contracts] if args.contracts else []
     out += [(d["id"], "contracts", d["text"], schemas.NDA) for d in long]
     if args.far_apart:
         lines = (FAR_APART / f"{args.split}.jsonl").read_text().splitlines()[:args.far_apart]

@@ -71,7 +71,8 @@ where the target's words are spread through the text (a contract read for its pa
 the best region is not where its facts are, and the text is read whole. Chosen on the dev split
 (benchmarks/window_signals.py): the long Kleister-NDA dev-0 contracts scored 2.52 and 3.41, 43 of 48 dev needles
 over it (one under it is read whole, as without `focus`); 3 of 19 long train contracts score over it all the same,
-which is why by default only texts longer than any of them are focused (`FOCUS_FROM`)."""
+which is why by default a text under `FOCUS_FROM` is focused only where the rest of it reads as another kind of
+document (`OTHER_KIND`): theirs reads as the target."""
 FOCUS_FROM = 32_768
 """Tokens a text must hold for `focus=None` (the default) to read only its regions: a text whose every window the
 embedded model reads in minutes. The needle benchmark's 200,000-character texts are past it, its 40,000-character
@@ -321,21 +322,17 @@ class _Reading:
         spans = grid(len(text), STRETCH)
         scores, spread = stretch_scores(self.target, [text[a:b] for a, b in spans])
         stretches = list(zip(spans, scores))
-        if not by_kind:
-            self.stretches = stretches
         picked = focus_regions(text, stretches, spread)
+        kinds = outside_kinds(self.engine, self.target, text, picked) if by_kind and picked is not None else None
+        if by_kind and (kinds is None or not other_kind(kinds)):
+            return every  # read whole, its windows ranked as without focus (no stretch scores)
+        self.stretches = stretches
         if picked is None:
             return every
-        if by_kind:
-            kinds = outside_kinds(self.engine, self.target, text, picked)
-            if kinds is None or not other_kind(kinds):
-                return every
-            self.stretches = stretches
-            why = (f"the rest reads as another kind of document: {sum(r < OTHER_KIND for r in kinds)} of "
-                   f"{len(kinds)} stretches outside the regions under {OTHER_KIND} nats")
-        else:
-            why = f"focus=None does so past {FOCUS_FROM} tokens"
         if self.opts.focus is None:  # focused by default: said, as nothing else would show it
+            why = (f"the rest reads as another kind of document: {sum(r < OTHER_KIND for r in kinds)} of {len(kinds)} "
+                   f"stretches outside the regions under {OTHER_KIND} nats" if kinds is not None
+                   else f"focus=None does so past {FOCUS_FROM} tokens")
             log.info("a text of %d tokens: only the %d region(s) that hold the target are read, %d of %d characters "
                      "(%s; focus=False reads every window)", len(ends), len(picked), sum(b - a for a, b in picked),
                      len(text), why)

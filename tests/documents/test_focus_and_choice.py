@@ -261,9 +261,8 @@ def test_with_focus_a_member_the_best_region_left_empty_is_looked_for_where_its_
 
 
 @pytest.mark.parametrize("focus_from, reads_far", [(10**6, True), (500, False)], ids=["short_text", "long_text"])
-def test_by_default_only_a_text_of_more_than_focus_from_tokens_is_focused(monkeypatch: pytest.MonkeyPatch,
-                                                                         caplog: pytest.LogCaptureFixture,
-                                                                         focus_from: int, reads_far: bool) -> None:
+def test_without_the_model_in_process_only_a_text_of_more_than_focus_from_tokens_is_focused_by_default(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, focus_from: int, reads_far: bool) -> None:
     monkeypatch.setattr(windowed, "FOCUS_FROM", focus_from)
     doc = buried(200)
     stub = Stub(card_answers)
