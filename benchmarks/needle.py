@@ -3,7 +3,8 @@ stated once, far apart; field F1 from the long text against the same document al
 
 usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--facts N] [--seed N] [--split test|dev]
            [--targets Resume,...] [--cases ID@LENGTH,...] [--max-tokens N] [--window N] [--overlap N]
-           [--focus on|off] [--kinds MARGIN|off] [--located on|off] [--model ID] [--threads N] [--resume OUTCOMES.jsonl [--report-only]]
+           [--focus on|off] [--kinds MARGIN|off] [--located on|off] [--beside N] [--model ID] [--threads N]
+           [--resume OUTCOMES.jsonl [--report-only]]
            [--note TEXT] [--json OUT] [--md OUT] [--smoke]
 
 - `needle`: the labeled documents of benchmarks/quality.py's sets (the generated set and the real ones; NDA
@@ -19,6 +20,8 @@ usage: python benchmarks/needle.py [--lengths 8000,40000,200000] [--docs N] [--f
 Each case runs `Extractor.extract` on the long text and on the document alone (quality_methods.run, the
 `extract` method, with `--window`/`--overlap` where given) and is scored as quality.py scores
 (quality_score.summarize: field F1 and exact match over the gold's fields; a refusal or error scores 0).
+`--beside N` reads, instead of each whole long text, the document with the N characters of it on each side (what a
+region around the document adds to it).
 """
 
 from __future__ import annotations
@@ -149,9 +152,12 @@ def cases(args: argparse.Namespace) -> list[dict[str, Any]]:
     for i, doc in enumerate(needles(args.split, args.docs, args.targets, args.seed)):
         for length in args.lengths:
             long, at = bury(random.Random(f"{args.seed}:{doc['id']}:{length}"), doc["text"], length, i % 3)
+            where = bucket(at, len(doc["text"]), len(long))
+            if getattr(args, "beside", None) is not None:  # the document with what stands beside it, as a region
+                long = long[max(0, at - args.beside):at + len(doc["text"]) + args.beside]
             out.append({"id": f"{doc['id']}@{length}", "doc": doc["id"], "kind": "needle", "set": doc["set"],
                         "target": doc["target"], "gold": doc["gold"], "alone": doc["text"], "long": long,
-                        "length": length, "bucket": bucket(at, len(doc["text"]), len(long))})
+                        "length": length, "bucket": where})
     for i in range(args.facts):
         opening, closing, gold = agreement(random.Random(f"{args.seed}:facts:{i}"))
         for length in args.lengths:
@@ -221,6 +227,7 @@ def report(args: argparse.Namespace, todo: list[dict[str, Any]],
     return {"commit": commit(), "model": args.model or "embedded SmolLM2-135M-Instruct", "split": args.split,
             "seed": args.seed, "lengths": args.lengths, "max_tokens": args.max_tokens, "window": args.window,
             "overlap": args.overlap, "focus": args.focus, "kind_margin": args.kinds, "located": args.located,
+            "beside": args.beside,
             "threads": args.threads,
             "haystack": f"kleister_nda/{HAYSTACK_SPLIT}", "kinds": by, "cases": outcomes}
 
@@ -239,6 +246,8 @@ def markdown(result: dict[str, Any]) -> str:
              f"dropped {kinds_said(result.get('kind_margin'))}; members located "
              f"{located_said(result.get('located'))}; haystack "
              f"`{result['haystack']}`; seed {result['seed']}; commit `{result['commit']}`.", "",
+             *([f"Long texts: each document with the {result['beside']:,} characters of its long text on each side "
+                "(`--beside`), not the whole long text.", ""] if result.get("beside") is not None else []),
              *([f"Not run (stopped early): {', '.join(result['unfinished'])}.", ""] if result["unfinished"] else []),
              *([result["note"], ""] if result.get("note") else []),
              "| kind | length | documents | F1 long | F1 alone | long/alone | EM long | EM alone | s/doc long | "
@@ -290,6 +299,8 @@ def main(argv: list[str] | None = None) -> None:
                         "reads as the target (the `focus` option; default: the library's)")
     parser.add_argument("--kinds", default=None, help=KINDS_HELP)
     parser.add_argument("--located", choices=["on", "off"], default=None, help=LOCATED_HELP)
+    parser.add_argument("--beside", type=int, default=None, help="read the document with this many characters of "
+                        "its long text on each side instead of the whole long text")
     parser.add_argument("--threads", type=int, default=None, help="torch's threads (default: torch's own)")
     parser.add_argument("--resume", type=Path, default=None, help="a JSON-lines file each outcome is appended to as "
                         "it is made; a rerun skips those it holds")

@@ -15,6 +15,7 @@ threshold, the kinds are not read, and the screen costs a fraction of the text's
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import torch
@@ -200,3 +201,36 @@ def _logprobs(lm: LoadedModel, states: torch.Tensor, wanted: torch.Tensor) -> to
     logits = (torch.nn.functional.linear(states, lm.head.weight, lm.head.bias) if lm.head is not None
               else states).float()
     return logits.gather(-1, wanted[:, None])[:, 0] - logits.logsumexp(-1)
+
+
+def as_kind(kind: str) -> str:
+    """The announcement of one of `KINDS` (a row `against` reads a text after)."""
+    return TITLED.format(article=_article(kind), title=kind)
+
+
+def as_context(text: str) -> str:
+    """A passage of a text as a row `against` reads another part of it after: a line that goes on like it."""
+    return f"{NEUTRAL}{text.strip()}\n"
+
+
+@torch.inference_mode()
+def against(lm: LoadedModel, schema: dict[str, Any], bodies: list[list[int]], others: Sequence[str]) -> list[float]:
+    """How much likelier each body is announced as the target (with its field names or by title) than after the
+    likeliest of the rows `others` (`as_kind`, `as_context`), in nats: the many short lines of a region read in
+    rows packed `PACKED` tokens to a pass; an empty body reads 0."""
+    said = announcements(schema)
+    store = kept_rows(lm, "announcements")
+    kept = [store.read(lm, lm.tokenizer(p, add_special_tokens=False)["input_ids"]) for p in (said[0], said[1], *others)]
+    rows = [(b, j) for b, body in enumerate(bodies) if body for j in range(len(kept))]
+    read: dict[tuple[int, int], float] = {}
+    at = 0
+    while at < len(rows):
+        size, stop = 0, at
+        while stop < len(rows) and (stop == at or size + len(bodies[rows[stop][0]]) <= PACKED):
+            size += len(bodies[rows[stop][0]])
+            stop += 1
+        part = rows[at:stop]
+        read.update(zip(part, _packed(lm, kept, [bodies[b] for b, _ in part], [j for _, j in part])))
+        at = stop
+    return [max(read[b, 0], read[b, 1]) - max(read[b, j] for j in range(2, len(kept))) if body else 0.0
+            for b, body in enumerate(bodies)]

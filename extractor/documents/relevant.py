@@ -59,3 +59,40 @@ def _widened(text: str, start: int, end: int, reach: int) -> tuple[int, int]:
         found = _SPACE.search(text, end, end + reach)
         end = found.start() if found else min(len(text), end + reach)
     return start, end
+
+
+def lines(text: str, start: int, end: int, size: int) -> list[tuple[int, int]]:
+    """The text's lines that overlap [start, end), whole (a line running past either end is kept to its own ends),
+    blank ones left out; a line longer than `size` characters is cut into pieces of `size` counted from its start
+    (a wider range gives the same pieces where the two overlap), only those overlapping the range kept: (start, end)
+    pairs of `text`, in order."""
+    if size < 1:
+        raise ValueError(f"a piece of {size} characters holds nothing")
+    at = text.rfind("\n", 0, max(0, start)) + 1
+    out: list[tuple[int, int]] = []
+    while at < min(end, len(text)):
+        stop = text.find("\n", at)
+        stop = len(text) if stop < 0 else stop
+        first = at + max(0, start - at) // size * size
+        out += [(a, min(a + size, stop)) for a in range(first, min(stop, end), size)
+                if not text[a:min(a + size, stop)].isspace()]
+        at = stop + 1
+    return out
+
+
+def best_run(scores: Sequence[float], anchor: int) -> tuple[int, int]:
+    """The run of consecutive items holding `anchor` whose scores add up to the most (the first and last index):
+    the anchor, grown on each side while what it takes in adds more than it costs."""
+    if not 0 <= anchor < len(scores):
+        raise IndexError(f"anchor {anchor} of {len(scores)} scores")
+    lo, best, total = anchor, float("-inf"), 0.0
+    for i in range(anchor, -1, -1):
+        total += scores[i]
+        if total > best:
+            lo, best = i, total
+    hi, best, total = anchor, 0.0, 0.0
+    for i in range(anchor + 1, len(scores)):
+        total += scores[i]
+        if total > best:
+            hi, best = i, total
+    return lo, hi

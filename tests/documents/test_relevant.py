@@ -1,5 +1,6 @@
 """The parts of a long text worth reading: a grid of stretches, those within the margin of the best counted (the best
-always), and the counted ones widened to whitespace and joined into regions."""
+always), and the counted ones widened to whitespace and joined into regions; a region's lines, and the run of them
+that adds up to the most."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import math
 
 import pytest
 
-from extractor.documents.relevant import WORD, counted, grid, regions
+from extractor.documents.relevant import WORD, best_run, counted, grid, lines, regions
 
 
 @pytest.mark.parametrize("length, size, expected", [
@@ -71,3 +72,41 @@ def test_a_text_without_whitespace_is_widened_by_a_bounded_step(length: int) -> 
     found = regions(text, stretches, chosen, 512)
     assert len(found) == len(chosen) and found[0][0] == 0 and found[-1][1] <= length
     assert all(b - a <= 3 * 512 + 2 * WORD for a, b in found)
+
+
+LINES = "ab\n\n  \ncdef\n" + "x" * 600 + "\nyz"
+
+
+@pytest.mark.parametrize("start, end, expected", [
+    (0, len(LINES), [(0, 2), (7, 11), (12, 268), (268, 524), (524, 612), (613, 615)]),
+    (9, 10, [(7, 11)]),  # inside a line: the line, whole
+    (3, 6, []),  # blank lines only
+    (300, 310, [(268, 524)]),  # inside a long line: its piece, counted from the line's start
+    (600, 2000, [(524, 612), (613, 615)]),  # past the end: to the text's end
+], ids=["all", "a_line_whole", "blank", "a_piece_of_a_long_line", "past_the_end"])
+def test_a_region_is_read_in_its_lines_whole_long_ones_in_pieces(start: int, end: int,
+                                                                 expected: list[tuple[int, int]]) -> None:
+    assert lines(LINES, start, end, 256) == expected
+
+
+def test_a_line_piece_of_no_characters_is_refused() -> None:
+    with pytest.raises(ValueError, match="0 characters"):
+        lines(LINES, 0, 10, 0)
+
+
+@pytest.mark.parametrize("scores, anchor, expected", [
+    ([-1.0, 2.0, -1.0, 3.0, -5.0, 1.0], 1, (1, 3)),  # a dip worth crossing, a cliff not
+    ([1.0, -3.0, 1.0], 2, (2, 2)),  # the anchor alone: both sides cost more than they add
+    ([-4.0], 0, (0, 0)),  # the anchor always, however low
+    ([2.0, 2.0, -9.0, 2.0], 3, (3, 3)),
+    ([1.0, 1.0, 1.0], 1, (0, 2)),
+    ([1.0, -1.0, 0.5], 0, (0, 0)),  # a gain short of the cost: not taken
+], ids=["dip_and_cliff", "anchor_alone", "low_anchor", "past_a_cliff", "all", "short_gain"])
+def test_the_best_run_holds_the_anchor_and_adds_up_to_the_most(scores: list[float], anchor: int,
+                                                               expected: tuple[int, int]) -> None:
+    assert best_run(scores, anchor) == expected
+
+
+def test_an_anchor_outside_the_scores_is_refused() -> None:
+    with pytest.raises(IndexError, match="anchor 3 of 3"):
+        best_run([1.0, 2.0, 3.0], 3)
