@@ -86,3 +86,14 @@ def test_the_smoke_run_reads_a_needle_in_windows_on_the_embedded_model(tmp_path)
     result = json.loads(out.read_text())
     assert result["window"] == 192 and result["cases"][0]["chars"] <= 1_500
     assert "| needle | 1,500 | 1 |" in (tmp_path / "needle.md").read_text()
+
+
+@pytest.mark.parametrize("beside", [0, 250])
+def test_beside_reads_each_document_with_what_stands_beside_it_in_its_long_text(beside):
+    whole = needle.cases(argparse.Namespace(lengths=[20000], docs=3, facts=0, seed=0, split="test", targets=None))
+    cut = needle.cases(argparse.Namespace(lengths=[20000], docs=3, facts=0, seed=0, split="test", targets=None,
+                                          beside=beside))
+    for w, c in zip(whole, cut):
+        at = w["long"].index(w["alone"])
+        assert c["long"] == w["long"][max(0, at - beside):at + len(w["alone"]) + beside]
+        assert c["bucket"] == w["bucket"]  # where it fell in the whole long text

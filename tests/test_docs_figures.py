@@ -1056,6 +1056,33 @@ LONG += [  # docs/long-documents.md, shorter texts read in part where the rest r
 ]
 
 
+LONG += [  # docs/long-documents.md, regions cut to the lines that read as the target
+    ("contract text on each side of the document took its field F1 from {:.3f} alone to {:.3f} (Figures)",
+     "needle_beside_dev.json", [_N + "alone/field_f1", _N + "long/field_f1"]),
+    ("characters of contract text on each side of it gave field F1 {:.3f} against {:.3f} alone",
+     "needle_beside_dev.json", [_N + "long/field_f1", _N + "alone/field_f1"]),
+    ("field F1 {:.3f} → {:.3f} against {:.3f} alone ({:.3f}× → {:.3f}×), in {:.0f} s → {:.0f} s a long text (each",
+     "needle_trim_dev.json",
+     [_focus("needle_kind_dev.json", _N + "long/field_f1"), _N + "long/field_f1", _N + "alone/field_f1",
+      _focus("needle_kind_dev.json", _N + "f1_ratio"), _N + "f1_ratio",
+      _focus("needle_kind_dev.json", _N + "long/seconds_per_doc"), _N + "long/seconds_per_doc"]),
+    ("{:.3f} → {:.3f} against {:.3f} alone ({:.3f}× → {:.3f}×), in {:.0f} s → {:.0f} s a long text against {:.0f} s "
+     "alone ({:.1f}× → {:.1f}×). Facts", "needle_trim_test.json",
+     [_focus("needle_kind_test.json", _N + "long/field_f1"), _N + "long/field_f1", _N + "alone/field_f1",
+      _focus("needle_kind_test.json", _N + "f1_ratio"), _N + "f1_ratio",
+      _focus("needle_kind_test.json", _N + "long/seconds_per_doc"), _N + "long/seconds_per_doc",
+      _N + "alone/seconds_per_doc",
+      lambda r: figure(_file("needle_kind_test.json"), _N + "long/seconds_per_doc")
+      / figure(_file("needle_kind_test.json"), _N + "alone/seconds_per_doc"),
+      lambda r: figure(r, _N + "long/seconds_per_doc") / figure(r, _N + "alone/seconds_per_doc")]),
+    ("model`, [dev](../benchmarks/results/far_apart_dev_trim.md), [test](../benchmarks/results/far_apart_test_trim.md)): "
+     "{} and {} of {} right ({} and {} before)", "far_apart_dev_trim.json",
+     [_focus("far_apart_dev_trim.json", "modes/model/all/right"), _focus("far_apart_test_trim.json",
+      "modes/model/all/right"), "modes/model/all/fields", _focus("far_apart_dev_kind.json", "modes/model/all/right"),
+      _focus("far_apart_test_kind.json", "modes/model/all/right")]),
+]
+
+
 LONG += [  # docs/long-documents.md, focused by length
     ("every window read gave the buried\ndocuments' fields at {:.3f}× their F1 alone on dev, in {:.0f} s a text; their "
      "regions gave {:.3f}×, in {:.0f} s)", "needle_every_window_200k_dev.json",
