@@ -1075,6 +1075,9 @@ LONG += [  # docs/long-documents.md, regions cut to the lines that read as the t
       lambda r: figure(_file("needle_kind_test.json"), _N + "long/seconds_per_doc")
       / figure(_file("needle_kind_test.json"), _N + "alone/seconds_per_doc"),
       lambda r: figure(r, _N + "long/seconds_per_doc") / figure(r, _N + "alone/seconds_per_doc")]),
+    ("twelve before the change) gave {:.3f} against {:.3f} alone ({:.3f}×), in {:.0f} s a long text",
+     "needle_trim_200k_dev.json", ["kinds/needle/200000/long/field_f1", "kinds/needle/200000/alone/field_f1",
+                                   "kinds/needle/200000/f1_ratio", "kinds/needle/200000/long/seconds_per_doc"]),
     ("model`, [dev](../benchmarks/results/far_apart_dev_trim.md), [test](../benchmarks/results/far_apart_test_trim.md)): "
      "{} and {} of {} right ({} and {} before)", "far_apart_dev_trim.json",
      [_focus("far_apart_dev_trim.json", "modes/model/all/right"), _focus("far_apart_test_trim.json",
