@@ -330,10 +330,11 @@ class _Reading:
     def found_windows(self, ends: list[int], size: int, overlap: int) -> list[Window]:
         """The windows read: with `focus`, the text is scored in stretches of `STRETCH` characters before any
         window is decoded, and only the regions around the stretches scoring at least `FOCUS_SHARE` of the best,
-        each cut to its lines that read as the target (`trimmed`), are cut into windows (every window where all count, where the target's value shapes stand all through the
-        text, `UNIFORM`, or where its best stretch does not stand out, `PEAK`); else every window of the text. By
-        default (`focus=None`) past `FOCUS_FROM` tokens, and on a shorter text of two windows or more where the rest
-        of it reads as another kind of document (`outside_kinds`, `OTHER_KIND`)."""
+        each cut to its lines that read as the target (`trimmed`), are cut into windows (every window where all
+        count, where the target's value shapes stand all through the text, `UNIFORM`, or where its best stretch
+        does not stand out, `PEAK`); else every window of the text. By default (`focus=None`) past `FOCUS_FROM`
+        tokens, and on a shorter text of two windows or more where the rest of it reads as another kind of document
+        (`outside_kinds`, `OTHER_KIND`)."""
         text = self.text
         every = windows(text, ends, size, overlap)
         self.whole = len(every)
