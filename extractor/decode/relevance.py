@@ -150,13 +150,30 @@ def likelihoods(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[f
 def _read(lm: LoadedModel, prefixes: list[str], body: list[int]) -> list[float]:
     """log p(body | prefix) for each prefix: the bodies of as many rows as `PACKED` tokens allow in one pass, each
     row's announcement read once per model (`kept.KeptRows.read`)."""
-    rows = [lm.tokenizer(p, add_special_tokens=False)["input_ids"] for p in prefixes]
     if not body:
-        return [0.0] * len(rows)
-    store, per_pass, out = kept_rows(lm, "announcements"), max(1, PACKED // len(body)), []
-    for at in range(0, len(rows), per_pass):
-        part = rows[at:at + per_pass]
-        out += _packed(lm, [store.read(lm, r) for r in part], [body] * len(part), list(range(len(part))))
+        return [0.0] * len(prefixes)
+    return _in_passes(lm, _kept(lm, prefixes), [body] * len(prefixes), list(range(len(prefixes))))
+
+
+def _kept(lm: LoadedModel, prefixes: Sequence[str]) -> list[Kept]:
+    """Each prefix read once per model (`kept.KeptRows.read`)."""
+    store = kept_rows(lm, "announcements")
+    return [store.read(lm, lm.tokenizer(p, add_special_tokens=False)["input_ids"]) for p in prefixes]
+
+
+def _in_passes(lm: LoadedModel, kept: list[Kept], bodies: list[list[int]], owner: list[int]) -> list[float]:
+    """`_packed` over as many bodies a pass as `PACKED` tokens allow (one at least), in their order, each pass
+    attending to the kept rows its bodies read on from only."""
+    out: list[float] = []
+    at = 0
+    while at < len(bodies):
+        stop, size = at + 1, len(bodies[at])
+        while stop < len(bodies) and size + len(bodies[stop]) <= PACKED:
+            size += len(bodies[stop])
+            stop += 1
+        used = sorted(set(owner[at:stop]))
+        out += _packed(lm, [kept[j] for j in used], bodies[at:stop], [used.index(j) for j in owner[at:stop]])
+        at = stop
     return out
 
 
@@ -218,19 +235,9 @@ def against(lm: LoadedModel, schema: dict[str, Any], bodies: list[list[int]], ot
     """How much likelier each body is announced as the target (with its field names or by title) than after the
     likeliest of the rows `others` (`as_kind`, `as_context`), in nats: the many short lines of a region read in
     rows packed `PACKED` tokens to a pass; an empty body reads 0."""
+    rows = [(b, j) for b, body in enumerate(bodies) if body for j in range(2 + len(others))]
     said = announcements(schema)
-    store = kept_rows(lm, "announcements")
-    kept = [store.read(lm, lm.tokenizer(p, add_special_tokens=False)["input_ids"]) for p in (said[0], said[1], *others)]
-    rows = [(b, j) for b, body in enumerate(bodies) if body for j in range(len(kept))]
-    read: dict[tuple[int, int], float] = {}
-    at = 0
-    while at < len(rows):
-        size, stop = 0, at
-        while stop < len(rows) and (stop == at or size + len(bodies[rows[stop][0]]) <= PACKED):
-            size += len(bodies[rows[stop][0]])
-            stop += 1
-        part = rows[at:stop]
-        read.update(zip(part, _packed(lm, kept, [bodies[b] for b, _ in part], [j for _, j in part])))
-        at = stop
-    return [max(read[b, 0], read[b, 1]) - max(read[b, j] for j in range(2, len(kept))) if body else 0.0
+    read = dict(zip(rows, _in_passes(lm, _kept(lm, [said[0], said[1], *others]), [bodies[b] for b, _ in rows],
+                                     [j for _, j in rows])))
+    return [max(read[b, 0], read[b, 1]) - max(read[b, j] for j in range(2, 2 + len(others))) if body else 0.0
             for b, body in enumerate(bodies)]

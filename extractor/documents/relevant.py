@@ -38,9 +38,13 @@ def regions(text: str, stretches: Sequence[tuple[int, int]], chosen: Sequence[in
     """The stretches `chosen` (indices into `stretches`), each widened by `pad` characters on both sides to the
     nearest whitespace (at most `WORD` characters more), joined where they touch or overlap: (start, end) pairs of
     `text`, in order."""
+    return joined([_widened(text, stretches[i][0] - pad, stretches[i][1] + pad, WORD) for i in sorted(set(chosen))])
+
+
+def joined(spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The spans joined where they touch or overlap, in order."""
     out: list[tuple[int, int]] = []
-    for i in sorted(set(chosen)):
-        start, end = _widened(text, stretches[i][0] - pad, stretches[i][1] + pad, WORD)
+    for start, end in sorted(spans):
         if out and start <= out[-1][1]:
             out[-1] = (out[-1][0], max(out[-1][1], end))
         else:

@@ -19,7 +19,7 @@ from extractor.pipeline.checks import run_checks
 from extractor.pipeline.choice import apply, decide, offer
 from extractor.documents import lexical
 from extractor.documents.located import locate, scalar_members
-from extractor.documents.relevant import best_run, counted, grid, lines, regions
+from extractor.documents.relevant import best_run, counted, grid, joined, lines, regions
 from extractor.documents.merge import Merged, escape, merge
 from extractor.documents.windows import Window, windows
 from extractor.errors import (
@@ -103,10 +103,10 @@ LINE_MARGIN = -7.0
 stretch whose ratios (the line announced as the target against read after the text around the regions,
 `relevance.against`) less this add up to the most (`trimmed`): the clauses beside a buried document are left out
 (on the dev split's needles, 250 characters of contract text on each side of the document alone took its field F1
-from 0.531 to 0.382), and a document longer than its region is read whole. Chosen on the dev split's needles at
-40,000 characters (each line's likelihoods read once, scratch; the kinds row was "legal text"): of the ten whose
-best stretch lies in the document, eight were covered whole and one to 96%, with 192 characters of other text on
-average (-1: six whole; against the kind alone at -1, eight whole with 2,994 characters of other text)."""
+from 0.531 to 0.382: results/needle_beside_dev.md), and a document longer than its region is read whole. Chosen on
+the dev split's needles at 40,000 characters, with the rows: against the kinds alone the lines of contract text
+read as the target often enough that every margin kept clauses or cut the document; after two stretches of the
+text around as well, they read as that text (results/needle_trim_dev.md measures what the cut gives)."""
 CONTEXTS = 2
 """Stretches outside the regions (the second and third of `outside_kinds`' sample) each line of a region is also
 read after (`relevance.as_context`): a line of the text around the document goes on like them, one of the document
@@ -507,83 +507,73 @@ def outside_kinds(engine: Engine, target: Target, text: str, picked: Sequence[tu
     last one's kind guessed first; a ratio at or above `OTHER_KIND` is exact, one below it may be an upper bound (what
     `other_kind` decides is the same). None where the engine's model is not in this process (no likelihoods)."""
     reads = _outside_reads(engine, target, text, picked)
-    return None if reads is None else [ratio for ratio, _ in reads]
+    return None if reads is None else [ratio for _, ratio, _ in reads]
 
 
 def _outside_reads(engine: Engine, target: Target, text: str,
-                   picked: Sequence[tuple[int, int]]) -> list[tuple[float, str]] | None:
-    """`outside_kinds`' ratios with the kind each was read against (the model keeps what it read: a second call
-    reads nothing again)."""
+                   picked: Sequence[tuple[int, int]]) -> list[tuple[tuple[int, int], float, str]] | None:
+    """`outside_kinds`' stretches, each with its ratio and the kind it was read against (the model keeps what it
+    read: a second call reads nothing again)."""
     lm = getattr(engine, "lm", None)
     if lm is None or not isinstance(target.schema, dict):
         return None
     from extractor.decode.relevance import kind, opening
 
-    out: list[tuple[float, str]] = []
-    guess = None
-    for a, b in _outside(text, picked):
-        ratio, guess = kind(lm, target.schema, opening(lm, text[a:b], STRETCH_TOKENS), below=OTHER_KIND, guess=guess)
-        out.append((ratio, guess))
-    return out
-
-
-def _outside(text: str, picked: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
-    """`OUTSIDE_SAMPLE` stretches outside the regions `picked`, spread evenly through the text (all where fewer)."""
     outside = [(a, b) for a, b in grid(len(text), STRETCH) if not any(a < end and b > start for start, end in picked)]
     if len(outside) > OUTSIDE_SAMPLE:
         outside = [outside[j * len(outside) // OUTSIDE_SAMPLE] for j in range(OUTSIDE_SAMPLE)]
-    return outside
+    out: list[tuple[tuple[int, int], float, str]] = []
+    guess = None
+    for a, b in outside:
+        ratio, guess = kind(lm, target.schema, opening(lm, text[a:b], STRETCH_TOKENS), below=OTHER_KIND, guess=guess)
+        out.append(((a, b), ratio, guess))
+    return out
 
 
 def trimmed(engine: Engine, target: Target, text: str, picked: Sequence[tuple[int, int]],
             stretches: Sequence[tuple[tuple[int, int], float]]
             ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], float]]:
     """The regions `picked`, each cut to the lines around its best stretch that read as the target against the
-    text around the regions (after the kinds `outside_kinds` read it against, and after `CONTEXTS` stretches of it;
-    `best_run` of the lines' ratios less `LINE_MARGIN`): the lines of its best stretch read first, a `STRETCH` more
-    on a side (up to `REACH`) wherever the run ends within half a stretch of the last line read there; joined where
-    they meet; and how well each reads as the target (the mean ratio of its lines, the best of those joined). As
-    picked, unread, where the engine's model is not in this process (no likelihoods) or nothing lies outside the
-    regions."""
+    text around the regions (`_run`); joined where they meet; and how well each reads as the target (the mean ratio
+    of its lines, the best of those joined). As picked, unread, where the engine's model is not in this process (no
+    likelihoods) or nothing lies outside the regions."""
     reads = _outside_reads(engine, target, text, picked)
     if not reads:
         return list(picked), {}
-    from extractor.decode.relevance import against, as_context, as_kind, opening
+    from extractor.decode.relevance import as_context, as_kind
 
+    others = [*(as_kind(k) for k in sorted({k for _, _, k in reads})),
+              *(as_context(text[a:b]) for (a, b), _, _ in reads[1:1 + CONTEXTS])]
     lm = engine.lm  # type: ignore[attr-defined]
-    outside = _outside(text, picked)
-    others = [*(as_kind(k) for k in sorted({k for _, k in reads})),
-              *(as_context(text[a:b]) for a, b in outside[1:1 + CONTEXTS])]
     read: dict[tuple[int, int], float] = {}
-    out: list[tuple[int, int, float]] = []
-    for a, b in picked:
-        (sa, sb), _ = max(((s, x) for s, x in stretches if s[0] < b and s[1] > a), key=lambda p: p[1])
-        lo, hi = sa, sb  # the best stretch first: its neighbours are read only where the run reaches them
-        while True:
-            pieces = lines(text, lo, hi, LINE)
-            new = [p for p in pieces if p not in read]
-            read.update(zip(new, against(lm, target.schema, [opening(lm, text[x:y], STRETCH_TOKENS) for x, y in new],
-                                         others)))
-            inside = [i for i, (x, y) in enumerate(pieces) if x < sb and y > sa]
-            if not inside:  # the best stretch is blank (no line to anchor on): the region as picked
-                first, last, pieces = 0, 0, [(a, b)]
-                read[a, b] = float("-inf")
-                break
-            first, last = best_run([read[p] - LINE_MARGIN for p in pieces], max(inside, key=lambda i: read[pieces[i]]))
-            lower = pieces[first][0] - lo < STRETCH // 2 and lo > 0 and sa - lo < REACH
-            upper = hi - pieces[last][1] < STRETCH // 2 and hi < len(text) and hi - sb < REACH
-            if not lower and not upper:
-                break
-            lo, hi = max(0, lo - STRETCH) if lower else lo, min(len(text), hi + STRETCH) if upper else hi
-        run = [read[p] for p in pieces[first:last + 1]]
-        out.append((pieces[first][0], pieces[last][1], sum(run) / len(run)))
-    joined: list[tuple[int, int, float]] = []
-    for a, b, mean in sorted(out):
-        if joined and a <= joined[-1][1]:
-            joined[-1] = (joined[-1][0], max(joined[-1][1], b), max(joined[-1][2], mean))
-        else:
-            joined.append((a, b, mean))
-    return [(a, b) for a, b, _ in joined], {(a, b): mean for a, b, mean in joined}
+    best = [max(((s, x) for s, x in stretches if s[0] < b and s[1] > a), key=lambda p: p[1])[0] for a, b in picked]
+    runs = [_run(lm, target, text, span, others, read) for span in best]
+    regions = joined([(a, b) for a, b, _ in runs])
+    return regions, {(a, b): max(m for x, y, m in runs if a <= x and y <= b) for a, b in regions}
+
+
+def _run(lm: Any, target: Target, text: str, best: tuple[int, int], others: list[str],
+         read: dict[tuple[int, int], float]) -> tuple[int, int, float]:
+    """The run of lines around the stretch `best` whose ratios (`relevance.against` of each line's opening, after
+    the target's announcements and the rows `others`; kept in `read`) less `LINE_MARGIN` add up to the most
+    (`best_run`), and their mean ratio: the lines of `best` read first, a `STRETCH` more on a side (up to `REACH`)
+    wherever the run ends within half a stretch of the last line read there."""
+    from extractor.decode.relevance import against, opening
+
+    (sa, sb), (lo, hi) = best, best
+    while True:
+        pieces = lines(text, lo, hi, LINE)
+        new = [p for p in pieces if p not in read]
+        read.update(zip(new, against(lm, target.schema, [opening(lm, text[x:y], STRETCH_TOKENS) for x, y in new],
+                                     others)))
+        inside = [i for i, (x, y) in enumerate(pieces) if x < sb and y > sa]  # never none: `best` scored above 0
+        first, last = best_run([read[p] - LINE_MARGIN for p in pieces], max(inside, key=lambda i: read[pieces[i]]))
+        lower = pieces[first][0] - lo < STRETCH // 2 and lo > 0 and sa - lo < REACH
+        upper = hi - pieces[last][1] < STRETCH // 2 and hi < len(text) and hi - sb < REACH
+        if not lower and not upper:
+            run = [read[p] for p in pieces[first:last + 1]]
+            return pieces[first][0], pieces[last][1], sum(run) / len(run)
+        lo, hi = max(0, lo - STRETCH) if lower else lo, min(len(text), hi + STRETCH) if upper else hi
 
 
 def other_kind(ratios: Sequence[float], margin: float = OTHER_KIND) -> bool:

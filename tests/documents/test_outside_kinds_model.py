@@ -43,3 +43,18 @@ def test_the_model_reads_what_lies_outside_the_regions_as_the_default_needs(mode
     ratios = windowed.outside_kinds(model_extractor, target, text, _regions(text, target))
     assert ratios is not None and len(ratios) == windowed.OUTSIDE_SAMPLE
     assert windowed.other_kind(ratios) is other, ratios
+
+
+def test_lines_read_packed_are_read_as_each_alone(model_extractor) -> None:
+    """`relevance.against` packs many lines' rows into a pass: each ratio is the one its rows give read alone."""
+    from extractor.decode.relevance import against, announcements, as_context, as_kind, likelihoods, opening
+
+    lm = model_extractor.lm
+    schema = windowed._target(schemas.Resume, ExtractOptions()).schema
+    others = [as_kind("legal text"), as_context("The Receiving Party shall hold all information in confidence.")]
+    texts = ["Name: Yuki Nakamura", "", "The Disclosing Party may terminate this Agreement.", "Skills: SQL"] * 20
+    bodies = [opening(lm, t, windowed.STRETCH_TOKENS) for t in texts]
+    said = announcements(schema)
+    alone = [0.0 if not b else (lambda ll: max(ll[0], ll[1]) - max(ll[2:]))(likelihoods(lm, [*said[:2], *others], b))
+             for b in bodies]
+    assert against(lm, schema, bodies, others) == pytest.approx(alone, abs=1e-3)

@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from extractor.documents.relevant import WORD, best_run, counted, grid, lines, regions
+from extractor.documents.relevant import WORD, best_run, counted, grid, joined, lines, regions
 
 
 @pytest.mark.parametrize("length, size, expected", [
@@ -110,3 +110,13 @@ def test_the_best_run_holds_the_anchor_and_adds_up_to_the_most(scores: list[floa
 def test_an_anchor_outside_the_scores_is_refused() -> None:
     with pytest.raises(IndexError, match="anchor 3 of 3"):
         best_run([1.0, 2.0, 3.0], 3)
+
+
+@pytest.mark.parametrize("spans, expected", [
+    ([(5, 9), (0, 3)], [(0, 3), (5, 9)]),
+    ([(0, 3), (3, 6)], [(0, 6)]),  # touching
+    ([(0, 10), (2, 4)], [(0, 10)]),  # inside
+    ([], []),
+], ids=["apart_sorted", "touching", "inside", "none"])
+def test_spans_that_touch_or_overlap_are_joined(spans: list[tuple[int, int]], expected: list[tuple[int, int]]) -> None:
+    assert joined(spans) == expected
