@@ -316,6 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     args.lengths = [int(n) for n in args.lengths.split(",")]
     args.targets = args.targets.split(",") if args.targets else None
     args.cases = args.cases.split(",") if args.cases else None
+    if args.beside is not None and args.beside < 0:
+        parser.error(f"--beside takes the characters read on each side of a document, 0 or more; got {args.beside}")
     args.focus = None if args.focus is None else args.focus == "on"
     args.kinds = kinds(args.kinds)
     args.located = located(args.located)

@@ -97,3 +97,9 @@ def test_beside_reads_each_document_with_what_stands_beside_it_in_its_long_text(
         at = w["long"].index(w["alone"])
         assert c["long"] == w["long"][max(0, at - beside):at + len(w["alone"]) + beside]
         assert c["bucket"] == w["bucket"]  # where it fell in the whole long text
+
+
+def test_a_negative_beside_is_refused_before_anything_runs(capsys):
+    with pytest.raises(SystemExit):
+        needle.main(["--beside", "-5", "--docs", "1", "--facts", "0"])
+    assert "--beside takes the characters read on each side" in capsys.readouterr().err
